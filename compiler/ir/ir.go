@@ -1,0 +1,430 @@
+// Package ir is rocefab's per-device model: the expanded fabric with every
+// value each device needs, derived once.
+//
+// The compiler builds it; lint rules read it; renderers turn each [Device]
+// into configuration files. It is plain data: no I/O, no CUE. Values that are
+// the same on many devices (the QoS policy, a port class's headroom, a host
+// NIC profile) are computed once and shared by pointer, which keeps a
+// 100,000-GPU fabric small; treat every value reachable from a Fabric as
+// read-only.
+//
+// Every node that came from the intent keeps the position of the intent
+// field it came from, so findings on the model point into the user's file.
+package ir
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+)
+
+// Role is what a device is in the fabric.
+type Role string
+
+// The roles, from the servers up.
+const (
+	RoleHost       Role = "host"
+	RoleLeaf       Role = "leaf"
+	RoleSpine      Role = "spine"
+	RoleSuperspine Role = "superspine"
+)
+
+// Rank orders roles from the top tier down, the order devices are listed in.
+func (r Role) Rank() int {
+	switch r {
+	case RoleSuperspine:
+		return 0
+	case RoleSpine:
+		return 1
+	case RoleLeaf:
+		return 2
+	}
+	return 3
+}
+
+// The platform names of switches and hosts.
+const (
+	PlatformEOS   = "eos"
+	PlatformNVUE  = "nvue"
+	PlatformSONiC = "sonic"
+	PlatformNXOS  = "nxos"
+	PlatformLinux = "linux"
+)
+
+// Fabric is the whole compiled fabric.
+type Fabric struct {
+	Name     string
+	Topology Topology
+	// Classes are the traffic classes, by priority (highest first would
+	// hide the default class; lowest first is what every map lists).
+	Classes []*Class
+	MTU     MTU
+	// Devices are ordered by role (superspines first, hosts last), then by
+	// name.
+	Devices []*Device
+	Links   []*Link
+	Tenants []*Tenant
+
+	byName map[string]*Device
+}
+
+// Topology records how the fabric was expanded.
+type Topology struct {
+	Style   string // "rail-optimized", "clos", "explicit"
+	Tiers   int    // 1 (leaves only), 2 or 3
+	Servers int
+	Rails   int
+	Pods    int // 0 below three tiers
+	// Oversubscription of each tier boundary as down/up capacity, e.g. 1
+	// for 1:1; keyed "leaf" and "spine".
+	Oversubscription map[string]float64
+	Pos              diag.Pos
+}
+
+// MTU holds the fabric's MTUs.
+type MTU struct {
+	Switch, Host, RoCE int
+	Pos                diag.Pos
+}
+
+// Class is one traffic class. Its priority is also its traffic class and
+// its egress queue on every device: one number per class end to end is
+// what keeps a lossless class lossless on every hop.
+type Class struct {
+	Name     string
+	Priority int
+	DSCP     []int // sorted; empty for a default class that lists none
+	Lossless bool
+	CNP      bool
+	Strict   bool
+	Default  bool
+	// Bandwidth is the ETS share in percent; 0 for strict classes.
+	Bandwidth int
+	ECN       *ECN // nil when the class does not mark
+	// Shape is a host egress limit on this class's traffic, nil if none.
+	Pos diag.Pos
+}
+
+// ECN is a WRED/ECN marking profile in bytes.
+type ECN struct {
+	MinBytes, MaxBytes int64
+	Probability        int // percent at MaxBytes
+	Pos                diag.Pos
+}
+
+// Device is one switch or server.
+type Device struct {
+	Name     string
+	Role     Role
+	Platform string
+	Model    string
+	Rail     int // the rail of a rail leaf, -1 otherwise
+	Pod      int // the pod in a three-tier fabric, -1 otherwise
+	Switch   *Switch
+	Host     *Host
+	Pos      diag.Pos
+}
+
+// Port is one switch port with what faces it.
+type Port struct {
+	Name      string
+	SpeedGbps int
+	CableM    float64
+	Peer      string // device name
+	PeerPort  string
+	Facing    Role // the peer's role
+	// Headroom is the port class's PFC headroom per lossless priority.
+	Headroom *Headroom
+}
+
+// Switch is what a switch needs beyond its identity.
+type Switch struct {
+	Ports   []Port
+	MTU     int
+	QoS     *QoS        // shared by every switch
+	Buffers *BufferPlan // shared by switches of one model and port mix
+	// Headrooms are the distinct port classes of this switch, by speed then
+	// cable length.
+	Headrooms []*Headroom
+	// LoadBalancing is "ecmp", "adaptive" or "spray".
+	LoadBalancing string
+}
+
+// QoS is the fabric's QoS policy as every switch applies it.
+type QoS struct {
+	// DSCPToTC maps each DSCP to a traffic class (= priority).
+	DSCPToTC [64]int
+	// TCToQueue maps each traffic class to an egress queue (identity).
+	TCToQueue [8]int
+	// TCToPG maps each traffic class to an ingress priority group: a
+	// lossless class to its own group (its priority), the rest to 0.
+	TCToPG [8]int
+	// Queues are the queues that carry a class, by ID.
+	Queues []Queue
+	// PFC lists the lossless priorities.
+	PFC      []int
+	Watchdog Watchdog
+	// CNP is the class CNPs travel in, nil when there is none.
+	CNP *Class
+	// DefaultClass takes every DSCP no class lists.
+	DefaultClass *Class
+}
+
+// Queue is one egress queue and how it is scheduled.
+type Queue struct {
+	ID       int
+	Class    *Class
+	Strict   bool
+	Weight   int  // ETS/DWRR percent; 0 when strict
+	Lossless bool // PFC on this priority
+	// ECN is the marking profile in bytes as programmed (rounded up to
+	// whole cells on platforms that count cells); nil for none.
+	ECN *ECN
+}
+
+// Watchdog is the PFC watchdog.
+type Watchdog struct {
+	Enabled   bool
+	DetectMs  int
+	RestoreMs int
+	Action    string // "drop", "forward", "alert"
+	Pos       diag.Pos
+}
+
+// Headroom is the PFC headroom one port class (speed and cable length)
+// needs per lossless priority.
+type Headroom struct {
+	Name      string // e.g. "400G-30m", usable as a profile name on every platform
+	SpeedGbps int
+	CableM    float64
+	Xoff      int64 // bytes absorbed after XOFF is sent
+	Xon       int64 // bytes below which XON is sent
+	Size      int64 // headroom reserved per port and lossless priority
+	// Required is what the physics needs; Size is less only when the user
+	// fixed the headroom, which lint reports.
+	Required int64
+	Derived  []Derivation
+	Pos      diag.Pos
+}
+
+// BufferPlan is how one switch model's buffer is split.
+type BufferPlan struct {
+	Model       string
+	ASIC        string
+	TotalBytes  int64
+	CellBytes   int
+	Ports       int // ports that carry lossless traffic
+	ReserveName string
+	// ReservePercent of the shared buffer is held for ReserveName alone.
+	ReservePercent int
+	LosslessBytes  int64 // the reserved lossless pool
+	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities
+	LossyBytes     int64 // what is left; negative when over budget
+	// XoffPoint is the ingress occupancy at which a lossless priority group
+	// sends PFC XOFF; ECN must mark below it.
+	XoffPoint int64
+	Derived   []Derivation
+	Pos       diag.Pos
+}
+
+// Fits reports whether reservations and headroom fit in the buffer.
+func (b *BufferPlan) Fits() bool { return b.LossyBytes >= 0 }
+
+// Host is what a server needs beyond its identity.
+type Host struct {
+	NICs    []NIC
+	Profile *HostProfile // shared by every host
+}
+
+// NIC is one RDMA NIC port of a server.
+type NIC struct {
+	Port      string // netdev, e.g. "eth2"
+	HCA       string // RDMA device, e.g. "mlx5_0"
+	Rail      int
+	SpeedGbps int
+	CableM    float64
+	Peer      string
+	PeerPort  string
+}
+
+// HostProfile is the NIC and host configuration every server shares.
+type HostProfile struct {
+	NICModel string
+	Tool     string // "mlnx_qos" or "dcb"
+	Trust    string // "dscp"
+	// DSCPToPrio maps each DSCP to a priority (the NIC's dscp2prio).
+	DSCPToPrio [64]int
+	// PrioToTC maps priorities to NIC traffic classes (identity).
+	PrioToTC [8]int
+	PFC      [8]bool
+	// TSA is "strict" or "ets" per traffic class; ETS the ETS share.
+	TSA [8]string
+	ETS [8]int
+	// CableM is the cable length the NIC sizes its receive headroom for.
+	CableM float64
+	MTU    int
+	// ECN is enabled for these priorities on the NIC (reaction and
+	// notification points).
+	ECNPriorities []int
+	DCQCN         DCQCN
+	// CNPDSCP and CNPPriority are what the NIC sends CNPs with; -1 when
+	// there is no CNP class.
+	CNPDSCP, CNPPriority int
+	// RoCETOS is the ToS byte rdma_cm uses (cma_roce_tos): DSCP << 2 of the
+	// first lossless class.
+	RoCETOS int
+	Shaping []Shape
+	Derived []Derivation
+	Pos     diag.Pos
+}
+
+// DCQCN is the NIC congestion control.
+type DCQCN struct {
+	Enabled bool
+	// Params are explicit parameter overrides, by name; firmware defaults
+	// apply to the rest.
+	Params []Param
+	Pos    diag.Pos
+}
+
+// Param is one named integer parameter.
+type Param struct {
+	Name  string
+	Value int
+}
+
+// Shape is an egress rate limit of one class on one host interface.
+type Shape struct {
+	Class     *Class
+	Interface string
+	RateBits  int64
+	Pos       diag.Pos
+}
+
+// Link joins two ports.
+type Link struct {
+	A, B      Endpoint
+	SpeedGbps int
+	CableM    float64
+}
+
+// Endpoint is one end of a link.
+type Endpoint struct {
+	Device, Port string
+}
+
+// String formats the endpoint as device:port.
+func (e Endpoint) String() string { return e.Device + ":" + e.Port }
+
+// Tenant is a job bound to a class, with its NCCL environment.
+type Tenant struct {
+	Name  string
+	Class *Class
+	// Servers are the server names the tenant runs on, sorted; empty means
+	// any server.
+	Servers []string
+	// Env is the NCCL environment, sorted by name.
+	Env []EnvVar
+	// TrafficClass is NCCL_IB_TC.
+	TrafficClass int
+	Pos          diag.Pos
+}
+
+// EnvVar is one environment variable.
+type EnvVar struct {
+	Name, Value string
+}
+
+// Derivation is one derived value with its formula and inputs, as
+// `rocefab explain` shows it.
+type Derivation struct {
+	Field   string
+	Value   int64
+	Unit    string
+	Formula string
+	Inputs  []Input
+	Source  string
+}
+
+// Input is one input of a derivation, its value with its unit.
+type Input struct {
+	Name, Value string
+}
+
+// Index rebuilds the name index after Devices changed. The compiler calls
+// it; readers use [Fabric.Device].
+func (f *Fabric) Index() {
+	f.byName = make(map[string]*Device, len(f.Devices))
+	for _, d := range f.Devices {
+		f.byName[d.Name] = d
+	}
+}
+
+// Device returns the device with that name, or nil.
+func (f *Fabric) Device(name string) *Device {
+	if f.byName == nil {
+		f.Index()
+	}
+	return f.byName[name]
+}
+
+// Class returns the class with that name, or nil.
+func (f *Fabric) Class(name string) *Class {
+	for _, c := range f.Classes {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// SortDevices orders devices by role rank, then name.
+func SortDevices(ds []*Device) {
+	slices.SortFunc(ds, func(a, b *Device) int {
+		return cmp.Or(cmp.Compare(a.Role.Rank(), b.Role.Rank()), cmp.Compare(a.Name, b.Name))
+	})
+}
+
+// Switches returns the switches, in device order.
+func (f *Fabric) Switches() []*Device {
+	var out []*Device
+	for _, d := range f.Devices {
+		if d.Switch != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Hosts returns the servers, in device order.
+func (f *Fabric) Hosts() []*Device {
+	var out []*Device
+	for _, d := range f.Devices {
+		if d.Host != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// LosslessClasses returns the lossless classes, by priority.
+func (f *Fabric) LosslessClasses() []*Class {
+	var out []*Class
+	for _, c := range f.Classes {
+		if c.Lossless {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Port returns the switch port with that name, or nil.
+func (s *Switch) Port(name string) *Port {
+	for i := range s.Ports {
+		if s.Ports[i].Name == name {
+			return &s.Ports[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package schema
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+)
+
+// DefaultClasses is the class set of an intent that names none: the
+// `nv set qos roce` profile. RoCE on DSCP 26, priority 3, lossless, with ECN
+// from 150 KB to 1.5 MB; CNP on DSCP 48, strict priority 6; everything else
+// on priority 0. ETS 50/50 between RoCE and the rest.
+func DefaultClasses() map[string]Class {
+	return map[string]Class{
+		"roce": {Priority: 3, DSCP: []int{26}, Lossless: true, Bandwidth: new(50), ECN: DefaultECN()},
+		"cnp":  {Priority: 6, DSCP: []int{48}, CNP: true, Strict: true},
+		"bulk": {Priority: 0, Default: true, Bandwidth: new(50)},
+	}
+}
+
+// DefaultECN is the ECN profile of a lossless class that does not give one.
+func DefaultECN() *ECN {
+	return &ECN{Enabled: true, Min: Size{Raw: "150KB", Bytes: 150_000},
+		Max: Size{Raw: "1500KB", Bytes: 1_500_000}, Probability: 100}
+}
+
+// DefaultReservePercent is the share of the shared buffer held for the
+// lossless class when the intent does not say: enough that checkpoint and
+// other lossy bursts cannot take the buffer RoCE needs.
+const DefaultReservePercent = 30
+
+// check holds the schema rules CUE cannot say simply: fields required by
+// the value of another field.
+func (in *Intent) check() diag.List {
+	var ds diag.List
+	t := in.Fabric.Topology
+	switch t.Style {
+	case "explicit":
+		if t.Inventory == "" {
+			ds = append(ds, schemaDiag(in.Pos("topology", "style"),
+				"topology.inventory: missing value: the explicit style reads its devices and links from a JSON file (the inventory.json that build writes)"))
+		}
+		if in.Has("topology", "servers") {
+			ds = append(ds, schemaDiag(in.Pos("topology", "servers"),
+				"topology.servers: not allowed with style \"explicit\": the inventory lists the servers"))
+		}
+	default:
+		if t.Servers == 0 {
+			ds = append(ds, schemaDiag(in.Pos("topology"),
+				"topology.servers: missing value: want the number of servers (1 to 100000) for style %q", t.Style))
+		}
+		if t.Inventory != "" {
+			ds = append(ds, schemaDiag(in.Pos("topology", "inventory"),
+				"topology.inventory: only with style \"explicit\" (style is %q)", t.Style))
+		}
+	}
+	for key, pattern := range map[string]string{"leaf": in.Fabric.Naming.Leaf, "spine": in.Fabric.Naming.Spine,
+		"superspine": in.Fabric.Naming.Superspine, "server": in.Fabric.Naming.Server} {
+		if pattern == "" {
+			continue
+		}
+		if err := CheckPattern(pattern); err != nil {
+			ds = append(ds, schemaDiag(in.Pos("naming", key), "naming.%s: %v", key, err))
+		}
+	}
+	return ds
+}
+
+// CheckPattern validates a device-name pattern: its literal text must be
+// name characters, and only {rail}, {pod} and {n} may be substituted.
+func CheckPattern(p string) error {
+	lit := p
+	for _, ph := range []string{"{rail}", "{pod}", "{n}"} {
+		lit = strings.ReplaceAll(lit, ph, "0")
+	}
+	if strings.ContainsAny(lit, "{}") {
+		return fmt.Errorf("invalid pattern %q: only {rail}, {pod} and {n} may be substituted", p)
+	}
+	if !strings.Contains(p, "{n}") {
+		return fmt.Errorf("invalid pattern %q: it must contain {n}, or every device would get the same name", p)
+	}
+	if !ValidName(lit) {
+		return fmt.Errorf("invalid pattern %q: names are %s", p, NameForms)
+	}
+	return nil
+}
+
+// fill applies the defaults that depend on other fields and so cannot be
+// written as CUE defaults.
+func (in *Intent) fill() {
+	f := &in.Fabric
+	if len(f.Classes) == 0 {
+		f.Classes = DefaultClasses()
+	}
+	for name, c := range f.Classes {
+		if c.Lossless && c.ECN == nil {
+			c.ECN = DefaultECN()
+			f.Classes[name] = c
+		}
+	}
+	if f.Buffers.Reserve == nil && !in.Has("buffers", "reserve") {
+		f.Buffers.Reserve = map[string]int{}
+		for _, name := range slices.Sorted(maps.Keys(f.Classes)) {
+			if f.Classes[name].Lossless {
+				f.Buffers.Reserve[name] = DefaultReservePercent
+				break
+			}
+		}
+	}
+	if f.Hosts.NIC.Cable.Raw == "" {
+		f.Hosts.NIC.Cable = f.Topology.NIC.Cable
+	}
+	if f.Topology.Leaf.Speed.Raw == "" {
+		f.Topology.Leaf.Speed = f.Topology.NIC.Speed
+	}
+}

@@ -1,0 +1,522 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/token"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+)
+
+// Intent is a loaded fabric intent: the decoded value and what is needed to
+// point back into the user's files.
+type Intent struct {
+	Fabric Fabric
+	// Path is the file or directory the intent was loaded from; Dir is the
+	// directory relative paths in the intent (topology.inventory) resolve from.
+	Path, Dir string
+	// Files are the source files of the intent.
+	Files []string
+
+	user cue.Value // the user's value alone: its positions are all in user files
+}
+
+// Load reads the intent at path: a .cue file, a .json file, or a directory
+// holding one CUE package. It returns the intent (nil when it has schema
+// errors), the schema diagnostics (RF001), and an error when the path could
+// not be read at all.
+func Load(path string) (*Intent, diag.List, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read intent: %w", err)
+	}
+	ctx := cuecontext.New()
+	in := &Intent{Path: path, Dir: path}
+	var user cue.Value
+	switch {
+	case st.IsDir():
+		// Name the files explicitly: an intent need not have a package
+		// clause, and cue/load only takes files without one by name.
+		files, err := filepath.Glob(filepath.Join(path, "*.cue"))
+		if err != nil || len(files) == 0 {
+			return nil, nil, fmt.Errorf("no CUE files in %s: an intent is a .cue file, a .json file or a directory of .cue files", path)
+		}
+		slices.Sort(files)
+		in.Files = files
+		rel := make([]string, len(files))
+		for i, f := range files {
+			rel[i] = "./" + filepath.Base(f)
+		}
+		insts := load.Instances(rel, &load.Config{Dir: path})
+		if err := insts[0].Err; err != nil {
+			return nil, loadDiags(err, path), nil
+		}
+		user = ctx.BuildInstance(insts[0])
+	case strings.HasSuffix(path, ".json"):
+		in.Dir = filepath.Dir(path)
+		in.Files = []string{path}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot read intent: %w", err)
+		}
+		if !json.Valid(b) {
+			return nil, jsonSyntaxDiags(path, b), nil
+		}
+		user = ctx.CompileBytes(b, cue.Filename(path))
+	case strings.HasSuffix(path, ".cue"):
+		in.Dir = filepath.Dir(path)
+		in.Files = []string{path}
+		insts := load.Instances([]string{"./" + filepath.Base(path)}, &load.Config{Dir: in.Dir})
+		if err := insts[0].Err; err != nil {
+			return nil, loadDiags(err, path), nil
+		}
+		user = ctx.BuildInstance(insts[0])
+	default:
+		return nil, nil, fmt.Errorf("cannot read intent %s: want a .cue file, a .json file or a directory of CUE files", path)
+	}
+	if err := user.Err(); err != nil {
+		return nil, cueDiags(err, user, cue.Value{}, path), nil
+	}
+	in.user = user
+
+	def := ctx.CompileString(FabricCUE, cue.Filename(schemaFile)).LookupPath(cue.ParsePath("#Fabric"))
+	if err := def.Err(); err != nil {
+		return nil, nil, fmt.Errorf("internal error: the embedded schema does not compile: %v", err)
+	}
+	v := user.Unify(def)
+	if err := v.Validate(cue.Concrete(true), cue.All()); err != nil {
+		return nil, cueDiags(err, user, def, path), nil
+	}
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return nil, cueDiags(err, user, def, path), nil
+	}
+	if err := json.Unmarshal(b, &in.Fabric); err != nil {
+		return nil, nil, fmt.Errorf("internal error: decoding the intent: %v", err)
+	}
+	ds := in.parseUnits()
+	ds = append(ds, in.check()...)
+	if len(ds) > 0 {
+		ds.Sort()
+		return nil, ds, nil
+	}
+	in.fill()
+	return in, nil, nil
+}
+
+// Pos returns the position of the field at path (labels from the root, e.g.
+// "classes", "roce", "ecn", "max") in the user's files. When the user did not
+// write that field (it took a default), it returns the position of the
+// nearest enclosing field the user did write, so that a finding about a
+// default still points at something the user can change.
+func (in *Intent) Pos(path ...string) diag.Pos {
+	if in == nil || !in.user.Exists() {
+		return diag.Pos{}
+	}
+	return posOf(in.user, path, in.firstFile())
+}
+
+func (in *Intent) firstFile() string {
+	if len(in.Files) > 0 {
+		return in.Files[0]
+	}
+	return in.Path
+}
+
+// Has reports whether the user wrote the field at path.
+func (in *Intent) Has(path ...string) bool {
+	if in == nil {
+		return false
+	}
+	return in.user.LookupPath(makePath(path)).Exists()
+}
+
+func makePath(labels []string) cue.Path {
+	sels := make([]cue.Selector, 0, len(labels))
+	for _, l := range labels {
+		if i, err := strconv.Atoi(l); err == nil && i >= 0 {
+			sels = append(sels, cue.Index(i))
+			continue
+		}
+		sels = append(sels, cue.Str(l))
+	}
+	return cue.MakePath(sels...)
+}
+
+func posOf(user cue.Value, path []string, fallback string) diag.Pos {
+	for n := len(path); n >= 0; n-- {
+		v := user.LookupPath(makePath(path[:n]))
+		if !v.Exists() {
+			continue
+		}
+		if p := toPos(v.Pos()); p.IsValid() {
+			return p
+		}
+	}
+	return diag.Pos{File: fallback, Line: 1, Column: 1}
+}
+
+func toPos(p token.Pos) diag.Pos {
+	if !p.IsValid() || p.Filename() == "" {
+		return diag.Pos{}
+	}
+	return diag.Pos{File: p.Filename(), Line: p.Line(), Column: p.Column()}
+}
+
+func schemaDiag(pos diag.Pos, format string, args ...any) diag.Diagnostic {
+	return diag.Diagnostic{Rule: RuleSchema, Name: NameSchema, Severity: diag.Error,
+		Pos: pos, Message: fmt.Sprintf(format, args...)}
+}
+
+// loadDiags turns a cue/load error (syntax errors, two packages in one
+// directory, imports that cannot be found) into positioned diagnostics.
+func loadDiags(err error, path string) diag.List {
+	var ds diag.List
+	for _, e := range cueerrors.Errors(err) {
+		pos := diag.Pos{File: path}
+		if ps := cueerrors.Positions(e); len(ps) > 0 {
+			if p := toPos(ps[0]); p.IsValid() {
+				pos = p
+			}
+		}
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		if msg == "" {
+			msg = e.Error()
+		}
+		ds = append(ds, schemaDiag(pos, "%s", msg))
+	}
+	if len(ds) == 0 {
+		ds = append(ds, schemaDiag(diag.Pos{File: path}, "%v", err))
+	}
+	ds.Sort()
+	return ds
+}
+
+// jsonSyntaxDiags reports where a JSON intent stops being JSON.
+func jsonSyntaxDiags(path string, b []byte) diag.List {
+	var v any
+	err := json.Unmarshal(b, &v)
+	pos := diag.Pos{File: path, Line: 1, Column: 1}
+	if se, ok := err.(*json.SyntaxError); ok {
+		pos = offsetPos(path, b, se.Offset)
+	}
+	return diag.List{schemaDiag(pos, "invalid JSON: %v", err)}
+}
+
+// offsetPos converts a byte offset into a line and column.
+func offsetPos(path string, b []byte, off int64) diag.Pos {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line, col := 1, 1
+	for _, c := range b[:max(off, 0)] {
+		if c == '\n' {
+			line, col = line+1, 1
+			continue
+		}
+		col++
+	}
+	return diag.Pos{File: path, Line: line, Column: col}
+}
+
+// The unit patterns of fabric.cue, mapped to what they mean in words: CUE's
+// own "does not match" message would show users a regular expression.
+var patternForms = map[string]string{
+	`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`:                        "a name: " + NameForms,
+	`^[0-9]+(\.[0-9]+)? ?(B|KB|MB|GB|KiB|MiB|GiB|cells)?$`:      SizeForms,
+	`^[0-9]+(\.[0-9]+)? ?(G|Gbit|Mbit|Kbit|T|Tbit|M|K)$`:        RateForms,
+	`^[0-9]+(\.[0-9]+)? ?(m|km)$`:                               LengthForms,
+	`^[0-9]+(\.[0-9]+)? ?(ns|us|ms|s)$`:                         DurationForms,
+	`^NCCL_[A-Z0-9_]+$`:                                         "an NCCL variable name: NCCL_ followed by capitals, digits or '_'",
+	`^[A-Za-z0-9._,:/=+-]*$`:                                    "letters, digits and . _ , : / = + - only",
+	`^[A-Za-z0-9._-]{1,32}$`:                                    "a user name: 1 to 32 letters, digits, '.', '_' or '-'",
+	`^[A-Z_][A-Z0-9_]*$`:                                        "an environment variable name",
+}
+
+// cueDiags turns evaluation errors into one diagnostic per field, with the
+// user's position and, where the schema can say it, what is allowed.
+func cueDiags(err error, user, def cue.Value, path string) diag.List {
+	type key struct{ path, msg string }
+	seen := map[key]bool{}
+	var ds diag.List
+	fallback := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		fallback = ""
+	}
+	for _, e := range cueerrors.Errors(err) {
+		labels := errPath(e)
+		p := strings.Join(labels, ".")
+		msg := describe(e, labels, user, def)
+		if msg == "" {
+			continue
+		}
+		k := key{p, msg}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		pos := diag.Pos{}
+		for _, tp := range cueerrors.Positions(e) {
+			if tp.Filename() != schemaFile {
+				if q := toPos(tp); q.IsValid() {
+					pos = q
+					break
+				}
+			}
+		}
+		if !pos.IsValid() {
+			file := fallback
+			if file == "" {
+				file = firstFileOf(user)
+			}
+			pos = posOf(user, labels, file)
+		}
+		text := msg
+		if p != "" {
+			text = p + ": " + msg
+		}
+		ds = append(ds, schemaDiag(pos, "%s", text))
+	}
+	if len(ds) == 0 {
+		ds = append(ds, schemaDiag(diag.Pos{File: path}, "%v", err))
+	}
+	ds.Sort()
+	// A disjunction reports one error per alternative; keep the clearest
+	// one per field.
+	return dedupeByPath(ds)
+}
+
+func firstFileOf(v cue.Value) string {
+	if p := v.Pos(); p.IsValid() {
+		return p.Filename()
+	}
+	return ""
+}
+
+// errPath returns the error's field path without the schema's definition
+// name, so that it reads as the user wrote it.
+func errPath(e cueerrors.Error) []string {
+	p := e.Path()
+	if len(p) > 0 && strings.HasPrefix(p[0], "#") {
+		p = p[1:]
+	}
+	out := make([]string, len(p))
+	for i, l := range p {
+		out[i] = strings.Trim(l, `"`)
+	}
+	return out
+}
+
+// describe phrases one CUE error for a user: the value written, what is
+// wrong, and what is allowed.
+func describe(e cueerrors.Error, labels []string, user, def cue.Value) string {
+	format, args := e.Msg()
+	msg := fmt.Sprintf(format, args...)
+	got := user.LookupPath(makePath(labels))
+	for _, l := range labels {
+		if _, err := strconv.Atoi(l); err != nil && !ValidName(l) {
+			return fmt.Sprintf("invalid name %q: names are %s", l, NameForms)
+		}
+	}
+	want := ""
+	if w := def.LookupPath(makePath(labels)); w.Exists() {
+		want = humanize(fmt.Sprint(w))
+	}
+	switch {
+	case strings.Contains(msg, "field not allowed"):
+		allowed := fieldNames(def, labels[:max(len(labels)-1, 0)])
+		if len(allowed) > 0 {
+			return "unknown field; allowed here: " + strings.Join(allowed, ", ")
+		}
+		return "unknown field"
+	case strings.Contains(msg, "incomplete value") || strings.Contains(msg, "required but not present"):
+		if want != "" {
+			return "missing value: want " + want
+		}
+		return "missing value"
+	case strings.Contains(msg, "does not match"), strings.Contains(msg, "out of bound"),
+		strings.Contains(msg, "empty disjunction"), strings.Contains(msg, "conflicting values"),
+		strings.Contains(msg, "mismatched types"), strings.Contains(msg, "invalid value"):
+		if !got.Exists() {
+			break
+		}
+		if want != "" {
+			return fmt.Sprintf("invalid value %s: want %s", quoteVal(got), want)
+		}
+		if i := strings.LastIndex(msg, " ("); i > 0 && strings.HasSuffix(msg, ")") {
+			msg = msg[i+2 : len(msg)-1] // "invalid value 9 (out of bound <=7)" -> "out of bound <=7"
+		}
+		msg = humanize(msg)
+		if rest, ok := strings.CutPrefix(msg, "out of bound "); ok && !strings.ContainsAny(rest[:1], "<>!=") {
+			msg = "want " + rest
+		}
+		return fmt.Sprintf("invalid value %s: %s", quoteVal(got), msg)
+	}
+	return humanize(msg)
+}
+
+// humanize replaces the schema's regular expressions with words and drops
+// the default markers, so that "what is allowed" reads as the docs do.
+func humanize(s string) string {
+	if strings.Contains(s, "\n") || len(s) > 400 {
+		return "see `rocefab schema`"
+	}
+	for re, forms := range patternForms {
+		for _, q := range []string{re, strings.ReplaceAll(re, `\`, `\\`)} {
+			s = strings.ReplaceAll(s, `=~"`+q+`"`, forms)
+			s = strings.ReplaceAll(s, `=~`+strconv.Quote(q), forms)
+		}
+	}
+	s = strings.ReplaceAll(s, "*", "")
+	s = strings.ReplaceAll(s, "uint &", "integer")
+	s = strings.ReplaceAll(s, "int &", "integer")
+	return s
+}
+
+func quoteVal(v cue.Value) string {
+	if s, err := v.String(); err == nil {
+		return strconv.Quote(s)
+	}
+	b, err := v.MarshalJSON()
+	if err != nil || len(b) > 80 {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// fieldNames lists the fields the schema allows at path, sorted.
+func fieldNames(def cue.Value, path []string) []string {
+	v := def.LookupPath(makePath(path))
+	if !v.Exists() {
+		return nil
+	}
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// dedupeByPath keeps, for each field, the diagnostics of the most specific
+// kind: a message naming what is allowed beats a bare one.
+func dedupeByPath(ds diag.List) diag.List {
+	best := map[string]int{}
+	var out diag.List
+	for _, d := range ds {
+		field, _, _ := strings.Cut(d.Message, ": ")
+		if i, ok := best[field]; ok && field != "" {
+			if strings.Contains(d.Message, "want ") && !strings.Contains(out[i].Message, "want ") {
+				out[i] = d
+			}
+			continue
+		}
+		best[field] = len(out)
+		out = append(out, d)
+	}
+	return out
+}
+
+// parseUnits parses every unit-typed field of the decoded fabric, reporting
+// malformed ones at their positions. It walks the Go value by reflection so
+// that a unit field added to the types is parsed without another line here.
+func (in *Intent) parseUnits() diag.List {
+	var ds diag.List
+	var walk func(v reflect.Value, path []string)
+	walk = func(v reflect.Value, path []string) {
+		switch x := v.Addr().Interface().(type) {
+		case *Size:
+			if x.Raw == "" || x.Raw == "auto" {
+				return
+			}
+			n, cells, err := ParseSize(x.Raw)
+			if err != nil {
+				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+			} else if cells {
+				x.Cells = n
+			} else {
+				x.Bytes = n
+			}
+			return
+		case *Rate:
+			n, err := ParseRate(x.Raw)
+			if err != nil {
+				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+			}
+			x.Bits = n
+			return
+		case *Speed:
+			if x.Raw == "" {
+				return
+			}
+			n, err := ParseSpeed(x.Raw)
+			if err != nil {
+				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+			}
+			x.Gbps = n
+			return
+		case *Length:
+			if x.Raw == "" {
+				return
+			}
+			n, err := ParseLength(x.Raw)
+			if err != nil {
+				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+			}
+			x.Metres = n
+			return
+		case *Duration:
+			if x.Raw == "" {
+				return
+			}
+			n, err := ParseDuration(x.Raw)
+			if err != nil {
+				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+			}
+			x.D = n
+			return
+		}
+		switch v.Kind() {
+		case reflect.Struct:
+			t := v.Type()
+			for i := range t.NumField() {
+				tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+				if tag == "" || tag == "-" {
+					continue
+				}
+				walk(v.Field(i), append(slices.Clone(path), tag))
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem(), path)
+			}
+		case reflect.Map:
+			keys := v.MapKeys()
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+			for _, k := range keys {
+				e := reflect.New(v.Type().Elem()).Elem()
+				e.Set(v.MapIndex(k))
+				walk(e, append(slices.Clone(path), k.String()))
+				v.SetMapIndex(k, e)
+			}
+		}
+	}
+	walk(reflect.ValueOf(&in.Fabric).Elem(), nil)
+	return ds
+}

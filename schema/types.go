@@ -1,0 +1,275 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Fabric is the decoded intent, with the schema's defaults filled in and
+// every unit parsed. Field names follow the CUE schema (fabric.cue).
+type Fabric struct {
+	Name     string            `json:"name"`
+	Topology Topology          `json:"topology"`
+	Naming   Naming            `json:"naming"`
+	MTU      MTU               `json:"mtu"`
+	Classes  map[string]Class  `json:"classes"`
+	Buffers  Buffers           `json:"buffers"`
+	PFC      PFC               `json:"pfc"`
+	Routing  Routing           `json:"routing"`
+	Hosts    Hosts             `json:"hosts"`
+	Tenants  map[string]Tenant `json:"tenants"`
+}
+
+// Topology is the fabric's shape: parameters that the compiler expands.
+type Topology struct {
+	Style      string  `json:"style"`
+	Servers    int     `json:"servers"`
+	Rails      int     `json:"rails"`
+	NIC        Link    `json:"nic"`
+	Leaf       Leaf    `json:"leaf"`
+	Spine      *Tier   `json:"spine"`
+	Superspine *Tier   `json:"superspine"`
+	Pod        Pod     `json:"pod"`
+	Inventory  string  `json:"inventory"`
+}
+
+// Link is a speed and a cable length.
+type Link struct {
+	Speed Speed  `json:"speed"`
+	Cable Length `json:"cable"`
+}
+
+// Leaf describes the leaf switches.
+type Leaf struct {
+	Platform  string `json:"platform"`
+	Model     string `json:"model"`
+	Speed     Speed  `json:"speed"`
+	Downlinks int    `json:"downlinks"`
+	Uplinks   int    `json:"uplinks"`
+}
+
+// Tier describes spines or superspines and the links into them.
+type Tier struct {
+	Platform string `json:"platform"`
+	Model    string `json:"model"`
+	Speed    Speed  `json:"speed"`
+	Cable    Length `json:"cable"`
+	Count    int    `json:"count"`
+}
+
+// Pod sizes the pods of a three-tier fabric.
+type Pod struct {
+	Servers int `json:"servers"`
+}
+
+// Naming holds the device name patterns.
+type Naming struct {
+	Leaf       string `json:"leaf"`
+	Spine      string `json:"spine"`
+	Superspine string `json:"superspine"`
+	Server     string `json:"server"`
+}
+
+// MTU holds the switch and host MTUs and the RoCE path MTU.
+type MTU struct {
+	Switch int `json:"switch"`
+	Host   int `json:"host"`
+	RoCE   int `json:"roce"`
+}
+
+// Class is one traffic class.
+type Class struct {
+	Priority  int   `json:"priority"`
+	DSCP      []int `json:"dscp"`
+	Lossless  bool  `json:"lossless"`
+	CNP       bool  `json:"cnp"`
+	Strict    bool  `json:"strict"`
+	Default   bool  `json:"default"`
+	Bandwidth *int  `json:"bandwidth"`
+	ECN       *ECN  `json:"ecn"`
+}
+
+// ECN is a class's ECN/WRED marking profile.
+type ECN struct {
+	Enabled     bool `json:"enabled"`
+	Min         Size `json:"min"`
+	Max         Size `json:"max"`
+	Probability int  `json:"probability"`
+}
+
+// Buffers holds the buffer reservations and headroom policy.
+type Buffers struct {
+	Reserve  map[string]int `json:"reserve"`
+	Headroom Size           `json:"headroom"` // Raw "auto" unless a size was given
+}
+
+// HeadroomAuto reports whether headroom is computed per port.
+func (b Buffers) HeadroomAuto() bool { return b.Headroom.Raw == "auto" || b.Headroom.Raw == "" }
+
+// PFC holds the PFC watchdog.
+type PFC struct {
+	Watchdog Watchdog `json:"watchdog"`
+}
+
+// Watchdog is the PFC watchdog.
+type Watchdog struct {
+	Enabled bool     `json:"enabled"`
+	Detect  Duration `json:"detect"`
+	Restore Duration `json:"restore"`
+	Action  string   `json:"action"`
+}
+
+// Routing holds the load-balancing mode.
+type Routing struct {
+	LoadBalancing string `json:"loadBalancing"`
+}
+
+// Hosts holds the server-side settings.
+type Hosts struct {
+	NIC   NIC              `json:"nic"`
+	DCQCN DCQCN            `json:"dcqcn"`
+	Shape map[string]Shape `json:"shape"`
+	NCCL  NCCL             `json:"nccl"`
+}
+
+// NIC describes the servers' RDMA NICs.
+type NIC struct {
+	Model string   `json:"model"`
+	Tool  string   `json:"tool"`
+	Ports []string `json:"ports"`
+	Cable Length   `json:"cable"`
+}
+
+// DCQCN holds the NIC congestion-control settings.
+type DCQCN struct {
+	Enabled    bool           `json:"enabled"`
+	Parameters map[string]int `json:"parameters"`
+}
+
+// Shape is an egress rate limit on a host interface.
+type Shape struct {
+	Interface string `json:"interface"`
+	Rate      Rate   `json:"rate"`
+}
+
+// NCCL holds the NCCL settings shared by every tenant.
+type NCCL struct {
+	HCA          []string          `json:"hca"`
+	GIDIndex     int               `json:"gidIndex"`
+	Timeout      int               `json:"timeout"`
+	TrafficClass *int              `json:"trafficClass"`
+	Env          map[string]string `json:"env"`
+}
+
+// Tenant is a job (or group of jobs) bound to a traffic class.
+type Tenant struct {
+	Class   string      `json:"class"`
+	Servers StringList  `json:"servers"`
+	NCCL    *TenantNCCL `json:"nccl"`
+}
+
+// TenantNCCL overrides NCCL settings for one tenant.
+type TenantNCCL struct {
+	TrafficClass *int              `json:"trafficClass"`
+	Env          map[string]string `json:"env"`
+}
+
+// StringList is a string or a list of strings.
+type StringList []string
+
+// UnmarshalJSON accepts "a" as well as ["a", "b"].
+func (l *StringList) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte(`"`)) {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*l = StringList{s}
+		return nil
+	}
+	var ss []string
+	if err := json.Unmarshal(b, &ss); err != nil {
+		return err
+	}
+	*l = ss
+	return nil
+}
+
+// raw reads a JSON string or number as its text.
+func raw(b []byte) string {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// Size is a size as the user wrote it and as parsed. Cells is set when the
+// user wrote "N cells"; then Bytes is zero until the compiler knows the
+// platform's cell size.
+type Size struct {
+	Raw   string
+	Bytes int64
+	Cells int64
+}
+
+// UnmarshalJSON keeps the text; parsing happens with positions at load time.
+func (s *Size) UnmarshalJSON(b []byte) error { s.Raw = raw(b); return nil }
+
+// MarshalJSON writes the size as the user wrote it.
+func (s Size) MarshalJSON() ([]byte, error) { return json.Marshal(s.Raw) }
+
+// Rate is a rate in bits per second.
+type Rate struct {
+	Raw  string
+	Bits int64
+}
+
+// UnmarshalJSON keeps the text; parsing happens with positions at load time.
+func (r *Rate) UnmarshalJSON(b []byte) error { r.Raw = raw(b); return nil }
+
+// MarshalJSON writes the rate as the user wrote it.
+func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(r.Raw) }
+
+// Speed is a port speed in Gbit/s.
+type Speed struct {
+	Raw  string
+	Gbps int
+}
+
+// UnmarshalJSON keeps the text; parsing happens with positions at load time.
+func (s *Speed) UnmarshalJSON(b []byte) error { s.Raw = raw(b); return nil }
+
+// MarshalJSON writes the speed as the user wrote it.
+func (s Speed) MarshalJSON() ([]byte, error) { return json.Marshal(s.Raw) }
+
+// Length is a cable length in metres.
+type Length struct {
+	Raw    string
+	Metres float64
+}
+
+// UnmarshalJSON keeps the text; parsing happens with positions at load time.
+func (l *Length) UnmarshalJSON(b []byte) error { l.Raw = raw(b); return nil }
+
+// MarshalJSON writes the length as the user wrote it.
+func (l Length) MarshalJSON() ([]byte, error) { return json.Marshal(l.Raw) }
+
+// Duration is a duration.
+type Duration struct {
+	Raw string
+	D   time.Duration
+}
+
+// UnmarshalJSON keeps the text; parsing happens with positions at load time.
+func (d *Duration) UnmarshalJSON(b []byte) error { d.Raw = raw(b); return nil }
+
+// MarshalJSON writes the duration as the user wrote it.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.Raw) }
+
+// Ms is the duration in whole milliseconds, as most platforms take it.
+func (d Duration) Ms() int { return int(d.D.Milliseconds()) }
+
+var _ = strconv.Itoa
