@@ -234,15 +234,15 @@ func offsetPos(path string, b []byte, off int64) diag.Pos {
 // The unit patterns of fabric.cue, mapped to what they mean in words: CUE's
 // own "does not match" message would show users a regular expression.
 var patternForms = map[string]string{
-	`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`:                        "a name: " + NameForms,
-	`^[0-9]+(\.[0-9]+)? ?(B|KB|MB|GB|KiB|MiB|GiB|cells)?$`:      SizeForms,
-	`^[0-9]+(\.[0-9]+)? ?(G|Gbit|Mbit|Kbit|T|Tbit|M|K)$`:        RateForms,
-	`^[0-9]+(\.[0-9]+)? ?(m|km)$`:                               LengthForms,
-	`^[0-9]+(\.[0-9]+)? ?(ns|us|ms|s)$`:                         DurationForms,
-	`^NCCL_[A-Z0-9_]+$`:                                         "an NCCL variable name: NCCL_ followed by capitals, digits or '_'",
-	`^[A-Za-z0-9._,:/=+-]*$`:                                    "letters, digits and . _ , : / = + - only",
-	`^[A-Za-z0-9._-]{1,32}$`:                                    "a user name: 1 to 32 letters, digits, '.', '_' or '-'",
-	`^[A-Z_][A-Z0-9_]*$`:                                        "an environment variable name",
+	`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`:                   "a name: " + NameForms,
+	`^[0-9]+(\.[0-9]+)? ?(B|KB|MB|GB|KiB|MiB|GiB|cells)?$`: SizeForms,
+	`^[0-9]+(\.[0-9]+)? ?(G|Gbit|Mbit|Kbit|T|Tbit|M|K)$`:   RateForms,
+	`^[0-9]+(\.[0-9]+)? ?(m|km)$`:                          LengthForms,
+	`^[0-9]+(\.[0-9]+)? ?(ns|us|ms|s)$`:                    DurationForms,
+	`^NCCL_[A-Z0-9_]+$`:                                    "an NCCL variable name: NCCL_ followed by capitals, digits or '_'",
+	`^[A-Za-z0-9._,:/=+-]*$`:                               "letters, digits and . _ , : / = + - only",
+	`^[A-Za-z0-9._-]{1,32}$`:                               "a user name: 1 to 32 letters, digits, '.', '_' or '-'",
+	`^[A-Z_][A-Z0-9_]*$`:                                   "an environment variable name",
 }
 
 // cueDiags turns evaluation errors into one diagnostic per field, with the

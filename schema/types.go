@@ -24,15 +24,15 @@ type Fabric struct {
 
 // Topology is the fabric's shape: parameters that the compiler expands.
 type Topology struct {
-	Style      string  `json:"style"`
-	Servers    int     `json:"servers"`
-	Rails      int     `json:"rails"`
-	NIC        Link    `json:"nic"`
-	Leaf       Leaf    `json:"leaf"`
-	Spine      *Tier   `json:"spine"`
-	Superspine *Tier   `json:"superspine"`
-	Pod        Pod     `json:"pod"`
-	Inventory  string  `json:"inventory"`
+	Style      string `json:"style"`
+	Servers    int    `json:"servers"`
+	Rails      int    `json:"rails"`
+	NIC        Link   `json:"nic"`
+	Leaf       Leaf   `json:"leaf"`
+	Spine      *Tier  `json:"spine"`
+	Superspine *Tier  `json:"superspine"`
+	Pod        Pod    `json:"pod"`
+	Inventory  string `json:"inventory"`
 }
 
 // Link is a speed and a cable length.

@@ -1,0 +1,41 @@
+// Package renderers turns the compiled per-device model into configuration
+// files: one package per platform below this one, each a pure function of
+// the model, and the small interface they share.
+//
+// Renderers never read files, talk to devices or look at the intent: given
+// the same *ir.Device they return the same bytes, which is what makes their
+// output reviewable as golden files.
+package renderers
+
+import (
+	"github.com/rocefab/rocefab/compiler/ir"
+)
+
+// Format says how an artifact is encoded, so that plan can pick a diff.
+type Format string
+
+// The artifact formats.
+const (
+	Text  Format = "text"  // a native CLI configuration
+	JSON  Format = "json"  // JSON (OpenConfig RFC 7951, SONiC config_db)
+	YAML  Format = "yaml"  // NVUE
+	Shell Format = "shell" // a host script
+	Env   Format = "env"   // KEY=value lines
+	Unit  Format = "unit"  // a systemd unit
+)
+
+// Artifact is one rendered file.
+type Artifact struct {
+	// Path is relative to the output directory, with forward slashes:
+	// "<device>/<file>" for device artifacts, "tenants/<name>.env" for
+	// tenant ones.
+	Path    string
+	Format  Format
+	Content []byte
+}
+
+// A Renderer turns one compiled device into the files that configure it.
+// Render must be deterministic and must not keep or change d.
+type Renderer interface {
+	Render(d *ir.Device) ([]Artifact, error)
+}
