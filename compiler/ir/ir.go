@@ -328,6 +328,14 @@ type Tenant struct {
 	Env []EnvVar
 	// TrafficClass is NCCL_IB_TC.
 	TrafficClass int
+	// ClassName is the class the intent named; Class is nil when no class
+	// has that name (lint reports it).
+	ClassName string
+	// UnknownServers are names the intent gave that no server has.
+	UnknownServers []string
+	// NCCLOverride is set when the intent set the tenant's NCCL traffic
+	// class or environment itself.
+	NCCLOverride bool
 	Pos          diag.Pos
 }
 

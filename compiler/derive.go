@@ -1,0 +1,379 @@
+package compiler
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/physics"
+	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/schema"
+)
+
+// SmallPacketPercent is the share of minimum-size packets assumed in
+// lossless traffic when sizing headroom for cell waste. SONiC documents 100
+// (every packet minimum size, the worst case) and its dynamic-buffer
+// template emits 50 (physics.md §1.2); RoCE collectives are dominated by
+// full-MTU packets, so 50 keeps a wide margin without reserving headroom
+// for traffic that does not exist.
+const SmallPacketPercent = 50
+
+// qos builds the one QoS policy every switch applies.
+func (c *compilation) qos() *ir.QoS {
+	q := &ir.QoS{}
+	for tc := range 8 {
+		q.TCToQueue[tc] = tc
+	}
+	for _, cl := range c.fab.Classes {
+		if cl.Default && q.DefaultClass == nil {
+			q.DefaultClass = cl
+			for d := range q.DSCPToTC {
+				q.DSCPToTC[d] = cl.Priority
+			}
+		}
+	}
+	seen := map[int]bool{}
+	for _, cl := range c.fab.Classes {
+		for _, d := range cl.DSCP {
+			if d >= 0 && d < 64 {
+				q.DSCPToTC[d] = cl.Priority
+			}
+		}
+		if cl.CNP && q.CNP == nil {
+			q.CNP = cl
+		}
+		if seen[cl.Priority] {
+			continue // two classes on one priority: lint reports it, the first one owns the queue
+		}
+		seen[cl.Priority] = true
+		qu := ir.Queue{ID: cl.Priority, Class: cl, Strict: cl.Strict, Weight: cl.Bandwidth, Lossless: cl.Lossless}
+		if cl.ECN != nil {
+			e := *cl.ECN
+			qu.ECN = &e
+		}
+		q.Queues = append(q.Queues, qu)
+		if cl.Lossless {
+			q.PFC = append(q.PFC, cl.Priority)
+			q.TCToPG[cl.Priority] = cl.Priority
+		}
+	}
+	slices.Sort(q.PFC)
+	w := c.f.PFC.Watchdog
+	q.Watchdog = ir.Watchdog{Enabled: w.Enabled, DetectMs: w.Detect.Ms(), RestoreMs: w.Restore.Ms(), Action: w.Action,
+		Pos: c.pos("pfc.watchdog")}
+	return q
+}
+
+func toIR(d physics.Derivation) ir.Derivation {
+	out := ir.Derivation{Field: d.Field, Value: d.Value, Unit: d.Unit, Formula: d.Formula, Source: d.Source}
+	for _, in := range d.Inputs {
+		out.Inputs = append(out.Inputs, ir.Input{Name: in.Name, Value: in.Value})
+	}
+	return out
+}
+
+// headroomName names a port class the same way on every platform.
+func headroomName(speed int, cable float64) string {
+	return schema.FormatSpeed(speed) + "-" + schema.FormatLength(cable)
+}
+
+type headroomKey struct {
+	cell, speed int
+	cable       float64
+}
+
+// switches attaches QoS, headroom per port class and the buffer plan to
+// every switch. Headroom is computed once per (cell size, speed, cable) and
+// the buffer plan once per (model, port-class mix).
+func (c *compilation) switches(qos *ir.QoS) {
+	lossless := len(qos.PFC)
+	headrooms := map[headroomKey]*ir.Headroom{}
+	plans := map[string]*ir.BufferPlan{}
+	var fixed int64 = -1
+	if !c.f.Buffers.HeadroomAuto() {
+		fixed = c.f.Buffers.Headroom.Bytes
+	}
+	lb := c.f.Routing.LoadBalancing
+	for _, d := range c.fab.Devices {
+		s := d.Switch
+		if s == nil {
+			continue
+		}
+		sw, _ := platforms.LookupSwitch(d.Model)
+		s.MTU, s.QoS, s.LoadBalancing = c.f.MTU.Switch, qos, lb
+		var mix []string
+		counts := map[*ir.Headroom]int{}
+		for i := range s.Ports {
+			p := &s.Ports[i]
+			k := headroomKey{sw.CellBytes, p.SpeedGbps, p.CableM}
+			h := headrooms[k]
+			if h == nil {
+				h = c.headroom(sw, p.SpeedGbps, p.CableM, fixed)
+				headrooms[k] = h
+			}
+			p.Headroom = h
+			if counts[h] == 0 {
+				s.Headrooms = append(s.Headrooms, h)
+			}
+			counts[h]++
+		}
+		slices.SortFunc(s.Headrooms, func(a, b *ir.Headroom) int {
+			if a.SpeedGbps != b.SpeedGbps {
+				return a.SpeedGbps - b.SpeedGbps
+			}
+			return strings.Compare(fmt.Sprint(a.CableM), fmt.Sprint(b.CableM))
+		})
+		for _, h := range s.Headrooms {
+			mix = append(mix, h.Name+"x"+strconv.Itoa(counts[h]))
+		}
+		key := d.Model + "|" + strings.Join(mix, ",")
+		plan := plans[key]
+		if plan == nil {
+			plan = c.bufferPlan(sw, s, counts, lossless)
+			plans[key] = plan
+		}
+		s.Buffers = plan
+	}
+}
+
+// headroom derives one port class's PFC headroom.
+func (c *compilation) headroom(sw platforms.Switch, speed int, cable float64, fixed int64) *ir.Headroom {
+	in := physics.HeadroomInput{SpeedGbps: speed, CableM: cable, PortMTU: c.f.MTU.Switch, LosslessMTU: c.f.MTU.Host,
+		CellBytes: sw.CellBytes, SmallPacketPercent: SmallPacketPercent}
+	t := physics.PortHeadroom(in)
+	h := &ir.Headroom{Name: headroomName(speed, cable), SpeedGbps: speed, CableM: cable,
+		Xoff: t.Xoff.Value, Xon: t.Xon.Value, Size: t.Size.Value, Required: t.Size.Value,
+		Derived: []ir.Derivation{toIR(t.Xoff), toIR(t.Xon), toIR(t.Size), toIR(physics.MinHeadroom(in))},
+		Pos:     c.pos("buffers.headroom")}
+	if fixed >= 0 {
+		size := fixed
+		if cells := c.f.Buffers.Headroom.Cells; cells > 0 {
+			size = cells * int64(sw.CellBytes)
+		}
+		// A fixed headroom keeps xon and gives the rest to xoff, as the
+		// platforms that take a size do.
+		h.Size = size
+		h.Xoff = max(size-h.Xon, 0)
+	}
+	return h
+}
+
+// bufferPlan splits one switch model's buffer for one port mix.
+func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*ir.Headroom]int, lossless int) *ir.BufferPlan {
+	names := slices.Sorted(maps.Keys(c.f.Buffers.Reserve))
+	pct := 0
+	for _, n := range names {
+		pct += c.f.Buffers.Reserve[n]
+	}
+	plan := &ir.BufferPlan{Model: sw.Model, ASIC: sw.ASIC, TotalBytes: sw.BufferBytes, CellBytes: sw.CellBytes,
+		Ports: len(s.Ports), ReserveName: strings.Join(names, "+"), ReservePercent: pct, Pos: c.pos("buffers")}
+	reserved := physics.ReservedPool(sw.BufferBytes, pct)
+	plan.LosslessBytes = reserved.Value
+	var per []int64
+	for _, p := range s.Ports {
+		per = append(per, p.Headroom.Size)
+	}
+	hp := int64(0)
+	for h, n := range counts {
+		hp += h.Size * int64(n) * int64(lossless)
+	}
+	plan.HeadroomBytes = hp
+	budget, _ := physics.BufferBudget(physics.BudgetInput{BufferBytes: sw.BufferBytes, HeadroomPoolBytes: sw.HeadroomPoolBytes,
+		Reserves: c.f.Buffers.Reserve, PortHeadroom: per, LosslessPriorities: lossless})
+	fromShared := hp
+	if sw.HeadroomPoolBytes > 0 {
+		fromShared = 0
+	}
+	plan.LossyBytes = sw.BufferBytes - plan.LosslessBytes - fromShared
+	xo := physics.XoffPoint(plan.LosslessBytes, sw.AlphaLog2)
+	plan.XoffPoint = xo.Value
+	plan.Derived = []ir.Derivation{toIR(reserved), toIR(physics.HeadroomPool(maxSize(s), len(s.Ports), lossless)),
+		toIR(budget), toIR(xo)}
+	return plan
+}
+
+func maxSize(s *ir.Switch) int64 {
+	var m int64
+	for _, h := range s.Headrooms {
+		m = max(m, h.Size)
+	}
+	return m
+}
+
+// hosts attaches the shared NIC profile to every server.
+func (c *compilation) hosts() {
+	h := c.f.Hosts
+	prof := &ir.HostProfile{NICModel: h.NIC.Model, Tool: h.NIC.Tool, Trust: "dscp", CableM: h.NIC.Cable.Metres,
+		MTU: c.f.MTU.Host, CNPDSCP: -1, CNPPriority: -1, Pos: c.pos("hosts")}
+	var qos *ir.QoS
+	for _, d := range c.fab.Devices {
+		if d.Switch != nil {
+			qos = d.Switch.QoS
+			break
+		}
+	}
+	if qos == nil {
+		qos = c.qos()
+	}
+	prof.DSCPToPrio = qos.DSCPToTC
+	for tc := range 8 {
+		prof.PrioToTC[tc] = tc
+		prof.TSA[tc] = "ets"
+	}
+	for _, cl := range c.fab.Classes {
+		if cl.Priority < 0 || cl.Priority > 7 {
+			continue
+		}
+		if cl.Strict {
+			prof.TSA[cl.Priority] = "strict"
+		} else {
+			prof.ETS[cl.Priority] += cl.Bandwidth
+		}
+		if cl.Lossless {
+			prof.PFC[cl.Priority] = true
+			if cl.ECN != nil && h.DCQCN.Enabled {
+				prof.ECNPriorities = append(prof.ECNPriorities, cl.Priority)
+			}
+			if prof.RoCETOS == 0 && len(cl.DSCP) > 0 {
+				t := physics.RoCETOS(cl.DSCP[0])
+				prof.RoCETOS = int(t.Value)
+				prof.Derived = append(prof.Derived, toIR(t))
+			}
+		}
+	}
+	if cnp := qos.CNP; cnp != nil && len(cnp.DSCP) > 0 {
+		prof.CNPDSCP, prof.CNPPriority = cnp.DSCP[0], cnp.Priority
+	}
+	prof.DCQCN = ir.DCQCN{Enabled: h.DCQCN.Enabled, Pos: c.pos("hosts.dcqcn")}
+	for _, n := range slices.Sorted(maps.Keys(h.DCQCN.Parameters)) {
+		prof.DCQCN.Params = append(prof.DCQCN.Params, ir.Param{Name: n, Value: h.DCQCN.Parameters[n]})
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.Shape)) {
+		sh := h.Shape[name]
+		cl := c.fab.Class(name)
+		if cl == nil {
+			c.errorf(c.pos("hosts.shape."+name), "hosts.shape.%s: no class named %q: shaping is by class name (classes are %s)",
+				name, name, strings.Join(c.classNames(), ", "))
+			continue
+		}
+		prof.Shaping = append(prof.Shaping, ir.Shape{Class: cl, Interface: sh.Interface, RateBits: sh.Rate.Bits,
+			Pos: c.pos("hosts.shape." + name)})
+	}
+	speed := c.f.Topology.NIC.Speed.Gbps
+	if speed > 0 {
+		prof.Derived = append(prof.Derived, toIR(physics.NICHeadroom(speed, prof.CableM, prof.MTU)))
+	}
+	if nic, ok := platforms.LookupNIC(h.NIC.Model); ok {
+		prof.NICModel = nic.Model
+	}
+	for _, d := range c.fab.Devices {
+		if d.Host != nil {
+			d.Host.Profile = prof
+		}
+	}
+}
+
+func (c *compilation) classNames() []string {
+	var out []string
+	for _, cl := range c.fab.Classes {
+		out = append(out, cl.Name)
+	}
+	return out
+}
+
+// tenants resolves each tenant's class, servers and NCCL environment.
+func (c *compilation) tenants() {
+	n := c.f.Hosts.NCCL
+	for _, name := range slices.Sorted(maps.Keys(c.f.Tenants)) {
+		t := c.f.Tenants[name]
+		tn := &ir.Tenant{Name: name, ClassName: t.Class, Class: c.fab.Class(t.Class), Pos: c.pos("tenants." + name)}
+		for _, pat := range t.Servers {
+			names, err := ExpandRange(pat)
+			if err != nil {
+				c.errorf(c.pos("tenants."+name+".servers"), "tenants.%s.servers: %v", name, err)
+				continue
+			}
+			for _, s := range names {
+				if d := c.fab.Device(s); d != nil && d.Host != nil {
+					tn.Servers = append(tn.Servers, s)
+				} else {
+					tn.UnknownServers = append(tn.UnknownServers, s)
+				}
+			}
+		}
+		slices.Sort(tn.Servers)
+		tn.Servers = slices.Compact(tn.Servers)
+		tc := -1
+		if tn.Class != nil && len(tn.Class.DSCP) > 0 {
+			tc = int(physics.NCCLTrafficClass(tn.Class.DSCP[0]).Value)
+		} else if tn.Class != nil {
+			tc = 0
+		}
+		if n.TrafficClass != nil {
+			tc = *n.TrafficClass
+			tn.NCCLOverride = true
+		}
+		env := map[string]string{}
+		maps.Copy(env, n.Env)
+		if t.NCCL != nil {
+			if t.NCCL.TrafficClass != nil {
+				tc = *t.NCCL.TrafficClass
+			}
+			maps.Copy(env, t.NCCL.Env)
+			tn.NCCLOverride = true
+		}
+		tn.TrafficClass = tc
+		env["NCCL_IB_TC"] = strconv.Itoa(max(tc, 0))
+		env["NCCL_IB_GID_INDEX"] = strconv.Itoa(n.GIDIndex)
+		env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)
+		hcas := n.HCA
+		if len(hcas) == 0 {
+			for i := range c.f.Topology.Rails {
+				hcas = append(hcas, "mlx5_"+strconv.Itoa(i))
+			}
+		}
+		env["NCCL_IB_HCA"] = strings.Join(hcas, ",")
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			tn.Env = append(tn.Env, ir.EnvVar{Name: k, Value: env[k]})
+		}
+		c.fab.Tenants = append(c.fab.Tenants, tn)
+	}
+}
+
+// ExpandRange expands a server pattern with one numeric range in
+// brackets, "gpu-[0000-0191]", keeping the zero padding. A name without
+// brackets stands for itself.
+func ExpandRange(p string) ([]string, error) {
+	open := strings.IndexByte(p, '[')
+	if open < 0 {
+		if !schema.ValidName(p) {
+			return nil, fmt.Errorf("invalid server name %q: names are %s", p, schema.NameForms)
+		}
+		return []string{p}, nil
+	}
+	end := strings.IndexByte(p, ']')
+	if end < open {
+		return nil, fmt.Errorf("invalid server range %q: want prefix[first-last]suffix, e.g. gpu-[0000-0191]", p)
+	}
+	lo, hi, ok := strings.Cut(p[open+1:end], "-")
+	a, err1 := strconv.Atoi(lo)
+	b, err2 := strconv.Atoi(hi)
+	if !ok || err1 != nil || err2 != nil || a > b || b-a > 1_000_000 || a < 0 {
+		return nil, fmt.Errorf("invalid server range %q: want prefix[first-last]suffix with first <= last, e.g. gpu-[0000-0191]", p)
+	}
+	prefix, suffix := p[:open], p[end+1:]
+	if strings.ContainsAny(suffix, "[]") || (prefix != "" && !schema.ValidName(prefix+"0")) {
+		return nil, fmt.Errorf("invalid server range %q: one range per pattern, names are %s", p, schema.NameForms)
+	}
+	out := make([]string, 0, b-a+1)
+	for i := a; i <= b; i++ {
+		out = append(out, fmt.Sprintf("%s%0*d%s", prefix, len(lo), i, suffix))
+	}
+	return out, nil
+}
+
+var _ = diag.Error

@@ -1,0 +1,677 @@
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/physics"
+	"github.com/rocefab/rocefab/compiler/platforms"
+)
+
+// Suite is every rule lint runs, by ID. RF001 (schema) is reported by the
+// loader and documented by [SchemaRule].
+var Suite = []*Analyzer{
+	ECNOrder, ECNBeforePFC, Headroom, BufferBudget, DSCPUnique, CNPClass, LosslessCount, PFCWatchdog,
+	ReorderSupport, Oversubscription, RailWiring, MTU, NCCLClass, Shaping, Tenant, Deadlock, PlatformGap,
+	NICCable, ETSSum, ECNOff,
+}
+
+func bytesStr(n int64) string {
+	switch {
+	case n >= 1_000_000 && n%1000 == 0:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', -1, 64) + " MB"
+	case n >= 1000 && n%1000 == 0:
+		return strconv.FormatInt(n/1000, 10) + " KB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// ECNOrder is RF101.
+var ECNOrder = &Analyzer{
+	ID: "RF101", Name: "ecn-order", Severity: diag.Error,
+	Title: "ECN min >= max, or probability outside 1..100",
+	Doc: `WRED/ECN marks packets with a probability that rises from 0 at the minimum threshold to the
+given probability at the maximum threshold. A minimum at or above the maximum leaves no ramp: every
+platform either rejects it or marks everything at once, which turns DCQCN into on/off control. The
+probability is a percentage; 0 never marks and values above 100 are not accepted.`,
+	Run: func(p *Pass) {
+		for _, c := range p.Fabric.Classes {
+			e := c.ECN
+			if e == nil {
+				continue
+			}
+			if e.MinBytes >= e.MaxBytes {
+				p.Reportf(p.Pos("classes."+c.Name+".ecn.min"), "class %s: ECN min %s is not below max %s", c.Name, bytesStr(e.MinBytes), bytesStr(e.MaxBytes))
+			}
+			if e.Probability < 1 || e.Probability > 100 {
+				p.Reportf(p.Pos("classes."+c.Name+".ecn.probability"), "class %s: ECN probability %d: want 1 to 100 (percent)", c.Name, e.Probability)
+			}
+		}
+	},
+}
+
+// plans returns the distinct buffer plans with the switches that use them.
+func plans(f *ir.Fabric) ([]*ir.BufferPlan, map[*ir.BufferPlan][]*ir.Device) {
+	users := map[*ir.BufferPlan][]*ir.Device{}
+	var order []*ir.BufferPlan
+	for _, d := range f.Devices {
+		if d.Switch == nil || d.Switch.Buffers == nil {
+			continue
+		}
+		b := d.Switch.Buffers
+		if users[b] == nil {
+			order = append(order, b)
+		}
+		users[b] = append(users[b], d)
+	}
+	return order, users
+}
+
+func deviceCount(ds []*ir.Device) string {
+	if len(ds) == 1 {
+		return ds[0].Name
+	}
+	return fmt.Sprintf("%s and %d more", ds[0].Name, len(ds)-1)
+}
+
+// ECNBeforePFC is RF102.
+var ECNBeforePFC = &Analyzer{
+	ID: "RF102", Name: "ecn-before-pfc", Severity: diag.Error,
+	Title: "ECN max at or above the PFC xoff point of the lossless queue",
+	Doc: `For DCQCN to work, a congested lossless queue must be marked with ECN before its ingress priority
+group fills to the point where the switch sends PFC XOFF. If the ECN maximum threshold is at or above
+that xoff point, PFC pauses the upstream port first: congestion spreads hop by hop and the senders never
+learn to slow down. The xoff point is derived from the reserved lossless pool and the ASIC's dynamic
+threshold (` + "`rocefab explain DEVICE xoff-point`" + ` shows it); lower ECN max or reserve more buffer.`,
+	Run: func(p *Pass) {
+		ps, users := plans(p.Fabric)
+		for _, c := range p.Fabric.LosslessClasses() {
+			if c.ECN == nil {
+				continue
+			}
+			for _, b := range ps {
+				if c.ECN.MaxBytes >= b.XoffPoint {
+					ds := users[b]
+					p.ReportDevice(p.Pos("classes."+c.Name+".ecn.max"), ds[0].Name, "",
+						"class %s: ECN max %s is at or above the PFC xoff point %s of %s (%s): PFC would pause before ECN marks",
+						c.Name, bytesStr(c.ECN.MaxBytes), bytesStr(b.XoffPoint), b.Model, deviceCount(ds))
+				}
+			}
+		}
+	},
+}
+
+// Headroom is RF103.
+var Headroom = &Analyzer{
+	ID: "RF103", Name: "headroom", Severity: diag.Error,
+	Title: "headroom below what speed, cable length and MTU need",
+	Doc: `After a switch decides to send PFC XOFF, bytes keep arriving: the frame being sent, the PFC frame's
+own time, the round trip over the cable, the PHY and the sender's reaction. The headroom reserved per
+port and lossless priority must hold them or the lossless class drops. It grows with speed and cable
+length; ` + "`rocefab explain DEVICE:PORT headroom`" + ` shows the formula and inputs. Use headroom: "auto"
+or a size at least as large as the longest port class needs.`,
+	Run: func(p *Pass) {
+		seen := map[*ir.Headroom]bool{}
+		for _, d := range p.Fabric.Devices {
+			if d.Switch == nil {
+				continue
+			}
+			for _, h := range d.Switch.Headrooms {
+				if seen[h] {
+					continue
+				}
+				seen[h] = true
+				if h.Size < h.Required {
+					port := ""
+					for _, pt := range d.Switch.Ports {
+						if pt.Headroom == h {
+							port = pt.Name
+							break
+						}
+					}
+					p.ReportDevice(p.Pos("buffers.headroom"), d.Name, port,
+						"headroom %s is below the %s a %s port needs for %s of cable at MTU %d",
+						bytesStr(h.Size), bytesStr(h.Required), speedStr(h.SpeedGbps), lengthStr(h.CableM), d.Switch.MTU)
+				}
+			}
+		}
+	},
+}
+
+func speedStr(g int) string {
+	if g == 1600 {
+		return "1.6T"
+	}
+	return strconv.Itoa(g) + "G"
+}
+
+func lengthStr(m float64) string { return strconv.FormatFloat(m, 'f', -1, 64) + " m" }
+
+// BufferBudget is RF104.
+var BufferBudget = &Analyzer{
+	ID: "RF104", Name: "buffer-budget", Severity: diag.Error,
+	Title: "reserves and headroom exceed the platform's buffer",
+	Doc: `A switch's packet buffer must hold the pools reserved for classes (buffers.reserve, a percentage
+of the buffer) plus the headroom of every port and every lossless priority. When the sum exceeds the
+ASIC's buffer, the platform either rejects the configuration or silently shrinks pools, and lossless
+traffic drops under load. Reserve less, carry fewer lossless priorities, or shorten the cables the
+headroom is sized for.`,
+	Run: func(p *Pass) {
+		ps, users := plans(p.Fabric)
+		for _, b := range ps {
+			if !b.Fits() {
+				ds := users[b]
+				p.ReportDevice(p.Pos("buffers.reserve"), ds[0].Name, "",
+					"%s (%s): %d%% reserved (%s) plus %s of headroom exceed the %s buffer by %s",
+					b.Model, deviceCount(ds), b.ReservePercent, bytesStr(b.LosslessBytes), bytesStr(b.HeadroomBytes),
+					bytesStr(b.TotalBytes), bytesStr(-b.LossyBytes))
+			}
+		}
+	},
+}
+
+// DSCPUnique is RF105.
+var DSCPUnique = &Analyzer{
+	ID: "RF105", Name: "dscp-unique", Severity: diag.Error,
+	Title: "a DSCP value in two classes, or a DSCP outside 0..63",
+	Doc: `Each DSCP value selects exactly one traffic class on every hop. A value listed in two classes maps
+to whichever the platform applies last, so the same packet can be lossless on one switch and lossy on
+the next. DSCP is a 6-bit field: 0 to 63.`,
+	Run: func(p *Pass) {
+		owner := map[int]string{}
+		for _, c := range p.Fabric.Classes {
+			for _, d := range c.DSCP {
+				if d < 0 || d > 63 {
+					p.Reportf(p.Pos("classes."+c.Name+".dscp"), "class %s: DSCP %d: want 0 to 63", c.Name, d)
+					continue
+				}
+				if o, ok := owner[d]; ok {
+					p.Reportf(p.Pos("classes."+c.Name+".dscp"), "class %s: DSCP %d is already in class %s", c.Name, d, o)
+					continue
+				}
+				owner[d] = c.Name
+			}
+		}
+	},
+}
+
+// CNPClass is RF106.
+var CNPClass = &Analyzer{
+	ID: "RF106", Name: "cnp-class", Severity: diag.Error,
+	Title: "no CNP class while DCQCN is on; CNP class lossless, not strict, or on the RoCE priority",
+	Doc: `DCQCN's congestion notification packets (CNPs) tell senders to slow down; they must overtake the
+congested data. Give them their own class (cnp: true) on a strict-priority queue that is not
+lossless (a paused CNP is useless) and not the RoCE data priority. With DCQCN on and no CNP class,
+NICs send CNPs in whatever class their default DSCP lands in.`,
+	Run: func(p *Pass) {
+		var cnp *ir.Class
+		for _, c := range p.Fabric.Classes {
+			if c.CNP {
+				cnp = c
+				break
+			}
+		}
+		dcqcn := p.Intent.Fabric.Hosts.DCQCN.Enabled
+		if cnp == nil {
+			if dcqcn {
+				p.Reportf(p.Pos("hosts.dcqcn"), "DCQCN is on but no class has cnp: true: add e.g. cnp: {priority: 6, dscp: [48], cnp: true, strict: true}")
+			}
+			return
+		}
+		at := p.Pos("classes." + cnp.Name)
+		if cnp.Lossless {
+			p.Reportf(at, "CNP class %s is lossless: CNPs must not be paused; make it lossy and strict", cnp.Name)
+		}
+		if !cnp.Strict {
+			p.Reportf(at, "CNP class %s is not strict: CNPs must overtake congested data; set strict: true", cnp.Name)
+		}
+		for _, c := range p.Fabric.LosslessClasses() {
+			if c != cnp && c.Priority == cnp.Priority {
+				p.Reportf(at, "CNP class %s shares priority %d with lossless class %s", cnp.Name, c.Priority, c.Name)
+			}
+		}
+	},
+}
+
+// LosslessCount is RF107.
+var LosslessCount = &Analyzer{
+	ID: "RF107", Name: "lossless-count", Severity: diag.Warning,
+	Title: "more than two lossless priorities",
+	Doc: `Every lossless priority needs its own headroom on every port, and ASICs size their headroom
+pools for one or two (SONiC's defaults are priorities 3 and 4). More lossless priorities multiply the
+headroom, shrink the shared buffer, and add PFC pause domains that can deadlock.`,
+	Run: func(p *Pass) {
+		ls := p.Fabric.LosslessClasses()
+		if len(ls) > 2 {
+			var names []string
+			for _, c := range ls {
+				names = append(names, c.Name)
+			}
+			p.Reportf(p.Pos("classes."+ls[2].Name+".lossless"), "%d lossless classes (%s): keep it to two at most", len(ls), strings.Join(names, ", "))
+		}
+	},
+}
+
+// PFCWatchdog is RF108.
+var PFCWatchdog = &Analyzer{
+	ID: "RF108", Name: "pfc-watchdog", Severity: diag.Warning,
+	Title: "a lossless class with the PFC watchdog off",
+	Doc: `A NIC or switch that keeps sending PFC pause (a PFC storm) stalls every flow behind it, across the
+fabric. The PFC watchdog detects a queue paused for longer than its detection time and drops or
+forwards its traffic until it recovers. Keep it on wherever a class is lossless.`,
+	Run: func(p *Pass) {
+		if len(p.Fabric.LosslessClasses()) > 0 && !p.Intent.Fabric.PFC.Watchdog.Enabled {
+			p.Reportf(p.Pos("pfc.watchdog.enabled"), "class %s is lossless but the PFC watchdog is off", p.Fabric.LosslessClasses()[0].Name)
+		}
+	},
+}
+
+// ReorderSupport is RF109.
+var ReorderSupport = &Analyzer{
+	ID: "RF109", Name: "reorder-support", Severity: diag.Error,
+	Title: "adaptive routing or spraying while the NIC cannot place out-of-order packets",
+	Doc: `Adaptive routing and packet spraying send the packets of one flow over several paths, so they
+arrive out of order. RoCE NICs that cannot place out-of-order packets directly into memory treat each
+gap as loss and go back to retransmit, which is far worse than ECMP. Use a NIC that supports it
+(ConnectX-6 Dx and later, BlueField-3) or loadBalancing: "ecmp".`,
+	Run: func(p *Pass) {
+		lb := p.Intent.Fabric.Routing.LoadBalancing
+		if lb != "adaptive" && lb != "spray" {
+			return
+		}
+		model := p.Intent.Fabric.Hosts.NIC.Model
+		nic, ok := platforms.LookupNIC(model)
+		if !ok {
+			p.Reportf(p.Pos("hosts.nic.model"), "loadBalancing %q needs NICs that place out-of-order packets; %q is not a known NIC model (known: %s)",
+				lb, model, strings.Join(platforms.NICModels(), ", "))
+			return
+		}
+		if !nic.OutOfOrder {
+			p.Reportf(p.Pos("routing.loadBalancing"), "loadBalancing %q reorders packets, but %s cannot place out-of-order packets", lb, nic.Model)
+		}
+	},
+}
+
+// Oversubscription is RF110.
+var Oversubscription = &Analyzer{
+	ID: "RF110", Name: "oversubscription", Severity: diag.Warning,
+	Title: "fabric not 1:1 between tiers",
+	Doc: `Collective traffic (all-reduce, all-to-all) runs every link at line rate at the same time. A tier
+with more capacity facing down than up congests by design: PFC pauses spread and job time grows with
+the ratio. The ratio is computed from the real port counts and speeds of the expanded fabric.`,
+	Run: func(p *Pass) {
+		for _, tier := range slices.Sorted(maps.Keys(p.Fabric.Topology.Oversubscription)) {
+			r := p.Fabric.Topology.Oversubscription[tier]
+			if r > 1.0001 {
+				p.Reportf(p.Pos("topology."+tier), "%s tier is %s:1 oversubscribed (down/up capacity)", tier, strconv.FormatFloat(r, 'f', 2, 64))
+			}
+		}
+	},
+}
+
+// RailWiring is RF111.
+var RailWiring = &Analyzer{
+	ID: "RF111", Name: "rail-wiring", Severity: diag.Error,
+	Title: "in an explicit topology, NIC i of a server not on rail i",
+	Doc: `In a rail-optimized fabric GPU i of every server talks to GPU i of the others through rail i's
+leaves, one switch hop away. A NIC cabled to another rail's leaf sends that GPU's traffic through the
+spines, and NCCL's rail-aligned rings lose their single-hop paths. NIC i is the i-th port of
+hosts.nic.ports.`,
+	Run: func(p *Pass) {
+		for _, d := range p.Fabric.Devices {
+			if d.Host == nil {
+				continue
+			}
+			for _, n := range d.Host.NICs {
+				leaf := p.Fabric.Device(n.Peer)
+				if leaf == nil || leaf.Role != ir.RoleLeaf || leaf.Rail < 0 || n.Rail < 0 {
+					continue
+				}
+				if leaf.Rail != n.Rail {
+					pos := d.Pos
+					if !pos.IsValid() {
+						pos = p.Pos("topology")
+					}
+					p.ReportDevice(pos, d.Name, n.Port, "NIC %d (%s) is cabled to %s:%s on rail %d, not rail %d",
+						n.Rail, n.Port, leaf.Name, n.PeerPort, leaf.Rail, n.Rail)
+				}
+			}
+		}
+	},
+}
+
+// MTU is RF112.
+var MTU = &Analyzer{
+	ID: "RF112", Name: "mtu", Severity: diag.Error,
+	Title: "host MTU below RoCE path MTU + headers, or switch MTU below host MTU",
+	Doc: `RoCE v2 carries its path MTU (typically 4096) of payload in each packet, plus IP, UDP, BTH and ICRC
+headers. A host MTU smaller than that makes the NIC fall back to a smaller path MTU (halving message
+efficiency) or drop; a switch MTU below the host MTU drops the largest frames on the wire.`,
+	Run: func(p *Pass) {
+		m := p.Fabric.MTU
+		need := physics.MinHostMTU(m.RoCE)
+		if int64(m.Host) < need.Value {
+			p.Reportf(p.Pos("mtu.host"), "host MTU %d cannot carry RoCE path MTU %d: want at least %d", m.Host, m.RoCE, need.Value)
+		}
+		if m.Switch < m.Host {
+			p.Reportf(p.Pos("mtu.switch"), "switch MTU %d is below the host MTU %d", m.Switch, m.Host)
+		}
+	},
+}
+
+// NCCLClass is RF113.
+var NCCLClass = &Analyzer{
+	ID: "RF113", Name: "nccl-class", Severity: diag.Error,
+	Title: "a tenant's NCCL traffic class (DSCP << 2) not on a lossless class",
+	Doc: `NCCL marks its RDMA traffic with NCCL_IB_TC, the IP ToS byte: DSCP << 2. If that DSCP does not map
+to a lossless class on the switches, collective traffic runs lossy and every drop costs a RoCE
+retransmit timeout. The traffic class of a tenant on a lossless class, or one whose NCCL settings the
+intent sets, must map to a lossless priority.`,
+	Run: func(p *Pass) {
+		var qos *ir.QoS
+		for _, d := range p.Fabric.Devices {
+			if d.Switch != nil {
+				qos = d.Switch.QoS
+				break
+			}
+		}
+		if qos == nil {
+			return
+		}
+		lossless := map[int]bool{}
+		for _, pr := range qos.PFC {
+			lossless[pr] = true
+		}
+		for _, t := range p.Fabric.Tenants {
+			if t.Class == nil || (!t.Class.Lossless && !t.NCCLOverride) {
+				continue
+			}
+			dscp := t.TrafficClass >> 2
+			if t.TrafficClass < 0 || t.TrafficClass > 255 || !lossless[qos.DSCPToTC[dscp&63]] {
+				p.Reportf(p.Pos("tenants."+t.Name), "tenant %s: NCCL_IB_TC %d is DSCP %d, which maps to priority %d: not lossless",
+					t.Name, t.TrafficClass, dscp, qos.DSCPToTC[dscp&63])
+			}
+		}
+	},
+}
+
+// Shaping is RF114.
+var Shaping = &Analyzer{
+	ID: "RF114", Name: "shaping", Severity: diag.Error,
+	Title: "a shaping rate at or above the link speed, or shaping a lossless class",
+	Doc: `Host egress shaping (tc) limits bulk traffic such as checkpoints so it cannot crowd out collective
+traffic. A rate at or above the link speed shapes nothing. Shaping a lossless class is wrong twice:
+RDMA bypasses the kernel's qdiscs, and throttling the class PFC protects only adds pauses.`,
+	Run: func(p *Pass) {
+		speed := p.Intent.Fabric.Topology.NIC.Speed.Gbps
+		for _, d := range p.Fabric.Devices {
+			if d.Host == nil || d.Host.Profile == nil {
+				continue
+			}
+			for _, s := range d.Host.Profile.Shaping {
+				if s.Class.Lossless {
+					p.Reportf(s.Pos, "hosts.shape.%s: class %s is lossless: do not shape it", s.Class.Name, s.Class.Name)
+				}
+				if speed > 0 && s.RateBits >= int64(speed)*1_000_000_000 {
+					p.Reportf(s.Pos, "hosts.shape.%s: rate %s is at or above the %s link speed", s.Class.Name,
+						strconv.FormatFloat(float64(s.RateBits)/1e9, 'f', -1, 64)+"Gbit", speedStr(speed))
+				}
+			}
+			return // one profile is shared by every host
+		}
+	},
+}
+
+// Tenant is RF115.
+var Tenant = &Analyzer{
+	ID: "RF115", Name: "tenant", Severity: diag.Error,
+	Title: "a tenant on an unknown class, or storage traffic on a lossless priority",
+	Doc: `Each tenant names the class its traffic runs in, and the servers it runs on. A class no one
+defined, or servers the fabric does not have, means the tenant's environment is rendered for nothing.
+Storage and checkpoint traffic (a tenant or class whose name says storage or checkpoint, or a class
+the hosts shape) on a lossless priority fills the buffer RoCE needs: the checkpoint stall.`,
+	Run: func(p *Pass) {
+		shaped := map[string]bool{}
+		for name := range p.Intent.Fabric.Hosts.Shape {
+			shaped[name] = true
+		}
+		for _, t := range p.Fabric.Tenants {
+			at := p.Pos("tenants." + t.Name)
+			if t.Class == nil {
+				var names []string
+				for _, c := range p.Fabric.Classes {
+					names = append(names, c.Name)
+				}
+				p.Reportf(p.Pos("tenants."+t.Name+".class"), "tenant %s: no class named %q (classes are %s)", t.Name, t.ClassName, strings.Join(names, ", "))
+				continue
+			}
+			if n := len(t.UnknownServers); n > 0 {
+				p.Reportf(p.Pos("tenants."+t.Name+".servers"), "tenant %s: %d servers not in the fabric, e.g. %s", t.Name, n, t.UnknownServers[0])
+			}
+			storage := func(s string) bool { return strings.Contains(s, "storage") || strings.Contains(s, "checkpoint") }
+			if t.Class.Lossless && (storage(t.Name) || storage(t.Class.Name) || shaped[t.Class.Name]) {
+				p.Reportf(at, "tenant %s: storage traffic on lossless class %s: give it a lossy class", t.Name, t.Class.Name)
+			}
+		}
+	},
+}
+
+// Deadlock is RF116.
+var Deadlock = &Analyzer{
+	ID: "RF116", Name: "deadlock", Severity: diag.Error,
+	Title: "links that allow a cyclic buffer dependency for a lossless class",
+	Doc: `PFC can deadlock when paused queues wait on each other in a cycle. A Clos fabric whose packets only
+go up, then down, has no such cycle. A link between two switches of the same tier (leaf to leaf,
+spine to spine), a link that skips a tier, or a server cabled above the leaves lets routes go down
+and back up: a down-up path through which lossless traffic can form a cyclic buffer dependency.`,
+	Run: func(p *Pass) {
+		type key struct{ a, b ir.Role }
+		count := map[key]int{}
+		first := map[key]*ir.Link{}
+		for _, l := range p.Fabric.Links {
+			a, b := p.Fabric.Device(l.A.Device), p.Fabric.Device(l.B.Device)
+			if a == nil || b == nil {
+				continue
+			}
+			if a.Role.Rank() > b.Role.Rank() {
+				a, b = b, a
+			}
+			gap := b.Role.Rank() - a.Role.Rank()
+			bad := gap == 0 || gap > 1 || (b.Role == ir.RoleHost && a.Role != ir.RoleLeaf)
+			if !bad {
+				continue
+			}
+			k := key{a.Role, b.Role}
+			if count[k] == 0 {
+				first[k] = l
+			}
+			count[k]++
+		}
+		keys := slices.SortedFunc(maps.Keys(count), func(x, y key) int {
+			return cmp.Or(strings.Compare(string(x.a), string(y.a)), strings.Compare(string(x.b), string(y.b)))
+		})
+		lossless := p.Fabric.LosslessClasses()
+		if len(lossless) == 0 {
+			return
+		}
+		for _, k := range keys {
+			l := first[k]
+			pos := p.Fabric.Device(l.A.Device).Pos
+			if !pos.IsValid() {
+				pos = p.Pos("topology")
+			}
+			p.ReportDevice(pos, l.A.Device, l.A.Port, "%d %s-%s link(s), e.g. %s - %s, allow down-up paths for lossless class %s",
+				count[k], k.a, k.b, l.A, l.B, lossless[0].Name)
+		}
+	},
+}
+
+// elementPaths says where in the intent each catalog element comes from,
+// and whether the fabric uses it.
+func usedElements(p *Pass) map[string]string {
+	f := p.Intent.Fabric
+	used := map[string]string{
+		"dscp-map": "classes", "tc-queue": "classes", "ets": "classes", "mtu": "mtu",
+	}
+	if len(p.Fabric.LosslessClasses()) > 0 {
+		used["pfc"] = "classes"
+		used["headroom-cable"] = "buffers.headroom"
+		used["xoff-xon"] = "buffers.headroom"
+	}
+	for _, c := range p.Fabric.Classes {
+		if c.Strict {
+			used["strict"] = "classes." + c.Name + ".strict"
+		}
+		if c.ECN != nil {
+			used["ecn"] = "classes." + c.Name + ".ecn"
+		}
+	}
+	if len(f.Buffers.Reserve) > 0 {
+		used["pool-percent"] = "buffers.reserve"
+	}
+	if f.PFC.Watchdog.Enabled {
+		used["pfc-watchdog"] = "pfc.watchdog"
+		if f.PFC.Watchdog.Action == "alert" {
+			used["watchdog-action-alert"] = "pfc.watchdog.action"
+		}
+	}
+	switch f.Routing.LoadBalancing {
+	case "adaptive":
+		used["adaptive-routing"] = "routing.loadBalancing"
+	case "spray":
+		used["spray"] = "routing.loadBalancing"
+	}
+	return used
+}
+
+// PlatformGap is RF117.
+var PlatformGap = &Analyzer{
+	ID: "RF117", Name: "platform-gap", Severity: diag.Warning,
+	Title: "the platform cannot express an element; says what is rendered instead",
+	Doc: `Platforms differ in what they can configure: EOS computes xoff/xon itself and has no pool
+percentage, community SONiC has no adaptive routing, OpenConfig has no PFC at all. rocefab renders what
+each platform can express and reports each element it cannot, with what was rendered instead, so that
+nothing is left out silently. The openconfig.json of every switch carries only what OpenConfig
+models; the rest is in the native artifact.`,
+	Run: func(p *Pass) {
+		used := usedElements(p)
+		byPlatform := map[string][]*ir.Device{}
+		for _, d := range p.Fabric.Devices {
+			if d.Switch != nil {
+				byPlatform[d.Platform] = append(byPlatform[d.Platform], d)
+				byPlatform["openconfig"] = append(byPlatform["openconfig"], d)
+			}
+		}
+		for _, plat := range slices.Sorted(maps.Keys(byPlatform)) {
+			caps, ok := platforms.PlatformCapabilities(plat)
+			if !ok {
+				continue
+			}
+			ds := byPlatform[plat]
+			var ocGaps []string
+			for _, el := range slices.Sorted(maps.Keys(used)) {
+				s, ok := caps.Elements[el]
+				if !ok || s.Level == "yes" {
+					continue
+				}
+				what := s.Rendered
+				if what == "" {
+					what = "nothing"
+				}
+				if plat == "openconfig" {
+					ocGaps = append(ocGaps, el)
+					continue
+				}
+				p.ReportDevice(p.Pos(used[el]), ds[0].Name, "", "%s (%s): %s is %s there; rendered instead: %s",
+					plat, plural(len(ds), "switch", "switches"), el, map[string]string{"no": "not supported", "partial": "partly supported"}[s.Level], what)
+			}
+			if len(ocGaps) > 0 {
+				// OpenConfig never models PFC: that is by design, not a
+				// choice the user can change, so it is reported once and
+				// as information.
+				p.Report(diag.Diagnostic{Pos: p.Pos("classes"), Severity: diag.Info, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
+					Device: ds[0].Name, Message: fmt.Sprintf("openconfig.json (%s) cannot carry %s: they are in each switch's native artifact",
+						plural(len(ds), "switch", "switches"), strings.Join(ocGaps, ", "))})
+			}
+		}
+	},
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// NICCable is RF118.
+var NICCable = &Analyzer{
+	ID: "RF118", Name: "nic-cable", Severity: diag.Warning,
+	Title: "host cable longer than the NIC's headroom assumes (mlx5 default 7 m)",
+	Doc: `The NIC sizes its own receive headroom for PFC from a cable length (mlx5 assumes 7 m unless told
+otherwise with mlnx_qos --cable_len or dcb pfc delay). A longer cable than the NIC assumes overruns
+that headroom when the NIC pauses the switch, and the NIC drops lossless packets. hosts.nic.cable must
+be at least the real host cable length.`,
+	Run: func(p *Pass) {
+		for _, d := range p.Fabric.Devices {
+			if d.Host == nil || d.Host.Profile == nil {
+				continue
+			}
+			for _, n := range d.Host.NICs {
+				if n.CableM > d.Host.Profile.CableM {
+					p.ReportDevice(p.Pos("hosts.nic.cable"), d.Name, n.Port,
+						"the host cable is %s but the NIC sizes its headroom for %s", lengthStr(n.CableM), lengthStr(d.Host.Profile.CableM))
+					return
+				}
+			}
+		}
+	},
+}
+
+// ETSSum is RF119.
+var ETSSum = &Analyzer{
+	ID: "RF119", Name: "ets-sum", Severity: diag.Error,
+	Title: "bandwidth shares of non-strict classes not summing to 100",
+	Doc: `ETS (DWRR) shares the link among the non-strict classes by percentage. Every platform and NIC tool
+requires the shares to add up to 100; otherwise the configuration is rejected or normalised
+differently on each hop.`,
+	Run: func(p *Pass) {
+		sum := 0
+		var parts []string
+		for _, c := range p.Fabric.Classes {
+			if c.Strict {
+				continue
+			}
+			sum += c.Bandwidth
+			parts = append(parts, fmt.Sprintf("%s %d", c.Name, c.Bandwidth))
+		}
+		if len(parts) > 0 && sum != 100 {
+			p.Reportf(p.Pos("classes"), "ETS shares add up to %d, not 100 (%s)", sum, strings.Join(parts, ", "))
+		}
+	},
+}
+
+// ECNOff is RF120.
+var ECNOff = &Analyzer{
+	ID: "RF120", Name: "ecn-off", Severity: diag.Warning,
+	Title: "a lossless class without ECN while DCQCN is on",
+	Doc: `DCQCN slows senders down only when switches mark ECN. A lossless class without ECN marking leaves
+PFC as the only brake: pauses spread upstream and throughput collapses under incast. Either mark ECN on
+the class or turn DCQCN off deliberately (a PFC-only fabric).`,
+	Run: func(p *Pass) {
+		if !p.Intent.Fabric.Hosts.DCQCN.Enabled {
+			return
+		}
+		for _, c := range p.Fabric.LosslessClasses() {
+			if c.ECN == nil {
+				p.Reportf(p.Pos("classes."+c.Name+".ecn"), "class %s is lossless without ECN while DCQCN is on", c.Name)
+			}
+		}
+	},
+}

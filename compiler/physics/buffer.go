@@ -1,0 +1,211 @@
+package physics
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// Sources cited by the buffer derivations.
+const (
+	srcDynamicThreshold = "dynamic thresholds (Choudhury & Hahne): limit = α·(pool − used); SONiC BUFFER_PROFILE dynamic_th; DCQCN (SIGCOMM 2015) §5; physics.md §2"
+	srcBuffer           = "NVUE traffic-pool memory-percent, SONiC BUFFER_POOL, switches.md §0; physics.md §1.3"
+)
+
+// MinAlphaLog2 and MaxAlphaLog2 bound the dynamic-threshold exponent
+// XoffPoint accepts; values outside are clamped. SONiC's dynamic_th spans
+// −8..7, Broadcom's α 1/128..8.
+const (
+	MinAlphaLog2 = -16
+	MaxAlphaLog2 = 16
+)
+
+// XoffPoint returns the ingress priority-group occupancy at which a lossless
+// priority sends PFC XOFF under dynamic thresholds, in the worst case of a
+// single ingress port feeding a single egress queue.
+//
+// With dynamic thresholds a PG may take from the shared pool at most
+// α·(pool − used). When one PG is the only user, used is its own occupancy
+// x, so it stops at x = α·(pool − x):
+//
+//	xoff_point = α/(1+α)·pool,  α = 2^alphaLog2
+//
+// (α = 1 gives half the pool). Everything that PG holds sits in the one
+// egress queue it feeds, so the egress queue depth at which ECN marks is
+// directly comparable with this point: ECN Kmax must lie below it, or PFC
+// pauses the upstream hop before ECN has marked anything and DCQCN never
+// acts (the RF102 ecn-before-pfc check; physics.md §2, DCQCN §5). With 30 %
+// of a 160 MB buffer reserved and α = 1 the point is 24 MB, so Kmax = 1.5 MB
+// is fine and 60 MB is not. The PG's guaranteed minimum is ignored: it only
+// raises the point. A pool of zero or less yields a Value of 0.
+func XoffPoint(poolBytes int64, alphaLog2 int) Derivation {
+	pool := nonNeg(poolBytes)
+	k := max(MinAlphaLog2, min(alphaLog2, MaxAlphaLog2))
+	var x int64
+	var alpha string
+	if k >= 0 {
+		// pool·a/(a+1) = pool − pool/(a+1), exact in integers and overflow-free.
+		a := int64(1) << k
+		q := pool / (a + 1)
+		if pool%(a+1) != 0 {
+			q++
+		}
+		x = pool - q
+		alpha = strconv.FormatInt(a, 10)
+	} else {
+		// α = 1/2^m: α/(1+α) = 1/(2^m + 1).
+		d := int64(1) << -k
+		x = pool / (d + 1)
+		alpha = "1/" + strconv.FormatInt(d, 10)
+	}
+	return Derivation{
+		Field:   "xoff-point",
+		Value:   x,
+		Unit:    "B",
+		Formula: "xoff_point = α/(1+α)·pool, α = 2^k   (single ingress PG → single egress queue; ECN Kmax must stay below it)",
+		Inputs: []Input{
+			intIn("pool", pool, "B"),
+			intIn("k", int64(k), ""),
+			{"α", alpha},
+		},
+		Source: srcDynamicThreshold,
+	}
+}
+
+// ReservedPool returns the bytes of a buffer reserved for one class when the
+// intent reserves percent of it (NVUE traffic-pool memory-percent, SONiC
+// BUFFER_POOL percentage):
+//
+//	reserved = buffer·percent/100   B, rounded down
+//
+// A negative buffer counts as 0; percent is clamped to 0..100.
+func ReservedPool(bufferBytes int64, percent int) Derivation {
+	b := nonNeg(bufferBytes)
+	p := int64(clampPercent(percent))
+	// b/100·p + (b%100)·p/100 equals b·p/100 without overflowing.
+	v := b/100*p + b%100*p/100
+	return Derivation{
+		Field:   "reserved-pool",
+		Value:   v,
+		Unit:    "B",
+		Formula: "reserved = buffer·percent/100",
+		Inputs:  []Input{intIn("buffer", b, "B"), intIn("percent", p, "%")},
+		Source:  srcBuffer,
+	}
+}
+
+// HeadroomPool returns the headroom all ports need together when each
+// reserves perPort bytes for each of its lossless priorities (physics.md §1.3:
+// per-port-per-PG headroom × lossless PGs × ports must fit the headroom pool
+// or the buffer):
+//
+//	headroom_pool = headroom_port·ports·lossless_priorities   B
+//
+// Negative inputs count as 0; the product saturates.
+func HeadroomPool(perPort int64, ports int, losslessPriorities int) Derivation {
+	h := nonNeg(perPort)
+	n := int64(max(0, ports))
+	k := int64(max(0, losslessPriorities))
+	return Derivation{
+		Field:   "headroom-pool",
+		Value:   satMul(satMul(h, n), k),
+		Unit:    "B",
+		Formula: "headroom_pool = headroom_port·ports·lossless_priorities",
+		Inputs: []Input{
+			intIn("headroom_port", h, "B"),
+			intIn("ports", n, ""),
+			intIn("lossless_priorities", k, ""),
+		},
+		Source: srcBuffer,
+	}
+}
+
+// BudgetInput is what a switch's packet buffer must hold.
+type BudgetInput struct {
+	BufferBytes        int64          // total packet buffer of the switch, B
+	HeadroomPoolBytes  int64          // dedicated headroom pool, B; 0 = headroom is carved from the shared buffer
+	Reserves           map[string]int // reserved pools by class name, percent of BufferBytes
+	PortHeadroom       []int64        // headroom per lossless priority of each port, B (one entry per port)
+	LosslessPriorities int            // lossless priorities per port
+}
+
+// BufferBudget adds up what a switch's buffer must hold, the reserved pools
+// plus the headroom of every port and lossless priority, and reports whether
+// it fits:
+//
+//	demand = Σ_c buffer·reserve_c/100 + Σ_p headroom_p·lossless_priorities
+//	fits   = demand ≤ buffer, and Σ_p headroom_p·lossless_priorities ≤ headroom_pool
+//	         when the ASIC has a dedicated headroom pool
+//
+// Headroom that cannot be reserved turns into lossless drops (SONiC #480);
+// reserves that exceed the buffer cannot be programmed at all. An unknown
+// buffer (BufferBytes ≤ 0) never fits a non-zero demand, so callers check for
+// a known buffer first. Negative entries count as 0; sums saturate.
+func BufferBudget(in BudgetInput) (Derivation, bool) {
+	buf := nonNeg(in.BufferBytes)
+	prios := int64(max(0, in.LosslessPriorities))
+
+	inputs := []Input{intIn("buffer", buf, "B")}
+	var reserved int64
+	for _, name := range slices.Sorted(maps.Keys(in.Reserves)) {
+		r := ReservedPool(buf, in.Reserves[name])
+		reserved = satAdd(reserved, r.Value)
+		inputs = append(inputs, Input{"reserve[" + name + "]", strconv.Itoa(clampPercent(in.Reserves[name])) + " % = " + strconv.FormatInt(r.Value, 10) + " B"})
+	}
+	var perPrio int64
+	for _, h := range in.PortHeadroom {
+		perPrio = satAdd(perPrio, nonNeg(h))
+	}
+	headroom := satMul(perPrio, prios)
+	demand := satAdd(reserved, headroom)
+	inputs = append(inputs,
+		intIn("Σ headroom_p", perPrio, "B"),
+		intIn("ports", int64(len(in.PortHeadroom)), ""),
+		intIn("lossless_priorities", prios, ""),
+		intIn("headroom", headroom, "B"),
+	)
+	fits := demand <= buf && demand < math.MaxInt64
+	formula := "demand = Σ_c buffer·reserve_c/100 + Σ_p headroom_p·lossless_priorities ≤ buffer"
+	if pool := nonNeg(in.HeadroomPoolBytes); pool > 0 {
+		inputs = append(inputs, intIn("headroom_pool", pool, "B"))
+		formula += "; Σ_p headroom_p·lossless_priorities ≤ headroom_pool"
+		fits = fits && headroom <= pool
+	}
+	return Derivation{
+		Field:   "buffer-demand",
+		Value:   demand,
+		Unit:    "B",
+		Formula: formula,
+		Inputs:  inputs,
+		Source:  srcBuffer,
+	}, fits
+}
+
+// QuantizeToCells rounds bytes up to whole buffer cells: ceil(bytes/cell)·cell.
+// It is the smallest amount an ASIC that allocates in cells can program for a
+// requested size. Negative bytes count as 0; a cell of zero or less leaves
+// bytes unchanged; a result beyond int64 rounds down to the largest whole
+// cell count instead.
+//
+// Cell rounding does not explain every difference between requested and
+// programmed values. NVIDIA documents Spectrum-4 programming an ECN
+// threshold of 150 000 B as 159 744 B; with Spectrum-4's 192-B cell
+// (sonic-buildimage platform/mellanox/asic_table.j2) 150 000 B is 781.25
+// cells, which rounds to 782 cells = 150 144 B, not 159 744 B = 832 cells.
+// The 9 744-B gap is 50 cells, so the thresholds are encoded more coarsely
+// than one cell. A 4-bit mantissa (832 = 13·2⁶) reproduces the figure exactly
+// [inference, not documented]. Plans must therefore tolerate read-back
+// values above the cell-rounded request.
+func QuantizeToCells(bytes int64, cellBytes int) int64 {
+	b := nonNeg(bytes)
+	if cellBytes <= 0 {
+		return b
+	}
+	c := int64(cellBytes)
+	q := b / c
+	if b%c != 0 && q < math.MaxInt64/c {
+		q++
+	}
+	return q * c
+}

@@ -1,0 +1,367 @@
+package platforms
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+//go:embed catalog.json
+var catalogJSON []byte
+
+// A Switch is one switch model of the catalog.
+type Switch struct {
+	Model             string            `json:"model"`             // canonical model name, e.g. "7060X6-64PE"
+	Vendor            string            `json:"vendor"`            // e.g. "Arista"
+	ASIC              string            `json:"asic"`              // switching ASIC, e.g. "Broadcom Tomahawk 5 (BCM78900)"
+	Aliases           []string          `json:"aliases,omitempty"` // other names the model is known by (order codes)
+	Platforms         []string          `json:"platforms"`         // which of "eos", "nvue", "sonic", "nxos" run on it
+	BufferBytes       int64             `json:"bufferBytes"`       // total packet buffer, B
+	CellBytes         int               `json:"cellBytes"`         // buffer cell size, B; 0 = unknown
+	Ports             map[string]int    `json:"ports"`             // front-panel ports by speed "100G".."1.6T", breakouts included
+	HeadroomPoolBytes int64             `json:"headroomPoolBytes"` // dedicated headroom pool, B; 0 when headroom comes from the shared buffer
+	AlphaLog2         int               `json:"alphaLog2"`         // dynamic-threshold alpha for lossless PGs (α = 2^AlphaLog2)
+	MaxHeadroomBytes  int64             `json:"maxHeadroomBytes"`  // largest per-PG headroom the ASIC accepts, B; 0 = unknown
+	Sources           map[string]string `json:"sources"`           // figure (JSON name) → source; "verify: ..." where it is an estimate
+}
+
+// RunsPlatform reports whether platform is one of the switch's platforms.
+func (s Switch) RunsPlatform(platform string) bool {
+	return slices.Contains(s.Platforms, strings.ToLower(platform))
+}
+
+// A NIC is one host NIC model of the catalog.
+type NIC struct {
+	Model         string            `json:"model"`             // canonical model name, e.g. "connectx-7"
+	Vendor        string            `json:"vendor"`            // e.g. "NVIDIA"
+	Aliases       []string          `json:"aliases,omitempty"` // other names the model is known by
+	OutOfOrder    bool              `json:"outOfOrder"`        // can place out-of-order packets (needed for adaptive routing / spraying)
+	DefaultCableM float64           `json:"defaultCableM"`     // headroom cable length the driver assumes, m (mlx5: 7)
+	MaxSpeedGbps  int               `json:"maxSpeedGbps"`      // fastest port speed, Gbit/s
+	Sources       map[string]string `json:"sources"`           // figure (JSON name) → source; "verify: ..." where it is an estimate
+}
+
+// Capabilities says what one configuration platform can express.
+type Capabilities struct {
+	Platform string             `json:"platform"` // "eos", "nvue", "sonic", "nxos", "openconfig" or "linux"
+	Elements map[string]Support `json:"elements"` // by intent element, see Elements
+}
+
+// Support is how well a platform expresses one intent element.
+type Support struct {
+	Level      string `json:"level"`                // LevelYes, LevelPartial or LevelNo
+	Rendered   string `json:"rendered,omitempty"`   // what is rendered instead when partial or no
+	Note       string `json:"note,omitempty"`       // syntax hints, limits and sources
+	Disruption string `json:"disruption,omitempty"` // what changing the element does; Hitless when omitted in the catalog
+}
+
+// Support levels.
+const (
+	LevelYes     = "yes"
+	LevelPartial = "partial"
+	LevelNo      = "no"
+)
+
+// Disruption classes: what applying a change to an element does to traffic.
+const (
+	Hitless      = "hitless"       // no traffic impact
+	PortFlap     = "port-flap"     // the link goes down and up
+	TrafficPause = "traffic-pause" // buffers are reprogrammed; traffic stops or drops briefly
+	Reboot       = "reboot"        // the change takes effect only after a reload
+)
+
+// Intent elements a platform's capabilities are described for.
+const (
+	ElementDSCPMap             = "dscp-map"
+	ElementTCQueue             = "tc-queue"
+	ElementPFC                 = "pfc"
+	ElementPoolPercent         = "pool-percent"
+	ElementHeadroomCable       = "headroom-cable"
+	ElementXoffXon             = "xoff-xon"
+	ElementPFCWatchdog         = "pfc-watchdog"
+	ElementECN                 = "ecn"
+	ElementETS                 = "ets"
+	ElementStrict              = "strict"
+	ElementShaping             = "shaping"
+	ElementAdaptiveRouting     = "adaptive-routing"
+	ElementSpray               = "spray"
+	ElementMTU                 = "mtu"
+	ElementWatchdogActionAlert = "watchdog-action-alert"
+)
+
+var elements = []string{
+	ElementDSCPMap, ElementTCQueue, ElementPFC, ElementPoolPercent, ElementHeadroomCable,
+	ElementXoffXon, ElementPFCWatchdog, ElementECN, ElementETS, ElementStrict, ElementShaping,
+	ElementAdaptiveRouting, ElementSpray, ElementMTU, ElementWatchdogActionAlert,
+}
+
+// Elements returns the intent element keys every platform's capabilities
+// cover, in a fixed order.
+func Elements() []string { return slices.Clone(elements) }
+
+var platformNames = []string{"eos", "nvue", "sonic", "nxos", "openconfig", "linux"}
+
+// Platforms returns the configuration platform names the catalog describes,
+// in a fixed order.
+func Platforms() []string { return slices.Clone(platformNames) }
+
+// switchFigures and nicFigures are the JSON names of the figures each entry
+// must cite in its Sources.
+var (
+	switchFigures = []string{"asic", "platforms", "bufferBytes", "cellBytes", "ports", "headroomPoolBytes", "alphaLog2", "maxHeadroomBytes"}
+	nicFigures    = []string{"outOfOrder", "defaultCableM", "maxSpeedGbps"}
+)
+
+// portSpeeds are the keys allowed in Switch.Ports.
+var portSpeeds = []string{"100G", "200G", "400G", "800G", "1.6T"}
+
+type catalog struct {
+	Switches  []Switch       `json:"switches"`
+	NICs      []NIC          `json:"nics"`
+	Platforms []Capabilities `json:"platforms"`
+}
+
+type index struct {
+	switches  map[string]Switch // by lower-case model and alias
+	nics      map[string]NIC
+	platforms map[string]Capabilities
+	switchMod []string
+	nicMod    []string
+}
+
+var load = sync.OnceValues(func() (*index, error) { return decode(catalogJSON) })
+
+// decode parses and checks a catalog strictly.
+func decode(data []byte) (*index, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c catalog
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("catalog: data after the top-level object")
+	}
+	ix := &index{
+		switches:  make(map[string]Switch),
+		nics:      make(map[string]NIC),
+		platforms: make(map[string]Capabilities),
+	}
+	var errs []error
+	for _, s := range c.Switches {
+		if err := checkSwitch(s); err != nil {
+			errs = append(errs, err)
+		}
+		for _, name := range append([]string{s.Model}, s.Aliases...) {
+			key := strings.ToLower(name)
+			if _, dup := ix.switches[key]; dup {
+				errs = append(errs, fmt.Errorf("switch %q: name %q used twice", s.Model, name))
+			}
+			ix.switches[key] = s
+		}
+		ix.switchMod = append(ix.switchMod, s.Model)
+	}
+	for _, n := range c.NICs {
+		if err := checkNIC(n); err != nil {
+			errs = append(errs, err)
+		}
+		for _, name := range append([]string{n.Model}, n.Aliases...) {
+			key := strings.ToLower(name)
+			if _, dup := ix.nics[key]; dup {
+				errs = append(errs, fmt.Errorf("nic %q: name %q used twice", n.Model, name))
+			}
+			ix.nics[key] = n
+		}
+		ix.nicMod = append(ix.nicMod, n.Model)
+	}
+	for _, p := range c.Platforms {
+		if _, dup := ix.platforms[p.Platform]; dup {
+			errs = append(errs, fmt.Errorf("platform %q listed twice", p.Platform))
+		}
+		p, err := checkCapabilities(p)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		ix.platforms[p.Platform] = p
+	}
+	for _, name := range platformNames {
+		if _, ok := ix.platforms[name]; !ok {
+			errs = append(errs, fmt.Errorf("platform %q missing", name))
+		}
+	}
+	slices.Sort(ix.switchMod)
+	slices.Sort(ix.nicMod)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+func checkSources(kind, model string, sources map[string]string, figures []string) error {
+	var errs []error
+	for _, f := range figures {
+		if strings.TrimSpace(sources[f]) == "" {
+			errs = append(errs, fmt.Errorf("%s %q: no source for %s", kind, model, f))
+		}
+	}
+	for f := range sources {
+		if !slices.Contains(figures, f) {
+			errs = append(errs, fmt.Errorf("%s %q: source for unknown figure %q", kind, model, f))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkSwitch(s Switch) error {
+	var errs []error
+	if s.Model == "" || s.Vendor == "" || s.ASIC == "" {
+		errs = append(errs, fmt.Errorf("switch %q: model, vendor and asic are required", s.Model))
+	}
+	if len(s.Platforms) == 0 {
+		errs = append(errs, fmt.Errorf("switch %q: no platforms", s.Model))
+	}
+	for _, p := range s.Platforms {
+		if !slices.Contains([]string{"eos", "nvue", "sonic", "nxos"}, p) {
+			errs = append(errs, fmt.Errorf("switch %q: unknown platform %q", s.Model, p))
+		}
+	}
+	if s.BufferBytes < 0 || s.CellBytes < 0 || s.HeadroomPoolBytes < 0 || s.MaxHeadroomBytes < 0 {
+		errs = append(errs, fmt.Errorf("switch %q: negative size", s.Model))
+	}
+	if len(s.Ports) == 0 {
+		errs = append(errs, fmt.Errorf("switch %q: no ports", s.Model))
+	}
+	for speed, n := range s.Ports {
+		if !slices.Contains(portSpeeds, speed) || n <= 0 {
+			errs = append(errs, fmt.Errorf("switch %q: ports %q: %d", s.Model, speed, n))
+		}
+	}
+	errs = append(errs, checkSources("switch", s.Model, s.Sources, switchFigures))
+	return errors.Join(errs...)
+}
+
+func checkNIC(n NIC) error {
+	var errs []error
+	if n.Model == "" || n.Vendor == "" {
+		errs = append(errs, fmt.Errorf("nic %q: model and vendor are required", n.Model))
+	}
+	if n.DefaultCableM <= 0 || n.MaxSpeedGbps <= 0 {
+		errs = append(errs, fmt.Errorf("nic %q: defaultCableM and maxSpeedGbps must be positive", n.Model))
+	}
+	errs = append(errs, checkSources("nic", n.Model, n.Sources, nicFigures))
+	return errors.Join(errs...)
+}
+
+// checkCapabilities validates p and fills omitted disruptions with Hitless.
+func checkCapabilities(p Capabilities) (Capabilities, error) {
+	var errs []error
+	if !slices.Contains(platformNames, p.Platform) {
+		errs = append(errs, fmt.Errorf("platform %q: unknown", p.Platform))
+	}
+	filled := make(map[string]Support, len(p.Elements))
+	for _, e := range elements {
+		if _, ok := p.Elements[e]; !ok {
+			errs = append(errs, fmt.Errorf("platform %q: element %q missing", p.Platform, e))
+		}
+	}
+	for e, s := range p.Elements {
+		if !slices.Contains(elements, e) {
+			errs = append(errs, fmt.Errorf("platform %q: unknown element %q", p.Platform, e))
+		}
+		switch s.Level {
+		case LevelYes:
+		case LevelPartial, LevelNo:
+			if s.Rendered == "" {
+				errs = append(errs, fmt.Errorf("platform %q: element %q is %s but says nothing about what is rendered", p.Platform, e, s.Level))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("platform %q: element %q: level %q, want yes, partial or no", p.Platform, e, s.Level))
+		}
+		switch s.Disruption {
+		case "":
+			s.Disruption = Hitless
+		case Hitless, PortFlap, TrafficPause, Reboot:
+		default:
+			errs = append(errs, fmt.Errorf("platform %q: element %q: disruption %q", p.Platform, e, s.Disruption))
+		}
+		filled[e] = s
+	}
+	p.Elements = filled
+	return p, errors.Join(errs...)
+}
+
+// Validate reports whether the embedded catalog decodes strictly and is
+// complete: every figure sourced, every platform listing every element,
+// no name used twice. Lookups treat an invalid catalog as empty.
+func Validate() error {
+	_, err := load()
+	return err
+}
+
+func get() *index {
+	ix, err := load()
+	if err != nil {
+		return &index{}
+	}
+	return ix
+}
+
+// LookupSwitch returns the switch whose model or alias is model, ignoring
+// case and surrounding space.
+func LookupSwitch(model string) (Switch, bool) {
+	s, ok := get().switches[strings.ToLower(strings.TrimSpace(model))]
+	return cloneSwitch(s), ok
+}
+
+// LookupNIC returns the NIC whose model or alias is model, ignoring case and
+// surrounding space.
+func LookupNIC(model string) (NIC, bool) {
+	n, ok := get().nics[strings.ToLower(strings.TrimSpace(model))]
+	n.Aliases = slices.Clone(n.Aliases)
+	n.Sources = maps.Clone(n.Sources)
+	return n, ok
+}
+
+// SwitchModels returns the canonical switch model names, sorted, for
+// "allowed: ..." messages.
+func SwitchModels() []string { return slices.Clone(get().switchMod) }
+
+// NICModels returns the canonical NIC model names, sorted.
+func NICModels() []string { return slices.Clone(get().nicMod) }
+
+// PlatformCapabilities returns what platform ("eos", "nvue", "sonic",
+// "nxos", "openconfig", "linux"; case-insensitive) can express.
+func PlatformCapabilities(platform string) (Capabilities, bool) {
+	c, ok := get().platforms[strings.ToLower(strings.TrimSpace(platform))]
+	c.Elements = maps.Clone(c.Elements)
+	return c, ok
+}
+
+// Disruption returns what changing element on platform does: Hitless,
+// PortFlap (e.g. the PFC bitmap on an mlx5 NIC), TrafficPause (buffer or
+// pool reprogramming, adaptive routing on Cumulus, which reloads switchd) or
+// Reboot (the NX-OS DLB hardware profile). The classes follow switches.md §6
+// and hosts.md §0. It returns the empty string for an unknown platform or
+// element.
+func Disruption(platform, element string) string {
+	c, ok := get().platforms[strings.ToLower(strings.TrimSpace(platform))]
+	if !ok {
+		return ""
+	}
+	return c.Elements[element].Disruption
+}
+
+func cloneSwitch(s Switch) Switch {
+	s.Aliases = slices.Clone(s.Aliases)
+	s.Platforms = slices.Clone(s.Platforms)
+	s.Ports = maps.Clone(s.Ports)
+	s.Sources = maps.Clone(s.Sources)
+	return s
+}

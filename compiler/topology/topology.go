@@ -1,0 +1,438 @@
+// Package topology expands a fabric's shape into devices and links:
+// rail-optimized and clos fabrics of two or three tiers from a handful of
+// parameters, or an explicit list of devices and links.
+//
+// It decides who is wired to whom and what each port is called in its
+// platform's own naming. It knows nothing of QoS: the compiler attaches
+// that to the devices afterwards.
+package topology
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+)
+
+// Params is everything expansion needs, resolved: port counts come from the
+// platform catalog, defaults are filled in.
+type Params struct {
+	Style   string // "rail-optimized" or "clos"
+	Servers int
+	Rails   int
+	// NIC describes the host links.
+	NICSpeed  int
+	NICCable  float64
+	NICModel  string
+	NICPorts  []string // netdev of NIC i
+	HCAs      []string // RDMA device of NIC i
+	Leaf      Tier
+	Spine     *Tier // nil for a single leaf
+	Super     *Tier // nil below three tiers
+	PodServer int   // servers per pod in three tiers; 0 picks the largest 1:1 pod
+	Naming    Naming
+}
+
+// Tier describes one switch tier. Speed and Cable describe the links from
+// the tier below into this one (for the leaf tier: its uplinks' speed is in
+// the Spine tier).
+type Tier struct {
+	Platform  string
+	Model     string
+	Ports     int // front-panel ports at the tier's port speed (breakouts included)
+	Physical  int // physical ports (for breakout naming); 0 means Ports
+	Speed     int
+	Cable     float64
+	Count     int // fixed number of switches (per pod for spines in three tiers), 0 for the fewest
+	Downlinks int // leaves only
+	Uplinks   int // leaves only
+}
+
+// Naming holds the name patterns: {rail}, {pod} and {n}.
+type Naming struct {
+	Leaf, Spine, Superspine, Server string
+}
+
+// DefaultNaming returns the default name patterns of a style.
+func DefaultNaming(style string) Naming {
+	n := Naming{Leaf: "leaf-{n}", Spine: "spine-{n}", Superspine: "superspine-{n}", Server: "gpu-{n}"}
+	if style == "rail-optimized" {
+		n.Leaf = "leaf-r{rail}-{n}"
+	}
+	return n
+}
+
+// Result is an expanded fabric: devices without QoS, and links.
+type Result struct {
+	Devices []*ir.Device
+	Links   []*ir.Link
+	Tiers   int
+	Pods    int
+	// Oversubscription is down/up capacity per tier boundary ("leaf",
+	// "spine").
+	Oversubscription map[string]float64
+}
+
+// Error is an expansion failure the user can fix, with the intent field to
+// point at (a dotted path such as "topology.spine.count").
+type Error struct {
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string { return e.Field + ": " + e.Msg }
+
+func errf(field, format string, args ...any) *Error {
+	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// names formats indices with a pattern, zero-padding {n} to the width of
+// the largest index (at least min digits).
+type namer struct {
+	pattern string
+	width   int
+}
+
+func newNamer(pattern string, count, min int) namer {
+	w := len(strconv.Itoa(max(count-1, 0)))
+	return namer{pattern: pattern, width: max(w, min)}
+}
+
+func (n namer) name(i, rail, pod int) string {
+	s := strings.ReplaceAll(n.pattern, "{n}", fmt.Sprintf("%0*d", n.width, i))
+	if rail >= 0 {
+		s = strings.ReplaceAll(s, "{rail}", strconv.Itoa(rail))
+	}
+	if pod >= 0 {
+		s = strings.ReplaceAll(s, "{pod}", strconv.Itoa(pod))
+	}
+	return s
+}
+
+func ceilDiv(a, b int) int {
+	if b <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// switchDev makes a switch device with room for its ports.
+func switchDev(name string, role ir.Role, t *Tier, rail, pod, ports int) *ir.Device {
+	return &ir.Device{Name: name, Role: role, Platform: t.Platform, Model: t.Model, Rail: rail, Pod: pod,
+		Switch: &ir.Switch{Ports: make([]ir.Port, 0, ports)}}
+}
+
+// wire links two switch ports, taking the next free port on each side.
+type wiring struct {
+	links []*ir.Link
+}
+
+func (w *wiring) connect(a *ir.Device, at *Tier, b *ir.Device, bt *Tier, speed int, cable float64) {
+	ap := PortName(a.Platform, len(a.Switch.Ports), at)
+	bp := PortName(b.Platform, len(b.Switch.Ports), bt)
+	a.Switch.Ports = append(a.Switch.Ports, ir.Port{Name: ap, SpeedGbps: speed, CableM: cable,
+		Peer: b.Name, PeerPort: bp, Facing: b.Role})
+	b.Switch.Ports = append(b.Switch.Ports, ir.Port{Name: bp, SpeedGbps: speed, CableM: cable,
+		Peer: a.Name, PeerPort: ap, Facing: a.Role})
+	w.links = append(w.links, &ir.Link{A: ir.Endpoint{Device: a.Name, Port: ap},
+		B: ir.Endpoint{Device: b.Name, Port: bp}, SpeedGbps: speed, CableM: cable})
+}
+
+// Expand builds the devices and links of a rail-optimized or clos fabric.
+func Expand(p Params) (*Result, error) {
+	if p.Servers < 1 {
+		return nil, errf("topology.servers", "want at least 1 server, got %d", p.Servers)
+	}
+	if p.Rails < 1 {
+		return nil, errf("topology.rails", "want at least 1 rail, got %d", p.Rails)
+	}
+	if len(p.NICPorts) != p.Rails {
+		return nil, errf("hosts.nic.ports", "%d ports listed for %d rails: list one netdev per rail", len(p.NICPorts), p.Rails)
+	}
+	if len(p.HCAs) != p.Rails {
+		return nil, errf("hosts.nccl.hca", "%d HCAs listed for %d rails: list one RDMA device per rail", len(p.HCAs), p.Rails)
+	}
+	D, U := p.Leaf.Downlinks, p.Leaf.Uplinks
+	if D < 1 {
+		return nil, errf("topology.leaf.downlinks", "want at least 1 downlink, got %d", D)
+	}
+	if D+U > p.Leaf.Ports {
+		return nil, errf("topology.leaf", "%d downlinks + %d uplinks exceed the %d ports of a %s", D, U, p.Leaf.Ports, p.Leaf.Model)
+	}
+	naming := p.Naming
+	r := &Result{Oversubscription: map[string]float64{}}
+
+	// Leaves. In a rail-optimized fabric NIC i of every server lands on rail
+	// i's leaves and each rail has ceil(servers/D) leaves; in a clos the
+	// servers' NICs are packed onto leaves in order.
+	type slot struct{ leaf, port int }
+	var leaves []*ir.Device
+	var nicSlot func(server, nic int) slot
+	rails := p.Style == "rail-optimized"
+	if rails {
+		perRail := ceilDiv(p.Servers, D)
+		nm := newNamer(naming.Leaf, perRail, 2)
+		for rail := range p.Rails {
+			for j := range perRail {
+				leaves = append(leaves, switchDev(nm.name(j, rail, -1), ir.RoleLeaf, &p.Leaf, rail, -1, D+U))
+			}
+		}
+		nicSlot = func(s, i int) slot { return slot{i*perRail + s/D, s % D} }
+	} else {
+		n := ceilDiv(p.Servers*p.Rails, D)
+		nm := newNamer(naming.Leaf, n, 2)
+		for j := range n {
+			leaves = append(leaves, switchDev(nm.name(j, -1, -1), ir.RoleLeaf, &p.Leaf, -1, -1, D+U))
+		}
+		nicSlot = func(s, i int) slot { k := s*p.Rails + i; return slot{k / D, k % D} }
+	}
+
+	// Servers and host links. Leaf ports are placed at their downlink index
+	// so that a ragged last leaf simply has fewer of them.
+	snm := newNamer(naming.Server, p.Servers, 4)
+	hosts := make([]*ir.Device, p.Servers)
+	links := make([]*ir.Link, 0, p.Servers*p.Rails+len(leaves)*U*2)
+	leafDown := make([][]ir.Port, len(leaves))
+	for j := range leafDown {
+		leafDown[j] = make([]ir.Port, 0, D)
+	}
+	for s := range p.Servers {
+		h := &ir.Device{Name: snm.name(s, -1, -1), Role: ir.RoleHost, Platform: ir.PlatformLinux, Model: p.NICModel,
+			Rail: -1, Pod: -1, Host: &ir.Host{NICs: make([]ir.NIC, p.Rails)}}
+		for i := range p.Rails {
+			sl := nicSlot(s, i)
+			leaf := leaves[sl.leaf]
+			lp := PortName(leaf.Platform, sl.port, &p.Leaf)
+			h.Host.NICs[i] = ir.NIC{Port: p.NICPorts[i], HCA: p.HCAs[i], Rail: i, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
+				Peer: leaf.Name, PeerPort: lp}
+			leafDown[sl.leaf] = append(leafDown[sl.leaf], ir.Port{Name: lp, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
+				Peer: h.Name, PeerPort: p.NICPorts[i], Facing: ir.RoleHost})
+			links = append(links, &ir.Link{A: ir.Endpoint{Device: h.Name, Port: p.NICPorts[i]},
+				B: ir.Endpoint{Device: leaf.Name, Port: lp}, SpeedGbps: p.NICSpeed, CableM: p.NICCable})
+		}
+		hosts[s] = h
+	}
+	for j, leaf := range leaves {
+		// Clos leaves fill in server order already; rail leaves too, since
+		// servers are visited in order. Ports keep their index order.
+		leaf.Switch.Ports = append(leaf.Switch.Ports, leafDown[j]...)
+	}
+	w := &wiring{links: links}
+	r.Tiers = 1
+
+	if p.Spine == nil || U == 0 {
+		if len(leaves) > 1 {
+			return nil, errf("topology.spine", "%d leaves need a spine tier (and leaf uplinks) to reach each other", len(leaves))
+		}
+	} else {
+		up := p.Spine.Speed
+		r.Oversubscription["leaf"] = float64(D*p.NICSpeed) / float64(U*up)
+		// Leaf uplinks are placed after the downlinks, at port index D.
+		for _, leaf := range leaves {
+			for len(leaf.Switch.Ports) < D {
+				// Reserve the unused downlinks of a ragged leaf so uplink
+				// port numbers are the same on every leaf.
+				leaf.Switch.Ports = append(leaf.Switch.Ports, ir.Port{})
+			}
+		}
+		var err error
+		if p.Super == nil {
+			err = twoTier(p, leaves, w, r)
+		} else {
+			err = threeTier(p, leaves, w, r)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, leaf := range leaves {
+			leaf.Switch.Ports = compact(leaf.Switch.Ports)
+		}
+	}
+
+	upper := r.Devices
+	r.Devices = make([]*ir.Device, 0, len(upper)+len(leaves)+len(hosts))
+	r.Devices = append(r.Devices, upper...)
+	r.Devices = append(r.Devices, leaves...)
+	r.Devices = append(r.Devices, hosts...)
+	r.Links = w.links
+	return r, nil
+}
+
+// compact drops the placeholders of unused downlinks.
+func compact(ps []ir.Port) []ir.Port {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Name != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// uplink connects a leaf's next uplink: its port index continues after
+// its downlinks.
+func (w *wiring) uplink(leaf *ir.Device, lt *Tier, spine *ir.Device, st *Tier, speed int, cable float64) {
+	w.connect(leaf, lt, spine, st, speed, cable)
+}
+
+func twoTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
+	U := p.Leaf.Uplinks
+	total := len(leaves) * U
+	sp := p.Spine
+	n := sp.Count
+	if n == 0 {
+		n = ceilDiv(total, sp.Ports)
+	}
+	if n*sp.Ports < total {
+		return errf("topology.spine.count", "%d spines of %d ports cannot take the %d leaf uplinks; want at least %d",
+			n, sp.Ports, total, ceilDiv(total, sp.Ports))
+	}
+	nm := newNamer(p.Naming.Spine, n, 2)
+	spines := make([]*ir.Device, n)
+	for i := range n {
+		spines[i] = switchDev(nm.name(i, -1, -1), ir.RoleSpine, sp, -1, -1, ceilDiv(total, n))
+	}
+	// Round robin over the spines spreads every leaf's uplinks evenly.
+	g := 0
+	for _, leaf := range leaves {
+		for range U {
+			w.uplink(leaf, &p.Leaf, spines[g%n], sp, sp.Speed, sp.Cable)
+			g++
+		}
+	}
+	r.Tiers = 2
+	r.Devices = append(r.Devices, spines...)
+	return nil
+}
+
+func threeTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
+	U, D := p.Leaf.Uplinks, p.Leaf.Downlinks
+	sp, ss := p.Spine, p.Super
+	half := sp.Ports / 2
+	if half < 1 {
+		return errf("topology.spine.model", "a spine needs at least 2 ports in three tiers")
+	}
+	// A pod is the largest group of leaves whose uplinks the pod's spines
+	// take at 1:1 with one link from each leaf to each spine: half a spine's
+	// ports face down.
+	perRailPod := 0
+	if p.PodServer > 0 {
+		perRailPod = ceilDiv(p.PodServer, D)
+	} else {
+		lanes := p.Rails
+		if p.Style != "rail-optimized" {
+			lanes = 1
+		}
+		perRailPod = max(half/lanes, 1)
+	}
+	podServers := perRailPod * D
+	if p.Style != "rail-optimized" {
+		podServers = perRailPod * D / p.Rails
+		if podServers < 1 {
+			return errf("topology.pod.servers", "a pod must hold at least one server")
+		}
+	}
+	pods := ceilDiv(p.Servers, podServers)
+	podOf := func(leaf *ir.Device, j int) int {
+		if p.Style == "rail-optimized" {
+			perRail := len(leaves) / p.Rails
+			return (j % perRail) / perRailPod
+		}
+		return j / perRailPod
+	}
+	podLeaves := make([][]*ir.Device, pods)
+	for j, leaf := range leaves {
+		pod := min(podOf(leaf, j), pods-1)
+		leaf.Pod = pod
+		podLeaves[pod] = append(podLeaves[pod], leaf)
+	}
+	full := len(podLeaves[0])
+	perPod := sp.Count
+	if perPod == 0 {
+		perPod = ceilDiv(full*U, half)
+	}
+	if perPod*half < full*U {
+		return errf("topology.spine.count", "%d spines per pod with %d downlinks each cannot take the %d uplinks of a pod's %d leaves; want at least %d",
+			perPod, half, full*U, full, ceilDiv(full*U, half))
+	}
+	nm := newNamer(p.Naming.Spine, pods*perPod, 2)
+	var spines []*ir.Device
+	for pod := range pods {
+		ps := make([]*ir.Device, perPod)
+		for i := range perPod {
+			ps[i] = switchDev(nm.name(pod*perPod+i, -1, pod), ir.RoleSpine, sp, -1, pod, sp.Ports)
+		}
+		g := 0
+		for _, leaf := range podLeaves[pod] {
+			for range U {
+				w.uplink(leaf, &p.Leaf, ps[g%perPod], sp, sp.Speed, sp.Cable)
+				g++
+			}
+		}
+		spines = append(spines, ps...)
+	}
+	// Every spine sends as many links up as it has ports facing down, so the
+	// spine tier is 1:1.
+	totalUp := len(spines) * half
+	n := ss.Count
+	if n == 0 {
+		n = ceilDiv(totalUp, ss.Ports)
+	}
+	if n*ss.Ports < totalUp {
+		return errf("topology.superspine.count", "%d superspines of %d ports cannot take the %d spine uplinks; want at least %d",
+			n, ss.Ports, totalUp, ceilDiv(totalUp, ss.Ports))
+	}
+	snm := newNamer(p.Naming.Superspine, n, 2)
+	supers := make([]*ir.Device, n)
+	for i := range n {
+		supers[i] = switchDev(snm.name(i, -1, -1), ir.RoleSuperspine, ss, -1, -1, ceilDiv(totalUp, n))
+	}
+	// Spine uplinks start after the downlink half.
+	g := 0
+	for _, s := range spines {
+		for len(s.Switch.Ports) < half {
+			s.Switch.Ports = append(s.Switch.Ports, ir.Port{})
+		}
+		for range half {
+			w.connect(s, sp, supers[g%n], ss, ss.Speed, ss.Cable)
+			g++
+		}
+		s.Switch.Ports = compact(s.Switch.Ports)
+	}
+	r.Oversubscription["spine"] = float64(half*sp.Speed) / float64(half*ss.Speed)
+	r.Tiers, r.Pods = 3, pods
+	r.Devices = append(r.Devices, spines...)
+	r.Devices = append(r.Devices, supers...)
+	return nil
+}
+
+// PortName is the name of the port at index i (from 0) of a switch, in its
+// platform's own naming. Where a tier runs its ports slower than the
+// model's native speed (breakout), each physical port carries several
+// logical ones.
+func PortName(platform string, i int, t *Tier) string {
+	b := 1
+	if t != nil && t.Physical > 0 && t.Ports > t.Physical {
+		b = t.Ports / t.Physical
+	}
+	phys, sub := i/b+1, i%b
+	lanes := 8 / b
+	switch platform {
+	case ir.PlatformEOS:
+		return "Ethernet" + strconv.Itoa(phys) + "/" + strconv.Itoa(sub*lanes+1)
+	case ir.PlatformNVUE:
+		if b == 1 {
+			return "swp" + strconv.Itoa(phys)
+		}
+		return "swp" + strconv.Itoa(phys) + "s" + strconv.Itoa(sub)
+	case ir.PlatformSONiC:
+		return "Ethernet" + strconv.Itoa((phys-1)*8+sub*lanes)
+	case ir.PlatformNXOS:
+		if b == 1 {
+			return "Ethernet1/" + strconv.Itoa(phys)
+		}
+		return "Ethernet1/" + strconv.Itoa(phys) + "/" + strconv.Itoa(sub+1)
+	}
+	return "port" + strconv.Itoa(i+1)
+}
