@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/schema"
+)
+
+const explainDoc = `Show every value rocefab derived for a device (or one of its ports): headroom, xoff and xon per
+port class, the buffer plan and the PFC xoff point for switches; the NIC's headroom and the RoCE ToS
+for servers. Each value comes with its formula, the inputs that fed it and the intent field it
+came from. FIELD keeps only the values whose name contains it (e.g. headroom, xoff, xon, size,
+xoff-point, reserved, nic-headroom).
+
+-o json prints [{field, value, unit, bytes, formula, inputs, source, intent}].`
+
+type explainArgs struct {
+	output string
+}
+
+// explained is one derived value as explain prints it.
+type explained struct {
+	Device  string            `json:"device"`
+	Port    string            `json:"port,omitempty"`
+	Field   string            `json:"field"`
+	Value   int64             `json:"value"`
+	Unit    string            `json:"unit"`
+	Bytes   *int64            `json:"bytes,omitempty"`
+	Formula string            `json:"formula"`
+	Inputs  map[string]string `json:"inputs"`
+	Order   []string          `json:"-"`
+	Source  string            `json:"source"`
+	Intent  string            `json:"intent,omitempty"`
+}
+
+func newExplainCmd() *cobra.Command {
+	a := explainArgs{}
+	cmd := &cobra.Command{
+		Use:     "explain [PATH] DEVICE[:PORT] [FIELD]",
+		Short:   "Show each derived value with its formula, inputs and source",
+		Long:    explainDoc,
+		Example: "  rocefab explain examples/pod-2048 leaf-r0-00:Ethernet33/1 headroom\n  rocefab explain examples/pod-2048 gpu-0000 -o json",
+		Args:    cobra.RangeArgs(1, 3),
+		RunE:    func(cmd *cobra.Command, args []string) error { return runExplain(cmd, a, args) },
+	}
+	cmd.Flags().StringVarP(&a.output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
+	if a.output != "text" && a.output != "json" {
+		return withCode(exitError, fmt.Errorf("-o %q: allowed are text, json", a.output))
+	}
+	// PATH is optional: DEVICE is the argument with the device in it. With
+	// three arguments the first is the path; with two, the first is a path
+	// when it exists as one.
+	path, target, field := ".", "", ""
+	switch len(args) {
+	case 1:
+		target = args[0]
+	case 2:
+		if isPath(args[0]) {
+			path, target = args[0], args[1]
+		} else {
+			target, field = args[0], args[1]
+		}
+	case 3:
+		path, target, field = args[0], args[1], args[2]
+	}
+	in, ds, err := schema.Load(path)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	var fab *ir.Fabric
+	if in != nil {
+		fab, ds = compiler.Expand(in)
+	}
+	if fab == nil {
+		summarizeDiags(cmd, ds)
+		return withCode(exitFindings, fmt.Errorf("the intent does not compile"))
+	}
+	name, port, _ := strings.Cut(target, ":")
+	d := fab.Device(name)
+	if d == nil {
+		return withCode(exitError, fmt.Errorf("no device %q in %s (devices are named like %s)", name, fab.Name, fab.Devices[0].Name))
+	}
+	vals, err := explainDevice(d, port)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if field != "" {
+		var keep []explained
+		for _, v := range vals {
+			if strings.Contains(v.Field, field) {
+				keep = append(keep, v)
+			}
+		}
+		if len(keep) == 0 {
+			var names []string
+			for _, v := range vals {
+				names = append(names, v.Field)
+			}
+			return withCode(exitError, fmt.Errorf("no derived value %q for %s: there are %s", field, target, strings.Join(names, ", ")))
+		}
+		vals = keep
+	}
+	out := cmd.OutOrStdout()
+	if a.output == "json" {
+		if vals == nil {
+			vals = []explained{}
+		}
+		enc := json.NewEncoder(out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(vals); err != nil {
+			return withCode(exitError, err)
+		}
+		return nil
+	}
+	for _, v := range vals {
+		where := v.Device
+		if v.Port != "" {
+			where += ":" + v.Port
+		}
+		fmt.Fprintf(out, "%s %s = %d %s\n  formula: %s\n", where, v.Field, v.Value, v.Unit, v.Formula)
+		for _, k := range v.Order {
+			fmt.Fprintf(out, "    %s = %s\n", k, v.Inputs[k])
+		}
+		if v.Source != "" {
+			fmt.Fprintf(out, "  source:  %s\n", v.Source)
+		}
+		if v.Intent != "" {
+			fmt.Fprintf(out, "  intent:  %s\n", v.Intent)
+		}
+	}
+	return nil
+}
+
+func isPath(s string) bool {
+	return strings.HasSuffix(s, ".cue") || strings.HasSuffix(s, ".json") || strings.Contains(s, "/") || s == "." ||
+		func() bool { _, _, err := schema.Load(s); return err == nil }()
+}
+
+// explainDevice collects a device's derivations: for a switch, per port
+// class (or the one port asked for) and its buffer plan; for a server, its
+// NIC profile.
+func explainDevice(d *ir.Device, port string) ([]explained, error) {
+	var out []explained
+	add := func(p string, ds []ir.Derivation, pos diag.Pos) {
+		for _, x := range ds {
+			e := explained{Device: d.Name, Port: p, Field: x.Field, Value: x.Value, Unit: x.Unit, Formula: x.Formula,
+				Inputs: map[string]string{}, Source: x.Source}
+			if pos.IsValid() {
+				e.Intent = pos.String()
+			}
+			if x.Unit == "B" {
+				e.Bytes = new(x.Value)
+			}
+			for _, in := range x.Inputs {
+				e.Inputs[in.Name] = in.Value
+				e.Order = append(e.Order, in.Name)
+			}
+			out = append(out, e)
+		}
+	}
+	switch {
+	case d.Switch != nil:
+		if port != "" {
+			pt := d.Switch.Port(port)
+			if pt == nil {
+				return nil, fmt.Errorf("%s has no port %q (ports are like %s)", d.Name, port, d.Switch.Ports[0].Name)
+			}
+			add(pt.Name, pt.Headroom.Derived, pt.Headroom.Pos)
+			return out, nil
+		}
+		for _, h := range d.Switch.Headrooms {
+			for _, pt := range d.Switch.Ports {
+				if pt.Headroom == h {
+					add(pt.Name+" ("+h.Name+")", h.Derived, h.Pos)
+					break
+				}
+			}
+		}
+		if b := d.Switch.Buffers; b != nil {
+			add("", b.Derived, b.Pos)
+		}
+	case d.Host != nil && d.Host.Profile != nil:
+		if port != "" {
+			found := false
+			for _, n := range d.Host.NICs {
+				found = found || n.Port == port
+			}
+			if !found {
+				return nil, fmt.Errorf("%s has no RDMA port %q", d.Name, port)
+			}
+		}
+		add(port, d.Host.Profile.Derived, d.Host.Profile.Pos)
+	}
+	return out, nil
+}

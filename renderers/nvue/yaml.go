@@ -1,0 +1,228 @@
+package nvue
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The YAML here is written by hand rather than with a YAML library: the
+// NVUE document is a tree of mappings with integer and string leaves, and a
+// writer this small keeps every byte of the output (key order, quoting,
+// comments next to the values they explain) under the renderer's control,
+// which is what golden files need.
+
+// node is one key of a YAML mapping: either a scalar leaf or a mapping.
+type node struct {
+	key      string
+	leaf     bool
+	value    string // the scalar as written, already quoted when needed
+	children []*node
+	index    map[string]*node
+	above    []string // comment lines written before the key
+	trailing string   // a comment written after the value on the key's line
+}
+
+func newNode(key string) *node { return &node{key: key} }
+
+// child returns the mapping child with that key, creating it.
+func (n *node) child(key string) *node {
+	if c, ok := n.index[key]; ok {
+		return c
+	}
+	if n.index == nil {
+		n.index = map[string]*node{}
+	}
+	c := newNode(key)
+	n.index[key] = c
+	n.children = append(n.children, c)
+	return c
+}
+
+// set sets a scalar child and returns it, so that a comment can be added.
+func (n *node) set(key string, v any) *node {
+	c := n.child(key)
+	c.leaf = true
+	c.children, c.index = nil, nil
+	switch v := v.(type) {
+	case int:
+		c.value = strconv.Itoa(v)
+	case int64:
+		c.value = strconv.FormatInt(v, 10)
+	case string:
+		c.value = quote(v)
+	default:
+		panic(fmt.Sprintf("nvue: unsupported YAML scalar %T", v))
+	}
+	return c
+}
+
+// comment adds comment lines above the node's key.
+func (n *node) comment(format string, args ...any) *node {
+	n.above = append(n.above, fmt.Sprintf(format, args...))
+	return n
+}
+
+// note sets the comment written after the node's value.
+func (n *node) note(format string, args ...any) *node {
+	n.trailing = fmt.Sprintf(format, args...)
+	return n
+}
+
+// plainRE is what this writer leaves unquoted: nothing that a YAML 1.1 or
+// 1.2 reader could take for a number, a boolean, a null, a date or syntax.
+var plainRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_./-]*$`)
+
+// yaml11Words are the plain words YAML 1.1 reads as booleans or null; NVUE's
+// on/off leaves are strings, so they must be quoted.
+var yaml11Words = map[string]bool{
+	"y": true, "yes": true, "n": true, "no": true, "true": true, "false": true,
+	"on": true, "off": true, "null": true,
+}
+
+// quote returns s as a YAML scalar: plain when that is unambiguous, single
+// quoted otherwise.
+func quote(s string) string {
+	if plainRE.MatchString(s) && !yaml11Words[strings.ToLower(s)] {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// checkText refuses text that would break out of a YAML line or comment.
+func checkText(what, s string) error {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return fmt.Errorf("%s %q has a control or line-break character", what, s)
+		}
+	}
+	return nil
+}
+
+// naturalCompare orders keys with digit runs compared as numbers, so that
+// swp2 sorts before swp10 and DSCP '8' before '10'.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ca, cb := a[i], b[j]
+		if isDigit(ca) && isDigit(cb) {
+			si, sj := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			na := strings.TrimLeft(a[si:i], "0")
+			nb := strings.TrimLeft(b[sj:j], "0")
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := cmp.Compare(ca, cb); c != 0 {
+			return c
+		}
+		i, j = i+1, j+1
+	}
+	return cmp.Or(cmp.Compare(len(a)-i, len(b)-j), strings.Compare(a, b))
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// flowWidth is the longest line a mapping is folded into {a: 1, b: 2} for.
+const flowWidth = 100
+
+// emit writes the document: header comments, then the single `- set:` item
+// that `nv config patch` merges into the pending revision.
+func emit(header []string, set *node) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, h := range header {
+		if err := checkText("comment", h); err != nil {
+			return nil, err
+		}
+		writeComment(&buf, "", h)
+	}
+	buf.WriteString("- set:\n")
+	if err := emitChildren(&buf, set, "    "); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeComment(buf *bytes.Buffer, indent, text string) {
+	if text == "" {
+		buf.WriteString(indent + "#\n")
+		return
+	}
+	buf.WriteString(indent + "# " + text + "\n")
+}
+
+func sorted(n *node) []*node {
+	cs := slices.Clone(n.children)
+	slices.SortFunc(cs, func(a, b *node) int { return naturalCompare(a.key, b.key) })
+	return cs
+}
+
+func emitChildren(buf *bytes.Buffer, n *node, indent string) error {
+	for _, c := range sorted(n) {
+		if err := emitNode(buf, c, indent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func emitNode(buf *bytes.Buffer, n *node, indent string) error {
+	for _, t := range append([]string{n.key, n.value, n.trailing}, n.above...) {
+		if err := checkText("text", t); err != nil {
+			return err
+		}
+	}
+	for _, a := range n.above {
+		writeComment(buf, indent, a)
+	}
+	line := indent + quote(n.key) + ":"
+	tail := ""
+	if n.trailing != "" {
+		tail = "  # " + n.trailing
+	}
+	switch {
+	case n.leaf:
+		buf.WriteString(line + " " + n.value + tail + "\n")
+		return nil
+	case len(n.children) == 0:
+		buf.WriteString(line + " {}" + tail + "\n")
+		return nil
+	}
+	if f, ok := flow(n); ok && len(line)+1+len(f) <= flowWidth {
+		buf.WriteString(line + " " + f + tail + "\n")
+		return nil
+	}
+	buf.WriteString(line + tail + "\n")
+	return emitChildren(buf, n, indent+"  ")
+}
+
+// flow renders a mapping of scalars and empty mappings, none of them
+// commented, as a one-line flow mapping.
+func flow(n *node) (string, bool) {
+	var parts []string
+	for _, c := range sorted(n) {
+		if len(c.above) > 0 || c.trailing != "" {
+			return "", false
+		}
+		switch {
+		case c.leaf:
+			parts = append(parts, quote(c.key)+": "+c.value)
+		case len(c.children) == 0:
+			parts = append(parts, quote(c.key)+": {}")
+		default:
+			return "", false
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}", true
+}

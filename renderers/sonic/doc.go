@@ -1,0 +1,45 @@
+// Package sonic renders a switch of the compiled fabric into the QoS and
+// buffer tables of SONiC's CONFIG_DB, as one config_db.json per device.
+//
+// The artifact is a partial CONFIG_DB: the tables that make the fabric's
+// lossless class lossless on this hop (DSCP and TC maps, PFC, buffer pools,
+// profiles and priority groups, ECN, schedulers, the PFC watchdog, port MTU
+// and speed, cable lengths), meant to be merged into the switch's running
+// configuration (`config apply-patch` computed from it, or `config load`),
+// not to replace it. It leaves alone what belongs to the platform: above
+// all PORT `lanes`, which come from the SKU's port_config.ini and which the
+// model does not know. SONiC's YANG makes `lanes` mandatory, so the file
+// validates against SONiC's models together with the device's own PORT
+// table (the way shared/tools/validate/sonic-validate.py merges files), not
+// alone.
+//
+// # Buffer model
+//
+// The tables are written for SONiC's traditional buffer model
+// (DEVICE_METADATA|localhost buffer_model absent or "traditional"): pools
+// with explicit sizes from the model's buffer plan, and one static headroom
+// profile (xon, xoff, size from the model) per port class. The headroom
+// profiles carry the name buffermgrd itself would give them,
+// pg_lossless_<speed Mb/s>_<cable>_profile, and the lossless priority-group
+// keys are the ranges buffermgrd derives from pfc_enable, because in the
+// traditional model buffermgrd rewrites BUFFER_PG|<port>|<lossless PGs>
+// whenever a port's speed, cable length or pfc_enable changes; it reuses a
+// profile of that name when one exists (sonic-swss
+// cfgmgr/buffermgr.cpp doSpeedUpdateTask), so the model's headroom survives
+// instead of being replaced by the SKU's pg_profile_lookup.ini values.
+//
+// # What cannot be rendered
+//
+// JSON has no comments, so what the platform cannot express is returned by
+// [Gaps] (lint rule RF117 reports the same from the capability catalog):
+// adaptive routing and packet spraying, which community SONiC master does
+// not have, and values that SONiC's ranges or units force to change (PFC
+// watchdog timers outside 100..5000/60000 ms, fractional cable lengths,
+// ETS weights of 0).
+//
+// Sources: shared/reference/switches.md §3 (tables, defaults, pitfalls);
+// the YANG models of sonic-net/sonic-buildimage src/sonic-yang-models at
+// 086b03bd (shared/yang/sonic), which fix key shapes, value formats and
+// ranges; sonic-config-engine sample outputs for the profile and pool
+// conventions.
+package sonic
