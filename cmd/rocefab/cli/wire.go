@@ -5,6 +5,8 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/nxos"
+	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
 
@@ -15,6 +17,7 @@ var nativeRenderers = map[string]renderers.Renderer{
 	ir.PlatformEOS:   eos.Renderer{},
 	ir.PlatformNVUE:  nvue.Renderer{},
 	ir.PlatformSONiC: sonic.Renderer{},
+	ir.PlatformNXOS:  nxos.Renderer{},
 }
 
 // renderersFor lists the renderers that apply to a device: its platform's
@@ -23,6 +26,9 @@ func renderersFor(d *ir.Device) []renderers.Renderer {
 	var out []renderers.Renderer
 	if r, ok := nativeRenderers[d.Platform]; ok {
 		out = append(out, r)
+	}
+	if d.Switch != nil {
+		out = append(out, openconfig.Renderer{})
 	}
 	return out
 }

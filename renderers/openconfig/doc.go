@@ -1,0 +1,52 @@
+// Package openconfig renders a switch's ports and QoS policy as an
+// OpenConfig tree: <device>/openconfig.json, RFC 7951 JSON that a gNMI
+// Set (replace at /interfaces and /qos) or any OpenConfig-speaking tool can
+// take, for every switch platform.
+//
+// What the artifact holds:
+//
+//   - /interfaces/interface for every port: type ethernetCsmacd, MTU, a
+//     description naming the peer, enabled, port speed, and 802.3x PAUSE off
+//     (link-level pause and PFC exclude each other).
+//   - /qos/queues and /qos/forwarding-groups: one queue per class, named
+//     after the class, with queue-id set to the class's priority (which is
+//     also its traffic class and egress queue on every hop), and one
+//     forwarding group per class pointing at it.
+//   - /qos/classifiers: "dscp-ipv4" and "dscp-ipv6", one term per class
+//     matching its DSCP set and, last, the default class's term matching
+//     every DSCP no other class takes. Term ids are numbered in evaluation
+//     order ("1-cnp", "2-roce", ...); the sets are disjoint, so the order
+//     never changes where a packet goes, and no term has an empty set
+//     (which OpenConfig reads as "any DSCP").
+//   - /qos/scheduler-policies "fabric": sequence 0 is a STRICT scheduler
+//     holding the strict classes (input weight = priority, higher first, as
+//     the model defines weights of a priority scheduler); sequence 1 holds
+//     the other classes as weighted round-robin inputs with their ETS shares.
+//     This is the idiom of the openconfig/featureprofiles QoS tests, since
+//     OpenConfig has no WRR identity.
+//   - /qos/queue-management-profiles "ecn-<class>": WRED uniform with
+//     enable-ecn true, drop false, min/max thresholds in bytes and the
+//     marking probability, for every queue that marks ECN.
+//   - /qos/buffer-allocation-profiles "headroom-<port class>": for each port
+//     class (speed and cable length), the lossless queues with a dedicated
+//     buffer of the port class's PFC headroom and dynamic use of the shared
+//     buffer (the scaling factor is left to the device, the model has none).
+//     Headroom absorbs what arrives after XOFF, on ingress, so the profile
+//     is bound as the interface's input buffer-allocation-profile.
+//   - /qos/interfaces for every port: the IPv4 and IPv6 classifiers on
+//     input, the scheduler policy and every class queue (with its ECN
+//     profile) on output, the port class's buffer profile on input.
+//
+// OpenConfig has no model for PFC, its watchdog, priority groups, xoff/xon
+// thresholds, buffer pools or adaptive routing (see the shared OpenConfig
+// reference, section 1.2): those stay in the platform's native artifact,
+// and [Gaps] lists them for the device so that lint (RF117) and the build
+// summary can say so; JSON has no comments to carry them.
+//
+// The tree is built only through the ygot-generated types of package oc,
+// in one file of this package (ocdevice.go); the rest of the package turns
+// the model into a small neutral description that file maps onto them, so
+// a regeneration that renames generated identifiers touches one file. The
+// tree must pass ygot.ValidateGoStruct (types, ranges, leafrefs) before it
+// is emitted; an invalid tree is an error, never a file.
+package openconfig

@@ -1,0 +1,114 @@
+package openconfig_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
+)
+
+// TestValidator runs the independent validator, yanglint against the pinned
+// OpenConfig YANG in the shared directory beside the repository, on every
+// artifact this package renders for the test fabric and its variants, and
+// on one broken copy to show that it is not vacuous.
+func TestValidator(t *testing.T) {
+	script := filepath.Join(repoRoot(t), "..", "shared", "tools", "validate", "oc-validate.sh")
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("validator not available: %s (the shared/ directory beside the repository root): %v", script, err)
+	}
+	bash := lookPath(t, "bash", "runs oc-validate.sh")
+	lookPath(t, "python3", "oc-validate.sh reads module names with it")
+	if y := os.Getenv("YANGLINT"); y != "" {
+		lookPath(t, y, "$YANGLINT")
+	} else {
+		lookPath(t, "yanglint", "install libyang2-tools")
+	}
+
+	dir := t.TempDir()
+	var files []string
+	write := func(name string, js []byte) string {
+		p := filepath.Join(dir, name, "openconfig.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, d := range irtest.Fabric().Switches() {
+		files = append(files, write(d.Name, render(t, d)))
+	}
+	for name, mk := range variants() {
+		files = append(files, write("variant-"+name, render(t, mk())))
+	}
+
+	run := func(files ...string) (int, string) {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, bash, append([]string{script}, files...)...).CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, string(out)
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(out)
+		}
+		t.Fatalf("oc-validate.sh: %v\n%s", err, out)
+		return -1, ""
+	}
+	code, out := run(files...)
+	if code != 0 {
+		t.Fatalf("oc-validate.sh rejected rendered artifacts (exit %d):\n%s", code, out)
+	}
+	if n := strings.Count(out, ": valid ("); n != len(files) {
+		t.Errorf("oc-validate.sh reported %d valid files, want %d:\n%s", n, len(files), out)
+	}
+	t.Logf("%d artifacts valid", len(files))
+
+	// A forwarding group that does not exist: a dangling leafref.
+	js := render(t, irtest.Fabric().Device("leaf-eos"))
+	bad := bytes.Replace(js, []byte(`"target-group": "roce"`), []byte(`"target-group": "rocev2"`), 1)
+	if bytes.Equal(bad, js) {
+		t.Fatal(`no "target-group": "roce" to break`)
+	}
+	if code, out := run(write("broken", bad)); code != 1 {
+		t.Errorf("oc-validate.sh on a dangling target-group: exit %d, want 1:\n%s", code, out)
+	}
+}
+
+// repoRoot walks up from the working directory to the directory with go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the working directory, so no shared/ directory to find")
+		}
+		dir = parent
+	}
+}
+
+// lookPath returns the path of an executable or skips the test.
+func lookPath(t *testing.T, name, why string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not found on PATH (%s): %v", name, why, err)
+	}
+	return p
+}
