@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ Exit codes:
   2  the intent could not be read`
 
 type lintArgs struct {
+	info    bool
 	format  diag.Format
 	failOn  string
 	explain string
@@ -43,6 +45,7 @@ func newLintCmd() *cobra.Command {
 	}
 	cmd.Flags().VarP(&a.format, "format", "o", "output format: text, json, sarif or github")
 	cmd.Flags().StringVar(&a.failOn, "fail-on", "error", "lowest severity that makes lint exit 1: error or warning")
+	cmd.Flags().BoolVar(&a.info, "info", false, "also print informational findings (e.g. what OpenConfig cannot carry by design)")
 	cmd.Flags().StringVar(&a.explain, "explain", "", "print the documentation of a rule (e.g. RF102) and exit")
 	return cmd
 }
@@ -64,6 +67,9 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	ds, err := lintPath(pathArg(args))
 	if err != nil {
 		return withCode(exitError, err)
+	}
+	if !a.info {
+		ds = slices.DeleteFunc(ds, func(d diag.Diagnostic) bool { return d.Severity == diag.Info })
 	}
 	if err := printDiags(cmd, ds, a.format); err != nil {
 		return withCode(exitError, err)
