@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -125,7 +126,7 @@ func (c *compilation) switches(qos *ir.QoS) {
 			if a.SpeedGbps != b.SpeedGbps {
 				return a.SpeedGbps - b.SpeedGbps
 			}
-			return strings.Compare(fmt.Sprint(a.CableM), fmt.Sprint(b.CableM))
+			return cmp.Compare(a.CableM, b.CableM)
 		})
 		for _, h := range s.Headrooms {
 			mix = append(mix, h.Name+"x"+strconv.Itoa(counts[h]))

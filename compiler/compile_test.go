@@ -1,0 +1,183 @@
+package compiler_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/schema"
+)
+
+func compile(t *testing.T, src string) *ir.Fabric {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fabric.cue")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, ds, err := schema.Load(p)
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	f, ds := compiler.Compile(in)
+	if f == nil || ds.HasErrors() {
+		t.Fatalf("compile: %v", ds)
+	}
+	return f
+}
+
+func count(f *ir.Fabric) map[ir.Role]int {
+	m := map[ir.Role]int{}
+	for _, d := range f.Devices {
+		m[d.Role]++
+	}
+	return m
+}
+
+func TestTopologyStyles(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		roles     map[ir.Role]int
+		links     int
+		first     []string
+	}{
+		{"rail-optimized ragged", `name: "r"
+topology: {servers: 40, rails: 4, leaf: {platform: "nvue", model: "SN5600", downlinks: 16, uplinks: 16}}
+hosts: nic: ports: ["eth1", "eth2", "eth3", "eth4"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`,
+			// 40 servers / 16 per leaf = 3 leaves per rail (the last holds 8); 12 leaves x 16 uplinks = 192 -> 2 spines of 128 ports.
+			map[ir.Role]int{ir.RoleHost: 40, ir.RoleLeaf: 12, ir.RoleSpine: 2}, 40*4 + 12*16, []string{"spine-00", "spine-01", "leaf-r0-00"}},
+		{"clos", `name: "c"
+topology: {style: "clos", servers: 32, rails: 2, leaf: {platform: "sonic", model: "DS5000", downlinks: 16, uplinks: 16}}
+hosts: nic: ports: ["eth1", "eth2"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`,
+			map[ir.Role]int{ir.RoleHost: 32, ir.RoleLeaf: 4, ir.RoleSpine: 1}, 64 + 64, []string{"spine-00", "leaf-00"}},
+		{"three tiers", `name: "t"
+topology: {servers: 1000, rails: 8, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
+	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}`,
+			// pods of 8 leaves per rail = 512 servers -> 2 pods; 16 leaves per rail (last pod ragged);
+			// 64 spines per pod; 128 spines x 64 uplinks / 128 ports = 64 superspines.
+			map[ir.Role]int{ir.RoleHost: 1000, ir.RoleLeaf: 128, ir.RoleSpine: 128, ir.RoleSuperspine: 64}, 8000 + 128*64 + 128*64, []string{"superspine-00"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := compile(t, c.src)
+			if got := count(f); !reflect.DeepEqual(got, c.roles) {
+				t.Errorf("roles = %v, want %v", got, c.roles)
+			}
+			if len(f.Links) != c.links {
+				t.Errorf("links = %d, want %d", len(f.Links), c.links)
+			}
+			for i, n := range c.first {
+				if f.Devices[i].Name != n {
+					t.Errorf("device %d = %s, want %s", i, f.Devices[i].Name, n)
+				}
+			}
+			// Rail wiring: NIC i of every server on a rail-i leaf.
+			for _, d := range f.Hosts() {
+				for _, n := range d.Host.NICs {
+					leaf := f.Device(n.Peer)
+					if leaf == nil || leaf.Role != ir.RoleLeaf || (leaf.Rail >= 0 && leaf.Rail != n.Rail) {
+						t.Fatalf("%s:%s goes to %s", d.Name, n.Port, n.Peer)
+					}
+				}
+			}
+			// Every link end is a port of its device.
+			for _, l := range f.Links {
+				for _, e := range []ir.Endpoint{l.A, l.B} {
+					d := f.Device(e.Device)
+					if d.Switch != nil && d.Switch.Port(e.Port) == nil {
+						t.Fatalf("link end %s is not a port", e)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestOversubscription(t *testing.T) {
+	f := compile(t, `name: "o"
+topology: {servers: 96, rails: 1, leaf: {platform: "nvue", model: "SN5600", downlinks: 48, uplinks: 16}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`)
+	if r := f.Topology.Oversubscription["leaf"]; r != 3 {
+		t.Errorf("leaf oversubscription = %v, want 3", r)
+	}
+}
+
+func TestHeadroomGrowsWithCable(t *testing.T) {
+	f := compile(t, `name: "h"
+topology: {servers: 16, rails: 1, leaf: {platform: "nvue", model: "SN5600"}, spine: {cable: "100m"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`)
+	leaf := f.Device("leaf-r0-00")
+	if len(leaf.Switch.Headrooms) != 2 {
+		t.Fatalf("headroom classes = %d, want 2 (3 m and 100 m)", len(leaf.Switch.Headrooms))
+	}
+	short, long := leaf.Switch.Headrooms[0], leaf.Switch.Headrooms[1]
+	if short.CableM != 3 || long.CableM != 100 || long.Size <= short.Size {
+		t.Errorf("headroom %s = %d, %s = %d: want more for the longer cable", short.Name, short.Size, long.Name, long.Size)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	src := `name: "d"
+topology: {servers: 64, leaf: {platform: "eos", model: "7060X6-64PE"}}`
+	a, b := compile(t, src), compile(t, src)
+	if len(a.Devices) != len(b.Devices) {
+		t.Fatal("device counts differ")
+	}
+	for i := range a.Devices {
+		if a.Devices[i].Name != b.Devices[i].Name || !reflect.DeepEqual(a.Devices[i].Switch != nil, b.Devices[i].Switch != nil) {
+			t.Fatalf("device %d differs", i)
+		}
+	}
+}
+
+func TestExpandRange(t *testing.T) {
+	got, err := compiler.ExpandRange("gpu-[0008-0011]")
+	if err != nil || !reflect.DeepEqual(got, []string{"gpu-0008", "gpu-0009", "gpu-0010", "gpu-0011"}) {
+		t.Errorf("ExpandRange = %v, %v", got, err)
+	}
+	for _, bad := range []string{"gpu-[5-1]", "gpu-[a-b]", "gpu-[1-2", "x;y"} {
+		if _, err := compiler.ExpandRange(bad); err == nil {
+			t.Errorf("ExpandRange(%q) accepted", bad)
+		}
+	}
+}
+
+// BenchmarkCompile measures expansion and derivation at 1k, 10k and 100k
+// GPUs (8 rails), to show cost grows linearly.
+func BenchmarkCompile(b *testing.B) {
+	for _, servers := range []int{128, 1250, 12500} {
+		src := `name: "bench"
+topology: {servers: ` + itoa(servers) + `, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
+	spine: {platform: "nvue", model: "SN5600", cable: "30m"}, superspine: {platform: "eos", model: "7060X6-64PE", cable: "100m"}}`
+		p := filepath.Join(b.TempDir(), "fabric.cue")
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		in, _, err := schema.Load(p)
+		if err != nil || in == nil {
+			b.Fatal(err)
+		}
+		b.Run(itoa(servers*8)+"-gpus", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if f, _ := compiler.Compile(in); f == nil {
+					b.Fatal("no fabric")
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	s := ""
+	for n > 0 || s == "" {
+		s = string(rune('0'+n%10)) + s
+		n /= 10
+	}
+	return s
+}
