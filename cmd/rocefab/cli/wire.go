@@ -4,6 +4,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/nvue"
 	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
@@ -18,6 +19,7 @@ var nativeRenderers = map[string]renderers.Renderer{
 	ir.PlatformNVUE:  nvue.Renderer{},
 	ir.PlatformSONiC: sonic.Renderer{},
 	ir.PlatformNXOS:  nxos.Renderer{},
+	ir.PlatformLinux: host.Renderer{},
 }
 
 // renderersFor lists the renderers that apply to a device: its platform's
@@ -34,6 +36,4 @@ func renderersFor(d *ir.Device) []renderers.Renderer {
 }
 
 // renderTenant renders a tenant's NCCL environment.
-func renderTenant(t *ir.Tenant) (renderers.Artifact, error) {
-	return renderers.Artifact{Path: "tenants/" + t.Name + ".env", Format: renderers.Env}, nil
-}
+func renderTenant(t *ir.Tenant) (renderers.Artifact, error) { return host.RenderTenant(t) }

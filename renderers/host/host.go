@@ -1,0 +1,281 @@
+package host
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// InstallPath is where the script goes on a server: the unit runs it from
+// there, and the script's header says so.
+const InstallPath = "/usr/local/lib/rocefab/host.sh"
+
+// UnitName is the systemd unit that runs the script at boot.
+const UnitName = "rocefab-qos.service"
+
+// The artifact file names, below the device's directory.
+const (
+	ScriptFile = "host.sh"
+	UnitFile   = UnitName
+)
+
+// htbQuantum is the quantum of every HTB class: the kernel's own cap for a
+// derived quantum, above any MTU. The classes are all roots of the tree, so
+// they never borrow and the quantum only has to be legal.
+const htbQuantum = 200000
+
+// restMinor is the HTB class of everything not shaped, at line rate.
+const restMinor = 0xff
+
+// mlx5MaxCableM is the longest cable mlx5 accepts; it silently ignores
+// longer ones (en/port_buffer.h MLX5E_MAX_CABLE_LENGTH, hosts.md 1.6).
+const mlx5MaxCableM = 999
+
+//go:embed script.bash
+var runtime string
+
+// Renderer renders Linux servers with NVIDIA ConnectX / BlueField NICs.
+type Renderer struct{}
+
+var _ renderers.Renderer = Renderer{}
+
+// Render returns host.sh and rocefab-qos.service for a Linux server. It
+// refuses switches, other platforms and a model whose values the NIC tools
+// cannot take.
+func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	if d == nil {
+		return nil, errors.New("host: nil device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, err
+	}
+	if d.Platform != ir.PlatformLinux || d.Host == nil {
+		return nil, fmt.Errorf("host: device %s is a %s %s, not a Linux server", d.Name, d.Platform, d.Role)
+	}
+	if err := check(d); err != nil {
+		return nil, fmt.Errorf("host: %s: %w", d.Name, err)
+	}
+	return []renderers.Artifact{
+		{Path: d.Name + "/" + ScriptFile, Format: renderers.Shell, Content: script(d)},
+		{Path: d.Name + "/" + UnitFile, Format: renderers.Unit, Content: unit(d)},
+	}, nil
+}
+
+// dcqcnKnob says where a DCQCN parameter lives: its reaction or
+// notification point and its name in the inbox mlx5 debugfs (the MLNX_OFED
+// sysfs name is the intent's name). Sources: hosts.md 1.5 (a) and (b),
+// drivers/infiniband/hw/mlx5/cong.c.
+type dcqcnKnob struct{ point, debugfs string }
+
+var dcqcnKnobs = map[string]dcqcnKnob{
+	"clamp_tgt_rate":                {"rp", "rp_clamp_tgt_rate"},
+	"clamp_tgt_rate_after_time_inc": {"rp", "rp_clamp_tgt_rate_ati"},
+	"dce_tcp_g":                     {"rp", "rp_dce_tcp_g"},
+	"dce_tcp_rtt":                   {"rp", "rp_dce_tcp_rtt"},
+	"initial_alpha_value":           {"rp", "rp_initial_alpha_value"},
+	"rate_reduce_monitor_period":    {"rp", "rp_rate_reduce_monitor_period"},
+	"rate_to_set_on_first_cnp":      {"rp", "rp_rate_to_set_on_first_cnp"},
+	"rpg_ai_rate":                   {"rp", "rp_ai_rate"},
+	"rpg_byte_reset":                {"rp", "rp_byte_reset"},
+	"rpg_gd":                        {"rp", "rp_gd"},
+	"rpg_hai_rate":                  {"rp", "rp_hai_rate"},
+	"rpg_max_rate":                  {"rp", "rp_max_rate"},
+	"rpg_min_dec_fac":               {"rp", "rp_min_dec_fac"},
+	"rpg_min_rate":                  {"rp", "rp_min_rate"},
+	"rpg_threshold":                 {"rp", "rp_threshold"},
+	"rpg_time_reset":                {"rp", "rp_time_reset"},
+	"min_time_between_cnps":         {"np", "np_min_time_between_cnps"},
+}
+
+// check refuses what the NIC tools would reject or what the script could not
+// express safely; the compiler and lint normally stop such a model earlier.
+func check(d *ir.Device) error {
+	p := d.Host.Profile
+	if p == nil {
+		return errors.New("no host profile")
+	}
+	if p.Tool != "mlnx_qos" && p.Tool != "dcb" {
+		return fmt.Errorf("NIC tool %q: want mlnx_qos or dcb", p.Tool)
+	}
+	if p.Trust != "dscp" {
+		return fmt.Errorf("trust %q: only dscp is rendered", p.Trust)
+	}
+	if err := renderers.CheckName("NIC model", p.NICModel); p.NICModel != "" && err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, n := range d.Host.NICs {
+		if seen[n.Port] {
+			return fmt.Errorf("NIC port %s listed twice", n.Port)
+		}
+		seen[n.Port] = true
+	}
+	for dscp, prio := range p.DSCPToPrio {
+		if prio < 0 || prio > 7 {
+			return fmt.Errorf("DSCP %d maps to priority %d: want 0..7", dscp, prio)
+		}
+	}
+	bw := 0
+	for i := range 8 {
+		if p.PrioToTC[i] < 0 || p.PrioToTC[i] > 7 {
+			return fmt.Errorf("priority %d maps to traffic class %d: want 0..7", i, p.PrioToTC[i])
+		}
+		switch p.TSA[i] {
+		case "ets":
+			if p.ETS[i] < 0 || p.ETS[i] > 100 {
+				return fmt.Errorf("traffic class %d: ETS share %d %%: want 0..100", i, p.ETS[i])
+			}
+			bw += p.ETS[i]
+		case "strict":
+			if p.ETS[i] != 0 {
+				return fmt.Errorf("traffic class %d is strict but has an ETS share of %d %%", i, p.ETS[i])
+			}
+		default:
+			return fmt.Errorf("traffic class %d: TSA %q: want strict or ets", i, p.TSA[i])
+		}
+	}
+	if bw != 100 && bw != 0 {
+		return fmt.Errorf("ETS shares sum to %d %%, not 100: mlnx_qos and the mlx5 driver refuse that", bw)
+	}
+	if p.MTU < 68 || p.MTU > 65535 {
+		return fmt.Errorf("host MTU %d: want 68..65535", p.MTU)
+	}
+	if math.IsNaN(p.CableM) || p.CableM < 0 {
+		return fmt.Errorf("NIC cable length %g m: want >= 0", p.CableM)
+	}
+	for _, e := range p.ECNPriorities {
+		if e < 0 || e > 7 {
+			return fmt.Errorf("ECN priority %d: want 0..7", e)
+		}
+	}
+	if (p.CNPDSCP < 0) != (p.CNPPriority < 0) || p.CNPDSCP > 63 || p.CNPPriority > 7 {
+		return fmt.Errorf("CNP DSCP %d and priority %d: want 0..63 and 0..7, or both -1", p.CNPDSCP, p.CNPPriority)
+	}
+	if p.RoCETOS < 0 || p.RoCETOS > 255 {
+		return fmt.Errorf("rdma_cm ToS %d: want 0..255", p.RoCETOS)
+	}
+	for _, prm := range p.DCQCN.Params {
+		if _, ok := dcqcnKnobs[prm.Name]; !ok {
+			return fmt.Errorf("unknown DCQCN parameter %q", prm.Name)
+		}
+		if prm.Value < 0 || prm.Value > math.MaxUint32 {
+			return fmt.Errorf("DCQCN parameter %s = %d: want 0..%d", prm.Name, prm.Value, uint32(math.MaxUint32))
+		}
+	}
+	shaped := map[[2]string]bool{}
+	for _, s := range p.Shaping {
+		if s.Class == nil {
+			return fmt.Errorf("shaping on %s has no class", s.Interface)
+		}
+		if s.Class.Priority < 0 || s.Class.Priority > 7 {
+			return fmt.Errorf("shaped class %s has priority %d: want 0..7", s.Class.Name, s.Class.Priority)
+		}
+		if s.RateBits <= 0 || s.RateBits > math.MaxInt64/8 {
+			return fmt.Errorf("shaping rate %d bit/s of class %s: want > 0", s.RateBits, s.Class.Name)
+		}
+		for _, dscp := range s.Class.DSCP {
+			if dscp < 0 || dscp > 63 {
+				return fmt.Errorf("class %s: DSCP %d: want 0..63", s.Class.Name, dscp)
+			}
+		}
+		k := [2]string{s.Interface, s.Class.Name}
+		if shaped[k] {
+			return fmt.Errorf("class %s shaped twice on %s", s.Class.Name, s.Interface)
+		}
+		shaped[k] = true
+	}
+	return nil
+}
+
+// quote single-quotes s for bash. Every string from the model goes through
+// it, although names are already checked, so that the script stays safe
+// whatever reaches it.
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	return strings.Join(q, " ")
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, " ")
+}
+
+// cableLen is the cable length mlx5 takes: whole metres, rounded up so the
+// headroom is never short, within what the driver accepts.
+func cableLen(m float64) int {
+	if m <= 0 {
+		return 0
+	}
+	return min(int(math.Ceil(m)), mlx5MaxCableM)
+}
+
+// rateArg formats bits/s the way tc reads them, exactly.
+func rateArg(bits int64) string {
+	units := []string{"", "K", "M", "G", "T"}
+	i := 0
+	for i < len(units)-1 && bits >= 1000 && bits%1000 == 0 {
+		bits /= 1000
+		i++
+	}
+	return strconv.FormatInt(bits, 10) + units[i] + "bit"
+}
+
+// prioSummary lists, per priority, the DSCPs that map to it, the largest
+// group last as "every other DSCP".
+func prioSummary(p *ir.HostProfile) []string {
+	var groups [8][]int
+	for d, prio := range p.DSCPToPrio {
+		groups[prio] = append(groups[prio], d)
+	}
+	largest := 0
+	for i := range groups {
+		if len(groups[i]) > len(groups[largest]) {
+			largest = i
+		}
+	}
+	var out []string
+	for prio, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		var what []string
+		if p.PFC[prio] {
+			what = append(what, "lossless (PFC)")
+		}
+		if slices.Contains(p.ECNPriorities, prio) {
+			what = append(what, "ECN/DCQCN")
+		}
+		if prio == p.CNPPriority {
+			what = append(what, "CNPs")
+		}
+		tc := p.PrioToTC[prio]
+		if p.TSA[tc] == "strict" {
+			what = append(what, fmt.Sprintf("tc %d strict", tc))
+		} else {
+			what = append(what, fmt.Sprintf("tc %d ETS %d %%", tc, p.ETS[tc]))
+		}
+		dscps := "DSCP " + strings.ReplaceAll(ints(g), " ", ",")
+		if prio == largest && len(g) > 8 {
+			dscps = "every other DSCP"
+		}
+		out = append(out, fmt.Sprintf("priority %d: %s; %s", prio, dscps, strings.Join(what, ", ")))
+	}
+	return out
+}

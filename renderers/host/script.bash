@@ -1,0 +1,854 @@
+
+# ---------------------------------------------------------------------------
+# Runtime: the same in every rendered script. Nothing below this line comes
+# from the intent; the constants above are all it reads.
+# ---------------------------------------------------------------------------
+
+shopt -s nullglob
+
+# The sysfs root. configfs (kernel/config) and debugfs (kernel/debug) are
+# looked up below it too, so that a test harness can point the script at a
+# fake tree; on a server it is /sys.
+SYS=${ROCEFAB_SYSFS:-/sys}
+
+readonly SECTIONS='mtu qos ecn tos shaping pfc'
+CHECK=0
+ONLY=''
+drifts=0
+changes=0
+errors=0
+NICS=()
+
+usage() {
+	cat <<'EOF'
+Usage: host.sh [--check] [--only SECTION[,SECTION...]]
+
+Configures this server's RDMA NICs and tc shaping as the fabric intent says.
+Every section reads the current state first and changes only what differs.
+
+  --check   report each difference from the intent, one per line, and
+            change nothing; exit 0 when in sync, 1 on drift
+  --only    run only these sections, always in this order:
+              mtu      netdev MTU of the RDMA NICs
+              qos      DCBX mode, trust, dscp2prio, prio->tc, ETS, cable length
+              ecn      ECN enable per priority, DCQCN parameters, CNP marking
+              tos      rdma_cm default ToS (cma_roce_tos) of each HCA
+              shaping  tc HTB egress shaping
+              pfc      PFC enable vector (last: changing it flaps the link)
+
+Exit status: 0 done or in sync, 1 drift (--check), 2 something could not be
+read or written (see the ERROR lines).
+EOF
+}
+
+say() { printf '%s\n' "$*"; }
+note() { printf 'NOTE %s\n' "$*"; }
+err() {
+	printf 'ERROR %s\n' "$*" >&2
+	errors=$((errors + 1))
+}
+die() {
+	printf 'host.sh: %s\n' "$*" >&2
+	exit 2
+}
+
+# differ WHAT HAVE WANT: WHAT is not as the intent says. With --check it is
+# reported and the caller must leave it alone (status 1); otherwise it is
+# announced and the caller changes it (status 0).
+differ() {
+	if ((CHECK)); then
+		say "DRIFT $1: have ${2:-?}, want $3"
+		drifts=$((drifts + 1))
+		return 1
+	fi
+	say "CHANGE $1: ${2:-?} -> $3"
+	changes=$((changes + 1))
+	return 0
+}
+
+# run CMD...: one write, echoed. A failed write stops the script: the next
+# steps (PFC last of all) assume the earlier ones took, and a re-run picks
+# up from the first difference.
+run() {
+	local out
+	say "  +$(printf ' %q' "$@")"
+	if ! out=$("$@" 2>&1); then
+		die "failed: $*${out:+: $out}"
+	fi
+}
+
+# put VALUE FILE: one sysfs/debugfs/configfs write, echoed; fails like run.
+put() {
+	say "  + echo $1 > $2"
+	if ! { printf '%s\n' "$1" >"$2"; } 2>/dev/null; then
+		die "failed: cannot write $1 to $2"
+	fi
+}
+
+# get FILE: the first line of a sysfs/debugfs/configfs file, without blanks.
+get() {
+	local v=''
+	IFS= read -r v 2>/dev/null <"$1" || [[ -n $v ]] || return 1
+	printf '%s' "${v//[[:space:]]/}"
+}
+
+# knob WHAT FILE WANT: makes FILE hold WANT.
+knob() {
+	local have
+	if ! have=$(get "$2"); then
+		err "$1: cannot read $2"
+		return 0
+	fi
+	if [[ $have != "$3" ]] && differ "$1" "$have" "$3"; then
+		put "$3" "$2"
+	fi
+}
+
+# json_value JSON KEY: the first scalar value of KEY in one line of JSON
+# (iproute2's -j output is one line), without quotes.
+json_value() {
+	local re="\"$2\":(\"[^\"]*\"|[^],}]*)" v
+	[[ $1 =~ $re ]] || return 0
+	v=${BASH_REMATCH[1]}
+	v=${v#\"}
+	printf '%s' "${v%\"}"
+}
+
+# json_list JSON KEY: the elements of KEY's flat array, space separated,
+# without quotes.
+json_list() {
+	local re="\"$2\":\\[([^]]*)\\]" v
+	[[ $1 =~ $re ]] || return 0
+	v=${BASH_REMATCH[1]//\"/}
+	printf '%s' "${v//,/ }"
+}
+
+join() {
+	local IFS=$1
+	shift
+	printf '%s' "$*"
+}
+
+selected() {
+	[[ -z $ONLY || ",$ONLY," == *",$1,"* ]]
+}
+
+need() {
+	command -v "$1" >/dev/null 2>&1 || die "$1 is required ($2) but is not installed or not in PATH"
+}
+
+# ---- NIC QoS read-back -----------------------------------------------------
+# qos_read DEV fills, from mlnx_qos or dcb, in one shape for both tools:
+#   q_dcbx      host | firmware
+#   q_trust     dscp | pcp | none
+#   q_dscp[d]   priority of DSCP d, "-" when unmapped, "a+b" when mapped twice
+#   q_prio_tc[p], q_tsa[tc], q_bw[tc], q_pfc[p], q_cable   ("-" when unknown)
+declare -A QOS_OUT=()
+q_dcbx='' q_trust='' q_cable=''
+q_dscp=() q_prio_tc=() q_tsa=() q_bw=() q_pfc=()
+
+qos_reset() {
+	local i
+	q_dcbx='-' q_trust='-' q_cable='-'
+	q_dscp=() q_prio_tc=() q_tsa=() q_bw=() q_pfc=()
+	for i in {0..63}; do q_dscp[i]='-'; done
+	for i in {0..7}; do
+		q_prio_tc[i]='-' q_tsa[i]='-' q_bw[i]='-' q_pfc[i]='-'
+	done
+}
+
+# qos_forget DEV: the NIC was written; read it again next time.
+qos_forget() { unset 'QOS_OUT[$1]'; }
+
+qos_read() {
+	qos_reset
+	if [[ $TOOL == mlnx_qos ]]; then qos_read_mlnx_qos "$1"; else qos_read_dcb "$1"; fi
+}
+
+dscp_add() {
+	if [[ ${q_dscp[$1]} == - ]]; then q_dscp[$1]=$2; else q_dscp[$1]+="+$2"; fi
+}
+
+# mlnx_qos -i DEV prints its state as text (mlnx-tools python/mlnx_qos
+# pretty_print); older MLNX_OFED releases indent differently, so every match
+# tolerates blanks.
+qos_read_mlnx_qos() {
+	local dev=$1 out line d tc=-1 p
+	local re_dcbx='^[[:space:]]*DCBX mode:[[:space:]]*(.*[^[:space:]])'
+	local re_trust='^[[:space:]]*Priority trust state:[[:space:]]*([a-z]+)'
+	local re_map='^[[:space:]]*prio:([0-7])[[:space:]]+dscp:[[:space:]]*([0-9,]*)'
+	local re_cable='^[[:space:]]*[Cc]able[_ ]len[^:]*:[[:space:]]*([0-9]+)'
+	local re_pfc='^[[:space:]]*enabled(([[:space:]]+[01]){8})[[:space:]]*$'
+	local re_tc='^[[:space:]]*tc:[[:space:]]*([0-7])[[:space:]].*tsa:[[:space:]]*([a-z]+)(,[[:space:]]*bw:[[:space:]]*([0-9]+)%)?'
+	local re_prio='^[[:space:]]*priority:[[:space:]]*([0-7])[[:space:]]*$'
+	if [[ -z ${QOS_OUT[$dev]+set} ]]; then
+		if ! out=$(mlnx_qos -i "$dev" 2>&1); then
+			err "$dev: mlnx_qos -i $dev failed: $out"
+			return 1
+		fi
+		QOS_OUT[$dev]=$out
+	fi
+	while IFS= read -r line; do
+		if [[ $line =~ $re_dcbx ]]; then
+			if [[ ${BASH_REMATCH[1]} == OS* ]]; then q_dcbx=host; else q_dcbx=firmware; fi
+		elif [[ $line =~ $re_trust ]]; then
+			q_trust=${BASH_REMATCH[1]}
+		elif [[ $line =~ $re_map ]]; then
+			p=${BASH_REMATCH[1]}
+			for d in ${BASH_REMATCH[2]//,/ }; do dscp_add $((10#$d)) "$p"; done
+		elif [[ $line =~ $re_cable ]]; then
+			q_cable=${BASH_REMATCH[1]}
+		elif [[ $line =~ $re_pfc ]]; then
+			read -ra q_pfc <<<"${BASH_REMATCH[1]}"
+		elif [[ $line =~ $re_tc ]]; then
+			tc=${BASH_REMATCH[1]}
+			q_tsa[tc]=${BASH_REMATCH[2]}
+			q_bw[tc]=${BASH_REMATCH[4]:-0}
+		elif [[ $line =~ $re_prio ]] && ((tc >= 0)); then
+			q_prio_tc[BASH_REMATCH[1]]=$tc
+		fi
+	done <<<"${QOS_OUT[$dev]}"
+	return 0
+}
+
+# dcb -j prints one line of JSON per object (iproute2 dcb/dcb_*.c).
+qos_read_dcb() {
+	local dev=$1 js rest v i
+	if ! js=$(dcb -j dcbx show dev "$dev" 2>&1); then
+		err "$dev: dcb dcbx show failed: $js"
+		return 1
+	fi
+	if [[ $(json_value "$js" host) == true ]]; then q_dcbx=host; else q_dcbx=firmware; fi
+	if ! js=$(dcb -j app show dev "$dev" dscp-prio 2>&1); then
+		err "$dev: dcb app show failed: $js"
+		return 1
+	fi
+	# [[26,3],[48,6]]; iproute2 6.5 and later add a string: [[26,3," "],...].
+	q_trust=pcp
+	if [[ $js == *'"dscp_prio":['* ]]; then
+		rest=${js#*'"dscp_prio":['}
+		rest=${rest%%']]'*}
+		while [[ $rest =~ \[([0-9]+),([0-9]+) ]]; do
+			dscp_add "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+			q_trust=dscp
+			rest=${rest#*"${BASH_REMATCH[0]}"}
+		done
+	fi
+	if ! js=$(dcb -j ets show dev "$dev" 2>&1); then
+		err "$dev: dcb ets show failed: $js"
+		return 1
+	fi
+	read -ra v <<<"$(json_list "$js" prio_tc)"
+	for i in "${!v[@]}"; do q_prio_tc[i]=${v[i]}; done
+	read -ra v <<<"$(json_list "$js" tc_tsa)"
+	for i in "${!v[@]}"; do q_tsa[i]=${v[i]}; done
+	read -ra v <<<"$(json_list "$js" tc_bw)"
+	for i in "${!v[@]}"; do q_bw[i]=${v[i]}; done
+	if ! js=$(dcb -j pfc show dev "$dev" 2>&1); then
+		err "$dev: dcb pfc show failed: $js"
+		return 1
+	fi
+	read -ra v <<<"$(json_list "$js" prio_pfc)"
+	for i in "${!v[@]}"; do
+		if [[ ${v[i]} == true ]]; then q_pfc[i]=1; else q_pfc[i]=0; fi
+	done
+	q_cable=$(json_value "$js" delay)
+	q_cable=${q_cable:--}
+}
+
+# ---- mtu -------------------------------------------------------------------
+section_mtu() {
+	local dev js have
+	for dev in "${NICS[@]}"; do
+		if ! js=$(ip -j link show dev "$dev" 2>&1); then
+			err "$dev: ip link show failed: $js"
+			continue
+		fi
+		have=$(json_value "$js" mtu)
+		if [[ $have != "$MTU" ]] && differ "$dev mtu" "$have" "$MTU"; then
+			run ip link set dev "$dev" mtu "$MTU"
+		fi
+	done
+}
+
+# ---- qos -------------------------------------------------------------------
+section_qos() {
+	local dev
+	for dev in "${NICS[@]}"; do
+		qos_netdev "$dev"
+	done
+}
+
+qos_netdev() {
+	local dev=$1 d tc p
+	local -a have=() want=() args=() used=()
+	qos_read "$dev" || return 0
+
+	# Host-controlled DCBX: in firmware mode a willing NIC may take the
+	# switch's advertised settings over these.
+	if [[ $q_dcbx != host ]] && differ "$dev dcbx" "$q_dcbx" host; then
+		if [[ $TOOL == mlnx_qos ]]; then
+			run mlnx_qos -i "$dev" -d os
+		else
+			run dcb dcbx set dev "$dev" host ieee
+		fi
+		qos_forget "$dev"
+		qos_read "$dev" || return 0
+	fi
+
+	# Trust DSCP. mlnx_qos refuses --trust and --dscp2prio in one
+	# invocation, so trust is its own write. With dcb the DSCP entries below
+	# are the trust: mlx5 trusts DSCP from its first DSCP APP entry and has no
+	# apptrust operation (hosts.md 0.3, 1.6).
+	if [[ $TOOL == mlnx_qos && $q_trust != "$TRUST" ]] && differ "$dev trust" "$q_trust" "$TRUST"; then
+		run mlnx_qos -i "$dev" --trust "$TRUST"
+		qos_forget "$dev"
+		qos_read "$dev" || return 0
+	fi
+
+	# dscp2prio for all 64 DSCPs: trust dscp alone maps DSCP d to d>>3,
+	# which would put unlisted DSCPs 8-15 on priority 1.
+	for d in {0..63}; do
+		if [[ ${q_dscp[d]} != "${DSCP2PRIO[d]}" ]]; then
+			have+=("$d:${q_dscp[d]}")
+			want+=("$d:${DSCP2PRIO[d]}")
+			if [[ $TOOL == mlnx_qos ]]; then
+				args+=(--dscp2prio "set,$d,${DSCP2PRIO[d]}")
+			else
+				args+=("$d:${DSCP2PRIO[d]}")
+			fi
+		fi
+	done
+	if ((${#want[@]})) && differ "$dev dscp2prio" "${have[*]}" "${want[*]}"; then
+		if [[ $TOOL == mlnx_qos ]]; then
+			run mlnx_qos -i "$dev" "${args[@]}"
+		else
+			# replace: adds the mapping and removes the DSCP's other priorities.
+			run dcb app replace dev "$dev" dscp-prio "${args[@]}"
+		fi
+		qos_forget "$dev"
+		qos_read "$dev" || return 0
+	fi
+
+	# prio -> tc, TSA and ETS shares, written together: mlnx_qos resets the
+	# lists it is not given. mlnx_qos prints only the TCs that have a
+	# priority, so only those are compared.
+	for p in {0..7}; do used[PRIO_TC[p]]=1; done
+	have=("prio_tc=$(join , "${q_prio_tc[@]}")")
+	want=("prio_tc=$(join , "${PRIO_TC[@]}")")
+	for tc in {0..7}; do
+		if [[ $TOOL == dcb || -n ${used[tc]:-} ]]; then
+			have+=("tc$tc=${q_tsa[tc]}/${q_bw[tc]}")
+			want+=("tc$tc=${TSA[tc]}/${TCBW[tc]}")
+		fi
+	done
+	if [[ ${have[*]} != "${want[*]}" ]] && differ "$dev ets" "${have[*]}" "${want[*]}"; then
+		if [[ $TOOL == mlnx_qos ]]; then
+			run mlnx_qos -i "$dev" --prio_tc "$(join , "${PRIO_TC[@]}")" \
+				--tsa "$(join , "${TSA[@]}")" --tcbw "$(join , "${TCBW[@]}")"
+		else
+			args=(prio-tc)
+			for p in {0..7}; do args+=("$p:${PRIO_TC[p]}"); done
+			args+=(tc-tsa)
+			for tc in {0..7}; do args+=("$tc:${TSA[tc]}"); done
+			args+=(tc-bw)
+			for tc in {0..7}; do args+=("$tc:${TCBW[tc]}"); done
+			run dcb ets set dev "$dev" "${args[@]}"
+		fi
+		qos_forget "$dev"
+		qos_read "$dev" || return 0
+	fi
+
+	# Cable length: mlx5 sizes the receive headroom (xoff/xon) from it.
+	if ((CABLE_LEN > 0)) && [[ $q_cable != "$CABLE_LEN" ]] && differ "$dev cable_len" "$q_cable" "$CABLE_LEN"; then
+		if [[ $TOOL == mlnx_qos ]]; then
+			# Older mlnx_qos writes PFC and cable length as one unit and zeroes
+			# the one it is not given: pass the current PFC vector unchanged,
+			# so this write cannot flap the link.
+			if [[ " ${q_pfc[*]} " == *' - '* ]]; then
+				err "$dev: cannot read the PFC vector; cable length not written"
+				return 0
+			fi
+			run mlnx_qos -i "$dev" --cable_len "$CABLE_LEN" --pfc "$(join , "${q_pfc[@]}")"
+		else
+			run dcb pfc set dev "$dev" delay "$CABLE_LEN"
+		fi
+		qos_forget "$dev"
+	fi
+}
+
+# ---- pfc (last) ------------------------------------------------------------
+section_pfc() {
+	local dev p cable
+	local -a args=()
+	for dev in "${NICS[@]}"; do
+		qos_read "$dev" || continue
+		if [[ "${q_pfc[*]}" == "${PFC[*]}" ]]; then
+			continue
+		fi
+		differ "$dev pfc" "$(join , "${q_pfc[@]}")" "$(join , "${PFC[@]}") (the write flaps the link)" || continue
+		if [[ $TOOL == mlnx_qos ]]; then
+			# Pass the cable length too, for the mlnx_qos releases that zero it.
+			cable=$CABLE_LEN
+			if ((cable <= 0)); then cable=$q_cable; fi
+			if [[ $cable == - ]]; then
+				run mlnx_qos -i "$dev" --pfc "$(join , "${PFC[@]}")"
+			else
+				run mlnx_qos -i "$dev" --pfc "$(join , "${PFC[@]}")" --cable_len "$cable"
+			fi
+		else
+			args=(prio-pfc)
+			for p in {0..7}; do
+				if ((PFC[p])); then args+=("$p:on"); else args+=("$p:off"); fi
+			done
+			run dcb pfc set dev "$dev" "${args[@]}"
+		fi
+		qos_forget "$dev"
+	done
+}
+
+# ---- ecn -------------------------------------------------------------------
+section_ecn() {
+	local dev base pci dbg
+	for dev in "${NICS[@]}"; do
+		base=$SYS/class/net/$dev/ecn
+		if [[ -d $base/roce_np && -d $base/roce_rp ]]; then
+			ecn_ofed "$dev" "$base"
+			continue
+		fi
+		pci=$(readlink -f "$SYS/class/net/$dev/device" 2>/dev/null) || pci=''
+		pci=${pci##*/}
+		dbg=$SYS/kernel/debug/mlx5/${pci:-unknown}/cc_params
+		if [[ -n $pci && -d $dbg ]]; then
+			ecn_debugfs "$dev" "$dbg"
+			continue
+		fi
+		err "$dev: neither MLNX_OFED ECN sysfs ($base) nor mlx5 debugfs ($dbg, needs debugfs mounted): ECN/DCQCN not configured"
+	done
+}
+
+# MLNX_OFED / DOCA-OFED: per-priority enable and per-interface parameters.
+ecn_ofed() {
+	local dev=$1 base=$2 p point name file value rec rp np
+	for p in {0..7}; do
+		for point in roce_rp roce_np; do
+			knob "$dev ecn $point prio $p" "$base/$point/enable/$p" "${ECN_ENABLE[p]}"
+		done
+	done
+	# NVIDIA documents both ecn/<point>/params/<name> and ecn/<point>/<name>.
+	rp=$base/roce_rp
+	np=$base/roce_np
+	if [[ -d $rp/params ]]; then rp=$rp/params; fi
+	if [[ -d $np/params ]]; then np=$np/params; fi
+	if ((CNP_DSCP >= 0)); then
+		knob "$dev ecn cnp_dscp" "$np/cnp_dscp" "$CNP_DSCP"
+		knob "$dev ecn cnp_802p_prio" "$np/cnp_802p_prio" "$CNP_PRIO"
+	fi
+	for rec in "${DCQCN_PARAMS[@]}"; do
+		read -r point name _ value <<<"$rec"
+		if [[ $point == rp ]]; then file=$rp/$name; else file=$np/$name; fi
+		knob "$dev dcqcn $name" "$file" "$value"
+	done
+}
+
+# Inbox mlx5: debugfs cc_params, per port for all priorities
+# (drivers/infiniband/hw/mlx5/cong.c).
+ecn_debugfs() {
+	local dev=$1 dbg=$2 rec name value have mode
+	note "$dev: inbox mlx5 driver: per-priority ECN enable is not exposed at run time; the firmware's ROCE_CC_PRIO_MASK governs it (see the comment on ECN_ENABLE)"
+	if ((CNP_DSCP >= 0)); then
+		knob "$dev dcqcn np_cnp_dscp" "$dbg/np_cnp_dscp" "$CNP_DSCP"
+		# Writing np_cnp_prio also sets np_cnp_prio_mode to 0 (use it).
+		if ! have=$(get "$dbg/np_cnp_prio") || ! mode=$(get "$dbg/np_cnp_prio_mode"); then
+			err "$dev: cannot read $dbg/np_cnp_prio or np_cnp_prio_mode"
+		elif [[ $have != "$CNP_PRIO" || $mode != 0 ]] &&
+			differ "$dev dcqcn np_cnp_prio" "$have (mode $mode)" "$CNP_PRIO (mode 0)"; then
+			put "$CNP_PRIO" "$dbg/np_cnp_prio"
+		fi
+	fi
+	for rec in "${DCQCN_PARAMS[@]}"; do
+		read -r _ _ name value <<<"$rec"
+		knob "$dev dcqcn $name" "$dbg/$name" "$value"
+	done
+}
+
+# ---- tos -------------------------------------------------------------------
+# rdma_cm's default ToS, as cma_roce_tos sets it: make the configfs group of
+# the HCA if it is not there, set every port, remove the group again. The
+# group is a handle on the device, not a setting; the ToS stays.
+section_tos() {
+	local cfg=$SYS/kernel/config/rdma_cm i hca dir made port
+	local -A done_hca=()
+	if [[ ! -d $cfg ]]; then
+		err "$cfg is missing: mount configfs (mount -t configfs none $SYS/kernel/config) and load rdma_cm (modprobe rdma_cm); cma_roce_tos not set"
+		return 0
+	fi
+	for i in "${!NETDEVS[@]}"; do
+		hca=${HCAS[i]}
+		if [[ -z $hca ]]; then
+			hca=$(hca_of "${NETDEVS[i]}")
+			if [[ -z $hca ]]; then
+				err "${NETDEVS[i]}: no RDMA device found under $SYS/class/net/${NETDEVS[i]}/device/infiniband; cma_roce_tos not set"
+				continue
+			fi
+		fi
+		if [[ -n ${done_hca[$hca]:-} ]]; then continue; fi
+		done_hca[$hca]=1
+		dir=$cfg/$hca
+		made=0
+		if [[ ! -d $dir ]]; then
+			if ! mkdir "$dir" 2>/dev/null; then
+				err "$hca: cannot create $dir (no such RDMA device?); cma_roce_tos not set"
+				continue
+			fi
+			made=1
+		fi
+		for port in "$dir"/ports/*; do
+			knob "$hca port ${port##*/} cma_roce_tos" "$port/default_roce_tos" "$ROCE_TOS"
+		done
+		if ((made)); then rmdir "$dir" 2>/dev/null || true; fi
+	done
+}
+
+hca_of() {
+	local d
+	for d in "$SYS/class/net/$1/device/infiniband/"*; do
+		printf '%s' "${d##*/}"
+		return 0
+	done
+}
+
+# ---- shaping ---------------------------------------------------------------
+# tc_rate_text BYTES_PER_SECOND: a rate as tc prints it (iproute2
+# print_color_rate): bits/s in the largest unit that keeps it exact, or that
+# leaves less than 1000000 of it.
+tc_rate_text() {
+	local r i=0
+	local -a units=('' K M G T)
+	if [[ ! $1 =~ ^[0-9]+$ ]]; then
+		printf -- '-'
+		return 0
+	fi
+	r=$(($1 * 8))
+	while ((i < 4)); do
+		if ((r < 1000 || (r % 1000 != 0 && r < 1000000))); then break; fi
+		r=$((r / 1000))
+		i=$((i + 1))
+	done
+	printf '%d%sbit' "$r" "${units[i]}"
+}
+
+# tc_rate_arg BITS_PER_SECOND: an exact rate argument for tc.
+tc_rate_arg() {
+	local r=$1 i=0
+	local -a units=('' K M G T)
+	while ((i < 4 && r >= 1000 && r % 1000 == 0)); do
+		r=$((r / 1000))
+		i=$((i + 1))
+	done
+	printf '%d%sbit' "$r" "${units[i]}"
+}
+
+# tc_classes DEV: the HTB classes of DEV, one per line, as
+# "classid parent rate ceil quantum" with rates as tc prints them. Newer
+# iproute2 prints classes as JSON (rates in bytes/s); older releases (6.1
+# among them) print text even with -j.
+tc_classes() {
+	local out rest obj h p r c q i
+	local -a tok
+	out=$(tc -d -j class show dev "$1" 2>&1) || {
+		printf '%s\n' "$out" >&2
+		return 1
+	}
+	if [[ $out == '['* ]]; then
+		rest=$out
+		while [[ $rest == *'{"class":'* ]]; do
+			rest=${rest#*'{"class":'}
+			obj="{\"class\":${rest%%'{"class":'*}"
+			[[ $(json_value "$obj" class) == htb ]] || continue
+			h=$(json_value "$obj" handle)
+			p=$(json_value "$obj" parent)
+			r=$(json_value "$obj" rate)
+			c=$(json_value "$obj" ceil)
+			q=$(json_value "$obj" quantum)
+			printf '%s %s %s %s %s\n' "$h" "${p:-root}" "$(tc_rate_text "$r")" "$(tc_rate_text "$c")" "${q:--}"
+		done
+		return 0
+	fi
+	while read -ra tok; do
+		[[ ${tok[0]:-} == class && ${tok[1]:-} == htb ]] || continue
+		h=${tok[2]} p=- r=- c=- q=-
+		for ((i = 3; i < ${#tok[@]}; i++)); do
+			case ${tok[i]} in
+			root) p=root ;;
+			parent) p=${tok[i + 1]:--} ;;
+			rate) r=${tok[i + 1]:--} ;;
+			ceil) c=${tok[i + 1]:--} ;;
+			quantum) q=${tok[i + 1]:--} ;;
+			esac
+		done
+		printf '%s %s %s %s %s\n' "$h" "$p" "$r" "$c" "$q"
+	done <<<"$out"
+}
+
+# tc_filters DEV: the u32 filters under 1:, one line per match, as
+# "protocol pref flowid value/mask@offset". Read as text, which has not
+# changed in years; u32 JSON appeared only in iproute2 5.17.
+tc_filters() {
+	local out proto=- pref=- flow=- i
+	local -a tok
+	out=$(tc filter show dev "$1" parent 1: 2>&1) || {
+		printf '%s\n' "$out" >&2
+		return 1
+	}
+	while read -ra tok; do
+		if [[ ${tok[0]:-} == filter ]]; then
+			proto=- pref=- flow=-
+			for ((i = 1; i < ${#tok[@]}; i++)); do
+				case ${tok[i]} in
+				protocol) proto=${tok[i + 1]:--} ;;
+				pref) pref=${tok[i + 1]:--} ;;
+				flowid | '*flowid' | classid | '*classid') flow=${tok[i + 1]:--} ;;
+				esac
+			done
+		elif [[ ${tok[0]:-} == match && $flow != - ]]; then
+			printf '%s %s %s %s@%s\n' "$proto" "$pref" "$flow" "${tok[1]:-}" "${tok[3]:-}"
+		fi
+	done <<<"$out"
+}
+
+# u32_filter PROTO DSCP CLASSID: "protocol pref flowid value/mask@offset" of
+# the filter that sends DSCP to CLASSID, as tc_filters prints it. The DSCP
+# is the top six bits of the IPv4 ToS byte and of the IPv6 traffic class.
+u32_filter() {
+	local tos=$(($2 << 2))
+	if [[ $1 == ip ]]; then
+		printf 'ip 1 %s %08x/%08x@0' "$3" $((tos << 16)) $((0xfc << 16))
+	else
+		printf 'ipv6 2 %s %08x/%08x@0' "$3" $((tos << 20)) $((0xfc << 20))
+	fi
+}
+
+u32_add() {
+	local tos
+	tos=$(printf '0x%02x' $(($2 << 2)))
+	if [[ $1 == ip ]]; then
+		run tc filter add dev "$4" parent 1: protocol ip pref 1 u32 match ip dsfield "$tos" 0xfc flowid "$3"
+	else
+		run tc filter add dev "$4" parent 1: protocol ipv6 pref 2 u32 match ip6 priority "$tos" 0xfc flowid "$3"
+	fi
+}
+
+# htb_class DEV CLASSID BITS_PER_SECOND: a root HTB class at that rate.
+# quantum is explicit: HTB derives rate/r2q otherwise, which at these rates
+# is far above its 200000 B cap (tc-htb(8); the kernel warns "quantum of
+# class ... is big"). burst is 1 ms at the rate and at least 64 KiB (one GSO
+# packet): tc's default, rate/HZ + MTU, rounds to 0 ticks at tens of Gbit/s,
+# and the class then falls short of its rate.
+htb_class() {
+	local rate burst
+	rate=$(tc_rate_arg "$3")
+	burst=$(($3 / 8 / 1000))
+	if ((burst < 65536)); then burst=65536; fi
+	run tc class replace dev "$1" parent 1: classid "$2" htb rate "$rate" ceil "$rate" \
+		burst "$burst" cburst "$burst" quantum "$HTB_QUANTUM"
+}
+
+# shape_interface DEV DEFAULT-CLASSID REST-CLASSID FALLBACK-BITS CLASS... -- FILTER...
+#   CLASS   "classid bits/s name": a shaped class.
+#   FILTER  "protocol dscp classid": where packets with that DSCP go.
+# REST-CLASSID is the class at line rate for what is not shaped; the HTB
+# default (DEFAULT-CLASSID, hex minor) takes every packet no filter matches,
+# and always names a class that this function creates.
+shape_interface() {
+	local dev=$1 deflt=$2 rest=$3 fallback=$4 speed line rec cid bits proto dscp js kind handle have_def
+	local -a classes=() filters=() want_classes=() want_filters=()
+	local -A cur=()
+	shift 4
+	while (($#)) && [[ $1 != -- ]]; do
+		classes+=("$1")
+		shift
+	done
+	if (($#)); then shift; fi
+	filters=("$@")
+
+	if [[ ! -e $SYS/class/net/$dev ]]; then
+		err "$dev: no such network device; shaping not configured"
+		return 0
+	fi
+	# Line rate: the link speed (Mb/s in sysfs); unknown while the link is
+	# down, when the fastest NIC speed of this server stands in for it.
+	if speed=$(get "$SYS/class/net/$dev/speed") && [[ $speed =~ ^[0-9]+$ ]] && ((speed > 0)); then
+		line=$((speed * 1000000))
+	else
+		line=$fallback
+		note "$dev: link speed unknown (link down?); class $rest runs at $(tc_rate_arg "$line") until a re-run sees the link"
+	fi
+
+	for rec in "${classes[@]}"; do
+		read -r cid bits _ <<<"$rec"
+		want_classes+=("$cid root $(tc_rate_text $((bits / 8))) $(tc_rate_text $((bits / 8))) $HTB_QUANTUM")
+	done
+	want_classes+=("$rest root $(tc_rate_text $((line / 8))) $(tc_rate_text $((line / 8))) $HTB_QUANTUM")
+	for rec in "${filters[@]}"; do
+		read -r proto dscp cid <<<"$rec"
+		want_filters+=("$(u32_filter "$proto" "$dscp" "$cid")")
+	done
+
+	if ! js=$(tc -j qdisc show dev "$dev" root 2>&1); then
+		err "$dev: tc qdisc show failed: $js"
+		return 0
+	fi
+	kind=$(json_value "$js" kind)
+	handle=$(json_value "$js" handle)
+	have_def=$(json_value "$js" default)
+	# Classes and filters count only under our HTB root; under any other
+	# root qdisc the tree is built from scratch.
+	local have_classes='' have_filters=''
+	if [[ $kind == htb && $handle == 1: ]]; then
+		if ! have_classes=$(tc_classes "$dev"); then
+			err "$dev: tc class show failed"
+			return 0
+		fi
+		if ! have_filters=$(tc_filters "$dev"); then
+			err "$dev: tc filter show failed"
+			return 0
+		fi
+	fi
+
+	# The tree is rebuilt whole when the qdisc or the set of classes is not
+	# ours (an HTB qdisc cannot change its default class in place); rates
+	# are changed in place; filters are replaced as a set.
+	local rebuild=0 refilter=0 line_ c
+	local -a fix=()
+	if [[ $kind != htb || $handle != 1: || $have_def != "$deflt" ]] &&
+		differ "$dev qdisc" "${kind:-none} ${handle:--} default ${have_def:--}" "htb 1: default $deflt"; then
+		rebuild=1
+	fi
+	while read -r cid line_; do
+		if [[ -n $cid ]]; then cur[$cid]=$line_; fi
+	done <<<"$have_classes"
+	for rec in "${want_classes[@]}"; do
+		cid=${rec%% *}
+		line_=${rec#* }
+		if [[ -z ${cur[$cid]+set} ]]; then
+			if differ "$dev class $cid" absent "$line_"; then fix+=("$cid"); fi
+		elif [[ ${cur[$cid]} != "$line_" ]]; then
+			if differ "$dev class $cid" "${cur[$cid]}" "$line_"; then
+				fix+=("$cid")
+				if [[ ${cur[$cid]%% *} != root ]]; then rebuild=1; fi
+			fi
+		fi
+		unset 'cur[$cid]'
+	done
+	for c in "${!cur[@]}"; do
+		if differ "$dev class $c" "${cur[$c]}" absent; then rebuild=1; fi
+	done
+	local hf wf
+	hf=$(printf '%s\n' "$have_filters" | LC_ALL=C sort)
+	wf=$(printf '%s\n' "${want_filters[@]}" | LC_ALL=C sort)
+	if [[ $hf != "$wf" ]] &&
+		differ "$dev filters" "${hf//$'\n'/; }" "${wf//$'\n'/; }"; then
+		refilter=1
+	fi
+
+	if ((rebuild)); then
+		if [[ $kind == htb ]]; then run tc qdisc del dev "$dev" root; fi
+		run tc qdisc replace dev "$dev" root handle 1: htb default "$deflt"
+		fix=()
+		for rec in "${want_classes[@]}"; do fix+=("${rec%% *}"); done
+		refilter=1
+	fi
+	for cid in "${fix[@]}"; do
+		if [[ $cid == "$rest" ]]; then
+			htb_class "$dev" "$cid" "$line"
+			continue
+		fi
+		for rec in "${classes[@]}"; do
+			read -r c bits _ <<<"$rec"
+			if [[ $c == "$cid" ]]; then htb_class "$dev" "$cid" "$bits"; fi
+		done
+	done
+	if ((refilter)); then
+		if ((!rebuild)) && [[ -n $have_filters ]]; then run tc filter del dev "$dev" parent 1:; fi
+		for rec in "${filters[@]}"; do
+			read -r proto dscp cid <<<"$rec"
+			u32_add "$proto" "$dscp" "$cid" "$dev"
+		done
+	fi
+}
+
+# ---- main ------------------------------------------------------------------
+main() {
+	local s dev
+	while (($#)); do
+		case $1 in
+		--check) CHECK=1 ;;
+		--only)
+			(($# > 1)) || die "--only needs a list of sections: ${SECTIONS// /,}"
+			ONLY=$2
+			shift
+			;;
+		--only=*) ONLY=${1#--only=} ;;
+		-h | --help)
+			usage
+			exit 0
+			;;
+		*)
+			usage >&2
+			die "unknown argument: $1"
+			;;
+		esac
+		shift
+	done
+	for s in ${ONLY//,/ }; do
+		[[ " $SECTIONS " == *" $s "* ]] || die "unknown section $s: the sections are ${SECTIONS// /,}"
+	done
+
+	if selected mtu; then need ip "the netdev MTU"; fi
+	if selected qos || selected pfc; then need "$TOOL" "the NIC QoS settings"; fi
+	if selected ecn; then need readlink "finding the NIC's PCI address"; fi
+	if selected shaping && ((SHAPING)); then
+		need tc "egress shaping"
+		need sort "comparing tc filters"
+	fi
+
+	if selected mtu || selected qos || selected ecn || selected pfc; then
+		for dev in "${NETDEVS[@]}"; do
+			if [[ -e $SYS/class/net/$dev ]]; then
+				NICS+=("$dev")
+			else
+				err "$dev: no such network device"
+			fi
+		done
+	fi
+
+	if ((CHECK)); then
+		say "$DEVICE: checking against the intent (nothing is changed)"
+	else
+		say "$DEVICE: applying the intent"
+	fi
+	for s in $SECTIONS; do
+		if selected "$s"; then "section_$s"; fi
+	done
+
+	if ((errors)); then
+		say "$DEVICE: $errors error(s); see the ERROR lines"
+		exit 2
+	fi
+	if ((CHECK)); then
+		if ((drifts)); then
+			say "$DEVICE: $drifts difference(s) from the intent"
+			exit 1
+		fi
+		say "$DEVICE: in sync with the intent"
+		exit 0
+	fi
+	if ((changes)); then
+		say "$DEVICE: $changes change(s) made"
+	else
+		say "$DEVICE: in sync with the intent, nothing changed"
+	fi
+}
+
+main "$@"
