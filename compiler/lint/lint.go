@@ -56,12 +56,18 @@ func (p *Pass) ReportDevice(pos diag.Pos, device, port, format string, args ...a
 }
 
 // Pos returns the position of a dotted intent path ("classes.roce.ecn.max").
+// Names may contain dots ("roce.v2"): use [Pass.At] for paths built from
+// names.
 func (p *Pass) Pos(path string) diag.Pos {
 	if path == "" {
 		return p.Intent.Pos()
 	}
 	return p.Intent.Pos(strings.Split(path, ".")...)
 }
+
+// At returns the position of the intent field at labels ("classes", name,
+// "ecn", "max"), or of the nearest enclosing field the user wrote.
+func (p *Pass) At(labels ...string) diag.Pos { return p.Intent.Pos(labels...) }
 
 // Run runs every analyzer of suite over the fabric and returns the findings,
 // sorted.

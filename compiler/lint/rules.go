@@ -46,14 +46,74 @@ probability is a percentage; 0 never marks and values above 100 are not accepted
 			if e == nil {
 				continue
 			}
-			if e.MinBytes >= e.MaxBytes {
-				p.Reportf(p.Pos("classes."+c.Name+".ecn.min"), "class %s: ECN min %s is not below max %s", c.Name, bytesStr(e.MinBytes), bytesStr(e.MaxBytes))
+			if lo, hi, ok := ecnCells(p, c); ok {
+				// Both thresholds in cells: compare them as written.
+				if lo >= hi {
+					p.Reportf(p.At("classes", c.Name, "ecn", "min"), "class %s: ECN min %d cells is not below max %d cells", c.Name, lo, hi)
+				}
+			} else {
+				for _, cell := range cellSizes(p, c) {
+					if lo, hi := ecnBytes(p, c, cell); lo >= hi {
+						p.Reportf(p.At("classes", c.Name, "ecn", "min"), "class %s: ECN min %s is not below max %s", c.Name, bytesStr(lo), bytesStr(hi))
+						break
+					}
+				}
 			}
 			if e.Probability < 1 || e.Probability > 100 {
-				p.Reportf(p.Pos("classes."+c.Name+".ecn.probability"), "class %s: ECN probability %d: want 1 to 100 (percent)", c.Name, e.Probability)
+				p.Reportf(p.At("classes", c.Name, "ecn", "probability"), "class %s: ECN probability %d: want 1 to 100 (percent)", c.Name, e.Probability)
 			}
 		}
 	},
+}
+
+// ecnCells returns a class's ECN thresholds when the intent gives both in
+// buffer cells.
+func ecnCells(p *Pass, c *ir.Class) (lo, hi int64, ok bool) {
+	k, found := p.Intent.Fabric.Classes[c.Name]
+	if !found || k.ECN == nil || k.ECN.Min.Cells == 0 || k.ECN.Max.Cells == 0 {
+		return 0, 0, false
+	}
+	return k.ECN.Min.Cells, k.ECN.Max.Cells, true
+}
+
+// ecnBytes returns a class's ECN thresholds in bytes on a switch whose
+// buffer cell is cell bytes. The model keeps bytes only; a threshold the
+// intent gives in cells is converted here.
+func ecnBytes(p *Pass, c *ir.Class, cell int) (lo, hi int64) {
+	lo, hi = c.ECN.MinBytes, c.ECN.MaxBytes
+	if k, ok := p.Intent.Fabric.Classes[c.Name]; ok && k.ECN != nil {
+		if k.ECN.Min.Cells > 0 {
+			lo = k.ECN.Min.Cells * int64(cell)
+		}
+		if k.ECN.Max.Cells > 0 {
+			hi = k.ECN.Max.Cells * int64(cell)
+		}
+	}
+	return lo, hi
+}
+
+// inCells reports whether the intent gives a threshold of the class's ECN
+// profile in buffer cells.
+func inCells(p *Pass, c *ir.Class) bool {
+	k, ok := p.Intent.Fabric.Classes[c.Name]
+	return ok && k.ECN != nil && (k.ECN.Min.Cells > 0 || k.ECN.Max.Cells > 0)
+}
+
+// cellSizes returns the cell sizes to convert a class's ECN thresholds
+// with: the known ones of the fabric's switch models when the intent gives
+// a threshold in cells, otherwise a single 0 (bytes need no conversion).
+func cellSizes(p *Pass, c *ir.Class) []int {
+	if !inCells(p, c) {
+		return []int{0}
+	}
+	var out []int
+	for _, d := range p.Fabric.Switches() {
+		if b := d.Switch.Buffers; b != nil && b.CellBytes > 0 && !slices.Contains(out, b.CellBytes) {
+			out = append(out, b.CellBytes)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // plans returns the distinct buffer plans with the switches that use them.
@@ -91,16 +151,37 @@ learn to slow down. The xoff point is derived from the reserved lossless pool an
 threshold (` + "`rocefab explain DEVICE xoff-point`" + ` shows it); lower ECN max or reserve more buffer.`,
 	Run: func(p *Pass) {
 		ps, users := plans(p.Fabric)
+		// Plans of one model differ only in their port mix, not in the
+		// xoff point: report each model once, with all its switches.
+		type key struct {
+			model string
+			xoff  int64
+			cell  int
+		}
+		var keys []key
+		byKey := map[key][]*ir.Device{}
+		for _, b := range ps {
+			k := key{b.Model, b.XoffPoint, b.CellBytes}
+			if byKey[k] == nil {
+				keys = append(keys, k)
+			}
+			byKey[k] = append(byKey[k], users[b]...)
+		}
 		for _, c := range p.Fabric.LosslessClasses() {
 			if c.ECN == nil {
 				continue
 			}
-			for _, b := range ps {
-				if c.ECN.MaxBytes >= b.XoffPoint {
-					ds := users[b]
-					p.ReportDevice(p.Pos("classes."+c.Name+".ecn.max"), ds[0].Name, "",
+			for _, k := range keys {
+				if inCells(p, c) && k.cell == 0 {
+					continue // the model's cell size is unknown
+				}
+				_, hi := ecnBytes(p, c, k.cell)
+				if hi >= k.xoff {
+					ds := byKey[k]
+					ir.SortDevices(ds)
+					p.ReportDevice(p.At("classes", c.Name, "ecn", "max"), ds[0].Name, "",
 						"class %s: ECN max %s is at or above the PFC xoff point %s of %s (%s): PFC would pause before ECN marks",
-						c.Name, bytesStr(c.ECN.MaxBytes), bytesStr(b.XoffPoint), b.Model, deviceCount(ds))
+						c.Name, bytesStr(hi), bytesStr(k.xoff), k.model, deviceCount(ds))
 				}
 			}
 		}
@@ -115,8 +196,12 @@ var Headroom = &Analyzer{
 own time, the round trip over the cable, the PHY and the sender's reaction. The headroom reserved per
 port and lossless priority must hold them or the lossless class drops. It grows with speed and cable
 length; ` + "`rocefab explain DEVICE:PORT headroom`" + ` shows the formula and inputs. Use headroom: "auto"
-or a size at least as large as the longest port class needs.`,
+or a size at least as large as the longest port class needs. Without a lossless class no headroom is
+reserved and nothing is checked.`,
 	Run: func(p *Pass) {
+		if len(p.Fabric.LosslessClasses()) == 0 {
+			return // no lossless priority, so no headroom is reserved
+		}
 		seen := map[*ir.Headroom]bool{}
 		for _, d := range p.Fabric.Devices {
 			if d.Switch == nil {
@@ -160,9 +245,20 @@ var BufferBudget = &Analyzer{
 	Doc: `A switch's packet buffer must hold the pools reserved for classes (buffers.reserve, a percentage
 of the buffer) plus the headroom of every port and every lossless priority. When the sum exceeds the
 ASIC's buffer, the platform either rejects the configuration or silently shrinks pools, and lossless
-traffic drops under load. Reserve less, carry fewer lossless priorities, or shorten the cables the
-headroom is sized for.`,
+traffic drops under load; reservations of several classes that add up to more than 100% cannot be
+programmed at all. Reserve less, carry fewer lossless priorities, or shorten the cables the headroom
+is sized for.`,
 	Run: func(p *Pass) {
+		pct := 0
+		for _, n := range p.Intent.Fabric.Buffers.Reserve {
+			pct += n
+		}
+		if pct > 100 {
+			// The reserved pool is clamped to the whole buffer, which hides
+			// the excess when there is no headroom to add.
+			p.Reportf(p.Pos("buffers.reserve"), "buffers.reserve: the reservations add up to %d%% of the buffer", pct)
+			return
+		}
 		ps, users := plans(p.Fabric)
 		for _, b := range ps {
 			if !b.Fits() {
@@ -182,21 +278,41 @@ var DSCPUnique = &Analyzer{
 	Title: "a DSCP value in two classes, or a DSCP outside 0..63",
 	Doc: `Each DSCP value selects exactly one traffic class on every hop. A value listed in two classes maps
 to whichever the platform applies last, so the same packet can be lossless on one switch and lossy on
-the next. DSCP is a 6-bit field: 0 to 63.`,
+the next. DSCP is a 6-bit field: 0 to 63. A class's priority is its queue end to end, so two classes on
+one priority are one class to every switch and NIC: the second class's DSCPs get the first class's
+scheduling, PFC and ECN; give each class its own priority.`,
 	Run: func(p *Pass) {
 		owner := map[int]string{}
 		for _, c := range p.Fabric.Classes {
 			for _, d := range c.DSCP {
-				if d < 0 || d > 63 {
-					p.Reportf(p.Pos("classes."+c.Name+".dscp"), "class %s: DSCP %d: want 0 to 63", c.Name, d)
-					continue
+				at := p.At("classes", c.Name, "dscp")
+				switch o, ok := owner[d]; {
+				case d < 0 || d > 63:
+					p.Reportf(at, "class %s: DSCP %d: want 0 to 63", c.Name, d)
+				case ok && o == c.Name:
+					p.Reportf(at, "class %s: DSCP %d is listed twice", c.Name, d)
+				case ok:
+					p.Reportf(at, "class %s: DSCP %d is already in class %s", c.Name, d, o)
+				default:
+					owner[d] = c.Name
 				}
-				if o, ok := owner[d]; ok {
-					p.Reportf(p.Pos("classes."+c.Name+".dscp"), "class %s: DSCP %d is already in class %s", c.Name, d, o)
-					continue
-				}
-				owner[d] = c.Name
 			}
+		}
+		// A priority is a class's queue on every hop: a second class on it
+		// gets the first one's scheduling, PFC and ECN. A CNP class on a
+		// lossless priority is RF106's to report.
+		first := map[int]*ir.Class{}
+		for _, c := range p.Fabric.Classes {
+			o, ok := first[c.Priority]
+			if !ok {
+				first[c.Priority] = c
+				continue
+			}
+			if (o.CNP && c.Lossless) || (c.CNP && o.Lossless) {
+				continue
+			}
+			p.Reportf(p.At("classes", c.Name, "priority"), "class %s: priority %d is already class %s's: its DSCPs would get %s's queue on every hop",
+				c.Name, c.Priority, o.Name, o.Name)
 		}
 	},
 }
@@ -224,7 +340,7 @@ NICs send CNPs in whatever class their default DSCP lands in.`,
 			}
 			return
 		}
-		at := p.Pos("classes." + cnp.Name)
+		at := p.At("classes", cnp.Name)
 		if cnp.Lossless {
 			p.Reportf(at, "CNP class %s is lossless: CNPs must not be paused; make it lossy and strict", cnp.Name)
 		}
@@ -247,13 +363,23 @@ var LosslessCount = &Analyzer{
 pools for one or two (SONiC's defaults are priorities 3 and 4). More lossless priorities multiply the
 headroom, shrink the shared buffer, and add PFC pause domains that can deadlock.`,
 	Run: func(p *Pass) {
-		ls := p.Fabric.LosslessClasses()
-		if len(ls) > 2 {
-			var names []string
-			for _, c := range ls {
-				names = append(names, c.Name)
+		// Count priorities, not classes: headroom and pause domains are
+		// per priority.
+		var prios []string
+		var third *ir.Class
+		seen := map[int]bool{}
+		for _, c := range p.Fabric.LosslessClasses() {
+			if seen[c.Priority] {
+				continue
 			}
-			p.Reportf(p.Pos("classes."+ls[2].Name+".lossless"), "%d lossless classes (%s): keep it to two at most", len(ls), strings.Join(names, ", "))
+			seen[c.Priority] = true
+			prios = append(prios, fmt.Sprintf("%d (%s)", c.Priority, c.Name))
+			if len(prios) == 3 {
+				third = c
+			}
+		}
+		if third != nil {
+			p.Reportf(p.At("classes", third.Name, "lossless"), "%d lossless priorities: %s: keep it to two at most", len(prios), strings.Join(prios, ", "))
 		}
 	},
 }
@@ -279,7 +405,8 @@ var ReorderSupport = &Analyzer{
 	Doc: `Adaptive routing and packet spraying send the packets of one flow over several paths, so they
 arrive out of order. RoCE NICs that cannot place out-of-order packets directly into memory treat each
 gap as loss and go back to retransmit, which is far worse than ECMP. Use a NIC that supports it
-(ConnectX-6 Dx and later, BlueField-3) or loadBalancing: "ecmp".`,
+(ConnectX-6 Dx and later, BlueField-3) or loadBalancing: "ecmp". In an explicit topology the model of
+each server in the device list is checked as well as hosts.nic.model.`,
 	Run: func(p *Pass) {
 		lb := p.Intent.Fabric.Routing.LoadBalancing
 		if lb != "adaptive" && lb != "spray" {
@@ -290,10 +417,35 @@ gap as loss and go back to retransmit, which is far worse than ECMP. Use a NIC t
 		if !ok {
 			p.Reportf(p.Pos("hosts.nic.model"), "loadBalancing %q needs NICs that place out-of-order packets; %q is not a known NIC model (known: %s)",
 				lb, model, strings.Join(platforms.NICModels(), ", "))
+		} else if !nic.OutOfOrder {
+			p.Reportf(p.Pos("routing.loadBalancing"), "loadBalancing %q reorders packets, but %s cannot place out-of-order packets", lb, nic.Model)
+		}
+		if p.Fabric.Topology.Style != "explicit" {
 			return
 		}
-		if !nic.OutOfOrder {
-			p.Reportf(p.Pos("routing.loadBalancing"), "loadBalancing %q reorders packets, but %s cannot place out-of-order packets", lb, nic.Model)
+		// An explicit topology names each server's NIC model: check those
+		// that differ from hosts.nic.model, once per model.
+		seen := map[string]bool{strings.ToLower(model): true}
+		if ok {
+			seen[strings.ToLower(nic.Model)] = true
+		}
+		for _, d := range p.Fabric.Hosts() {
+			n, known := platforms.LookupNIC(d.Model)
+			key := strings.ToLower(d.Model)
+			if known {
+				key = strings.ToLower(n.Model) // aliases count as their model
+			}
+			if d.Model == "" || seen[key] {
+				continue
+			}
+			seen[key] = true
+			switch {
+			case !known:
+				p.ReportDevice(d.Pos, d.Name, "", "loadBalancing %q needs NICs that place out-of-order packets; %q is not a known NIC model (known: %s)",
+					lb, d.Model, strings.Join(platforms.NICModels(), ", "))
+			case !n.OutOfOrder:
+				p.ReportDevice(d.Pos, d.Name, "", "loadBalancing %q reorders packets, but %s cannot place out-of-order packets", lb, n.Model)
+			}
 		}
 	},
 }
@@ -371,8 +523,8 @@ var NCCLClass = &Analyzer{
 	Title: "a tenant's NCCL traffic class (DSCP << 2) not on a lossless class",
 	Doc: `NCCL marks its RDMA traffic with NCCL_IB_TC, the IP ToS byte: DSCP << 2. If that DSCP does not map
 to a lossless class on the switches, collective traffic runs lossy and every drop costs a RoCE
-retransmit timeout. The traffic class of a tenant on a lossless class, or one whose NCCL settings the
-intent sets, must map to a lossless priority.`,
+retransmit timeout. The traffic class of a tenant on a lossless class, or of one whose own
+nccl.trafficClass the intent sets, must map to a lossless priority.`,
 	Run: func(p *Pass) {
 		var qos *ir.QoS
 		for _, d := range p.Fabric.Devices {
@@ -388,13 +540,27 @@ intent sets, must map to a lossless priority.`,
 		for _, pr := range qos.PFC {
 			lossless[pr] = true
 		}
+		global := p.Intent.Fabric.Hosts.NCCL.TrafficClass != nil
 		for _, t := range p.Fabric.Tenants {
-			if t.Class == nil || (!t.Class.Lossless && !t.NCCLOverride) {
+			// A tenant on a lossless class runs NCCL; so does one that sets
+			// its own traffic class. NCCL environment variables alone, or
+			// the fabric-wide traffic class, say nothing about a tenant on
+			// a lossy class (a checkpoint writer).
+			it := p.Intent.Fabric.Tenants[t.Name]
+			own := it.NCCL != nil && it.NCCL.TrafficClass != nil
+			if t.Class == nil || (!t.Class.Lossless && !own) {
 				continue
+			}
+			at := p.At("tenants", t.Name)
+			switch {
+			case own:
+				at = p.At("tenants", t.Name, "nccl", "trafficClass")
+			case global:
+				at = p.Pos("hosts.nccl.trafficClass")
 			}
 			dscp := t.TrafficClass >> 2
 			if t.TrafficClass < 0 || t.TrafficClass > 255 || !lossless[qos.DSCPToTC[dscp&63]] {
-				p.Reportf(p.Pos("tenants."+t.Name), "tenant %s: NCCL_IB_TC %d is DSCP %d, which maps to priority %d: not lossless",
+				p.Reportf(at, "tenant %s: NCCL_IB_TC %d is DSCP %d, which maps to priority %d: not lossless",
 					t.Name, t.TrafficClass, dscp, qos.DSCPToTC[dscp&63])
 			}
 		}
@@ -418,6 +584,12 @@ RDMA bypasses the kernel's qdiscs, and throttling the class PFC protects only ad
 				if s.Class.Lossless {
 					p.Reportf(s.Pos, "hosts.shape.%s: class %s is lossless: do not shape it", s.Class.Name, s.Class.Name)
 				}
+				speed := speed
+				for _, n := range d.Host.NICs {
+					if n.Port == s.Interface && n.SpeedGbps > 0 {
+						speed = n.SpeedGbps // an explicit topology gives each link's speed
+					}
+				}
 				if speed > 0 && s.RateBits >= int64(speed)*1_000_000_000 {
 					p.Reportf(s.Pos, "hosts.shape.%s: rate %s is at or above the %s link speed", s.Class.Name,
 						strconv.FormatFloat(float64(s.RateBits)/1e9, 'f', -1, 64)+"Gbit", speedStr(speed))
@@ -435,28 +607,47 @@ var Tenant = &Analyzer{
 	Doc: `Each tenant names the class its traffic runs in, and the servers it runs on. A class no one
 defined, or servers the fabric does not have, means the tenant's environment is rendered for nothing.
 Storage and checkpoint traffic (a tenant or class whose name says storage or checkpoint, or a class
-the hosts shape) on a lossless priority fills the buffer RoCE needs: the checkpoint stall.`,
+the hosts shape) on a lossless priority fills the buffer RoCE needs: the checkpoint stall. PFC pauses
+priorities, not classes, so a lossy class on the priority of a lossless one counts as lossless.`,
 	Run: func(p *Pass) {
 		shaped := map[string]bool{}
 		for name := range p.Intent.Fabric.Hosts.Shape {
 			shaped[name] = true
 		}
+		// PFC pauses priorities, not classes: a lossy class on the priority
+		// of a lossless one is paused all the same.
+		lossless := map[int]*ir.Class{}
+		for _, c := range p.Fabric.LosslessClasses() {
+			if lossless[c.Priority] == nil {
+				lossless[c.Priority] = c
+			}
+		}
+		storage := func(s string) bool {
+			s = strings.ToLower(s)
+			return strings.Contains(s, "storage") || strings.Contains(s, "checkpoint")
+		}
 		for _, t := range p.Fabric.Tenants {
-			at := p.Pos("tenants." + t.Name)
+			at := p.At("tenants", t.Name)
 			if t.Class == nil {
 				var names []string
 				for _, c := range p.Fabric.Classes {
 					names = append(names, c.Name)
 				}
-				p.Reportf(p.Pos("tenants."+t.Name+".class"), "tenant %s: no class named %q (classes are %s)", t.Name, t.ClassName, strings.Join(names, ", "))
+				p.Reportf(p.At("tenants", t.Name, "class"), "tenant %s: no class named %q (classes are %s)", t.Name, t.ClassName, strings.Join(names, ", "))
 				continue
 			}
 			if n := len(t.UnknownServers); n > 0 {
-				p.Reportf(p.Pos("tenants."+t.Name+".servers"), "tenant %s: %d servers not in the fabric, e.g. %s", t.Name, n, t.UnknownServers[0])
+				p.Reportf(p.At("tenants", t.Name, "servers"), "tenant %s: %d servers not in the fabric, e.g. %s", t.Name, n, t.UnknownServers[0])
 			}
-			storage := func(s string) bool { return strings.Contains(s, "storage") || strings.Contains(s, "checkpoint") }
-			if t.Class.Lossless && (storage(t.Name) || storage(t.Class.Name) || shaped[t.Class.Name]) {
+			l := lossless[t.Class.Priority]
+			if l == nil || !(storage(t.Name) || storage(t.Class.Name) || shaped[t.Class.Name]) {
+				continue
+			}
+			if t.Class.Lossless {
 				p.Reportf(at, "tenant %s: storage traffic on lossless class %s: give it a lossy class", t.Name, t.Class.Name)
+			} else {
+				p.Reportf(at, "tenant %s: storage traffic of class %s on priority %d, which is lossless for class %s: give it a lossy priority",
+					t.Name, t.Class.Name, t.Class.Priority, l.Name)
 			}
 		}
 	},
@@ -512,42 +703,61 @@ and back up: a down-up path through which lossless traffic can form a cyclic buf
 	},
 }
 
-// elementPaths says where in the intent each catalog element comes from,
-// and whether the fabric uses it.
-func usedElements(p *Pass) map[string]string {
+// usedElements says which catalog elements the fabric uses, each with the
+// labels of the intent field it comes from.
+func usedElements(p *Pass) map[string][]string {
 	f := p.Intent.Fabric
-	used := map[string]string{
-		"dscp-map": "classes", "tc-queue": "classes", "ets": "classes", "mtu": "mtu",
+	classes := []string{"classes"}
+	used := map[string][]string{
+		"dscp-map": classes, "ets": classes, "mtu": {"mtu"},
+	}
+	// Each class's priority is its queue: a platform whose traffic-class
+	// to queue mapping is fixed to the identity (NX-OS) lacks nothing
+	// unless some switch maps otherwise.
+	for _, d := range p.Fabric.Switches() {
+		if q := d.Switch.QoS; q != nil && !identity(q.TCToQueue) {
+			used["tc-queue"] = classes
+			break
+		}
 	}
 	if len(p.Fabric.LosslessClasses()) > 0 {
-		used["pfc"] = "classes"
-		used["headroom-cable"] = "buffers.headroom"
-		used["xoff-xon"] = "buffers.headroom"
+		used["pfc"] = classes
+		used["headroom-cable"] = []string{"buffers", "headroom"}
+		used["xoff-xon"] = []string{"buffers", "headroom"}
 	}
 	for _, c := range p.Fabric.Classes {
 		if c.Strict {
-			used["strict"] = "classes." + c.Name + ".strict"
+			used["strict"] = []string{"classes", c.Name, "strict"}
 		}
 		if c.ECN != nil {
-			used["ecn"] = "classes." + c.Name + ".ecn"
+			used["ecn"] = []string{"classes", c.Name, "ecn"}
 		}
 	}
 	if len(f.Buffers.Reserve) > 0 {
-		used["pool-percent"] = "buffers.reserve"
+		used["pool-percent"] = []string{"buffers", "reserve"}
 	}
 	if f.PFC.Watchdog.Enabled {
-		used["pfc-watchdog"] = "pfc.watchdog"
+		used["pfc-watchdog"] = []string{"pfc", "watchdog"}
 		if f.PFC.Watchdog.Action == "alert" {
-			used["watchdog-action-alert"] = "pfc.watchdog.action"
+			used["watchdog-action-alert"] = []string{"pfc", "watchdog", "action"}
 		}
 	}
 	switch f.Routing.LoadBalancing {
 	case "adaptive":
-		used["adaptive-routing"] = "routing.loadBalancing"
+		used["adaptive-routing"] = []string{"routing", "loadBalancing"}
 	case "spray":
-		used["spray"] = "routing.loadBalancing"
+		used["spray"] = []string{"routing", "loadBalancing"}
 	}
 	return used
+}
+
+func identity(m [8]int) bool {
+	for i, v := range m {
+		if v != i {
+			return false
+		}
+	}
+	return true
 }
 
 // PlatformGap is RF117.
@@ -558,7 +768,8 @@ var PlatformGap = &Analyzer{
 percentage, community SONiC has no adaptive routing, OpenConfig has no PFC at all. rocefab renders what
 each platform can express and reports each element it cannot, with what was rendered instead, so that
 nothing is left out silently. The openconfig.json of every switch carries only what OpenConfig
-models; the rest is in the native artifact.`,
+models; the rest is in the native artifact, which is reported once as information. A fixed
+traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.`,
 	Run: func(p *Pass) {
 		used := usedElements(p)
 		byPlatform := map[string][]*ir.Device{}
@@ -588,7 +799,7 @@ models; the rest is in the native artifact.`,
 					ocGaps = append(ocGaps, el)
 					continue
 				}
-				p.ReportDevice(p.Pos(used[el]), ds[0].Name, "", "%s (%s): %s is %s there; rendered instead: %s",
+				p.ReportDevice(p.At(used[el]...), ds[0].Name, "", "%s (%s): %s is %s there; rendered instead: %s",
 					plat, plural(len(ds), "switch", "switches"), el, map[string]string{"no": "not supported", "partial": "partly supported"}[s.Level], what)
 			}
 			if len(ocGaps) > 0 {
@@ -670,7 +881,7 @@ the class or turn DCQCN off deliberately (a PFC-only fabric).`,
 		}
 		for _, c := range p.Fabric.LosslessClasses() {
 			if c.ECN == nil {
-				p.Reportf(p.Pos("classes."+c.Name+".ecn"), "class %s is lossless without ECN while DCQCN is on", c.Name)
+				p.Reportf(p.At("classes", c.Name, "ecn"), "class %s is lossless without ECN while DCQCN is on", c.Name)
 			}
 		}
 	},

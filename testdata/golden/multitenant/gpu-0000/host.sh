@@ -175,12 +175,21 @@ differ() {
 	return 0
 }
 
+# shown CMD...: the command as a shell would read it back.
+shown() {
+	local a out=''
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9._,:/=+@%-]+$ ]]; then out+=" $a"; else out+=" $(printf '%q' "$a")"; fi
+	done
+	printf '%s' "$out"
+}
+
 # run CMD...: one write, echoed. A failed write stops the script: the next
 # steps (PFC last of all) assume the earlier ones took, and a re-run picks
 # up from the first difference.
 run() {
 	local out
-	say "  +$(printf ' %q' "$@")"
+	say "  +$(shown "$@")"
 	if ! out=$("$@" 2>&1); then
 		die "failed: $*${out:+: $out}"
 	fi
@@ -230,6 +239,24 @@ json_list() {
 	[[ $1 =~ $re ]] || return 0
 	v=${BASH_REMATCH[1]//\"/}
 	printf '%s' "${v//,/ }"
+}
+
+# runs D:V...: "D:V" pairs with consecutive DSCPs of one value merged into
+# "FIRST-LAST:V", so that a whole table fits on a line.
+runs() {
+	local out='' first=-1 last=-1 val='' d v pair
+	for pair in "$@" 0:; do
+		d=${pair%%:*} v=${pair#*:}
+		if ((first >= 0)) && [[ $v == "$val" && -n $v ]] && ((d == last + 1)); then
+			last=$d
+			continue
+		fi
+		if ((first >= 0)); then
+			if ((first == last)); then out+=" $first:$val"; else out+=" $first-$last:$val"; fi
+		fi
+		first=$d last=$d val=$v
+	done
+	printf '%s' "${out# }"
 }
 
 join() {
@@ -428,7 +455,7 @@ qos_netdev() {
 			fi
 		fi
 	done
-	if ((${#want[@]})) && differ "$dev dscp2prio" "${have[*]}" "${want[*]}"; then
+	if ((${#want[@]})) && differ "$dev dscp2prio" "$(runs "${have[@]}")" "$(runs "${want[@]}")"; then
 		if [[ $TOOL == mlnx_qos ]]; then
 			run mlnx_qos -i "$dev" "${args[@]}"
 		else
@@ -841,7 +868,7 @@ shape_interface() {
 		cid=${rec%% *}
 		line_=${rec#* }
 		if [[ -z ${cur[$cid]+set} ]]; then
-			if differ "$dev class $cid" absent "$line_"; then fix+=("$cid"); fi
+			if differ "$dev class $cid" none "$line_"; then fix+=("$cid"); fi
 		elif [[ ${cur[$cid]} != "$line_" ]]; then
 			if differ "$dev class $cid" "${cur[$cid]}" "$line_"; then
 				fix+=("$cid")
@@ -851,13 +878,13 @@ shape_interface() {
 		unset 'cur[$cid]'
 	done
 	for c in "${!cur[@]}"; do
-		if differ "$dev class $c" "${cur[$c]}" absent; then rebuild=1; fi
+		if differ "$dev class $c" "${cur[$c]}" none; then rebuild=1; fi
 	done
 	local hf wf
 	hf=$(printf '%s\n' "$have_filters" | LC_ALL=C sort)
 	wf=$(printf '%s\n' "${want_filters[@]}" | LC_ALL=C sort)
 	if [[ $hf != "$wf" ]] &&
-		differ "$dev filters" "${hf//$'\n'/; }" "${wf//$'\n'/; }"; then
+		differ "$dev filters" "${hf:+${hf//$'\n'/; }}${hf:-none}" "${wf//$'\n'/; }"; then
 		refilter=1
 	fi
 

@@ -1,0 +1,308 @@
+package host
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The tests in this file run the shaping section of the rendered script
+// with the real tc against a veth pair in a network namespace of their
+// own. They need root and iproute2, and skip otherwise.
+
+// netns makes a network namespace with a veth pair whose end "eth0" (the
+// interface the test fabric shapes) is up, with 10.66.0.1/24 and
+// fd66::1/64 and static neighbours .2 and ::2 behind it, so that packets
+// sent to them leave through eth0's qdisc.
+func netns(t *testing.T) func(args ...string) (string, error) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create a network namespace (run as root, as CI does)")
+	}
+	for _, tool := range []string{"ip", "tc", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s (apt-get install iproute2)", tool)
+		}
+	}
+	var r [4]byte
+	rand.Read(r[:])
+	name := "rocefab-test-" + hex.EncodeToString(r[:])
+	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
+		t.Skipf("cannot create a network namespace here: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("ip", "netns", "del", name).CombinedOutput(); err != nil {
+			t.Errorf("ip netns del %s: %v: %s", name, err, out)
+		}
+	})
+	in := func(args ...string) (string, error) {
+		out, err := exec.Command("ip", append([]string{"netns", "exec", name}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	for _, cmd := range [][]string{
+		{"ip", "link", "add", "eth0", "type", "veth", "peer", "name", "eth0-peer"},
+		{"ip", "link", "set", "eth0-peer", "up"},
+		{"ip", "link", "set", "eth0", "up"},
+		{"ip", "addr", "add", "10.66.0.1/24", "dev", "eth0"},
+		{"ip", "-6", "addr", "add", "fd66::1/64", "dev", "eth0", "nodad"},
+		{"ip", "neigh", "replace", "10.66.0.2", "lladdr", "02:00:00:00:66:02", "dev", "eth0"},
+		{"ip", "-6", "neigh", "replace", "fd66::2", "lladdr", "02:00:00:00:66:02", "dev", "eth0"},
+	} {
+		if out, err := in(cmd...); err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(cmd, " "), err, out)
+		}
+	}
+	return in
+}
+
+// htbClass is one HTB class as tc reports it.
+type htbClass struct {
+	rateBps int64 // bytes/s
+	packets int64
+}
+
+// tcClassesOf reads the HTB classes of eth0 with tc -s -j class show,
+// whose output is JSON on newer iproute2 and text on older (6.1 prints
+// classes as text even with -j).
+func tcClassesOf(t *testing.T, in func(...string) (string, error)) map[string]htbClass {
+	t.Helper()
+	out, err := in("tc", "-s", "-j", "class", "show", "dev", "eth0")
+	if err != nil {
+		t.Fatalf("tc class show: %v: %s", err, out)
+	}
+	classes := map[string]htbClass{}
+	if strings.HasPrefix(strings.TrimSpace(out), "[") {
+		for _, obj := range strings.Split(out, `{"class":`)[1:] {
+			h := regexp.MustCompile(`"handle":"([^"]+)"`).FindStringSubmatch(obj)
+			r := regexp.MustCompile(`"rate":(\d+)`).FindStringSubmatch(obj)
+			p := regexp.MustCompile(`"packets":(\d+)`).FindStringSubmatch(obj)
+			if h == nil || r == nil {
+				t.Fatalf("cannot read class %s", obj)
+			}
+			c := htbClass{}
+			c.rateBps, _ = strconv.ParseInt(r[1], 10, 64)
+			if p != nil {
+				c.packets, _ = strconv.ParseInt(p[1], 10, 64)
+			}
+			classes[h[1]] = c
+		}
+		return classes
+	}
+	cur := ""
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) > 2 && f[0] == "class" && f[1] == "htb" {
+			cur = f[2]
+			c := htbClass{rateBps: -1}
+			for i := range f[:len(f)-1] {
+				if f[i] == "rate" {
+					c.rateBps = parseTCRate(t, f[i+1])
+				}
+			}
+			classes[cur] = c
+		} else if len(f) > 4 && f[0] == "Sent" && cur != "" {
+			c := classes[cur]
+			c.packets, _ = strconv.ParseInt(f[3], 10, 64)
+			classes[cur] = c
+		}
+	}
+	return classes
+}
+
+// parseTCRate reads a rate as tc prints it ("50Gbit") into bytes/s.
+func parseTCRate(t *testing.T, s string) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`^(\d+)([KMGT]?)bit$`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("cannot read tc rate %q", s)
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	mult := map[string]int64{"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m[2]]
+	return n * mult / 8
+}
+
+func TestNetnsShaping(t *testing.T) {
+	in := netns(t)
+	script, _ := render(t, gpu(t))
+	path := filepath.Join(t.TempDir(), "host.sh")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	speed, err := in("cat", "/sys/class/net/eth0/speed")
+	if err != nil {
+		t.Fatalf("reading the veth's speed: %v: %s", err, speed)
+	}
+	mbps, err := strconv.ParseInt(strings.TrimSpace(speed), 10, 64)
+	if err != nil || mbps <= 0 {
+		t.Fatalf("veth speed %q", speed)
+	}
+
+	out, err := in("bash", path, "--check", "--only", "shaping")
+	if code := exitCode(t, err); code != 1 || !strings.Contains(out, "DRIFT eth0 qdisc") {
+		t.Fatalf("--check on a bare veth: exit %d\n%s", code, out)
+	}
+	out, err = in("bash", path, "--only", "shaping")
+	if err != nil {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "CHANGE eth0 qdisc") || !strings.Contains(out, "+ tc qdisc replace dev eth0 root handle 1: htb default 0xff") {
+		t.Errorf("first run did not build the tree:\n%s", out)
+	}
+
+	q, err := in("tc", "-j", "qdisc", "show", "dev", "eth0", "root")
+	if err != nil || !strings.Contains(q, `"kind":"htb"`) || !strings.Contains(q, `"default":"0xff"`) {
+		t.Fatalf("root qdisc: %v %s", err, q)
+	}
+	classes := tcClassesOf(t, in)
+	rest, ok := classes["1:ff"]
+	if !ok {
+		t.Fatalf("the HTB default class 1:ff does not exist: %v", classes)
+	}
+	if rest.rateBps != mbps*1_000_000/8 {
+		t.Errorf("default class rate %d B/s, want the line rate %d Mbit/s = %d B/s", rest.rateBps, mbps, mbps*1_000_000/8)
+	}
+	storage, ok := classes["1:11"]
+	if !ok || storage.rateBps != 50_000_000_000/8 {
+		t.Errorf("storage class 1:11: %+v (present %v), want 50 Gbit/s", storage, ok)
+	}
+	if len(classes) != 2 {
+		t.Errorf("classes %v, want 1:11 and 1:ff", classes)
+	}
+	f, _ := in("tc", "filter", "show", "dev", "eth0", "parent", "1:")
+	if n := strings.Count(f, "flowid 1:11"); n != 4 {
+		t.Errorf("%d filters to 1:11, want 4 (DSCP 10 and 18, IPv4 and IPv6):\n%s", n, f)
+	}
+
+	// Idempotence: a second run changes nothing, and --check agrees.
+	out, err = in("bash", path, "--only", "shaping")
+	if err != nil || !strings.Contains(out, "in sync with the intent, nothing changed") || strings.Contains(out, "CHANGE") {
+		t.Errorf("second run: %v\n%s", err, out)
+	}
+	out, err = in("bash", path, "--check", "--only", "shaping")
+	if code := exitCode(t, err); code != 0 {
+		t.Errorf("--check after a run: exit %d\n%s", code, out)
+	}
+
+	// Packets marked with a storage DSCP land in 1:11, others in 1:ff.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(addr string, dscp int) {
+		t.Helper()
+		out, err := in("env", "ROCEFAB_SEND_UDP="+addr, "ROCEFAB_SEND_DSCP="+strconv.Itoa(dscp), exe, "-test.run=^TestHelperSendUDP$")
+		if err != nil {
+			t.Fatalf("sending to %s with DSCP %d: %v\n%s", addr, dscp, err, out)
+		}
+	}
+	before := tcClassesOf(t, in)
+	send("10.66.0.2:9", 10)
+	send("[fd66::2]:9", 18)
+	send("10.66.0.2:9", 26)
+	after := tcClassesOf(t, in)
+	if got := after["1:11"].packets - before["1:11"].packets; got < 20 {
+		t.Errorf("1:11 (storage) counted %d packets, want the 20 sent with DSCP 10 and 18", got)
+	}
+	if got := after["1:ff"].packets - before["1:ff"].packets; got < 10 {
+		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
+	}
+
+	// Drift: a rate changed by hand is reported, then put back in place.
+	if out, err := in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
+		t.Fatalf("tc class change: %v %s", err, out)
+	}
+	out, err = in("bash", path, "--check", "--only", "shaping")
+	if code := exitCode(t, err); code != 1 || !strings.Contains(out, "DRIFT eth0 class 1:11: have root 1Gbit 1Gbit 200000, want root 50Gbit 50Gbit 200000") {
+		t.Errorf("--check after a hand change: exit %d\n%s", code, out)
+	}
+	out, err = in("bash", path, "--only", "shaping")
+	if err != nil || strings.Contains(out, "qdisc replace") || !strings.Contains(out, "classid 1:11") {
+		t.Errorf("repair: %v\n%s", err, out)
+	}
+	if c := tcClassesOf(t, in)["1:11"]; c.rateBps != 50_000_000_000/8 {
+		t.Errorf("after repair 1:11 runs at %d B/s", c.rateBps)
+	}
+
+	// A foreign HTB root (the seed essay's: a default class that does not
+	// exist) is replaced by ours.
+	for _, cmd := range [][]string{
+		{"tc", "qdisc", "del", "dev", "eth0", "root"},
+		{"tc", "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "11"},
+		{"tc", "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:1", "htb", "rate", "50Gbit"},
+	} {
+		if out, err := in(cmd...); err != nil {
+			t.Fatalf("%v: %v %s", cmd, err, out)
+		}
+	}
+	out, err = in("bash", path, "--only", "shaping")
+	if err != nil || !strings.Contains(out, "tc qdisc del dev eth0 root") {
+		t.Errorf("replacing a foreign tree: %v\n%s", err, out)
+	}
+	classes = tcClassesOf(t, in)
+	if _, ok := classes["1:1"]; ok || len(classes) != 2 {
+		t.Errorf("after replacing a foreign tree the classes are %v", classes)
+	}
+	out, err = in("bash", path, "--check", "--only", "shaping")
+	if code := exitCode(t, err); code != 0 {
+		t.Errorf("--check after replacing a foreign tree: exit %d\n%s", code, out)
+	}
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return -1
+}
+
+// TestHelperSendUDP is not a test: TestNetnsShaping runs the test binary
+// inside the namespace to send ten UDP datagrams with a DSCP.
+func TestHelperSendUDP(t *testing.T) {
+	addr := os.Getenv("ROCEFAB_SEND_UDP")
+	if addr == "" {
+		t.Skip("helper process for TestNetnsShaping")
+	}
+	dscp, _ := strconv.Atoi(os.Getenv("ROCEFAB_SEND_DSCP"))
+	conn, err := net.Dial("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	raw, err := conn.(*net.UDPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serr error
+	err = raw.Control(func(fd uintptr) {
+		if strings.HasPrefix(addr, "[") {
+			serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IPV6, syscall.IPV6_TCLASS, dscp<<2)
+		} else {
+			serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IP, syscall.IP_TOS, dscp<<2)
+		}
+	})
+	if err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	for i := range 10 {
+		if _, err := conn.Write(fmt.Appendf(nil, "rocefab %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+}
