@@ -23,8 +23,9 @@
 //	max: "60MB" // want RF102 "xoff point 24 MB"
 //	headroom: "20KB" // want RF103 "100 m" RF103 `3 m`
 //
-// Each expectation is a rule ID (or name) optionally followed by a quoted
-// regular expression that must match the diagnostic's message; a line may
+// Each expectation is a rule ID (or name) optionally followed by a regular
+// expression, quoted as a Go string literal ("..." or `...`), that must
+// match the diagnostic's message (without its device prefix); a line may
 // hold several, and two diagnostics of one rule on one line need two
 // expectations. Every expected diagnostic must be reported and every
 // reported diagnostic expected, whatever its severity; both failures name
@@ -91,7 +92,8 @@ type Result struct {
 
 // Run loads every case under dir, runs the given rules over it and checks
 // their diagnostics against the case's expectations, each case in a
-// subtest of t named by the case. It returns the results in case order.
+// subtest of t named by the case. It returns the results of the cases it
+// ran (go test -run may select some), in case order.
 // A case that does not load or compile fails, unless the rules under test
 // include the schema rule (RF001) that reports why.
 func Run(t *testing.T, dir string, rules ...*lint.Analyzer) []*Result {
@@ -118,6 +120,17 @@ func Run(t *testing.T, dir string, rules ...*lint.Analyzer) []*Result {
 		})
 	}
 	return results
+}
+
+// Cases returns the names of the cases under dir, in the order Run runs
+// them.
+func Cases(dir string) ([]string, error) {
+	cases, err := findCases(dir)
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.name)
+	}
+	return names, err
 }
 
 // A testCase is one intent to load.
