@@ -170,6 +170,7 @@ func check(d *ir.Device) error {
 		}
 	}
 	shaped := map[[2]string]bool{}
+	prios := map[string]string{} // interface and priority -> class
 	for _, s := range p.Shaping {
 		if s.Class == nil {
 			return fmt.Errorf("shaping on %s has no class", s.Interface)
@@ -190,6 +191,11 @@ func check(d *ir.Device) error {
 			return fmt.Errorf("class %s shaped twice on %s", s.Class.Name, s.Interface)
 		}
 		shaped[k] = true
+		pk := fmt.Sprintf("%s/%d", s.Interface, s.Class.Priority)
+		if other, ok := prios[pk]; ok {
+			return fmt.Errorf("classes %s and %s, both priority %d, shaped on %s: a shaped class needs a priority of its own", other, s.Class.Name, s.Class.Priority, s.Interface)
+		}
+		prios[pk] = s.Class.Name
 	}
 	return nil
 }

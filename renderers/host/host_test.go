@@ -306,24 +306,29 @@ func TestRefusesOtherDevices(t *testing.T) {
 
 func TestRefusesBadValues(t *testing.T) {
 	cases := map[string]func(p *ir.HostProfile){
-		"tool":       func(p *ir.HostProfile) { p.Tool = "lldptool" },
-		"trust":      func(p *ir.HostProfile) { p.Trust = "pcp" },
-		"ets sum":    func(p *ir.HostProfile) { p.ETS[0] = 25 },
-		"strict bw":  func(p *ir.HostProfile) { p.ETS[6] = 10; p.ETS[0] = 10 },
-		"tsa":        func(p *ir.HostProfile) { p.TSA[2] = "cbs" },
-		"dscp prio":  func(p *ir.HostProfile) { p.DSCPToPrio[5] = 8 },
-		"prio tc":    func(p *ir.HostProfile) { p.PrioToTC[1] = -1 },
-		"mtu":        func(p *ir.HostProfile) { p.MTU = 0 },
-		"cnp":        func(p *ir.HostProfile) { p.CNPDSCP = 64 },
-		"cnp pair":   func(p *ir.HostProfile) { p.CNPPriority = -1 },
-		"tos":        func(p *ir.HostProfile) { p.RoCETOS = 256 },
-		"ecn prio":   func(p *ir.HostProfile) { p.ECNPriorities = []int{9} },
-		"param":      func(p *ir.HostProfile) { p.DCQCN.Params = []ir.Param{{Name: "rpg_bogus", Value: 1}} },
-		"param neg":  func(p *ir.HostProfile) { p.DCQCN.Params = []ir.Param{{Name: "rpg_gd", Value: -1}} },
-		"rate":       func(p *ir.HostProfile) { p.Shaping[0].RateBits = 0 },
-		"no class":   func(p *ir.HostProfile) { p.Shaping[0].Class = nil },
-		"twice":      func(p *ir.HostProfile) { p.Shaping = append(p.Shaping, p.Shaping[0]) },
-		"cable":      func(p *ir.HostProfile) { p.CableM = -1 },
+		"tool":      func(p *ir.HostProfile) { p.Tool = "lldptool" },
+		"trust":     func(p *ir.HostProfile) { p.Trust = "pcp" },
+		"ets sum":   func(p *ir.HostProfile) { p.ETS[0] = 25 },
+		"strict bw": func(p *ir.HostProfile) { p.ETS[6] = 10; p.ETS[0] = 10 },
+		"tsa":       func(p *ir.HostProfile) { p.TSA[2] = "cbs" },
+		"dscp prio": func(p *ir.HostProfile) { p.DSCPToPrio[5] = 8 },
+		"prio tc":   func(p *ir.HostProfile) { p.PrioToTC[1] = -1 },
+		"mtu":       func(p *ir.HostProfile) { p.MTU = 0 },
+		"cnp":       func(p *ir.HostProfile) { p.CNPDSCP = 64 },
+		"cnp pair":  func(p *ir.HostProfile) { p.CNPPriority = -1 },
+		"tos":       func(p *ir.HostProfile) { p.RoCETOS = 256 },
+		"ecn prio":  func(p *ir.HostProfile) { p.ECNPriorities = []int{9} },
+		"param":     func(p *ir.HostProfile) { p.DCQCN.Params = []ir.Param{{Name: "rpg_bogus", Value: 1}} },
+		"param neg": func(p *ir.HostProfile) { p.DCQCN.Params = []ir.Param{{Name: "rpg_gd", Value: -1}} },
+		"rate":      func(p *ir.HostProfile) { p.Shaping[0].RateBits = 0 },
+		"no class":  func(p *ir.HostProfile) { p.Shaping[0].Class = nil },
+		"twice":     func(p *ir.HostProfile) { p.Shaping = append(p.Shaping, p.Shaping[0]) },
+		"cable":     func(p *ir.HostProfile) { p.CableM = -1 },
+		"same prio": func(p *ir.HostProfile) {
+			c := *p.Shaping[0].Class
+			c.Name = "storage2"
+			p.Shaping = append(p.Shaping, ir.Shape{Class: &c, Interface: "eth0", RateBits: 1e9})
+		},
 		"nic model":  func(p *ir.HostProfile) { p.NICModel = "cx7$(reboot)" },
 		"dscp range": func(p *ir.HostProfile) { c := *p.Shaping[0].Class; c.DSCP = []int{64}; p.Shaping[0].Class = &c },
 	}
@@ -539,5 +544,15 @@ func TestGoldenScriptHasNoTrailingBlanks(t *testing.T) {
 		if !bytes.HasSuffix([]byte(s), []byte("\n")) {
 			t.Error("artifact does not end with a newline")
 		}
+	}
+}
+
+func TestDerivedComments(t *testing.T) {
+	d := cloneHost(gpu(t))
+	d.Host.Profile.Derived = []ir.Derivation{{Field: "roce-tos", Value: 104, Unit: "",
+		Formula: "ToS = DSCP << 2\nreboot", Inputs: []ir.Input{{Name: "DSCP", Value: "26"}}}}
+	script, _ := render(t, d)
+	if !strings.Contains(script, "#   roce-tos = 104: ToS = DSCP << 2 reboot with DSCP = 26\n") {
+		t.Errorf("the derivation is not a one-line comment:\n%s", script[:3000])
 	}
 }

@@ -413,6 +413,12 @@ section_pfc() {
 		if [[ "${q_pfc[*]}" == "${PFC[*]}" ]]; then
 			continue
 		fi
+		# A vector that could not be read is never written blind: every run
+		# would flap the link.
+		if [[ " ${q_pfc[*]} " == *' - '* ]]; then
+			err "$dev: cannot read the PFC vector from $TOOL; PFC not checked or written"
+			continue
+		fi
 		differ "$dev pfc" "$(join , "${q_pfc[@]}")" "$(join , "${PFC[@]}") (the write flaps the link)" || continue
 		if [[ $TOOL == mlnx_qos ]]; then
 			# Pass the cable length too, for the mlnx_qos releases that zero it.
@@ -504,7 +510,7 @@ ecn_debugfs() {
 # the HCA if it is not there, set every port, remove the group again. The
 # group is a handle on the device, not a setting; the ToS stays.
 section_tos() {
-	local cfg=$SYS/kernel/config/rdma_cm i hca dir made port
+	local cfg=$SYS/kernel/config/rdma_cm i hca dir made port ports
 	local -A done_hca=()
 	if [[ ! -d $cfg ]]; then
 		err "$cfg is missing: mount configfs (mount -t configfs none $SYS/kernel/config) and load rdma_cm (modprobe rdma_cm); cma_roce_tos not set"
@@ -530,9 +536,12 @@ section_tos() {
 			fi
 			made=1
 		fi
+		ports=0
 		for port in "$dir"/ports/*; do
 			knob "$hca port ${port##*/} cma_roce_tos" "$port/default_roce_tos" "$ROCE_TOS"
+			ports=$((ports + 1))
 		done
+		if ((ports == 0)); then err "$hca: no ports under $dir/ports; cma_roce_tos not set"; fi
 		if ((made)); then rmdir "$dir" 2>/dev/null || true; fi
 	done
 }
@@ -808,6 +817,9 @@ shape_interface() {
 # ---- main ------------------------------------------------------------------
 main() {
 	local s dev
+	if ((BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4))); then
+		die "needs bash 4.4 or later (this is $BASH_VERSION)"
+	fi
 	while (($#)); do
 		case $1 in
 		--check) CHECK=1 ;;

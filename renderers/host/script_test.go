@@ -266,7 +266,11 @@ func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync
 		w.write("state/ip."+n.Port, fmt.Sprintf(`[{"ifindex":4,"ifname":"%s","flags":["BROADCAST","MULTICAST","UP","LOWER_UP"],"mtu":%d,"qdisc":"mq","operstate":"UP"}]`+"\n", n.Port, nic.mtu))
 		net := "sys/class/net/" + n.Port
 		pci := fmt.Sprintf("0000:%02x:00.0", 0x10+n.Rail)
-		w.mkdir("sys/devices/pci0000:00/" + pci + "/infiniband/" + n.HCA)
+		hca := n.HCA
+		if hca == "" {
+			hca = fmt.Sprintf("mlx5_%d", n.Rail) // the script finds it in sysfs
+		}
+		w.mkdir("sys/devices/pci0000:00/" + pci + "/infiniband/" + hca)
 		w.mkdir(net)
 		if err := os.Symlink("../../../devices/pci0000:00/"+pci, filepath.Join(dir, net, "device")); err != nil {
 			t.Fatal(err)
@@ -319,7 +323,7 @@ func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync
 		if inSync {
 			tos = itoa(p.RoCETOS)
 		}
-		w.write("sys/kernel/config/rdma_cm/"+n.HCA+"/ports/1/default_roce_tos", tos+"\n")
+		w.write("sys/kernel/config/rdma_cm/"+hca+"/ports/1/default_roce_tos", tos+"\n")
 	}
 	for _, si := range shapingPlan(p) {
 		w.write("sys/class/net/"+si.name+"/speed", "100000\n")
@@ -774,6 +778,82 @@ func TestScriptShapingTextClasses(t *testing.T) {
 		"class htb 1:ff root leaf 8002: prio 0 quantum 200000 rate 100Gbit ceil 100Gbit linklayer ethernet burst 12500000b/1 mpu 0b cburst 12500000b/1 mpu 0b level 0 "
 	w := newWorld(t, d, desiredNIC(d.Host.Profile), tc, true, true)
 	out, stderr, code := w.run("--check", "--only", "shaping")
+	if code != 0 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+}
+
+// TestScriptBareVariant runs a model without shaping, CNP class, DCQCN or
+// cable length, and a NIC whose HCA the script finds in sysfs.
+func TestScriptBareVariant(t *testing.T) {
+	d := variants(t)["bare"]
+	p := d.Host.Profile
+	w := newWorld(t, d, desiredNIC(p), tcState{}, true, true, "mlnx_qos", "ip")
+	out, stderr, code := w.run()
+	if code != 0 || strings.Contains(out, "CHANGE") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if ws := w.writes(); len(ws) > 0 {
+		t.Errorf("writes on a server in sync:\n%s", strings.Join(ws, "\n"))
+	}
+	// The runtime-found HCA gets its ToS.
+	w.write("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos", "0\n")
+	out, _, code = w.run("--check")
+	if code != 1 || !strings.Contains(out, "DRIFT mlx5_0 port 1 cma_roce_tos: have 0, want 104") {
+		t.Errorf("--check: exit %d\n%s", code, out)
+	}
+	// A configfs group that is not there is made to reach the ports, and
+	// removed again.
+	os.RemoveAll(filepath.Join(w.dir, "sys/kernel/config/rdma_cm/mlx5_1"))
+	_, stderr, code = w.run("--check", "--only", "tos")
+	if code != 2 || !strings.Contains(stderr, "ERROR mlx5_1: no ports under") {
+		t.Errorf("--check without the group: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "sys/kernel/config/rdma_cm/mlx5_1")); !os.IsNotExist(err) {
+		t.Errorf("the configfs group made for reading was left behind: %v", err)
+	}
+}
+
+// TestScriptNeverWritesPFCBlind: when mlnx_qos prints no PFC vector, the
+// script reports it and writes no PFC (every run would flap the link).
+func TestScriptNeverWritesPFCBlind(t *testing.T) {
+	d := ofedDevice(t)
+	w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), true, true)
+	var kept []string
+	for line := range strings.Lines(w.get("state/mlnx_qos.eth2") + "\n") {
+		if !strings.Contains(line, "enabled") {
+			kept = append(kept, line)
+		}
+	}
+	w.write("state/mlnx_qos.eth2", strings.Join(kept, ""))
+	out, stderr, code := w.run()
+	if code != 2 || !strings.Contains(stderr, "ERROR eth2: cannot read the PFC vector from mlnx_qos") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	for _, s := range w.writes() {
+		if strings.Contains(s, "--pfc") {
+			t.Errorf("PFC written blind: %s", s)
+		}
+	}
+}
+
+// TestScriptOldMlnxQosFormat reads the MLNX_OFED 4.2-era layout (NVIDIA
+// DOC-2792): spaces for tabs, "priority: N" unindented, no buffer lines.
+func TestScriptOldMlnxQosFormat(t *testing.T) {
+	d := ofedDevice(t)
+	w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), true, true)
+	for _, n := range d.Host.NICs {
+		var b strings.Builder
+		for line := range strings.Lines(w.get("state/mlnx_qos."+n.Port) + "\n") {
+			if strings.Contains(line, "buffer") || strings.HasPrefix(line, "default priority") {
+				continue
+			}
+			line = strings.Replace(line, "\t priority:  ", "priority: ", 1)
+			b.WriteString(strings.ReplaceAll(line, "\t", "        "))
+		}
+		w.write("state/mlnx_qos."+n.Port, b.String())
+	}
+	out, stderr, code := w.run("--check")
 	if code != 0 {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
