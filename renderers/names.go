@@ -15,9 +15,28 @@ const NamePattern = `^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`
 
 var nameRE = regexp.MustCompile(NamePattern)
 
+// validName is NamePattern written out: a 100,000-GPU build checks millions
+// of names, and a regexp match costs ten times more. A test checks the two
+// agree.
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '/' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // CheckName returns an error naming what when s is not a safe name.
 func CheckName(what, s string) error {
-	if !nameRE.MatchString(s) {
+	if !validName(s) {
 		return fmt.Errorf("unsafe %s %q: names must match %s", what, s, NamePattern)
 	}
 	return nil

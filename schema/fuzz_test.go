@@ -8,7 +8,10 @@ import (
 
 // FuzzLoad feeds arbitrary bytes to the loader as a .cue and as a .json
 // intent: it must return diagnostics or an error, never panic. The seed
-// corpus is the bundled examples.
+// corpus is the bundled examples. Run it with a short minimization time,
+// since minimizing an input re-evaluates CUE thousands of times:
+//
+//	go test -run xxx -fuzz FuzzLoad -fuzztime 2m -fuzzminimizetime 5s ./schema
 func FuzzLoad(f *testing.F) {
 	examples, _ := filepath.Glob("../examples/*/*.cue")
 	for _, e := range examples {

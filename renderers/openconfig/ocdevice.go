@@ -5,8 +5,8 @@ package openconfig
 // 2.5, pitfall 5), so they stay here, behind emit.
 
 import (
+	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -16,17 +16,39 @@ import (
 	"github.com/rocefab/rocefab/renderers/openconfig/oc"
 )
 
-// emit builds the OpenConfig tree of c, validates it against the schema
-// compiled into the generated code (types, ranges, leafrefs) and returns it
-// as RFC 7951 JSON with module-qualified names, two-space indent and a final
-// newline. uint64 leaves (thresholds, weights, buffer sizes) come out as JSON
-// strings, as RFC 7951 section 6.1 requires.
+// emit returns the OpenConfig tree of c as RFC 7951 JSON with
+// module-qualified names, two-space indent and a final newline, validated
+// against the schema compiled into the generated code (types, ranges,
+// leafrefs). uint64 leaves (thresholds, weights, buffer sizes) come out as
+// JSON strings, as RFC 7951 section 6.1 requires.
+//
+// Building, validating and emitting a ygot tree costs tens of milliseconds
+// for a 128-port switch, and a large fabric has thousands of switches that
+// differ only in their port descriptions (the peers). So the tree is built,
+// validated and emitted once per shape (everything but the descriptions)
+// with a unique placeholder in each description, and every switch of that
+// shape gets the same bytes with its own descriptions put in. The result is
+// byte-for-byte what ygot emits for the switch itself (a test checks it).
 func emit(c *config) ([]byte, error) {
+	key := shape(c)
+	t, ok := templates.Load(key)
+	if !ok {
+		tpl, err := makeTemplate(c)
+		if err != nil {
+			return nil, err
+		}
+		t, _ = templates.LoadOrStore(key, tpl)
+	}
+	return t.(*template).fill(c), nil
+}
+
+// emitYgot builds, validates and emits c through the generated types.
+func emitYgot(c *config) ([]byte, error) {
 	d, err := build(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := validate(c, d); err != nil {
+	if err := ygot.ValidateGoStruct(d); err != nil {
 		return nil, fmt.Errorf("OpenConfig tree does not validate: %w", err)
 	}
 	js, err := ygot.EmitJSON(d, &ygot.EmitJSONConfig{
@@ -41,46 +63,81 @@ func emit(c *config) ([]byte, error) {
 	return []byte(js + "\n"), nil
 }
 
-// checkedShapes holds the shapes (see shape) whose trees passed full
-// validation in this process.
-var checkedShapes sync.Map
+// templates holds one *template per shape seen in this process.
+var templates sync.Map
 
-// shape is everything of c that a leafref can point at or from: port names
-// and bindings, queues, classifier terms, scheduler inputs and profiles.
-// Only descriptions are left out, and they are free strings.
+// template is the emitted JSON of one shape, cut at its descriptions.
+type template struct {
+	parts []string // len(ports)+1 pieces of JSON between the descriptions
+	ports []int    // which port's description follows parts[i]
+}
+
+// placeholder is a description no model can produce: names cannot hold '@'.
+func placeholder(i int) string { return fmt.Sprintf("@rocefab-description-%d@", i) }
+
+func makeTemplate(c *config) (*template, error) {
+	marked := *c
+	marked.ports = slices.Clone(c.ports)
+	for i := range marked.ports {
+		if marked.ports[i].description != "" {
+			marked.ports[i].description = placeholder(i)
+		}
+	}
+	js, err := emitYgot(&marked)
+	if err != nil {
+		return nil, err
+	}
+	t := &template{}
+	rest := string(js)
+	for {
+		at := strings.Index(rest, "@rocefab-description-")
+		if at < 0 {
+			break
+		}
+		end := strings.IndexByte(rest[at+1:], '@')
+		var i int
+		if end < 0 {
+			return nil, fmt.Errorf("internal error: unterminated description placeholder")
+		}
+		if _, err := fmt.Sscanf(rest[at:at+end+2], "@rocefab-description-%d@", &i); err != nil || i < 0 || i >= len(c.ports) {
+			return nil, fmt.Errorf("internal error: bad description placeholder %q", rest[at:at+end+2])
+		}
+		t.parts = append(t.parts, rest[:at])
+		t.ports = append(t.ports, i)
+		rest = rest[at+end+2:]
+	}
+	t.parts = append(t.parts, rest)
+	return t, nil
+}
+
+// fill puts c's descriptions into the template. Descriptions are
+// "to <peer>:<port>" of checked names, so they need no JSON escaping; a
+// description that would is encoded all the same.
+func (t *template) fill(c *config) []byte {
+	n := 0
+	for _, p := range t.parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n+len(t.ports)*48)
+	for i, p := range t.parts {
+		b = append(b, p...)
+		if i < len(t.ports) {
+			d, _ := json.Marshal(c.ports[t.ports[i]].description)
+			b = append(b, d[1:len(d)-1]...)
+		}
+	}
+	return b
+}
+
+// shape is everything of c but the port descriptions (and whether a port
+// has one): two configs of one shape emit the same JSON but for those.
 func shape(c *config) string {
 	var b strings.Builder
 	for _, p := range c.ports {
-		fmt.Fprintf(&b, "%s|%d|%d|%s;", p.name, p.mtu, p.speedGbps, p.bufferProfile)
+		fmt.Fprintf(&b, "%s|%d|%d|%s|%t;", p.name, p.mtu, p.speedGbps, p.bufferProfile, p.description != "")
 	}
 	fmt.Fprintf(&b, "%v%v%v%v%v%v%v", c.queues, c.terms, c.strict, c.wrr, c.ecn, c.buffers, c.lossless)
 	return b.String()
-}
-
-// validate checks d against the schema. Leafref resolution walks the whole
-// tree for every reference (most of a 128-port switch's render time), and
-// its result depends only on the tree's shape, so it runs once per shape;
-// every tree still gets the type and range checks of its subtrees.
-func validate(c *config, d *oc.Device) error {
-	key := shape(c)
-	if _, ok := checkedShapes.Load(key); !ok {
-		if err := ygot.ValidateGoStruct(d); err != nil {
-			return err
-		}
-		checkedShapes.Store(key, true)
-		return nil
-	}
-	if d.Qos != nil {
-		if err := d.Qos.ΛValidate(); err != nil {
-			return err
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(d.Interface)) {
-		if err := d.Interface[name].ΛValidate(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // speeds maps port speeds in Gbit/s to openconfig-if-ethernet identities.

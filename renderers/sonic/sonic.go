@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -122,8 +123,77 @@ func (db configDB) set(table, key string, fields map[string]string) {
 // marshal writes db the way `config save` does (sonic-cfggen
 // --print-data: keys sorted, four-space indent), so that a saved
 // config_db.json and this file differ only where the configuration does.
-// encoding/json sorts map keys.
+// It writes the three fixed levels directly: encoding/json's reflection and
+// re-indentation cost more than the rest of rendering a leaf. A test checks
+// the bytes equal encoding/json's.
 func (db configDB) marshal() ([]byte, error) {
+	b := make([]byte, 0, 64<<10)
+	str := func(s string) {
+		plain := true
+		for i := 0; i < len(s) && plain; i++ {
+			plain = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\'
+		}
+		if plain {
+			b = append(b, '"')
+			b = append(b, s...)
+			b = append(b, '"')
+			return
+		}
+		q, _ := json.Marshal(s) // names and values are plain; this keeps odd ones right
+		if bytes.Contains(q, []byte(`\u00`)) {
+			q = bytes.ReplaceAll(q, []byte(`\u003c`), []byte("<"))
+			q = bytes.ReplaceAll(q, []byte(`\u003e`), []byte(">"))
+			q = bytes.ReplaceAll(q, []byte(`\u0026`), []byte("&"))
+		}
+		b = append(b, q...)
+	}
+	if len(db) == 0 {
+		return []byte("{}\n"), nil
+	}
+	b = append(b, "{\n"...)
+	for i, table := range slices.Sorted(maps.Keys(db)) {
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = append(b, "    "...)
+		str(table)
+		rows := db[table]
+		if len(rows) == 0 {
+			b = append(b, ": {}"...)
+			continue
+		}
+		b = append(b, ": {\n"...)
+		for j, key := range slices.Sorted(maps.Keys(rows)) {
+			if j > 0 {
+				b = append(b, ",\n"...)
+			}
+			b = append(b, "        "...)
+			str(key)
+			fields := rows[key]
+			if len(fields) == 0 {
+				b = append(b, ": {}"...)
+				continue
+			}
+			b = append(b, ": {\n"...)
+			for k, f := range slices.Sorted(maps.Keys(fields)) {
+				if k > 0 {
+					b = append(b, ",\n"...)
+				}
+				b = append(b, "            "...)
+				str(f)
+				b = append(b, ": "...)
+				str(fields[f])
+			}
+			b = append(b, "\n        }"...)
+		}
+		b = append(b, "\n    }"...)
+	}
+	b = append(b, "\n}\n"...)
+	return b, nil
+}
+
+// marshalReflect is what marshal must equal: encoding/json's output.
+func (db configDB) marshalReflect() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -131,7 +201,7 @@ func (db configDB) marshal() ([]byte, error) {
 	if err := enc.Encode(db); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil // Encode ends with the trailing newline
+	return buf.Bytes(), nil
 }
 
 // builder carries what build computes once and uses for every port.
