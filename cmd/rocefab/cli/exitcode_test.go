@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestExitCodes checks each command's exit codes exactly, as INTENT.md
+// section 3 gives them (testscript's "! exec" only sees non-zero).
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clean := write("clean.cue", "name: \"lab\"\ntopology: servers: 16\n")
+	warn := write("warn.cue", "name: \"lab\"\ntopology: servers: 16\npfc: watchdog: enabled: false\n")
+	bad := write("bad.cue", "name: \"lab\"\ntopology: servers: 16\nmtu: host: 2000\n")
+	schemaErr := write("schema.cue", "name: \"lab;x\"\ntopology: servers: 16\n")
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"lint", clean}, 0},
+		{[]string{"lint", warn}, 0},
+		{[]string{"lint", "--fail-on", "warning", warn}, 1},
+		{[]string{"lint", bad}, 1},
+		{[]string{"lint", schemaErr}, 1},
+		{[]string{"lint", filepath.Join(dir, "missing.cue")}, 2},
+		{[]string{"lint", "--format", "yaml", clean}, 2},
+		{[]string{"lint", "--fail-on", "info", clean}, 2},
+		{[]string{"lint", "--explain", "RF102"}, 0},
+		{[]string{"lint", "--explain", "RF999"}, 2},
+		{[]string{"build", clean, "-o", out}, 0},
+		{[]string{"build", clean, "-o", out}, 0}, // an earlier build is replaced
+		{[]string{"build", bad, "-o", filepath.Join(dir, "out2")}, 1},
+		{[]string{"build", clean}, 2},
+		{[]string{"build", clean, "-o", dir}, 2}, // not an earlier build
+		{[]string{"explain", clean, "leaf-r0-00"}, 0},
+		{[]string{"explain", clean, "nosuch"}, 2},
+		{[]string{"explain", bad, "leaf-r0-00"}, 0}, // explain works on a fabric with findings
+		{[]string{"explain", schemaErr, "leaf-r0-00"}, 1},
+		{[]string{"schema"}, 0},
+		{[]string{"version"}, 0},
+		{[]string{"nosuchcommand"}, 2},
+	} {
+		var stdout, stderr bytes.Buffer
+		if got := Run(c.args, &stdout, &stderr); got != c.want {
+			t.Errorf("rocefab %v: exit %d, want %d\nstdout: %s\nstderr: %s", c.args, got, c.want, stdout.String(), stderr.String())
+		}
+	}
+}
