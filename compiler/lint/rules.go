@@ -811,7 +811,29 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 						plural(len(ds), "switch", "switches"), strings.Join(ocGaps, ", "))})
 			}
 		}
+		hostGaps(p)
 	},
+}
+
+// hostGaps reports what host.sh cannot set on the servers. The switch-only
+// elements of the catalog's linux entry (watchdog, adaptive routing) are
+// not gaps there: they are not host functions.
+func hostGaps(p *Pass) {
+	hosts := p.Fabric.Hosts()
+	if len(hosts) == 0 || hosts[0].Host.Profile == nil {
+		return
+	}
+	prof := hosts[0].Host.Profile
+	n := plural(len(hosts), "server", "servers")
+	if prof.Tool == "dcb" && len(prof.ECNPriorities) > 0 {
+		p.ReportDevice(p.Pos("hosts.nic.tool"), hosts[0].Name, "",
+			"linux (%s, tool dcb): the inbox mlx5 driver cannot enable ECN per priority at run time; host.sh sets the DCQCN parameters in debugfs and prints the mlxconfig ROCE_CC_PRIO_MASK_P1 command, which needs a firmware reset", n)
+	}
+	for _, sh := range prof.Shaping {
+		p.Report(diag.Diagnostic{Pos: sh.Pos, Severity: diag.Info, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: hosts[0].Name,
+			Message: fmt.Sprintf("linux (%s): tc on %s shapes kernel-stack traffic of class %s only; RDMA traffic bypasses qdiscs and is not shaped",
+				n, sh.Interface, sh.Class.Name)})
+	}
 }
 
 func plural(n int, one, many string) string {
