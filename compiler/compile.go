@@ -43,7 +43,7 @@ const (
 // The fabric is nil when the intent cannot be expanded; the diagnostics say
 // why, at the user's positions.
 func Compile(in *schema.Intent) (*ir.Fabric, diag.List) {
-	c := &compilation{in: in, f: &in.Fabric}
+	c := newCompilation(in)
 	fab := c.compile()
 	if fab == nil {
 		c.diags.Sort()
@@ -57,7 +57,7 @@ func Compile(in *schema.Intent) (*ir.Fabric, diag.List) {
 // Expand is Compile without lint: the model alone, for tools that only need
 // the devices.
 func Expand(in *schema.Intent) (*ir.Fabric, diag.List) {
-	c := &compilation{in: in, f: &in.Fabric}
+	c := newCompilation(in)
 	fab := c.compile()
 	c.diags.Sort()
 	return fab, c.diags
@@ -68,6 +68,13 @@ type compilation struct {
 	f     *schema.Fabric
 	diags diag.List
 	fab   *ir.Fabric
+
+	qosByCell map[int]*ir.QoS // QoS with ECN cells converted, by cell size
+	cellErr   map[string]bool // models already reported for an unknown cell size
+}
+
+func newCompilation(in *schema.Intent) *compilation {
+	return &compilation{in: in, f: &in.Fabric, qosByCell: map[int]*ir.QoS{}, cellErr: map[string]bool{}}
 }
 
 func (c *compilation) errorf(pos diag.Pos, format string, args ...any) {

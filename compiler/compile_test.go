@@ -181,3 +181,26 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+func TestECNInCells(t *testing.T) {
+	f := compile(t, `name: "cells"
+topology: {servers: 16, rails: 1, leaf: {platform: "nvue", model: "SN5600"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]
+classes: {
+	roce: {priority: 3, dscp: [26], lossless: true, bandwidth: 50, ecn: {min: "800 cells", max: "8000 cells"}}
+	cnp: {priority: 6, dscp: [48], cnp: true, strict: true}
+	bulk: {priority: 0, default: true, bandwidth: 50}
+}`)
+	leaf := f.Device("leaf-r0-00")
+	for _, q := range leaf.Switch.QoS.Queues {
+		if q.Class.Name == "roce" {
+			// SN5600 (Spectrum-4) cells are 192 B.
+			if q.ECN.MinBytes != 800*192 || q.ECN.MaxBytes != 8000*192 {
+				t.Errorf("ECN = %d/%d B, want %d/%d", q.ECN.MinBytes, q.ECN.MaxBytes, 800*192, 8000*192)
+			}
+			return
+		}
+	}
+	t.Fatal("no roce queue")
+}

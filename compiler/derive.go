@@ -69,6 +69,50 @@ func (c *compilation) qos() *ir.QoS {
 	return q
 }
 
+// qosForCell returns the QoS policy with ECN thresholds given in cells
+// converted to bytes for one switch model's cell size: one policy per cell
+// size, shared like the rest. Without thresholds in cells it is qos itself.
+func (c *compilation) qosForCell(qos *ir.QoS, sw platforms.Switch, d *ir.Device) *ir.QoS {
+	inCells := false
+	for _, k := range c.f.Classes {
+		if k.ECN != nil && k.ECN.Enabled && (k.ECN.Min.Cells > 0 || k.ECN.Max.Cells > 0) {
+			inCells = true
+		}
+	}
+	if !inCells {
+		return qos
+	}
+	if sw.CellBytes == 0 {
+		if !c.cellErr[sw.Model] {
+			c.cellErr[sw.Model] = true
+			c.errorf(c.pos("classes"), "classes: ECN thresholds are given in cells, but the cell size of %s (%s) is not known: give them in bytes", sw.Model, d.Name)
+		}
+		return qos
+	}
+	if q, ok := c.qosByCell[sw.CellBytes]; ok {
+		return q
+	}
+	q := *qos
+	q.Queues = slices.Clone(qos.Queues)
+	for i := range q.Queues {
+		qu := &q.Queues[i]
+		k, ok := c.f.Classes[qu.Class.Name]
+		if !ok || qu.ECN == nil || k.ECN == nil {
+			continue
+		}
+		e := *qu.ECN
+		if k.ECN.Min.Cells > 0 {
+			e.MinBytes = k.ECN.Min.Cells * int64(sw.CellBytes)
+		}
+		if k.ECN.Max.Cells > 0 {
+			e.MaxBytes = k.ECN.Max.Cells * int64(sw.CellBytes)
+		}
+		qu.ECN = &e
+	}
+	c.qosByCell[sw.CellBytes] = &q
+	return &q
+}
+
 func toIR(d physics.Derivation) ir.Derivation {
 	out := ir.Derivation{Field: d.Field, Value: d.Value, Unit: d.Unit, Formula: d.Formula, Source: d.Source}
 	for _, in := range d.Inputs {
@@ -105,7 +149,7 @@ func (c *compilation) switches(qos *ir.QoS) {
 			continue
 		}
 		sw, _ := platforms.LookupSwitch(d.Model)
-		s.MTU, s.QoS, s.LoadBalancing = c.f.MTU.Switch, qos, lb
+		s.MTU, s.QoS, s.LoadBalancing = c.f.MTU.Switch, c.qosForCell(qos, sw, d), lb
 		var mix []string
 		counts := map[*ir.Headroom]int{}
 		for i := range s.Ports {
