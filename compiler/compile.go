@@ -383,7 +383,7 @@ func (c *compilation) explicit() *topology.Result {
 		if !ok {
 			continue
 		}
-		res.Links = append(res.Links, &ir.Link{A: ends[0], B: ends[1], SpeedGbps: l.SpeedGbps, CableM: l.CableM})
+		res.Links = append(res.Links, &ir.Link{A: ends[0], B: ends[1], SpeedGbps: l.SpeedGbps, CableM: l.CableM, Pos: l.Pos})
 		for i := range 2 {
 			me, peer := devs[i], devs[1-i]
 			mine, theirs := ends[i], ends[1-i]

@@ -307,6 +307,9 @@ type Link struct {
 	A, B      Endpoint
 	SpeedGbps int
 	CableM    float64
+	// Pos is the link's element in an explicit inventory; unset for links
+	// the compiler expanded.
+	Pos diag.Pos
 }
 
 // Endpoint is one end of a link.

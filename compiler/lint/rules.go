@@ -693,7 +693,10 @@ and back up: a down-up path through which lossless traffic can form a cyclic buf
 		}
 		for _, k := range keys {
 			l := first[k]
-			pos := p.Fabric.Device(l.A.Device).Pos
+			pos := l.Pos
+			if !pos.IsValid() {
+				pos = p.Fabric.Device(l.A.Device).Pos
+			}
 			if !pos.IsValid() {
 				pos = p.Pos("topology")
 			}
