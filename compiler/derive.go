@@ -215,7 +215,11 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 		pct += c.f.Buffers.Reserve[n]
 	}
 	plan := &ir.BufferPlan{Model: sw.Model, ASIC: sw.ASIC, TotalBytes: sw.BufferBytes, CellBytes: sw.CellBytes,
-		Ports: len(s.Ports), ReserveName: strings.Join(names, "+"), ReservePercent: pct, Pos: c.pos("buffers")}
+		Ports: len(s.Ports), ReserveName: strings.Join(names, ", "), ReservePercent: pct, Pos: c.pos("buffers")}
+	for _, n := range names {
+		k, ok := c.f.Classes[n]
+		plan.Reserves = append(plan.Reserves, ir.Reserve{Class: n, Percent: c.f.Buffers.Reserve[n], Lossless: ok && k.Lossless})
+	}
 	reserved := physics.ReservedPool(sw.BufferBytes, pct)
 	plan.LosslessBytes = reserved.Value
 	var per []int64

@@ -42,6 +42,20 @@ func CheckName(what, s string) error {
 	return nil
 }
 
+// CheckComment returns an error when s cannot go into a comment line of a
+// configuration: it must be printable ASCII, with no line break that could
+// end the comment and start a command. Catalog strings such as an ASIC's
+// name ("Cisco Cloud Scale LS25600GX2A") are not names, but they reach
+// comments.
+func CheckComment(what, s string) error {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return fmt.Errorf("unsafe %s %q: only printable ASCII may reach a comment", what, s)
+		}
+	}
+	return nil
+}
+
 // CheckDevice checks every name of d that a renderer may write: the device,
 // its ports and peers, its classes, NIC ports and HCAs, shaped interfaces.
 func CheckDevice(d *ir.Device) error {

@@ -134,6 +134,10 @@ type Port struct {
 	Peer      string // device name
 	PeerPort  string
 	Facing    Role // the peer's role
+	// Lane and Lanes are the port's first SerDes lane and its lane count,
+	// in the numbering its name uses (SONiC names a port after its first
+	// lane). Lanes is 0 when unknown, as in an explicit inventory.
+	Lane, Lanes int
 	// Headroom is the port class's PFC headroom per lossless priority.
 	Headroom *Headroom
 }
@@ -210,13 +214,16 @@ type Headroom struct {
 
 // BufferPlan is how one switch model's buffer is split.
 type BufferPlan struct {
-	Model       string
-	ASIC        string
-	TotalBytes  int64
-	CellBytes   int
-	Ports       int // ports that carry lossless traffic
-	ReserveName string
-	// ReservePercent of the shared buffer is held for ReserveName alone.
+	Model      string
+	ASIC       string
+	TotalBytes int64
+	CellBytes  int
+	Ports      int // ports that carry lossless traffic
+	// Reserves are the pools held for single classes, by class name.
+	Reserves []Reserve
+	// ReserveName names the reserving classes for comments ("roce", or
+	// "finetune, training"); ReservePercent is their total share.
+	ReserveName    string
 	ReservePercent int
 	LosslessBytes  int64 // the reserved lossless pool
 	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities
@@ -226,6 +233,13 @@ type BufferPlan struct {
 	XoffPoint int64
 	Derived   []Derivation
 	Pos       diag.Pos
+}
+
+// Reserve is a share of the shared buffer held for one class alone.
+type Reserve struct {
+	Class    string
+	Percent  int
+	Lossless bool // the class is lossless
 }
 
 // Fits reports whether reservations and headroom fit in the buffer.

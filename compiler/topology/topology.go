@@ -129,12 +129,15 @@ type wiring struct {
 }
 
 func (w *wiring) connect(a *ir.Device, at *Tier, b *ir.Device, bt *Tier, speed int, cable float64) {
-	ap := PortName(a.Platform, len(a.Switch.Ports), at)
-	bp := PortName(b.Platform, len(b.Switch.Ports), bt)
+	ai, bi := len(a.Switch.Ports), len(b.Switch.Ports)
+	ap := PortName(a.Platform, ai, at)
+	bp := PortName(b.Platform, bi, bt)
+	al, an := LanesOf(ai, at)
+	bl, bn := LanesOf(bi, bt)
 	a.Switch.Ports = append(a.Switch.Ports, ir.Port{Name: ap, SpeedGbps: speed, CableM: cable,
-		Peer: b.Name, PeerPort: bp, Facing: b.Role})
+		Peer: b.Name, PeerPort: bp, Facing: b.Role, Lane: al, Lanes: an})
 	b.Switch.Ports = append(b.Switch.Ports, ir.Port{Name: bp, SpeedGbps: speed, CableM: cable,
-		Peer: a.Name, PeerPort: ap, Facing: a.Role})
+		Peer: a.Name, PeerPort: ap, Facing: a.Role, Lane: bl, Lanes: bn})
 	w.links = append(w.links, &ir.Link{A: ir.Endpoint{Device: a.Name, Port: ap},
 		B: ir.Endpoint{Device: b.Name, Port: bp}, SpeedGbps: speed, CableM: cable})
 }
@@ -206,8 +209,9 @@ func Expand(p Params) (*Result, error) {
 			lp := PortName(leaf.Platform, sl.port, &p.Leaf)
 			h.Host.NICs[i] = ir.NIC{Port: p.NICPorts[i], HCA: p.HCAs[i], Rail: i, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
 				Peer: leaf.Name, PeerPort: lp}
+			lane, lanes := LanesOf(sl.port, &p.Leaf)
 			leafDown[sl.leaf] = append(leafDown[sl.leaf], ir.Port{Name: lp, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
-				Peer: h.Name, PeerPort: p.NICPorts[i], Facing: ir.RoleHost})
+				Peer: h.Name, PeerPort: p.NICPorts[i], Facing: ir.RoleHost, Lane: lane, Lanes: lanes})
 			links = append(links, &ir.Link{A: ir.Endpoint{Device: h.Name, Port: p.NICPorts[i]},
 				B: ir.Endpoint{Device: leaf.Name, Port: lp}, SpeedGbps: p.NICSpeed, CableM: p.NICCable})
 		}
@@ -405,6 +409,22 @@ func threeTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 	r.Devices = append(r.Devices, spines...)
 	r.Devices = append(r.Devices, supers...)
 	return nil
+}
+
+// LanesPerCage is the SerDes lanes of one front-panel cage (OSFP and
+// QSFP-DD both carry eight).
+const LanesPerCage = 8
+
+// LanesOf returns the first lane and the lane count of the port at index i
+// (from 0): a cage's eight lanes split evenly among its breakout ports, in
+// the same numbering PortName uses for SONiC.
+func LanesOf(i int, t *Tier) (first, count int) {
+	b := 1
+	if t != nil && t.Physical > 0 && t.Ports > t.Physical {
+		b = t.Ports / t.Physical
+	}
+	count = max(LanesPerCage/b, 1)
+	return (i/b)*LanesPerCage + (i%b)*count, count
 }
 
 // PortName is the name of the port at index i (from 0) of a switch, in its

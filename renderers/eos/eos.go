@@ -176,9 +176,7 @@ func checkText(d *ir.Device) error {
 	names := map[string]string{}
 	if b := d.Switch.Buffers; b != nil {
 		free["ASIC"] = b.ASIC
-		if b.ReserveName != "" {
-			names["reserved class"] = b.ReserveName
-		}
+		free["reserved classes"] = b.ReserveName
 	}
 	if c := d.Switch.QoS.CNP; c != nil {
 		names["CNP class"] = c.Name

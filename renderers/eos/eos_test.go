@@ -460,7 +460,6 @@ func TestRefusesUnsafeNames(t *testing.T) {
 			"peer port": func(d *ir.Device) { d.Switch.Ports[1].PeerPort = s },
 			"class":     func(d *ir.Device) { d.Switch.QoS.Queues[0].Class.Name = s },
 			"headroom":  func(d *ir.Device) { d.Switch.Headrooms[0].Name = s },
-			"reserve":   func(d *ir.Device) { d.Switch.Buffers.ReserveName = s },
 		} {
 			d := tomahawk()
 			mutate(d)

@@ -410,36 +410,47 @@ func (r *render) pools(qos *node) error {
 	}
 	summary := fmt.Sprintf("Buffer plan %s (%s): %d B in %d-B cells; lossless pool %d B, headroom %d B, lossy %d B; XOFF point %d B.",
 		b.Model, b.ASIC, b.TotalBytes, b.CellBytes, b.LosslessBytes, b.HeadroomBytes, b.LossyBytes, b.XoffPoint)
-	if b.ReservePercent == 0 || b.ReserveName == "" {
+	// NVUE keeps one lossless traffic pool: the reserves of the lossless
+	// classes add up into it; a reserve for a lossy class has no pool.
+	pct, reserved := 0, []string{}
+	var lossyReserves []string
+	for _, rs := range b.Reserves {
+		if rs.Lossless {
+			pct += rs.Percent
+			reserved = append(reserved, rs.Class)
+		} else if rs.Percent > 0 {
+			lossyReserves = append(lossyReserves, fmt.Sprintf("%d %% for %s", rs.Percent, rs.Class))
+		}
+	}
+	if pct == 0 && len(lossyReserves) == 0 {
 		qos.comment("%s", summary)
 		qos.comment("No buffer reserve in the intent: the qos roce pool split stays as NVIDIA sets it.")
 		return nil
-	}
-	var reserve *ir.Class
-	for _, qu := range r.q.Queues {
-		if qu.Class != nil && qu.Class.Name == b.ReserveName {
-			reserve = qu.Class
-		}
 	}
 	tp := qos.child("traffic-pool")
 	tp.comment("%s", summary)
 	if !b.Fits() {
 		tp.comment("Reserves and headroom exceed the buffer by %d B (RF104).", -b.LossyBytes)
 	}
-	if reserve == nil || !reserve.Lossless {
-		tp.comment("%s", r.gap("the %d %% reserve for %q is not rendered: NVUE reserves buffer as traffic pools, and rocefab maps only a lossless class's reserve onto roce-lossless", b.ReservePercent, b.ReserveName))
+	if len(lossyReserves) > 0 {
+		tp.comment("%s", r.gap("the reserve %s is not rendered: NVUE reserves buffer as traffic pools, and only lossless classes have one (roce-lossless)", strings.Join(lossyReserves, ", ")))
+	}
+	if pct == 0 {
 		return nil
 	}
+	if pct > 100 {
+		return fmt.Errorf("lossless buffer reserves add up to %d %%, more than the buffer", pct)
+	}
 	lossless := tp.child("roce-lossless")
-	lossless.set("memory-percent", b.ReservePercent)
+	lossless.set("memory-percent", pct)
 	lsp := lossless.child("switch-priority")
 	for _, p := range r.pfc {
 		lsp.child(strconv.Itoa(p))
 	}
 	lossless.comment("%d %% of the buffer held for %s (the lossless priorities %s); NVUE keeps one lossless pool.",
-		b.ReservePercent, b.ReserveName, joinInts(r.pfc))
+		pct, strings.Join(reserved, ", "), joinInts(r.pfc))
 	lossy := tp.child("default-lossy")
-	lossy.set("memory-percent", 100-b.ReservePercent)
+	lossy.set("memory-percent", 100-pct)
 	ysp := lossy.child("switch-priority")
 	for p := range 8 {
 		if !slices.Contains(r.pfc, p) {

@@ -452,7 +452,7 @@ func TestLossy(t *testing.T) {
 	}
 	s.QoS = &q
 	b := *s.Buffers
-	b.ReservePercent, b.ReserveName = 0, ""
+	b.ReservePercent, b.ReserveName, b.Reserves = 0, "", nil
 	s.Buffers = &b
 	a := render(t, d)
 	y := parse(t, a.Content)

@@ -6,12 +6,16 @@
 // profiles and priority groups, ECN, schedulers, the PFC watchdog, port MTU
 // and speed, cable lengths), meant to be merged into the switch's running
 // configuration (`config apply-patch` computed from it, or `config load`),
-// not to replace it. It leaves alone what belongs to the platform: above
-// all PORT `lanes`, which come from the SKU's port_config.ini and which the
-// model does not know. SONiC's YANG makes `lanes` mandatory, so the file
-// validates against SONiC's models together with the device's own PORT
-// table (the way shared/tools/validate/sonic-validate.py merges files), not
-// alone.
+// not to replace it. PORT `lanes` are written when the model knows them:
+// the compiler names SONiC ports after their first SerDes lane
+// (Ethernet<lane>, eight lanes a cage split among breakout ports), so the
+// lanes follow from the name and the file validates against SONiC's models
+// on its own. The SKU's port_config.ini is the authority on a real switch
+// and lanes are create-only there: a deployment must not rewrite them, and
+// a port whose lanes differ from the switch's is a mismatch to fix in the
+// naming, not on the switch. Without lanes (an explicit inventory that does
+// not give them) the file validates together with the device's own PORT
+// table, the way shared/tools/validate/sonic-validate.py merges files.
 //
 // # Buffer model
 //

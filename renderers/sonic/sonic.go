@@ -631,6 +631,13 @@ func (b *builder) ports() error {
 		case p.Peer != "":
 			port["description"] = p.Peer
 		}
+		if p.Lanes > 0 {
+			lanes := make([]string, p.Lanes)
+			for i := range lanes {
+				lanes[i] = strconv.Itoa(p.Lane + i)
+			}
+			port["lanes"] = strings.Join(lanes, ",")
+		}
 		b.db.set("PORT", p.Name, port)
 
 		cable, err := cableMetres(p.CableM)

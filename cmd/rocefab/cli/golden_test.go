@@ -89,4 +89,17 @@ func compareTree(t *testing.T, got, golden string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A golden file the build no longer writes is stale too.
+	_ = filepath.WalkDir(golden, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if _, err := os.Stat(got + strings.TrimPrefix(p, golden)); err != nil {
+			if rendertest.Update() {
+				return os.Remove(p)
+			}
+			t.Errorf("%s is not written any more: remove it (ROCEFAB_UPDATE=1 does)", p)
+		}
+		return nil
+	})
 }

@@ -58,7 +58,7 @@ func Fabric() *ir.Fabric {
 	host3m := hr(400, 3, 159744)
 	fab30m := hr(400, 30, 187392)
 	buffers := &ir.BufferPlan{Model: "test-64", ASIC: "test", TotalBytes: 165_000_000, CellBytes: 254, Ports: 8,
-		ReserveName: "roce", ReservePercent: 30, LosslessBytes: 49_500_000, HeadroomBytes: 4*(159744+18432) + 4*(187392+18432),
+		ReserveName: "roce", ReservePercent: 30, Reserves: []ir.Reserve{{Class: "roce", Percent: 30, Lossless: true}}, LosslessBytes: 49_500_000, HeadroomBytes: 4*(159744+18432) + 4*(187392+18432),
 		XoffPoint: 24_750_000, Pos: pos(24)}
 	buffers.LossyBytes = buffers.TotalBytes - buffers.LosslessBytes - buffers.HeadroomBytes
 
