@@ -96,7 +96,12 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	if err := prepareDir(a.out); err != nil {
 		return withCode(exitError, err)
 	}
-	st, err := renderAll(fab, ds, in, a)
+	var bar progress = noProgress{}
+	if !a.quiet && isTerminal(cmd.ErrOrStderr()) {
+		bar = newBar(cmd.ErrOrStderr(), len(fab.Devices))
+	}
+	st, err := renderAll(fab, ds, in, a, bar)
+	bar.done()
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -117,7 +122,7 @@ type written struct {
 // spreading devices over all cores: a 100,000-GPU fabric's artifacts are
 // gigabytes, more than is worth holding in memory. Each file's bytes depend
 // only on its device, so the order workers finish in changes nothing.
-func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs) (written, error) {
+func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs, bar progress) (written, error) {
 	var devs []*ir.Device
 	for _, d := range fab.Devices {
 		if ok, _ := path.Match(a.only, d.Name); a.only == "" || ok {
@@ -144,6 +149,7 @@ func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs) (wr
 				if err != nil {
 					errs[i] = fmt.Errorf("%s: %w", devs[i].Name, err)
 				}
+				bar.add()
 			}
 			mu.Lock()
 			total.files += mine.files
