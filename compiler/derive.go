@@ -158,6 +158,7 @@ func (c *compilation) switches(qos *ir.QoS) {
 			h := headrooms[k]
 			if h == nil {
 				h = c.headroom(sw, p.SpeedGbps, p.CableM, fixed)
+				c.sourceInputs(h, d, p)
 				headrooms[k] = h
 			}
 			p.Headroom = h
@@ -205,6 +206,52 @@ func (c *compilation) headroom(sw platforms.Switch, speed int, cable float64, fi
 		h.Xoff = max(size-h.Xon, 0)
 	}
 	return h
+}
+
+// sourceInputs records which intent fields fed a port class's headroom:
+// the speed and cable of the tier the port's link belongs to, the MTUs, and
+// the model (for the cell size). A port class shared by links of several
+// tiers names the first one met.
+func (c *compilation) sourceInputs(h *ir.Headroom, d *ir.Device, p *ir.Port) {
+	tier := "topology.nic"
+	lower, upper := d.Role, p.Facing
+	if lower.Rank() < upper.Rank() {
+		lower, upper = upper, lower
+	}
+	switch {
+	case c.f.Topology.Style == "explicit":
+		tier = "topology.inventory"
+	case upper == ir.RoleSpine:
+		tier = "topology.spine"
+	case upper == ir.RoleSuperspine:
+		tier = "topology.superspine"
+	}
+	model := "topology.leaf.model"
+	switch d.Role {
+	case ir.RoleSpine:
+		model = "topology.spine"
+	case ir.RoleSuperspine:
+		model = "topology.superspine"
+	}
+	at := map[string]diag.Pos{
+		"L": c.pos(tier + ".cable"), "S": c.pos(tier + ".speed"), "S_Mbps": c.pos(tier + ".speed"),
+		"MTU_port": c.pos("mtu.switch"), "MTU_lossless": c.pos("mtu.host"), "cell": c.pos(model),
+	}
+	if tier == "topology.inventory" {
+		for k := range at {
+			if k == "L" || k == "S" || k == "S_Mbps" {
+				at[k] = c.pos(tier)
+			}
+		}
+	}
+	for i := range h.Derived {
+		for j := range h.Derived[i].Inputs {
+			in := &h.Derived[i].Inputs[j]
+			if pos, ok := at[in.Name]; ok {
+				in.Pos = pos
+			}
+		}
+	}
 }
 
 // bufferPlan splits one switch model's buffer for one port mix.

@@ -372,9 +372,11 @@ type Derivation struct {
 	Source  string
 }
 
-// Input is one input of a derivation, its value with its unit.
+// Input is one input of a derivation, its value with its unit, and the
+// intent field it came from when it came from one.
 type Input struct {
 	Name, Value string
+	Pos         diag.Pos
 }
 
 // Index rebuilds the name index after Devices changed. The compiler calls

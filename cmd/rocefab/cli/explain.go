@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,9 +37,11 @@ type explained struct {
 	Bytes   *int64            `json:"bytes,omitempty"`
 	Formula string            `json:"formula"`
 	Inputs  map[string]string `json:"inputs"`
-	Order   []string          `json:"-"`
-	Source  string            `json:"source"`
-	Intent  string            `json:"intent,omitempty"`
+	// From maps an input to the intent field it came from.
+	From   map[string]string `json:"from,omitempty"`
+	Order  []string          `json:"-"`
+	Source string            `json:"source"`
+	Intent string            `json:"intent,omitempty"`
 }
 
 func newExplainCmd() *cobra.Command {
@@ -131,6 +135,10 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 		}
 		fmt.Fprintf(out, "%s %s = %d %s\n  formula: %s\n", where, v.Field, v.Value, v.Unit, v.Formula)
 		for _, k := range v.Order {
+			if from, ok := v.From[k]; ok {
+				fmt.Fprintf(out, "    %s = %s  (%s)\n", k, v.Inputs[k], from)
+				continue
+			}
 			fmt.Fprintf(out, "    %s = %s\n", k, v.Inputs[k])
 		}
 		if v.Source != "" {
@@ -141,6 +149,17 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 		}
 	}
 	return nil
+}
+
+// relPos prints a position relative to the working directory, as lint
+// does, so that the output is the same wherever the intent lives.
+func relPos(p diag.Pos) string {
+	if cwd, err := os.Getwd(); err == nil && filepath.IsAbs(p.File) {
+		if rel, err := filepath.Rel(cwd, p.File); err == nil {
+			p.File = filepath.ToSlash(rel)
+		}
+	}
+	return p.String()
 }
 
 func isPath(s string) bool {
@@ -158,7 +177,7 @@ func explainDevice(d *ir.Device, port string) ([]explained, error) {
 			e := explained{Device: d.Name, Port: p, Field: x.Field, Value: x.Value, Unit: x.Unit, Formula: x.Formula,
 				Inputs: map[string]string{}, Source: x.Source}
 			if pos.IsValid() {
-				e.Intent = pos.String()
+				e.Intent = relPos(pos)
 			}
 			if x.Unit == "B" {
 				e.Bytes = new(x.Value)
@@ -166,6 +185,12 @@ func explainDevice(d *ir.Device, port string) ([]explained, error) {
 			for _, in := range x.Inputs {
 				e.Inputs[in.Name] = in.Value
 				e.Order = append(e.Order, in.Name)
+				if in.Pos.IsValid() {
+					if e.From == nil {
+						e.From = map[string]string{}
+					}
+					e.From[in.Name] = relPos(in.Pos)
+				}
 			}
 			out = append(out, e)
 		}
