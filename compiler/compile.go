@@ -39,6 +39,15 @@ const (
 	DefaultSuperspineCable = "50m"
 )
 
+// DefaultModels is the switch model a tier gets when the intent names its
+// platform but no model: a current 51.2T box of each.
+var DefaultModels = map[string]string{
+	ir.PlatformEOS:   "7060X6-64PE",
+	ir.PlatformNVUE:  "SN5600",
+	ir.PlatformSONiC: "DS5000",
+	ir.PlatformNXOS:  "N9364D-GX2A",
+}
+
 // Compile expands and derives the fabric, then runs the lint suite over it.
 // The fabric is nil when the intent cannot be expanded; the diagnostics say
 // why, at the user's positions.
@@ -183,6 +192,9 @@ func (c *compilation) expand() *topology.Result {
 	if p.NICPorts == nil {
 		return nil
 	}
+	if t.Leaf.Model == "" {
+		t.Leaf.Model = DefaultModels[t.Leaf.Platform]
+	}
 	leafSw, ok := c.lookupSwitch("topology.leaf", t.Leaf.Platform, t.Leaf.Model)
 	if !ok {
 		return nil
@@ -252,8 +264,8 @@ func (c *compilation) tier(path string, t *schema.Tier, platform, model string, 
 	if t == nil {
 		t = &schema.Tier{}
 	}
-	if t.Platform != "" {
-		platform = t.Platform
+	if t.Platform != "" && t.Platform != platform {
+		platform, model = t.Platform, DefaultModels[t.Platform]
 	}
 	if t.Model != "" {
 		model = t.Model
