@@ -8,6 +8,7 @@ import (
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/lint"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -120,22 +121,4 @@ func TestExamplesLintClean(t *testing.T) {
 	}
 }
 
-// moduleRoot walks up from the working directory to the directory that
-// holds go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+func moduleRoot(t *testing.T) string { return rendertest.RepoRoot(t) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 )
 
 // TestValidator runs the independent validator, yanglint against the pinned
@@ -84,24 +85,7 @@ func TestValidator(t *testing.T) {
 	}
 }
 
-// repoRoot walks up from the working directory to the directory with go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the working directory, so no shared/ directory to find")
-		}
-		dir = parent
-	}
-}
+func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
 // lookPath returns the path of an executable or skips the test.
 func lookPath(t *testing.T, name, why string) string {

@@ -40,3 +40,35 @@ func Golden(t testing.TB, path string, got []byte) {
 		t.Errorf("%s is stale (run with ROCEFAB_UPDATE=1 to rewrite it):\n%s", path, diff.Diff(path, want, "got", got))
 	}
 }
+
+// RepoRoot returns the module's root directory (the one holding go.mod),
+// found by walking up from the test's working directory.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Shared returns rel inside the shared/ directory that sits beside the
+// project's checkout (the vendors' YANG and the independent validators),
+// or skips the test with the reason when it is not there.
+func Shared(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(filepath.Dir(RepoRoot(t)), "shared", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is not beside the project: %v", p, err)
+	}
+	return p
+}

@@ -10,21 +10,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/rendertest"
 )
 
-// repoRoot finds the module root, where examples/ and testdata/ live.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
+func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
 // goldenDevices are the devices of each example whose artifacts are kept
 // as golden files: one per role and platform, and the first server.

@@ -17,6 +17,7 @@ import (
 	"github.com/openconfig/ygot/ygot"
 
 	"github.com/rocefab/rocefab/renderers/openconfig/oc"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 )
 
 // roceDevice builds the reference RoCE v2 QoS tree: one 400G Ethernet port
@@ -256,24 +257,7 @@ func lookup(doc any, path string) (any, error) {
 	return cur, nil
 }
 
-// repoRoot walks up from the working directory to the directory with go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
 // sharedDir returns ../shared/<rel> next to the repository root, or skips the
 // test when it is not there.
