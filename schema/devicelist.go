@@ -60,6 +60,7 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 	}
 	l := &DeviceList{}
 	var ds diag.List
+	lc := &lineCounter{b: b, line: 1, col: 1}
 	bad := func(off int64, ptr, format string, args ...any) {
 		p := offsetPos(path, b, off)
 		p.Pointer = ptr
@@ -103,14 +104,14 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 			if key == "devices" {
 				var d ListedDevice
 				if err = dec.Decode(&d); err == nil {
-					d.Pos = offsetPos(path, b, off)
+					d.Pos = lc.pos(path, off)
 					d.Pos.Pointer = ptr
 					l.Devices = append(l.Devices, d)
 				}
 			} else {
 				var k ListedLink
 				if err = dec.Decode(&k); err == nil {
-					k.Pos = offsetPos(path, b, off)
+					k.Pos = lc.pos(path, off)
 					k.Pos.Pointer = ptr
 					l.Links = append(l.Links, k)
 				}
@@ -132,6 +133,30 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 	}
 	ds = append(ds, l.check()...)
 	return l, ds, nil
+}
+
+// lineCounter turns increasing byte offsets into positions in one pass
+// over the file: counting from the start for every element would make
+// reading a 300,000-link inventory quadratic.
+type lineCounter struct {
+	b         []byte
+	off       int64
+	line, col int
+}
+
+func (c *lineCounter) pos(path string, off int64) diag.Pos {
+	off = min(off, int64(len(c.b)))
+	if off < c.off {
+		return offsetPos(path, c.b, off)
+	}
+	for ; c.off < off; c.off++ {
+		if c.b[c.off] == '\n' {
+			c.line, c.col = c.line+1, 1
+		} else {
+			c.col++
+		}
+	}
+	return diag.Pos{File: path, Line: c.line, Column: c.col}
 }
 
 func skipSpace(b []byte, off int64) int64 {
