@@ -400,8 +400,9 @@ func (c *compilation) explicit() *topology.Result {
 			me, peer := devs[i], devs[1-i]
 			mine, theirs := ends[i], ends[1-i]
 			if me.Switch != nil {
+				lane, lanes := sonicLanes(me, mine.Port, l.SpeedGbps)
 				me.Switch.Ports = append(me.Switch.Ports, ir.Port{Name: mine.Port, SpeedGbps: l.SpeedGbps, CableM: l.CableM,
-					Peer: peer.Name, PeerPort: theirs.Port, Facing: peer.Role})
+					Peer: peer.Name, PeerPort: theirs.Port, Facing: peer.Role, Lane: lane, Lanes: lanes})
 				continue
 			}
 			rail, known := railOf[mine.Port]
@@ -426,6 +427,25 @@ func (c *compilation) explicit() *topology.Result {
 	}
 	res.Oversubscription = oversubscription(res.Devices)
 	return res
+}
+
+// sonicLanes reads a SONiC port's lanes from its name, the way the
+// topology names them (Ethernet<first lane>, a cage's eight lanes split
+// among its breakout ports), so that an explicit inventory gives the same
+// model as the expansion it was written from. Other platforms' ports, and
+// names of another form, get none.
+func sonicLanes(d *ir.Device, port string, speed int) (lane, lanes int) {
+	n, err := strconv.Atoi(strings.TrimPrefix(port, "Ethernet"))
+	if d.Platform != ir.PlatformSONiC || !strings.HasPrefix(port, "Ethernet") || err != nil || n < 0 {
+		return 0, 0
+	}
+	sw, ok := platforms.LookupSwitch(d.Model)
+	if !ok {
+		return 0, 0
+	}
+	t := &topology.Tier{Ports: portsAt(sw, speed), Physical: physicalPorts(sw)}
+	_, lanes = topology.LanesOf(0, t)
+	return n, lanes
 }
 
 // oversubscription measures down/up capacity at each tier boundary from the
