@@ -63,6 +63,9 @@ func DefaultNaming(style string) Naming {
 	return n
 }
 
+// MaxLinks bounds an expansion: ten times the 100,000-GPU design point.
+const MaxLinks = 3_000_000
+
 // Result is an expanded fabric: devices without QoS, and links.
 type Result struct {
 	Devices []*ir.Device
@@ -162,6 +165,16 @@ func Expand(p Params) (*Result, error) {
 	}
 	if D+U > p.Leaf.Ports {
 		return nil, errf("topology.leaf", "%d downlinks + %d uplinks exceed the %d ports of a %s", D, U, p.Leaf.Ports, p.Leaf.Model)
+	}
+	// Refuse a fabric far beyond the design point before allocating it: a
+	// one-port leaf under 100,000 servers would mean millions of switches.
+	leavesEst := ceilDiv(p.Servers, D) * p.Rails
+	if p.Style != "rail-optimized" {
+		leavesEst = ceilDiv(p.Servers*p.Rails, D)
+	}
+	if links := p.Servers*p.Rails + 3*leavesEst*U; links > MaxLinks || leavesEst > MaxLinks/10 {
+		return nil, errf("topology", "%d servers x %d rails on leaves with %d downlinks and %d uplinks make %d leaves and about %d links; rocefab expands at most %d links (a 1,000,000-GPU fabric): use fewer servers or larger leaves",
+			p.Servers, p.Rails, D, U, leavesEst, links, MaxLinks)
 	}
 	naming := p.Naming
 	r := &Result{Oversubscription: map[string]float64{}}

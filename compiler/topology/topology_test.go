@@ -71,3 +71,13 @@ func TestExpandErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandRefusesAbsurdFabrics(t *testing.T) {
+	p := Params{Style: "rail-optimized", Servers: 100_000, Rails: 16, NICSpeed: 400,
+		NICPorts: make([]string, 16), HCAs: make([]string, 16),
+		Leaf: Tier{Platform: "nvue", Model: "SN5600", Ports: 128, Downlinks: 1, Uplinks: 127, Speed: 400}}
+	_, err := Expand(p)
+	if te, ok := err.(*Error); !ok || te.Field != "topology" {
+		t.Fatalf("err = %v, want a topology error", err)
+	}
+}
