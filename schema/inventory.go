@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -136,7 +137,7 @@ func merge(a, b Access) Access {
 // fewer. "{name}" in the value is replaced by the device name.
 func (inv *Inventory) address(name string) string {
 	best, bestScore := "", -1
-	for _, pat := range slices.Sorted(mapsKeys(inv.Address)) {
+	for _, pat := range slices.Sorted(maps.Keys(inv.Address)) {
 		ok, err := path.Match(pat, name)
 		if err != nil || !ok {
 			continue
@@ -153,14 +154,4 @@ func (inv *Inventory) address(name string) string {
 		return name
 	}
 	return strings.ReplaceAll(best, "{name}", name)
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
