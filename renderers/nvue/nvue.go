@@ -341,7 +341,11 @@ func (r *render) pfcProfiles(qos *node) (map[*ir.Headroom]string, error) {
 			cl.note("metres")
 		}
 		xoffTh := max(h.Size-h.Xoff, 0)
-		xonDelta := max(xoffTh-h.Xon, 0)
+		// xon-threshold is a drop below the XOFF point (qos_features.conf
+		// xon_delta; Cumulus's own defaults set it equal to xoff_size, so XON
+		// comes when the group's buffer has drained). The model's xon is that
+		// drop, capped so XON is never below an empty buffer.
+		xonDelta := min(h.Xon, xoffTh)
 		p.set("port-buffer", h.Size).note("bytes")
 		p.set("xoff-threshold", xoffTh).note("bytes: %d - %d", h.Size, h.Xoff)
 		p.set("xon-threshold", xonDelta).note("bytes below XOFF: XON at %d B", xoffTh-xonDelta)
