@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+)
+
+// TestImportLayers keeps the import direction of DESIGN.md: each package
+// imports only the project packages below it, and siblings (one renderer,
+// another) never import each other. Only the CLI knows everything.
+func TestImportLayers(t *testing.T) {
+	const mod = "github.com/rocefab/rocefab/"
+	allowed := map[string][]string{
+		"compiler/diag":          {},
+		"compiler/ir":            {"compiler/diag"},
+		"compiler/ir/irtest":     {"compiler/diag", "compiler/ir"},
+		"compiler/physics":       {},
+		"compiler/platforms":     {},
+		"schema":                 {"compiler/diag"},
+		"compiler/topology":      {"compiler/ir"},
+		"compiler/lint":          {"compiler/diag", "compiler/ir", "compiler/physics", "compiler/platforms", "schema"},
+		"compiler/lint/linttest": {"compiler", "compiler/diag", "compiler/ir", "compiler/lint", "schema"},
+		"compiler": {"compiler/diag", "compiler/ir", "compiler/lint", "compiler/physics", "compiler/platforms",
+			"compiler/topology", "schema"},
+		"renderers":               {"compiler/ir"},
+		"renderers/rendertest":    {},
+		"renderers/openconfig/oc": {},
+		"renderers/openconfig":    {"compiler/ir", "renderers", "renderers/openconfig/oc"},
+		"renderers/eos":           {"compiler/ir", "renderers"},
+		"renderers/nvue":          {"compiler/ir", "renderers"},
+		"renderers/sonic":         {"compiler/ir", "renderers"},
+		"renderers/nxos":          {"compiler/ir", "renderers"},
+		"renderers/host":          {"compiler/ir", "renderers"},
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../../...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], mod)
+		if strings.HasPrefix(pkg, "cmd/") {
+			continue // the composition root may import everything
+		}
+		allow, known := allowed[pkg]
+		if !known {
+			t.Errorf("package %s has no place in the layer table: add it", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, mod)
+			ok := false
+			for _, a := range allow {
+				if m, _ := path.Match(a, dep); m {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s imports %s: not allowed by the layers (allowed: %v)", pkg, dep, allow)
+			}
+		}
+	}
+}
