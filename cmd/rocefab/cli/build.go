@@ -129,7 +129,10 @@ func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs, bar
 			devs = append(devs, d)
 		}
 	}
-	emitModel := slices.Contains(a.emit, "model")
+	modelDir := ""
+	if slices.Contains(a.emit, "model") {
+		modelDir, _ = filepath.Abs(in.Dir)
+	}
 	// Each worker renders a device and writes its files: writing is mostly
 	// system time, and it overlaps the other worker's rendering.
 	workers := runtime.GOMAXPROCS(0)
@@ -142,7 +145,7 @@ func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs, bar
 		wg.Go(func() {
 			var mine written
 			for i := range next {
-				arts, err := renderDevice(devs[i], emitModel)
+				arts, err := renderDevice(devs[i], modelDir)
 				if err == nil {
 					err = writeArtifacts(a.out, arts, &mine)
 				}
@@ -208,8 +211,11 @@ func writeArtifacts(dir string, arts []renderers.Artifact, w *written) error {
 	return nil
 }
 
-// renderDevice runs every renderer that applies to one device.
-func renderDevice(d *ir.Device, emitModel bool) ([]renderers.Artifact, error) {
+// renderDevice runs every renderer that applies to one device. modelDir,
+// when not empty, asks for the device's model as model.json too, with
+// positions relative to that directory (the intent's) so that the file is
+// the same on every machine.
+func renderDevice(d *ir.Device, modelDir string) ([]renderers.Artifact, error) {
 	var out []renderers.Artifact
 	for _, r := range renderersFor(d) {
 		arts, err := r.Render(d)
@@ -218,11 +224,13 @@ func renderDevice(d *ir.Device, emitModel bool) ([]renderers.Artifact, error) {
 		}
 		out = append(out, arts...)
 	}
-	if emitModel {
+	if modelDir != "" {
 		b, err := json.MarshalIndent(d, "", "  ")
 		if err != nil {
 			return nil, err
 		}
+		prefix, _ := json.Marshal(filepath.ToSlash(modelDir) + "/")
+		b = bytes.ReplaceAll(b, append([]byte(`"file": `), prefix[:len(prefix)-1]...), []byte(`"file": "`))
 		out = append(out, renderers.Artifact{Path: d.Name + "/model.json", Format: renderers.JSON, Content: append(b, '\n')})
 	}
 	return out, nil
