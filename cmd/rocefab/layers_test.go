@@ -25,7 +25,7 @@ func TestImportLayers(t *testing.T) {
 		"compiler": {"compiler/diag", "compiler/ir", "compiler/lint", "compiler/physics", "compiler/platforms",
 			"compiler/topology", "schema"},
 		"renderers":               {"compiler/ir"},
-		"renderers/rendertest":    {},
+		"renderers/rendertest":    {"compiler/ir", "renderers"},
 		"renderers/openconfig/oc": {},
 		"renderers/openconfig":    {"compiler/ir", "renderers", "renderers/openconfig/oc"},
 		"renderers/eos":           {"compiler/ir", "renderers"},

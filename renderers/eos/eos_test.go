@@ -17,30 +17,11 @@ import (
 )
 
 // handled returns the devices of f this renderer takes: EOS switches.
-func handled(f *ir.Fabric) []*ir.Device {
-	var out []*ir.Device
-	for _, d := range f.Devices {
-		if d.Switch != nil && d.Platform == ir.PlatformEOS {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func handled(f *ir.Fabric) []*ir.Device { return rendertest.Devices(f, ir.PlatformEOS) }
 
 func render(t *testing.T, d *ir.Device) string {
 	t.Helper()
-	arts, err := eos.Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("Render(%s): %v", d.Name, err)
-	}
-	if len(arts) != 1 {
-		t.Fatalf("Render(%s) returned %d artifacts, want 1", d.Name, len(arts))
-	}
-	a := arts[0]
-	if want := d.Name + "/eos.cfg"; a.Path != want || a.Format != renderers.Text {
-		t.Fatalf("artifact %q (%s), want %q (%s)", a.Path, a.Format, want, renderers.Text)
-	}
-	return string(a.Content)
+	return string(rendertest.RenderOne(t, eos.Renderer{}, d, "eos.cfg", renderers.Text).Content)
 }
 
 // tomahawk returns leaf-eos as a Tomahawk switch, the family that takes

@@ -17,15 +17,7 @@ import (
 )
 
 // handled returns the devices of the test fabric this renderer takes.
-func handled(f *ir.Fabric) []*ir.Device {
-	var ds []*ir.Device
-	for _, d := range f.Devices {
-		if d.Host != nil && d.Platform == ir.PlatformLinux {
-			ds = append(ds, d)
-		}
-	}
-	return ds
-}
+func handled(f *ir.Fabric) []*ir.Device { return rendertest.Devices(f, ir.PlatformLinux) }
 
 // render returns the script and the unit of d.
 func render(t *testing.T, d *ir.Device) (string, string) {

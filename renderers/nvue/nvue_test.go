@@ -18,33 +18,11 @@ import (
 )
 
 // handled are the devices of the test fabric this renderer takes.
-func handled(f *ir.Fabric) []*ir.Device {
-	var out []*ir.Device
-	for _, d := range f.Devices {
-		if d.Switch != nil && d.Platform == ir.PlatformNVUE {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func handled(f *ir.Fabric) []*ir.Device { return rendertest.Devices(f, ir.PlatformNVUE) }
 
 func render(t *testing.T, d *ir.Device) renderers.Artifact {
 	t.Helper()
-	as, err := nvue.Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("Render(%s): %v", d.Name, err)
-	}
-	if len(as) != 1 {
-		t.Fatalf("Render(%s): %d artifacts, want 1", d.Name, len(as))
-	}
-	a := as[0]
-	if want := d.Name + "/" + nvue.File; a.Path != want {
-		t.Errorf("path %q, want %q", a.Path, want)
-	}
-	if a.Format != renderers.YAML {
-		t.Errorf("format %q, want %q", a.Format, renderers.YAML)
-	}
-	return a
+	return rendertest.RenderOne(t, nvue.Renderer{}, d, nvue.File, renderers.YAML)
 }
 
 func TestGolden(t *testing.T) {

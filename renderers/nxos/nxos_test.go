@@ -16,33 +16,11 @@ import (
 )
 
 // handled returns the devices of the test fabric this renderer takes.
-func handled(f *ir.Fabric) []*ir.Device {
-	var ds []*ir.Device
-	for _, d := range f.Devices {
-		if d.Switch != nil && d.Platform == ir.PlatformNXOS {
-			ds = append(ds, d)
-		}
-	}
-	return ds
-}
+func handled(f *ir.Fabric) []*ir.Device { return rendertest.Devices(f, ir.PlatformNXOS) }
 
 func render(t *testing.T, d *ir.Device) string {
 	t.Helper()
-	arts, err := Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("Render(%s): %v", d.Name, err)
-	}
-	if len(arts) != 1 {
-		t.Fatalf("Render(%s) returned %d artifacts, want 1", d.Name, len(arts))
-	}
-	a := arts[0]
-	if want := d.Name + "/" + FileName; a.Path != want {
-		t.Errorf("artifact path %q, want %q", a.Path, want)
-	}
-	if a.Format != renderers.Text {
-		t.Errorf("artifact format %q, want %q", a.Format, renderers.Text)
-	}
-	return string(a.Content)
+	return string(rendertest.RenderOne(t, Renderer{}, d, FileName, renderers.Text).Content)
 }
 
 func leaf(t *testing.T) *ir.Device {

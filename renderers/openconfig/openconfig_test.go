@@ -21,18 +21,7 @@ const qos = "openconfig-qos:qos"
 // render renders d and checks the artifact's path and format.
 func render(t *testing.T, d *ir.Device) []byte {
 	t.Helper()
-	arts, err := openconfig.Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("Render(%s): %v", d.Name, err)
-	}
-	if len(arts) != 1 {
-		t.Fatalf("Render(%s): %d artifacts, want 1", d.Name, len(arts))
-	}
-	a := arts[0]
-	if want := d.Name + "/openconfig.json"; a.Path != want || a.Format != renderers.JSON {
-		t.Fatalf("artifact %q (%s), want %q (%s)", a.Path, a.Format, want, renderers.JSON)
-	}
-	return a.Content
+	return rendertest.RenderOne(t, openconfig.Renderer{}, d, openconfig.FileName, renderers.JSON).Content
 }
 
 // decode parses rendered JSON.

@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // Update reports whether golden files should be rewritten. It reads the
@@ -71,4 +74,34 @@ func Shared(t testing.TB, rel string) string {
 		t.Skipf("%s is not beside the project: %v", p, err)
 	}
 	return p
+}
+
+// Devices returns the devices of f a renderer of platform takes: the
+// switches of a switch platform, the servers of "linux".
+func Devices(f *ir.Fabric, platform string) []*ir.Device {
+	var out []*ir.Device
+	for _, d := range f.Devices {
+		if d.Platform == platform && (d.Switch != nil || d.Host != nil) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// RenderOne renders d with r and checks that it yields exactly one
+// artifact, <device>/<file> in format; it returns that artifact.
+func RenderOne(t testing.TB, r renderers.Renderer, d *ir.Device, file string, format renderers.Format) renderers.Artifact {
+	t.Helper()
+	arts, err := r.Render(d)
+	if err != nil {
+		t.Fatalf("Render(%s): %v", d.Name, err)
+	}
+	if len(arts) != 1 {
+		t.Fatalf("Render(%s): %d artifacts, want 1", d.Name, len(arts))
+	}
+	a := arts[0]
+	if want := d.Name + "/" + file; a.Path != want || a.Format != format {
+		t.Fatalf("artifact %q (%s), want %q (%s)", a.Path, a.Format, want, format)
+	}
+	return a
 }

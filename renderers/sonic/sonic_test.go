@@ -22,12 +22,7 @@ import (
 // handles.
 func sonicDevices(t *testing.T, f *ir.Fabric) []*ir.Device {
 	t.Helper()
-	var out []*ir.Device
-	for _, d := range f.Devices {
-		if d.Switch != nil && d.Platform == ir.PlatformSONiC {
-			out = append(out, d)
-		}
-	}
+	out := rendertest.Devices(f, ir.PlatformSONiC)
 	if len(out) == 0 {
 		t.Fatal("the test fabric has no SONiC switch")
 	}
@@ -36,18 +31,7 @@ func sonicDevices(t *testing.T, f *ir.Fabric) []*ir.Device {
 
 func render(t *testing.T, d *ir.Device) []byte {
 	t.Helper()
-	arts, err := Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("Render(%s): %v", d.Name, err)
-	}
-	if len(arts) != 1 {
-		t.Fatalf("Render(%s): %d artifacts, want 1", d.Name, len(arts))
-	}
-	a := arts[0]
-	if want := d.Name + "/config_db.json"; a.Path != want || a.Format != renderers.JSON {
-		t.Fatalf("artifact %s (%s), want %s (json)", a.Path, a.Format, want)
-	}
-	return a.Content
+	return rendertest.RenderOne(t, Renderer{}, d, FileName, renderers.JSON).Content
 }
 
 // decode parses an artifact as CONFIG_DB, failing on anything but a string
