@@ -8,8 +8,10 @@ package rendertest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -104,4 +106,60 @@ func RenderOne(t testing.TB, r renderers.Renderer, d *ir.Device, file string, fo
 		t.Fatalf("artifact %q (%s), want %q (%s)", a.Path, a.Format, want, format)
 	}
 	return a
+}
+
+// JSONPath follows a slash-separated path through decoded JSON. A segment
+// "name[key=value]" picks the list entry whose key has that value, compared
+// as text. A key value may hold slashes (interface names); the path is split
+// only outside brackets.
+func JSONPath(doc any, path string) (any, error) {
+	cur := doc
+	for _, seg := range splitPath(path) {
+		name, sel, hasSel := strings.Cut(seg, "[")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%q: parent is %T, not an object", seg, cur)
+		}
+		if cur, ok = m[name]; !ok {
+			return nil, fmt.Errorf("no member %q", name)
+		}
+		if !hasSel {
+			continue
+		}
+		key, val, _ := strings.Cut(strings.TrimSuffix(sel, "]"), "=")
+		list, ok := cur.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%q: %T is not a list", name, cur)
+		}
+		found := false
+		for _, e := range list {
+			if em, ok := e.(map[string]any); ok && fmt.Sprint(em[key]) == val {
+				cur, found = e, true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no entry [%s] in %q", sel, name)
+		}
+	}
+	return cur, nil
+}
+
+func splitPath(path string) []string {
+	var segs []string
+	depth, start := 0, 0
+	for i, r := range path {
+		switch r {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '/':
+			if depth == 0 {
+				segs = append(segs, path[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(segs, path[start:])
 }

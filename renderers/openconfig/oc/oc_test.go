@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,41 +220,7 @@ func TestValidationRejects(t *testing.T) {
 	}
 }
 
-// lookup follows a slash-separated path through decoded RFC 7951 JSON. A
-// segment "name[key=value]" selects the list entry whose key leaf has that
-// value (compared as text, so numeric keys work too).
-func lookup(doc any, path string) (any, error) {
-	cur := doc
-	for seg := range strings.SplitSeq(path, "/") {
-		name, sel, hasSel := strings.Cut(seg, "[")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%q: parent is %T, not an object", seg, cur)
-		}
-		if cur, ok = m[name]; !ok {
-			return nil, fmt.Errorf("no member %q", name)
-		}
-		if !hasSel {
-			continue
-		}
-		key, val, _ := strings.Cut(strings.TrimSuffix(sel, "]"), "=")
-		list, ok := cur.([]any)
-		if !ok {
-			return nil, fmt.Errorf("%q: %T is not a list", name, cur)
-		}
-		found := false
-		for _, e := range list {
-			if em, ok := e.(map[string]any); ok && fmt.Sprint(em[key]) == val {
-				cur, found = e, true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("no entry %s in %q", sel, name)
-		}
-	}
-	return cur, nil
-}
+func lookup(doc any, path string) (any, error) { return rendertest.JSONPath(doc, path) }
 
 func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
