@@ -293,23 +293,34 @@ func (w *wiring) uplink(leaf *ir.Device, lt *Tier, spine *ir.Device, st *Tier, s
 	w.connect(leaf, lt, spine, st, speed, cable)
 }
 
+// upperTier makes the switches of a tier that takes links uplinks from the
+// tier below: Count of them, or the fewest whose ports take every uplink.
+func upperTier(t *Tier, pattern string, role ir.Role, links int, field, what, from string) ([]*ir.Device, error) {
+	n := t.Count
+	if n == 0 {
+		n = ceilDiv(links, t.Ports)
+	}
+	if n*t.Ports < links {
+		return nil, errf(field, "%d %s of %d ports cannot take the %d %s; want at least %d",
+			n, what, t.Ports, links, from, ceilDiv(links, t.Ports))
+	}
+	nm := newNamer(pattern, n, 2)
+	out := make([]*ir.Device, n)
+	for i := range n {
+		out[i] = switchDev(nm.name(i, -1, -1), role, t, -1, -1, ceilDiv(links, n))
+	}
+	return out, nil
+}
+
 func twoTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 	U := p.Leaf.Uplinks
 	total := len(leaves) * U
 	sp := p.Spine
-	n := sp.Count
-	if n == 0 {
-		n = ceilDiv(total, sp.Ports)
+	spines, err := upperTier(sp, p.Naming.Spine, ir.RoleSpine, total, "topology.spine.count", "spines", "leaf uplinks")
+	if err != nil {
+		return err
 	}
-	if n*sp.Ports < total {
-		return errf("topology.spine.count", "%d spines of %d ports cannot take the %d leaf uplinks; want at least %d",
-			n, sp.Ports, total, ceilDiv(total, sp.Ports))
-	}
-	nm := newNamer(p.Naming.Spine, n, 2)
-	spines := make([]*ir.Device, n)
-	for i := range n {
-		spines[i] = switchDev(nm.name(i, -1, -1), ir.RoleSpine, sp, -1, -1, ceilDiv(total, n))
-	}
+	n := len(spines)
 	// Round robin over the spines spreads every leaf's uplinks evenly.
 	g := 0
 	for _, leaf := range leaves {
@@ -392,19 +403,11 @@ func threeTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 	// Every spine sends as many links up as it has ports facing down, so the
 	// spine tier is 1:1.
 	totalUp := len(spines) * half
-	n := ss.Count
-	if n == 0 {
-		n = ceilDiv(totalUp, ss.Ports)
+	supers, err := upperTier(ss, p.Naming.Superspine, ir.RoleSuperspine, totalUp, "topology.superspine.count", "superspines", "spine uplinks")
+	if err != nil {
+		return err
 	}
-	if n*ss.Ports < totalUp {
-		return errf("topology.superspine.count", "%d superspines of %d ports cannot take the %d spine uplinks; want at least %d",
-			n, ss.Ports, totalUp, ceilDiv(totalUp, ss.Ports))
-	}
-	snm := newNamer(p.Naming.Superspine, n, 2)
-	supers := make([]*ir.Device, n)
-	for i := range n {
-		supers[i] = switchDev(snm.name(i, -1, -1), ir.RoleSuperspine, ss, -1, -1, ceilDiv(totalUp, n))
-	}
+	n := len(supers)
 	// Spine uplinks start after the downlink half.
 	g := 0
 	for _, s := range spines {
