@@ -113,8 +113,11 @@ type Diagnostic struct {
 }
 
 // String formats the diagnostic as a single text line.
-func (d Diagnostic) String() string {
-	where := d.Pos.String()
+func (d Diagnostic) String() string { return d.Pos.String() + ": " + d.Summary() }
+
+// Summary is the diagnostic without its position: severity, rule, name and
+// message, prefixed by the device (and port) it is about.
+func (d Diagnostic) Summary() string {
 	msg := d.Message
 	if d.Device != "" {
 		at := d.Device
@@ -123,7 +126,7 @@ func (d Diagnostic) String() string {
 		}
 		msg = at + ": " + msg
 	}
-	return fmt.Sprintf("%s: %s %s %s: %s", where, d.Severity, d.Rule, d.Name, msg)
+	return fmt.Sprintf("%s %s %s: %s", d.Severity, d.Rule, d.Name, msg)
 }
 
 // List is an ordered set of diagnostics.

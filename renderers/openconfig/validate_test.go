@@ -87,12 +87,4 @@ func TestValidator(t *testing.T) {
 
 func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
-// lookPath returns the path of an executable or skips the test.
-func lookPath(t *testing.T, name, why string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not found on PATH (%s): %v", name, why, err)
-	}
-	return p
-}
+func lookPath(t *testing.T, name, why string) string { return rendertest.LookPath(t, name, why) }

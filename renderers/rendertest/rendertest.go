@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,4 +163,15 @@ func splitPath(path string) []string {
 		}
 	}
 	return append(segs, path[start:])
+}
+
+// LookPath returns the path of an executable, or skips the test saying what
+// it was needed for.
+func LookPath(t testing.TB, name, why string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not found on PATH (%s): %v", name, why, err)
+	}
+	return p
 }

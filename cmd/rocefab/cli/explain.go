@@ -162,9 +162,14 @@ func relPos(p diag.Pos) string {
 	return p.String()
 }
 
+// isPath tells an intent path from a device name: a path ends in .cue or
+// .json, or names something that exists (device names rarely do).
 func isPath(s string) bool {
-	return strings.HasSuffix(s, ".cue") || strings.HasSuffix(s, ".json") || strings.Contains(s, "/") || s == "." ||
-		func() bool { _, _, err := schema.Load(s); return err == nil }()
+	if strings.HasSuffix(s, ".cue") || strings.HasSuffix(s, ".json") {
+		return true
+	}
+	_, err := os.Stat(s)
+	return err == nil
 }
 
 // explainDevice collects a device's derivations: for a switch, per port

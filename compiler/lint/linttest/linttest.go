@@ -488,17 +488,7 @@ func where(p diag.Pos) string {
 	return s
 }
 
-func describe(d diag.Diagnostic) string {
-	msg := d.Message
-	if d.Device != "" {
-		at := d.Device
-		if d.Port != "" {
-			at += ":" + d.Port
-		}
-		msg = at + ": " + msg
-	}
-	return fmt.Sprintf("%s %s %s: %s", d.Severity, d.Rule, d.Name, msg)
-}
+func describe(d diag.Diagnostic) string { return d.Summary() }
 
 func format(d diag.Diagnostic) string { return where(d.Pos) + ": " + describe(d) }
 

@@ -235,15 +235,7 @@ func sharedDir(t *testing.T, rel string) string {
 	return p
 }
 
-// lookPath returns the path of an executable or skips the test.
-func lookPath(t *testing.T, name, why string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not found on PATH (%s): %v", name, why, err)
-	}
-	return p
-}
+func lookPath(t *testing.T, name, why string) string { return rendertest.LookPath(t, name, why) }
 
 // TestGeneratedFileIsCurrent regenerates oc.go into a temporary directory with
 // gen.sh and fails when the committed file differs.
