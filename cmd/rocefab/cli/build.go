@@ -168,15 +168,9 @@ func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs, bar
 	if err := errors.Join(errs...); err != nil {
 		return total, err
 	}
-	var rest []renderers.Artifact
-	if a.only == "" {
-		for _, t := range fab.Tenants {
-			art, err := renderTenant(t)
-			if err != nil {
-				return total, fmt.Errorf("rendering tenant %s: %w", t.Name, err)
-			}
-			rest = append(rest, art)
-		}
+	rest, err := renderFabricWide(fab)
+	if err != nil {
+		return total, err
 	}
 	inv, err := inventoryJSON(fab)
 	if err != nil {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
@@ -35,5 +37,17 @@ func renderersFor(d *ir.Device) []renderers.Renderer {
 	return out
 }
 
-// renderTenant renders a tenant's NCCL environment.
-func renderTenant(t *ir.Tenant) (renderers.Artifact, error) { return host.RenderTenant(t) }
+// renderFabricWide renders the artifacts that belong to the fabric rather
+// than to one device (tenants' NCCL environments, and any later fabric-wide
+// view). inventory.json and SUMMARY.md are written by build itself.
+func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
+	var out []renderers.Artifact
+	for _, t := range fab.Tenants {
+		art, err := host.RenderTenant(t)
+		if err != nil {
+			return nil, fmt.Errorf("rendering tenant %s: %w", t.Name, err)
+		}
+		out = append(out, art)
+	}
+	return out, nil
+}
