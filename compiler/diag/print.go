@@ -88,13 +88,52 @@ type Config struct {
 	Rules []RuleInfo
 	// ToolVersion is reported as the SARIF tool version.
 	ToolVersion string
+	// TextLimit bounds how many findings the text format prints; the
+	// rest are counted in one line (see MoreHint) before the summary, so
+	// that a broken intent does not scroll its first, usually causal,
+	// findings off the screen. Zero or less prints every finding. The
+	// other formats are for programs and always carry every finding.
+	TextLimit int
+	// MoreHint tells the reader how to see the findings TextLimit left
+	// out, e.g. "use --format json for all"; empty means that hint.
+	MoreHint string
+	// ToolError, when not empty, says why the tool could not do its job
+	// (an unreadable intent, say). SARIF records it as a failed
+	// invocation with an error notification, so that a code-scanning
+	// upload shows the failure instead of a clean run; the other formats
+	// leave it to the caller, which prints it on stderr.
+	ToolError string
+}
+
+// DefaultTextLimit is the number of findings text output shows before
+// summing up the rest.
+const DefaultTextLimit = 20
+
+// Dedupe returns l without repeated diagnostics: a finding identical in
+// every field (rule, severity, position, message, device, port) to an
+// earlier one is dropped, keeping the first occurrence and the order.
+// Two routes to the same problem (CUE reports a conflict once per
+// unified value) thus print once. l is not modified.
+func (l List) Dedupe() List {
+	seen := make(map[Diagnostic]bool, len(l))
+	out := make(List, 0, len(l))
+	for _, d := range l {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		out = append(out, d)
+	}
+	return out
 }
 
 // Print writes l to w in format f. Diagnostics are printed in the order of
-// l; call [List.Sort] first for output that does not depend on the order
-// the rules ran in. The output is built completely before it is written, so
-// a failing writer never receives half a JSON or SARIF document from us.
+// l, each once ([List.Dedupe]); call [List.Sort] first for output that does
+// not depend on the order the rules ran in. The output is built completely
+// before it is written, so a failing writer never receives half a JSON or
+// SARIF document from us.
 func Print(w io.Writer, l List, f Format, c Config) error {
+	l = l.Dedupe()
 	var buf bytes.Buffer
 	var err error
 	switch f {
@@ -191,19 +230,31 @@ func severityColor(s Severity) string {
 }
 
 // printText writes one line per diagnostic in the file:line:col form that
-// editors and terminals turn into links, followed by a count so that a long
-// list still ends with the verdict.
+// editors and terminals turn into links, at most c.TextLimit of them, then
+// how many were left out and a count of all, so that a long list still
+// ends with the verdict.
 func printText(buf *bytes.Buffer, l List, c Config) {
 	if len(l) == 0 {
 		return
 	}
-	for _, d := range l {
+	shown := l
+	if c.TextLimit > 0 && len(l) > c.TextLimit {
+		shown = l[:c.TextLimit]
+	}
+	for _, d := range shown {
 		sev, title := d.Severity.String(), d.title()
 		if c.Color {
 			sev = severityColor(d.Severity) + sev + ansiReset
 			title = ansiBold + title + ansiReset
 		}
 		fmt.Fprintf(buf, "%s: %s %s: %s\n", relPos(c.Cwd, d.Pos), sev, title, d.fullMessage())
+	}
+	if more := len(l) - len(shown); more > 0 {
+		hint := c.MoreHint
+		if hint == "" {
+			hint = "use --format json for all"
+		}
+		fmt.Fprintf(buf, "and %d more (%s)\n", more, hint)
 	}
 	errs, warns := l.Count(Error), l.Count(Warning)-l.Count(Error)
 	buf.WriteString(plural(errs, "error") + ", " + plural(warns, "warning"))

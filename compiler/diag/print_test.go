@@ -140,14 +140,15 @@ func TestTextMatchesDiagnosticString(t *testing.T) {
 func TestSummaryCounts(t *testing.T) {
 	mk := func(e, w, i int) List {
 		var l List
-		for range e {
-			l = append(l, Diagnostic{Rule: "RF101", Severity: Error})
+		// Distinct lines: identical findings would be printed once.
+		for n := range e {
+			l = append(l, Diagnostic{Rule: "RF101", Severity: Error, Pos: Pos{File: "a.cue", Line: n + 1}})
 		}
-		for range w {
-			l = append(l, Diagnostic{Rule: "RF107", Severity: Warning})
+		for n := range w {
+			l = append(l, Diagnostic{Rule: "RF107", Severity: Warning, Pos: Pos{File: "a.cue", Line: n + 1}})
 		}
-		for range i {
-			l = append(l, Diagnostic{Rule: "RF117", Severity: Info})
+		for n := range i {
+			l = append(l, Diagnostic{Rule: "RF117", Severity: Info, Pos: Pos{File: "a.cue", Line: n + 1}})
 		}
 		return l
 	}
@@ -398,6 +399,11 @@ func TestSARIFGolden(t *testing.T) {
           ]
         }
       },
+      "invocations": [
+        {
+          "executionSuccessful": true
+        }
+      ],
       "results": [
         {
           "ruleId": "RF102",
@@ -633,5 +639,114 @@ func TestPrintWriteError(t *testing.T) {
 		if err := Print(failWriter{}, sample, f, Config{}); err == nil {
 			t.Errorf("%s: write error not returned", f)
 		}
+	}
+}
+
+func TestDedupe(t *testing.T) {
+	twice := List{sample[0], sample[1], sample[0], sample[1], sample[2]}
+	moved := sample[0]
+	moved.Pos.Line++ // same rule and message elsewhere: a different finding
+	twice = append(twice, moved)
+	got := twice.Dedupe()
+	want := List{sample[0], sample[1], sample[2], moved}
+	if len(got) != len(want) {
+		t.Fatalf("Dedupe kept %d, want %d: %v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Dedupe[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	// Every printer prints a repeated finding once (the message appears
+	// for sample[0] and for moved), and the text summary counts it once.
+	for _, f := range Formats() {
+		out := printString(t, twice, f, Config{Cwd: cwd})
+		if n := strings.Count(out, "ECN max 600 KB"); n != 2 {
+			t.Errorf("%s: the repeated finding appears %d times:\n%s", f, n, out)
+		}
+	}
+	if out := printString(t, twice, FormatText, Config{Cwd: cwd}); !strings.HasSuffix(out, "2 errors, 2 warnings\n") {
+		t.Errorf("text summary counts duplicates:\n%s", out)
+	}
+}
+
+func TestTextLimit(t *testing.T) {
+	var l List
+	for i := range 25 {
+		l = append(l, Diagnostic{Rule: "RF101", Name: "ecn-order", Message: "m", Pos: Pos{File: "a.cue", Line: i + 1, Column: 1}})
+	}
+	l = append(l, Diagnostic{Rule: "RF108", Name: "pfc-watchdog", Severity: Warning, Message: "w", Pos: Pos{File: "b.cue", Line: 1}})
+	out := printString(t, l, FormatText, Config{TextLimit: DefaultTextLimit})
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 22 {
+		t.Fatalf("%d lines, want 20 findings, the rest and the summary:\n%s", len(lines), out)
+	}
+	if lines[19] != "a.cue:20:1: error RF101 ecn-order: m" {
+		t.Errorf("line 20 = %q", lines[19])
+	}
+	if lines[20] != "and 6 more (use --format json for all)" {
+		t.Errorf("rest = %q", lines[20])
+	}
+	if lines[21] != "25 errors, 1 warning" {
+		t.Errorf("summary = %q: it must count every finding", lines[21])
+	}
+	out = printString(t, l, FormatText, Config{TextLimit: 20, MoreHint: "rocefab lint lists all"})
+	if !strings.Contains(out, "\nand 6 more (rocefab lint lists all)\n") {
+		t.Errorf("MoreHint not used:\n%s", out)
+	}
+	// Exactly at the limit nothing is left out; without a limit all print.
+	if out := printString(t, l[:20], FormatText, Config{TextLimit: 20}); strings.Contains(out, "more") {
+		t.Errorf("20 findings at limit 20 say more:\n%s", out)
+	}
+	if out := printString(t, l, FormatText, Config{}); strings.Count(out, "\n") != 27 {
+		t.Errorf("no limit: %d lines, want 27", strings.Count(out, "\n"))
+	}
+	// Programs get every finding whatever the limit.
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(printString(t, l, FormatJSON, Config{TextLimit: 20})), &got); err != nil || len(got) != 26 {
+		t.Errorf("json with a text limit: %d findings, %v", len(got), err)
+	}
+}
+
+// TestSARIFToolError checks the log written when the tool could not run:
+// valid SARIF 2.1.0 with no results and a failed invocation that says why.
+func TestSARIFToolError(t *testing.T) {
+	out := printString(t, nil, FormatSARIF, Config{ToolError: "cannot read intent: stat x.cue: no such file or directory", ToolVersion: "1"})
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Invocations []struct {
+				ExecutionSuccessful *bool `json:"executionSuccessful"`
+				Notes               []struct {
+					Level   string `json:"level"`
+					Message struct {
+						Text string `json:"text"`
+					} `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+			Results []any `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 {
+		t.Fatalf("log: %s", out)
+	}
+	run := log.Runs[0]
+	inv := run.Invocations[0]
+	if inv.ExecutionSuccessful == nil || *inv.ExecutionSuccessful {
+		t.Errorf("executionSuccessful = %v, want false", inv.ExecutionSuccessful)
+	}
+	if len(inv.Notes) != 1 || inv.Notes[0].Level != "error" || !strings.Contains(inv.Notes[0].Message.Text, "no such file") {
+		t.Errorf("notifications = %+v", inv.Notes)
+	}
+	if run.Results == nil || len(run.Results) != 0 {
+		t.Errorf("results = %v, want []", run.Results)
+	}
+	// A successful run says so and carries no notification.
+	ok := printString(t, nil, FormatSARIF, Config{})
+	if !strings.Contains(ok, `"executionSuccessful": true`) || strings.Contains(ok, "toolExecutionNotifications") {
+		t.Errorf("successful run:\n%s", ok)
 	}
 }

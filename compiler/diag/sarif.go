@@ -29,8 +29,24 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation says whether the run did its job (SARIF 2.1.0 §3.20:
+// executionSuccessful is required; toolExecutionNotifications carries what
+// stopped it). Appendix I of the specification has consumers treat a run
+// with executionSuccessful false, or an error notification, as incomplete,
+// which is what a run that could not read its input is.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
 }
 
 type sarifTool struct {
@@ -148,6 +164,10 @@ func printSARIF(buf *bytes.Buffer, l List, c Config) error {
 		}
 		results = append(results, res)
 	}
+	inv := sarifInvocation{ExecutionSuccessful: c.ToolError == ""}
+	if c.ToolError != "" {
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifText{Text: c.ToolError}}}
+	}
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: sarifVersion,
@@ -158,7 +178,8 @@ func printSARIF(buf *bytes.Buffer, l List, c Config) error {
 				InformationURI: sarifToolURI,
 				Rules:          rules,
 			}},
-			Results: results,
+			Invocations: []sarifInvocation{inv},
+			Results:     results,
 		}},
 	}
 	return encodeJSON(buf, log)
