@@ -24,7 +24,9 @@
 //     detect and restore times (see watchdogTimers), enabled per interface;
 //   - qos traffic-pool: roce-lossless holds the reserve, default-lossy the
 //     rest, summing to 100 %;
-//   - interfaces: description, MTU, speed;
+//   - interfaces: description, MTU, speed, and `link breakout <n>x` on the
+//     parent of every split port used (swp1s0 exists only once swp1 is
+//     broken out);
 //   - router adaptive-routing, globally and on switch-facing 200/400G ports,
 //     when the fabric load-balances adaptively (or sprays, which Cumulus
 //     Linux cannot do: adaptive routing is rendered instead).

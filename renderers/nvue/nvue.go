@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -504,6 +505,7 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 			return fmt.Errorf("port %s listed twice", ports[i].Name)
 		}
 	}
+	r.breakouts(ifs, ports)
 	w := r.q.Watchdog
 	var noClass, noAR []string
 	for _, p := range ports {
@@ -558,6 +560,58 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 	return nil
 }
 
+// splitRE matches a split port, swp<parent>s<child>: Cumulus Linux names the
+// ports of a broken-out cage after the parent port and the child's index.
+var splitRE = regexp.MustCompile(`^(swp[0-9]+)s([0-9]+)$`)
+
+// breakoutModes are the modes `nv set interface <id> link breakout` takes
+// for splitting a port (NVUE command reference, Interface, "link breakout":
+// 1x, 2x, 4x, 8x; Cumulus Linux 5.4 and later).
+var breakoutModes = []int{2, 4, 8}
+
+// breakouts writes `link breakout <n>x` on every parent port whose split
+// children the model uses: the children exist only once their parent is
+// broken out, so without it their configuration lands on ports the switch
+// does not have. The mode is the smallest that has a child of the highest
+// index used (swp1s1 needs 2x, swp1s3 needs 4x).
+func (r *render) breakouts(ifs *node, ports []ir.Port) {
+	children := map[string]int{}
+	var parents []string
+	for _, p := range ports {
+		m := splitRE.FindStringSubmatch(p.Name)
+		if m == nil {
+			continue
+		}
+		idx, err := strconv.Atoi(m[2])
+		if err != nil {
+			continue
+		}
+		if _, ok := children[m[1]]; !ok {
+			parents = append(parents, m[1])
+		}
+		children[m[1]] = max(children[m[1]], idx+1)
+	}
+	slices.SortFunc(parents, naturalCompare)
+	for _, parent := range parents {
+		n := ifs.child(parent)
+		need := children[parent]
+		mode := 0
+		for _, m := range breakoutModes {
+			if m >= need {
+				mode = m
+				break
+			}
+		}
+		if mode == 0 {
+			n.comment("%s", r.gap("%s has split port index %d, beyond the 8x breakout NVUE offers: no breakout rendered", parent, need-1))
+			continue
+		}
+		n.comment("Parent of the split ports %ss0..%ss%d: they exist only once the parent is broken out.", parent, parent, mode-1)
+		n.comment("change: port-flap (breaking a port out recreates its split ports).")
+		n.child("link").child("breakout").child(fmt.Sprintf("%dx", mode))
+	}
+}
+
 func portComment(p ir.Port) string {
 	s := fmt.Sprintf("%s-facing, %s over %g m", p.Facing, speed(p.SpeedGbps), p.CableM)
 	if p.Headroom != nil {
@@ -593,7 +647,7 @@ func (r *render) header() []string {
 		"  qos roce, traffic-pool, pfc: switchd reprograms ASIC buffers: traffic-pause (momentary loss)",
 		"  mapping, egress-queue-mapping, egress-scheduler, congestion-control, pfc-watchdog: hitless",
 		"  router adaptive-routing: switchd reload (5.13+) or restart (5.12 and earlier): traffic-pause",
-		"  link speed: port-flap; link mtu: not documented, treat as port-flap; description: hitless",
+		"  link speed, link breakout: port-flap; link mtu: not documented, treat as port-flap; description: hitless",
 	}
 	if len(r.gaps) > 0 {
 		h = append(h, "", "Platform gaps (rendered as the comment at each element says):")

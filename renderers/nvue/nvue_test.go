@@ -451,3 +451,26 @@ func TestLossy(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakout checks that every parent of a used split port is broken out
+// into the smallest mode that holds its highest child, and that a port that
+// is not split gets no breakout.
+func TestBreakout(t *testing.T) {
+	d := handled(irtest.Fabric())[0]
+	base := d.Switch.Ports[0]
+	d.Switch.Ports = nil
+	for _, name := range []string{"swp1s0", "swp1s1", "swp2s3", "swp3s5", "swp4"} {
+		p := base
+		p.Name = name
+		d.Switch.Ports = append(d.Switch.Ports, p)
+	}
+	y := parse(t, render(t, d).Content)
+	for parent, mode := range map[string]string{"swp1": "2x", "swp2": "4x", "swp3": "8x"} {
+		if got := y.keys(t, "interface", parent, "link", "breakout"); !slices.Equal(got, []string{mode}) {
+			t.Errorf("%s link breakout %v, want %s", parent, got, mode)
+		}
+	}
+	if link, ok := y.at(t, "interface", "swp4", "link").(map[string]any); !ok || link["breakout"] != nil {
+		t.Errorf("swp4 is not split but has link %v", y.at(t, "interface", "swp4", "link"))
+	}
+}
