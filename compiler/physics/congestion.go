@@ -51,7 +51,7 @@ func CongestedXoffPoint(poolBytes int64, alphaLog2 int, n int) Derivation {
 		// α·pool/(1+n·α) with α = 2^k: a 128-bit product keeps it exact.
 		a := uint64(1) << k
 		hi, lo := bits.Mul64(uint64(pool), a)
-		d := 1 + q*a // ≤ 1 + 2^20·2^16, no overflow
+		d := 1 + q*a                 // ≤ 1 + 2^20·2^16, no overflow
 		x, _ = bits.Div64(hi, lo, d) // hi < 2^16 < d, so Div64 cannot panic
 		alpha = strconv.FormatUint(a, 10)
 	} else {
