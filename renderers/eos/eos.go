@@ -286,17 +286,29 @@ func (r *render) classification() {
 		r.line(0, "qos map dscp %s to traffic-class %d", strings.Join(dscps, " "), tc)
 	}
 	// Traffic class 7 and tx-queue 7 are bound together on EOS and reserved
-	// for control-plane traffic, so the map is written for 0..6 only.
+	// for control-plane traffic, so the map is written for 0..6 only. An
+	// identity entry is not written: traffic class N leaves on tx-queue N
+	// by default, and on Trident/Tomahawk, whose queues are split into
+	// unicast and multicast ones, no Arista source shows the form the map
+	// takes there (tx-queue or uc-tx-queue).
+	identity := true
 	for q := range 8 {
 		var tcs []string
 		for tc := range 7 {
-			if r.q.TCToQueue[tc] == q {
+			if r.q.TCToQueue[tc] == q && tc != q {
 				tcs = append(tcs, strconv.Itoa(tc))
 			}
 		}
 		if len(tcs) > 0 {
+			identity = false
+			if r.mmu == mmuXGS {
+				r.comment(0, "verify: the traffic-class to tx-queue map on a platform with unicast and multicast queues.")
+			}
 			r.line(0, "qos map traffic-class %s to tx-queue %d", strings.Join(tcs, " "), q)
 		}
+	}
+	if identity {
+		r.comment(0, "Traffic class N leaves on tx-queue N, the EOS default: no traffic-class to tx-queue map is written.")
 	}
 	if r.q.TCToQueue[7] != 7 {
 		r.gap(0, "traffic class 7 to tx-queue %d: EOS binds traffic class 7 to tx-queue 7 for control-plane traffic; left on tx-queue 7.", r.q.TCToQueue[7])
@@ -625,8 +637,15 @@ func (r *render) interfaces() {
 	if r.s.MTU > MaxMTU {
 		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %d B is rendered.", r.s.MTU, MaxMTU, mtu)
 	}
-	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented).")
-	r.gap(0, "port speed: EOS takes a speed with a lane count (for example 400g-8 or 400g-4) that the model does not carry; not rendered, ports keep their configured speed.")
+	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented); port-flap for speed.")
+	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return laneSpeed(p) != "" }) {
+		r.comment(0, "Broken-out cages: EOS brings up the second port of a split cage (EthernetN/5) only once its lanes carry")
+		r.comment(0, "a speed, written as speed and lane count (speed 400g-4: 400G over 4 of the cage's 8 lanes) on /1 and /5.")
+		r.comment(0, "verify: speed <G>g-<lanes> is confirmed by field configurations of 800G OSFP cages, not by an Arista manual page.")
+	}
+	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return laneSpeed(p) == "" }) {
+		r.comment(0, "Ports that use a whole cage keep its default speed: no speed statement.")
+	}
 	for _, p := range r.s.Ports {
 		r.sep(0)
 		r.line(0, "interface %s", p.Name)
@@ -639,9 +658,29 @@ func (r *render) interfaces() {
 			r.line(1, "description to %s:%s", p.Peer, p.PeerPort)
 		}
 		r.comment(1, "%s", describePort(p))
+		if sp := laneSpeed(p); sp != "" {
+			r.line(1, "speed %s", sp)
+		}
 		r.line(1, "mtu %d", mtu)
 		r.line(1, "service-profile %s", ProfileName)
 	}
+}
+
+// lanesPerCage is the SerDes lanes of one OSFP or QSFP-DD cage, which EOS
+// exposes as the interfaces EthernetN/1..EthernetN/8 (Arista EOS manual,
+// "Layer 1 Profiles").
+const lanesPerCage = 8
+
+// laneSpeed returns the EOS speed of a port that uses part of its cage,
+// as speed and lane count ("400g-4"), or "" for a port that uses the whole
+// cage or whose lanes the model does not know. A cage split into ports
+// needs it on every port: its later ports (EthernetN/5 for 2x400G) stay
+// inactive until the first ones give up their lanes.
+func laneSpeed(p ir.Port) string {
+	if p.Lanes <= 0 || p.Lanes >= lanesPerCage || p.SpeedGbps <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%dg-%d", p.SpeedGbps, p.Lanes)
 }
 
 func describePort(p ir.Port) string {

@@ -157,8 +157,12 @@ func TestLosslessClass(t *testing.T) {
 			has(t, ls, "qos map dscp 26 to traffic-class 3")
 			has(t, ls, "qos map dscp 48 to traffic-class 6")
 			has(t, ls, "qos map dscp 10 18 to traffic-class 1")
-			has(t, ls, "qos map traffic-class 3 to tx-queue 3")
-			has(t, ls, "qos map traffic-class 6 to tx-queue 6")
+			// Identity entries are the EOS default and not written.
+			for _, l := range ls {
+				if strings.HasPrefix(l, "qos map traffic-class ") {
+					t.Errorf("identity traffic-class map written: %q", l)
+				}
+			}
 
 			p := block(t, cfg, "qos profile ROCEFAB")
 			has(t, p, "   qos trust dscp")
@@ -536,5 +540,32 @@ func TestTrafficClass7(t *testing.T) {
 	}
 	if !strings.Contains(cfg, "! gap: traffic class 7 to tx-queue 5") {
 		t.Error("no gap for traffic class 7")
+	}
+}
+
+// TestTrafficClassMap checks that a traffic class on another queue than its
+// own is mapped, and marked for verification on Trident/Tomahawk.
+func TestTrafficClassMap(t *testing.T) {
+	d := tomahawk()
+	d.Switch.QoS.TCToQueue[1] = 0
+	cfg := render(t, d)
+	has(t, lines(cfg), "qos map traffic-class 1 to tx-queue 0")
+	if !strings.Contains(cfg, "! verify: the traffic-class to tx-queue map") {
+		t.Error("no verify mark on the Tomahawk traffic-class map")
+	}
+}
+
+// TestLaneSpeed checks that the ports of a broken-out cage carry their
+// speed with the lane count, and whole-cage ports none.
+func TestLaneSpeed(t *testing.T) {
+	d := tomahawk()
+	d.Switch.Ports[0].SpeedGbps, d.Switch.Ports[0].Lanes = 400, 4
+	d.Switch.Ports[1].SpeedGbps, d.Switch.Ports[1].Lanes = 800, 8
+	cfg := render(t, d)
+	has(t, block(t, cfg, "interface "+d.Switch.Ports[0].Name), "   speed 400g-4")
+	for _, l := range block(t, cfg, "interface "+d.Switch.Ports[1].Name) {
+		if strings.Contains(l, "speed") {
+			t.Errorf("whole-cage port %s has %q", d.Switch.Ports[1].Name, l)
+		}
 	}
 }
