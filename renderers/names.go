@@ -7,18 +7,27 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 )
 
-// NamePattern is the pattern every name that reaches an artifact matches. It
-// is the schema's name pattern (schema.NamePattern; a test keeps them
-// equal), checked again here so that a model built some other way cannot put
-// a shell or CLI metacharacter into a configuration.
-const NamePattern = `^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`
+// NamePattern is the pattern every name that reaches an artifact or a path
+// matches: devices, tenants, classes, port classes. It is the schema's name
+// pattern (schema.NamePattern; a test keeps them equal), checked again here
+// so that a model built some other way cannot put a shell or CLI
+// metacharacter into a configuration, nor a '/' into a file name.
+const NamePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
 
-var nameRE = regexp.MustCompile(NamePattern)
+// InterfacePattern is the pattern of interface names (switch ports, NIC
+// netdevs): a name that may also hold '/' ("Ethernet1/1"). It is
+// schema.InterfacePattern; interfaces reach configurations, never paths.
+const InterfacePattern = `^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`
 
-// validName is NamePattern written out: a 100,000-GPU build checks millions
-// of names, and a regexp match costs ten times more. A test checks the two
-// agree.
-func validName(s string) bool {
+var (
+	nameRE      = regexp.MustCompile(NamePattern)
+	interfaceRE = regexp.MustCompile(InterfacePattern)
+)
+
+// validName is NamePattern (or, with slash, InterfacePattern) written out:
+// a 100,000-GPU build checks millions of names, and a regexp match costs
+// ten times more. A test checks the two agree.
+func validName(s string, slash bool) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
 	}
@@ -26,7 +35,8 @@ func validName(s string) bool {
 		c := s[i]
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '/' || c == '-'):
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		case i > 0 && slash && c == '/':
 		default:
 			return false
 		}
@@ -36,8 +46,17 @@ func validName(s string) bool {
 
 // CheckName returns an error naming what when s is not a safe name.
 func CheckName(what, s string) error {
-	if !validName(s) {
+	if !validName(s, false) {
 		return fmt.Errorf("unsafe %s %q: names must match %s", what, s, NamePattern)
+	}
+	return nil
+}
+
+// CheckInterface returns an error naming what when s is not a safe
+// interface name.
+func CheckInterface(what, s string) error {
+	if !validName(s, true) {
+		return fmt.Errorf("unsafe %s %q: interface names must match %s", what, s, InterfacePattern)
 	}
 	return nil
 }
@@ -64,11 +83,16 @@ func CheckDevice(d *ir.Device) error {
 	}
 	if s := d.Switch; s != nil {
 		for _, p := range s.Ports {
-			for what, v := range map[string]string{"port": p.Name, "peer": p.Peer, "peer port": p.PeerPort} {
-				if v == "" && what != "port" {
-					continue
+			if err := CheckInterface("port", p.Name); err != nil {
+				return fmt.Errorf("%s: %w", d.Name, err)
+			}
+			if p.Peer != "" {
+				if err := CheckName("peer", p.Peer); err != nil {
+					return fmt.Errorf("%s: %w", d.Name, err)
 				}
-				if err := CheckName(what, v); err != nil {
+			}
+			if p.PeerPort != "" {
+				if err := CheckInterface("peer port", p.PeerPort); err != nil {
 					return fmt.Errorf("%s: %w", d.Name, err)
 				}
 			}
@@ -90,18 +114,22 @@ func CheckDevice(d *ir.Device) error {
 	}
 	if h := d.Host; h != nil {
 		for _, n := range h.NICs {
-			for what, v := range map[string]string{"NIC port": n.Port, "HCA": n.HCA, "peer": n.Peer, "peer port": n.PeerPort} {
-				if v == "" && what != "NIC port" {
+			checks := []struct {
+				what, v string
+				check   func(string, string) error
+			}{{"NIC port", n.Port, CheckInterface}, {"HCA", n.HCA, CheckName}, {"peer", n.Peer, CheckName}, {"peer port", n.PeerPort, CheckInterface}}
+			for _, c := range checks {
+				if c.v == "" && c.what != "NIC port" {
 					continue
 				}
-				if err := CheckName(what, v); err != nil {
+				if err := c.check(c.what, c.v); err != nil {
 					return fmt.Errorf("%s: %w", d.Name, err)
 				}
 			}
 		}
 		if p := h.Profile; p != nil {
 			for _, s := range p.Shaping {
-				if err := CheckName("interface", s.Interface); err != nil {
+				if err := CheckInterface("interface", s.Interface); err != nil {
 					return fmt.Errorf("%s: %w", d.Name, err)
 				}
 				if s.Class != nil {

@@ -195,8 +195,9 @@ func (l *DeviceList) check() diag.List {
 		k := &l.Links[i]
 		for _, end := range []string{k.A, k.B} {
 			dev, port, ok := strings.Cut(end, ":")
-			if !ok || !ValidName(dev) || !ValidName(port) {
-				one(k.Pos, "link end %q: want device:interface, each a name (%s)", end, NameForms)
+			if !ok || !ValidName(dev) || !ValidInterface(port) {
+				one(k.Pos, "link end %q: want device:interface, the device a name (%s), the interface %s",
+					end, NameForms, InterfaceForms)
 			}
 		}
 		var err error

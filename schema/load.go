@@ -234,7 +234,8 @@ func offsetPos(path string, b []byte, off int64) diag.Pos {
 // The unit patterns of fabric.cue, mapped to what they mean in words: CUE's
 // own "does not match" message would show users a regular expression.
 var patternForms = map[string]string{
-	`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`:                   "a name: " + NameForms,
+	NamePattern:      "a name: " + NameForms,
+	InterfacePattern: "an interface name: " + InterfaceForms,
 	`^[0-9]+(\.[0-9]+)? ?(B|KB|MB|GB|KiB|MiB|GiB|cells)?$`: SizeForms,
 	`^[0-9]+(\.[0-9]+)? ?(G|Gbit|Mbit|Kbit|T|Tbit|M|K)$`:   RateForms,
 	`^[0-9]+(\.[0-9]+)? ?(m|km)$`:                          LengthForms,
@@ -257,7 +258,7 @@ func cueDiags(err error, user, def cue.Value, path string) diag.List {
 	}
 	for _, e := range cueerrors.Errors(err) {
 		labels := errPath(e)
-		p := strings.Join(labels, ".")
+		p := fieldPath(labels)
 		msg := describe(e, labels, user, def)
 		if msg == "" {
 			continue
@@ -317,6 +318,20 @@ func errPath(e cueerrors.Error) []string {
 		out[i] = strings.Trim(l, `"`)
 	}
 	return out
+}
+
+// fieldPath joins labels into the dotted path users read, quoting a label
+// that is not a name ("classes.\"..\"", not "classes...") so that the path
+// stays unambiguous.
+func fieldPath(labels []string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = l
+		if _, err := strconv.Atoi(l); err != nil && !ValidName(l) {
+			parts[i] = strconv.Quote(l)
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // describe phrases one CUE error for a user: the value written, what is

@@ -33,15 +33,33 @@ const (
 	NameSchema = "schema"
 )
 
-// NamePattern is what every name that can reach a rendered artifact must
-// match. It keeps shell and CLI metacharacters (`;`, `$(`, quotes,
-// newlines, spaces) out of every configuration rocefab writes.
-const NamePattern = `^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`
+// NamePattern is what every name must match: the fabric, devices,
+// tenants, classes and the literal text of naming patterns. Names become
+// file and directory names in a build, so a name never holds '/' or '\',
+// and since it starts with a letter or digit it is never "." or "..": no
+// name can lead a path out of the output directory. It also keeps shell
+// and CLI metacharacters (`;`, `$(`, quotes, newlines, spaces) out of
+// every configuration rocefab writes.
+const NamePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
+
+// InterfacePattern is what interface names must match (switch ports such
+// as "Ethernet1/1", NIC netdevs): a name that may also hold '/', which
+// platforms use to number ports. Interfaces never become paths.
+const InterfacePattern = `^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`
 
 // NameForms says in words what NamePattern allows.
-const NameForms = "1 to 64 letters, digits, '.', '_', '/' or '-', starting with a letter or digit"
+const NameForms = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
-var nameRE = regexp.MustCompile(NamePattern)
+// InterfaceForms says in words what InterfacePattern allows.
+const InterfaceForms = "1 to 64 letters, digits, '.', '_', '/' or '-', starting with a letter or digit"
+
+var (
+	nameRE      = regexp.MustCompile(NamePattern)
+	interfaceRE = regexp.MustCompile(InterfacePattern)
+)
 
 // ValidName reports whether s may be used as a name.
 func ValidName(s string) bool { return nameRE.MatchString(s) }
+
+// ValidInterface reports whether s may be used as an interface name.
+func ValidInterface(s string) bool { return interfaceRE.MatchString(s) }

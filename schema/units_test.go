@@ -68,14 +68,20 @@ func TestParseOthers(t *testing.T) {
 }
 
 func TestValidName(t *testing.T) {
-	for _, bad := range []string{"", "a;b", "x$(y)", "a`b`", "a'b", `a"b`, "a\nb", "a b", "-a", strings.Repeat("a", 65)} {
+	for _, bad := range []string{"", "a;b", "x$(y)", "a`b`", "a'b", `a"b`, "a\nb", "a b", "-a", strings.Repeat("a", 65),
+		"Ethernet1/1", ".", "..", "./x", "x/..", "a/../../x", "/abs", `a\b`} {
 		if ValidName(bad) {
 			t.Errorf("ValidName(%q) = true", bad)
 		}
 	}
-	for _, good := range []string{"roce", "gpu-0000", "Ethernet1/1", "mlx5_0", "train-175b", "a.b"} {
+	for _, good := range []string{"roce", "gpu-0000", "mlx5_0", "train-175b", "a.b", "a..b"} {
 		if !ValidName(good) {
 			t.Errorf("ValidName(%q) = false", good)
+		}
+	}
+	for _, good := range []string{"Ethernet1/1", "swp1", "eth2", "Ethernet1/1/2"} {
+		if !ValidInterface(good) {
+			t.Errorf("ValidInterface(%q) = false", good)
 		}
 	}
 }

@@ -491,7 +491,7 @@ func TestSanitizedClassNames(t *testing.T) {
 	d := cloneSwitch(leaf(t))
 	for i := range d.Switch.QoS.Queues {
 		if c := d.Switch.QoS.Queues[i].Class; c.Name == "roce" {
-			c.Name = "ro.ce/" + strings.Repeat("x", 50)
+			c.Name = "ro.ce." + strings.Repeat("x", 50)
 		}
 	}
 	cfg := render(t, d)

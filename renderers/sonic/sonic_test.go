@@ -306,7 +306,7 @@ func variants(t *testing.T) map[string]*ir.Device {
 	d := f.Device("leaf-sonic")
 	sw := *d.Switch
 	qos := *sw.QoS
-	roce2 := &ir.Class{Name: "roce.v2/b", Priority: 4, DSCP: []int{46}, Lossless: true, Bandwidth: 0,
+	roce2 := &ir.Class{Name: "roce.v2.b", Priority: 4, DSCP: []int{46}, Lossless: true, Bandwidth: 0,
 		ECN: &ir.ECN{MinBytes: 100_000, MaxBytes: 1_000_000, Probability: 100}}
 	qos.DSCPToTC[46] = 4
 	qos.TCToPG[4] = 4
@@ -362,7 +362,7 @@ func TestVariants(t *testing.T) {
 	if got := field(t, db, "QUEUE", "Ethernet8|4", "wred_profile"); got != "queue4_ecn" {
 		t.Errorf("WRED name for a class with '.' and '/': %s", got)
 	}
-	if got := field(t, db, "SCHEDULER", "scheduler.roce.v2/b", "weight"); got != "1" {
+	if got := field(t, db, "SCHEDULER", "scheduler.roce.v2.b", "weight"); got != "1" {
 		t.Errorf("zero weight rendered %s", got)
 	}
 	for k, want := range map[string]string{"action": "forward", "detection_time": "100", "restoration_time": "60000"} {
