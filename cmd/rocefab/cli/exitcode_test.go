@@ -46,8 +46,21 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"explain", clean, "nosuch"}, 2},
 		{[]string{"explain", bad, "leaf-r0-00"}, 0}, // explain works on a fabric with findings
 		{[]string{"explain", schemaErr, "leaf-r0-00"}, 1},
+		{[]string{"explain", clean}, 2}, // missing DEVICE
+		{[]string{"explain"}, 2},
+		{[]string{"explain", clean, "gpu-0000", "--format", "json"}, 0},
+		{[]string{"explain", clean, "gpu-0000", "-o", "json"}, 2}, // -o is where output goes, never a format
+		{[]string{"lint", "-o", "json", clean}, 2},
+		{[]string{"lint", "--format", "sarif", filepath.Join(dir, "missing.cue")}, 2},
 		{[]string{"schema"}, 0},
 		{[]string{"version"}, 0},
+		{[]string{"--version"}, 0},
+		{[]string{"completion", "bash"}, 0},
+		{[]string{"completion", "zsh"}, 0},
+		{[]string{"completion", "fish"}, 0},
+		{[]string{"completion", "powershell"}, 0},
+		{[]string{"completion", "nosuchshell"}, 2},
+		{[]string{"completion"}, 2},
 		{[]string{"nosuchcommand"}, 2},
 	} {
 		var stdout, stderr bytes.Buffer

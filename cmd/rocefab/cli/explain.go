@@ -21,10 +21,16 @@ for servers. Each value comes with its formula, the inputs that fed it and the i
 came from. FIELD keeps only the values whose name contains it (e.g. headroom, xoff, xon, size,
 xoff-point, reserved, nic-headroom).
 
--o json prints [{field, value, unit, bytes, formula, inputs, source, intent}].`
+--format json prints [{device, port, field, value, unit, bytes, formula, inputs, from, source,
+intent}] to stdout. Findings of an intent that does not compile go to stderr.
+
+Exit codes:
+  0  explained
+  1  the intent does not compile (its findings are printed)
+  2  the intent could not be read, DEVICE is missing or unknown, or FIELD matches nothing`
 
 type explainArgs struct {
-	output string
+	format string
 }
 
 // explained is one derived value as explain prints it.
@@ -50,17 +56,34 @@ func newExplainCmd() *cobra.Command {
 		Use:     "explain [PATH] DEVICE[:PORT] [FIELD]",
 		Short:   "Show each derived value with its formula, inputs and source",
 		Long:    explainDoc,
-		Example: "  rocefab explain examples/pod-2048 leaf-r0-00:Ethernet33/1 headroom\n  rocefab explain examples/pod-2048 gpu-0000 -o json",
-		Args:    cobra.RangeArgs(1, 3),
+		Example: "  rocefab explain examples/pod-2048 leaf-r0-00:Ethernet17/1 headroom\n  rocefab explain examples/pod-2048 gpu-0000 --format json",
+		Args:    explainArgsCheck,
 		RunE:    func(cmd *cobra.Command, args []string) error { return runExplain(cmd, a, args) },
 	}
-	cmd.Flags().StringVarP(&a.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
+	cmd.SetFlagErrorFunc(formatFlagHint)
 	return cmd
 }
 
+// explainArgsCheck says which argument is missing: a lone PATH (an
+// existing file or directory, or a name ending in .cue or .json) is an
+// intent without the DEVICE to explain.
+func explainArgsCheck(_ *cobra.Command, args []string) error {
+	const usage = "usage: rocefab explain [PATH] DEVICE[:PORT] [FIELD]"
+	switch {
+	case len(args) == 0:
+		return withCode(exitError, fmt.Errorf("missing DEVICE: %s", usage))
+	case len(args) == 1 && isPath(args[0]):
+		return withCode(exitError, fmt.Errorf("missing DEVICE after the intent %s: %s", args[0], usage))
+	case len(args) > 3:
+		return withCode(exitError, fmt.Errorf("%d arguments: %s", len(args), usage))
+	}
+	return nil
+}
+
 func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
-	if a.output != "text" && a.output != "json" {
-		return withCode(exitError, fmt.Errorf("-o %q: allowed are text, json", a.output))
+	if a.format != "text" && a.format != "json" {
+		return withCode(exitError, fmt.Errorf("--format %q: allowed are text, json", a.format))
 	}
 	// PATH is optional: DEVICE is the argument with the device in it. With
 	// three arguments the first is the path; with two, the first is a path
@@ -116,7 +139,7 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 		vals = keep
 	}
 	out := cmd.OutOrStdout()
-	if a.output == "json" {
+	if a.format == "json" {
 		if vals == nil {
 			vals = []explained{}
 		}

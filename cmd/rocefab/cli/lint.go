@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,8 +17,13 @@ import (
 
 const lintDoc = `Check an intent: the schema (RF001) and the physics and cross-layer rules (RF101-RF120).
 
-Findings are printed as file:line:col: severity RULE name: message, or as JSON, SARIF 2.1.0 or
-GitHub workflow annotations with --format. --explain RF102 prints a rule's documentation.
+Findings go to stdout, in every format: file:line:col: severity RULE name: message as text (at
+most 20, then how many more), or every finding as JSON, SARIF 2.1.0 or GitHub workflow
+annotations with --format. Errors that stop lint go to stderr; with --format sarif the log on
+stdout records them too, as a failed run. JSON and text paths are relative to the current
+directory; SARIF and GitHub paths are relative to the repository root (the nearest directory
+above holding .git), so that code scanning and annotations attach to the right file from any
+working directory. --explain RF102 prints a rule's documentation.
 
 Exit codes:
   0  no finding at or above --fail-on (default: error)
@@ -43,7 +49,8 @@ func newLintCmd() *cobra.Command {
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runLint(cmd, a, args) },
 	}
-	cmd.Flags().VarP(&a.format, "format", "o", "output format: text, json, sarif or github")
+	cmd.Flags().Var(&a.format, "format", "output format: text, json, sarif or github")
+	cmd.SetFlagErrorFunc(formatFlagHint)
 	cmd.Flags().StringVar(&a.failOn, "fail-on", "error", "lowest severity that makes lint exit 1: error or warning")
 	cmd.Flags().BoolVar(&a.info, "info", false, "also print informational findings (e.g. what OpenConfig cannot carry by design)")
 	cmd.Flags().StringVar(&a.explain, "explain", "", "print the documentation of a rule (e.g. RF102) and exit")
@@ -66,12 +73,17 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	}
 	ds, err := lintPath(pathArg(args))
 	if err != nil {
+		if a.format == diag.FormatSARIF {
+			// A code-scanning upload of an empty log would read as a
+			// clean run: record why nothing was checked.
+			_ = printDiags(cmd, nil, a.format, err.Error())
+		}
 		return withCode(exitError, err)
 	}
 	if !a.info {
 		ds = slices.DeleteFunc(ds, func(d diag.Diagnostic) bool { return d.Severity == diag.Info })
 	}
-	if err := printDiags(cmd, ds, a.format); err != nil {
+	if err := printDiags(cmd, ds, a.format, ""); err != nil {
 		return withCode(exitError, err)
 	}
 	if ds.Count(failOn) > 0 {
@@ -93,21 +105,76 @@ func lintPath(path string) (diag.List, error) {
 	return ds, nil
 }
 
-// printDiags prints findings in the chosen format to stdout.
-func printDiags(cmd *cobra.Command, ds diag.List, f diag.Format) error {
+// printDiags prints lint's findings in the chosen format to stdout, the
+// one stream of lint's report. toolErr, when not empty, is why the intent
+// could not be checked (SARIF records it).
+func printDiags(cmd *cobra.Command, ds diag.List, f diag.Format, toolErr string) error {
 	cwd, _ := os.Getwd()
-	return diag.Print(cmd.OutOrStdout(), ds, f, diag.Config{Cwd: cwd, Color: f == diag.FormatText && isTerminal(cmd.OutOrStdout()),
-		Rules: lint.Infos(), ToolVersion: version()})
+	base := cwd
+	if f == diag.FormatGitHub || f == diag.FormatSARIF {
+		// GitHub resolves annotation paths and SARIF %SRCROOT% against
+		// the repository's root, not the directory lint ran in.
+		base = gitTopLevel(cwd)
+	}
+	return diag.Print(cmd.OutOrStdout(), absFiles(ds, cwd), f, diag.Config{Cwd: base,
+		Color: f == diag.FormatText && isTerminal(cmd.OutOrStdout()), Rules: lint.Infos(), ToolVersion: version(),
+		TextLimit: diag.DefaultTextLimit, ToolError: toolErr})
 }
 
-// summarizeDiags prints findings to stderr for commands whose stdout is
-// something else.
+// summarizeDiags prints findings as text to stderr for commands whose
+// stdout is something else (build, explain): at most the text limit, with
+// the lint command that lists them all.
 func summarizeDiags(cmd *cobra.Command, ds diag.List) {
 	if len(ds) == 0 {
 		return
 	}
 	cwd, _ := os.Getwd()
 	var b strings.Builder
-	_ = diag.Print(&b, ds, diag.FormatText, diag.Config{Cwd: cwd, Color: isTerminal(cmd.ErrOrStderr())})
+	_ = diag.Print(&b, absFiles(ds, cwd), diag.FormatText, diag.Config{Cwd: cwd, Color: isTerminal(cmd.ErrOrStderr()),
+		TextLimit: diag.DefaultTextLimit, MoreHint: "rocefab lint --format json PATH lists all"})
 	fmt.Fprint(cmd.ErrOrStderr(), b.String())
+}
+
+// absFiles returns ds with relative file names made absolute against cwd,
+// so that the printers can make them relative to another base (the
+// repository root). ds itself is not modified.
+func absFiles(ds diag.List, cwd string) diag.List {
+	if cwd == "" {
+		return ds
+	}
+	out := slices.Clone(ds)
+	for i := range out {
+		if f := out[i].Pos.File; f != "" && !filepath.IsAbs(f) {
+			out[i].Pos.File = filepath.Join(cwd, f)
+		}
+	}
+	return out
+}
+
+// gitTopLevel returns the root of the git work tree holding dir: the nearest
+// directory at or above dir with a .git entry (a directory, or the file a
+// linked work tree or submodule has). It reads the file system instead of
+// running git, which may not be installed where lint runs. Without one it
+// returns dir.
+func gitTopLevel(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}
+
+// formatFlagHint explains, for a flag error, that -o is not a format
+// flag: across rocefab, --format picks an output format and -o/--out
+// names where output is written.
+func formatFlagHint(_ *cobra.Command, err error) error {
+	if strings.Contains(err.Error(), "'o' in -o") || strings.Contains(err.Error(), "--output") {
+		return fmt.Errorf("%w: use --format to choose an output format (-o/--out names where output is written)", err)
+	}
+	return err
 }

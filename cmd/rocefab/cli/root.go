@@ -83,7 +83,11 @@ directory).`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newLintCmd(), newBuildCmd(), newExplainCmd(), newSchemaCmd(), newVersionCmd())
+	// --version prints what the version command prints.
+	root.Version = version()
+	root.SetVersionTemplate(versionLine("{{.Version}}"))
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newLintCmd(), newBuildCmd(), newExplainCmd(), newSchemaCmd(), newVersionCmd(), newCompletionCmd())
 	return root
 }
 

@@ -15,13 +15,17 @@ func version() string {
 	return "devel"
 }
 
+// versionLine is the one line both `rocefab version` and `rocefab
+// --version` print.
+func versionLine(v string) string { return "rocefab " + v + "\n" }
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print rocefab's version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "rocefab %s\n", version())
+			fmt.Fprint(cmd.OutOrStdout(), versionLine(version()))
 		},
 	}
 }
