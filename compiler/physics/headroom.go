@@ -39,10 +39,24 @@ const (
 )
 
 // pauseQuanta is the sender's response time (D-Resp) in pause quanta of 512
-// bit times per port speed, from IEEE 802.3 Annex 31B.3.7 as tabulated in
-// sonic-swss buffer_headroom_mellanox.lua (pause_quanta_per_speed). SONiC
-// reuses the 400G value for 800G; 1.6T is not tabulated anywhere we found and
-// reuses it as well (verify against IEEE 802.3dj when published).
+// bit times per port speed: IEEE 802.3 Annex 31B.3.7 (Table 31B-1, PAUSE
+// reaction timing) as tabulated in sonic-swss cfgmgr/buffer_headroom_mellanox.lua
+// (pause_quanta_per_speed). The figure is a count of bit times, so the same
+// count is a shorter time at a higher speed: 394 quanta at 100G are 2.02 µs,
+// 453 at 200G and 905 at 400G both 1.16 µs.
+//
+// 800G: the lua gives 905, and its author answered the review question "how
+// is this the same as for 400G?" with "this is defined by the IEEE. 400G
+// and 800G share the same value" (sonic-net/sonic-swss PR #2860, 2023,
+// NVIDIA). That is 0.58 µs, half the 400G time; the 802.3df-2024 table was
+// not read directly here [verify]. Arista's Tomahawk 5 SKU files size 800G
+// xoff with a reaction time that does not halve (MinFrameCellHeadroom), so
+// the Tomahawk family does not depend on this figure. 1.6T is in no table
+// yet (802.3dj) and takes the 800G figure.
+//
+// The worked table of physics.md §1.3 charges 905 quanta at every speed;
+// that is right only at 400G and 800G: at 100G the standard's 394 quanta
+// are 25 216 B, not 57 920 B (TestPauseQuanta100G).
 var pauseQuanta = []struct{ gbps, quanta int }{
 	{1, 2}, {10, 67}, {25, 80}, {40, 118}, {50, 147},
 	{100, 394}, {200, 453}, {400, 905}, {800, 905}, {1600, 905},
@@ -74,10 +88,36 @@ type HeadroomInput struct {
 	SmallPacketPercent int     // share of minimum-size packets in lossless traffic, 0..100 (SONiC small_packet_percentage)
 
 	// Optional ASIC constants; zero selects the default.
-	PipelineLatencyBytes int64 // ingress pipeline latency, B (default DefaultPipelineLatencyBytes)
-	MACPHYDelayBytes     int64 // MAC/PHY delay, B (default DefaultMACPHYDelayBytes)
-	Lanes                int   // SerDes lanes of the port (default 8 for 800G and faster, else 4)
+	PipelineLatencyBytes int64   // ingress pipeline latency, B (default DefaultPipelineLatencyBytes)
+	MACPHYDelayBytes     float64 // MAC/PHY delay, B (default DefaultMACPHYDelayBytes)
+	Lanes                int     // SerDes lanes of the port (default 8 for 800G and faster, else 4)
+
+	// Model selects the vendor formula; the zero value is ModelSpectrum.
+	Model HeadroomModel
+	// ResponseTime is the fixed reaction time of ModelMinFrameCell (the
+	// time-proportional part of xoff); ignored by ModelSpectrum.
+	ResponseTime time.Duration
+	// XonBytes is the XON hysteresis of ModelMinFrameCell, B; ignored by
+	// ModelSpectrum, whose xon is the pipeline latency.
+	XonBytes int64
 }
+
+// HeadroomModel names the vendor formula [PortHeadroom] applies. Switch
+// ASIC families size headroom differently; the catalog says which family
+// uses which (compiler/platforms asic_families.json).
+type HeadroomModel string
+
+// Headroom models.
+const (
+	// ModelSpectrum is the SONiC/NVIDIA Spectrum dynamic-buffer formula
+	// (sonic-swss cfgmgr/buffer_headroom_mellanox.lua).
+	ModelSpectrum HeadroomModel = ""
+	// ModelMinFrameCell charges every byte that can still arrive as if it
+	// came in minimum-size frames, each taking a whole cell; it reproduces
+	// the xoff values of Arista's SONiC SKU files for Tomahawk 5
+	// (see [MinFrameCellHeadroom]).
+	ModelMinFrameCell HeadroomModel = "min-frame-cell"
+)
 
 // Thresholds are the PFC thresholds of one lossless priority group of one
 // port: the bytes that must still fit after XOFF is decided (Xoff), the
@@ -113,6 +153,9 @@ func PortHeadroom(in HeadroomInput) Thresholds {
 	if in.SpeedGbps <= 0 {
 		return Thresholds{}
 	}
+	if in.Model == ModelMinFrameCell {
+		return MinFrameCellHeadroom(in)
+	}
 	s := clampSpeed(in.SpeedGbps)
 	l := clampCable(in.CableM)
 	portMTU := float64(clampMTU(in.PortMTU))
@@ -124,8 +167,8 @@ func PortHeadroom(in HeadroomInput) Thresholds {
 		pipeline = float64(min(in.PipelineLatencyBytes, 1<<30))
 	}
 	macPHY := float64(DefaultMACPHYDelayBytes)
-	if in.MACPHYDelayBytes > 0 {
-		macPHY = float64(min(in.MACPHYDelayBytes, 1<<30))
+	if in.MACPHYDelayBytes > 0 { // also false for NaN
+		macPHY = min(in.MACPHYDelayBytes, 1<<30)
 	}
 	lanes := in.Lanes
 	if lanes <= 0 {

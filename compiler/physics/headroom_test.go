@@ -318,7 +318,7 @@ func FuzzPortHeadroom(f *testing.F) {
 	f.Add(-1, -1.0, -1, -1, -1, -1, int64(-1), int64(-1), -1)
 	f.Fuzz(func(t *testing.T, speed int, cable float64, portMTU, losslessMTU, cell, pct int, pipe, macphy int64, lanes int) {
 		in := HeadroomInput{SpeedGbps: speed, CableM: cable, PortMTU: portMTU, LosslessMTU: losslessMTU, CellBytes: cell,
-			SmallPacketPercent: pct, PipelineLatencyBytes: pipe, MACPHYDelayBytes: macphy, Lanes: lanes}
+			SmallPacketPercent: pct, PipelineLatencyBytes: pipe, MACPHYDelayBytes: float64(macphy), Lanes: lanes}
 		th := PortHeadroom(in)
 		if th.Size.Value < th.Xoff.Value || th.Xoff.Value < 0 {
 			t.Fatalf("%+v: size %d < xoff %d", in, th.Size.Value, th.Xoff.Value)
