@@ -1,13 +1,27 @@
 // Package openconfig renders a switch's ports and QoS policy as an
-// OpenConfig tree: <device>/openconfig.json, RFC 7951 JSON that a gNMI
-// Set (replace at /interfaces and /qos) or any OpenConfig-speaking tool can
-// take, for every switch platform.
+// OpenConfig tree: <device>/openconfig.json, RFC 7951 JSON for a gNMI Set
+// on any switch that speaks OpenConfig, beside the platform's native
+// artifact (which carries what OpenConfig cannot: PFC, headroom, pools).
+//
+// # How it is pushed
+//
+// The artifact is not a whole device tree and must never be sent as a
+// replace of the root or of /interfaces: a replace deletes what the value
+// omits, and this one omits IP subinterfaces, loopbacks and the management
+// port (gNMI specification 3.4.4). [Owned] says what rocefab owns and how
+// each part is sent: /qos as one replace, and for each port only its MTU,
+// description, port speed and 802.3x flow control, as updates. The
+// interface's name and type are in the tree only because OpenConfig needs
+// them to name the interface. [OwnedPaths] expands that per switch for
+// plan and apply.
 //
 // What the artifact holds:
 //
-//   - /interfaces/interface for every port: type ethernetCsmacd, MTU, a
-//     description naming the peer, enabled, port speed, and 802.3x PAUSE off
-//     (link-level pause and PFC exclude each other).
+//   - /interfaces/interface for every port: type ethernetCsmacd, MTU (at
+//     most the platform's limit: 9214 on EOS, 9216 on NX-OS and Cumulus
+//     Linux), a description naming the peer, port speed, and 802.3x PAUSE
+//     off (link-level pause and PFC exclude each other). The admin state is
+//     not rocefab's and is not written.
 //   - /qos/queues and /qos/forwarding-groups: one queue per class, named
 //     after the class, with queue-id set to the class's priority (which is
 //     also its traffic class and egress queue on every hop), and one
@@ -27,18 +41,16 @@
 //   - /qos/queue-management-profiles "ecn-<class>": WRED uniform with
 //     enable-ecn true, drop false, min/max thresholds in bytes and the
 //     marking probability, for every queue that marks ECN.
-//   - /qos/buffer-allocation-profiles "headroom-<port class>": for each port
-//     class (speed and cable length), the lossless queues with a dedicated
-//     buffer of the port class's PFC headroom and dynamic use of the shared
-//     buffer (the scaling factor is left to the device, the model has none).
-//     Headroom absorbs what arrives after XOFF, on ingress, so the profile
-//     is bound as the interface's input buffer-allocation-profile.
 //   - /qos/interfaces for every port: the IPv4 and IPv6 classifiers on
 //     input, the scheduler policy and every class queue (with its ECN
-//     profile) on output, the port class's buffer profile on input.
+//     profile) on output.
 //
-// OpenConfig has no model for PFC, its watchdog, priority groups, xoff/xon
-// thresholds, buffer pools or adaptive routing (see the shared OpenConfig
+// No buffer-allocation-profile is rendered: its dedicated-buffer is a
+// queue's guaranteed minimum share of the buffer (openconfig-qos-mem-mgmt),
+// not PFC headroom, and the model has no such minimum to give.
+//
+// OpenConfig has no model for PFC, its watchdog, priority groups, headroom,
+// xoff/xon thresholds, buffer pools or adaptive routing (see the shared OpenConfig
 // reference, section 1.2): those stay in the platform's native artifact,
 // and [Gaps] lists them for the device so that lint (RF117) and the build
 // summary can say so; JSON has no comments to carry them.

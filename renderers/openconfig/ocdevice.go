@@ -134,9 +134,9 @@ func (t *template) fill(c *config) []byte {
 func shape(c *config) string {
 	var b strings.Builder
 	for _, p := range c.ports {
-		fmt.Fprintf(&b, "%s|%d|%d|%s|%t;", p.name, p.mtu, p.speedGbps, p.bufferProfile, p.description != "")
+		fmt.Fprintf(&b, "%s|%d|%d|%t;", p.name, p.mtu, p.speedGbps, p.description != "")
 	}
-	fmt.Fprintf(&b, "%v%v%v%v%v%v%v", c.queues, c.terms, c.strict, c.wrr, c.ecn, c.buffers, c.lossless)
+	fmt.Fprintf(&b, "%v%v%v%v%v%v", c.queues, c.terms, c.strict, c.wrr, c.ecn, c.lossless)
 	return b.String()
 }
 
@@ -204,16 +204,6 @@ func build(c *config) (*oc.Device, error) {
 		u.SetMaxDropProbabilityPercent(w.probability)
 	}
 
-	for _, b := range c.buffers {
-		bp := q.GetOrCreateBufferAllocationProfile(b.name)
-		for _, name := range b.queues {
-			bq := bp.GetOrCreateQueue(name)
-			bq.SetDedicatedBuffer(b.dedicated)
-			bq.SetUseSharedBuffer(true)
-			bq.SetSharedBufferLimitType(oc.Qos_SHARED_BUFFER_LIMIT_TYPE_DYNAMIC_BASED_ON_SCALING_FACTOR)
-		}
-	}
-
 	for _, p := range c.ports {
 		speed, ok := speeds[p.speedGbps]
 		if !ok {
@@ -222,7 +212,6 @@ func build(c *config) (*oc.Device, error) {
 		i := d.GetOrCreateInterface(p.name)
 		i.SetType(oc.IETFInterfaces_InterfaceType_ethernetCsmacd)
 		i.SetMtu(p.mtu)
-		i.SetEnabled(true)
 		if p.description != "" {
 			i.SetDescription(p.description)
 		}
@@ -236,9 +225,6 @@ func build(c *config) (*oc.Device, error) {
 		in := qi.GetOrCreateInput()
 		in.GetOrCreateClassifier(oc.Input_Classifier_Type_IPV4).SetName(classifierIPv4)
 		in.GetOrCreateClassifier(oc.Input_Classifier_Type_IPV6).SetName(classifierIPv6)
-		if p.bufferProfile != "" {
-			in.SetBufferAllocationProfile(p.bufferProfile)
-		}
 		out := qi.GetOrCreateOutput()
 		out.GetOrCreateSchedulerPolicy().SetName(schedulerPolicy)
 		for _, qu := range c.queues {

@@ -22,7 +22,6 @@ const (
 	classifierIPv6  = "dscp-ipv6"
 	schedulerPolicy = "fabric"
 	ecnPrefix       = "ecn-"
-	headroomPrefix  = "headroom-"
 )
 
 // Scheduler sequence numbers: the model processes schedulers from the lowest
@@ -63,13 +62,12 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 // is listed (the emitter sorts list entries by key anyway). ocdevice.go maps
 // it onto the generated types; nothing here knows them.
 type config struct {
-	ports   []port
-	queues  []queue  // by queue ID
-	terms   []term   // in evaluation order, the default class last
-	strict  []input  // the STRICT scheduler's inputs
-	wrr     []input  // the weighted round-robin scheduler's inputs
-	ecn     []wred   // queue-management profiles
-	buffers []buffer // buffer-allocation profiles, by name
+	ports  []port
+	queues []queue // by queue ID
+	terms  []term  // in evaluation order, the default class last
+	strict []input // the STRICT scheduler's inputs
+	wrr    []input // the weighted round-robin scheduler's inputs
+	ecn    []wred  // queue-management profiles
 
 	lossless []string // the lossless queues, by queue ID
 	classes  []*ir.Class
@@ -79,8 +77,6 @@ type port struct {
 	name, description string
 	mtu               uint16
 	speedGbps         int
-	// bufferProfile is the input buffer-allocation-profile, "" for none.
-	bufferProfile string
 }
 
 type queue struct {
@@ -108,12 +104,6 @@ type wred struct {
 	probability uint8  // percent at max
 }
 
-type buffer struct {
-	name      string
-	queues    []string // the lossless queues
-	dedicated uint64   // bytes per queue
-}
-
 // plan turns the model into the device's OpenConfig content, checking what
 // the emitted types cannot hold or would hold wrongly.
 func plan(d *ir.Device) (*config, error) {
@@ -137,7 +127,7 @@ func plan(d *ir.Device) (*config, error) {
 	if err := c.planTerms(s.QoS); err != nil {
 		return nil, err
 	}
-	if err := c.planPorts(s); err != nil {
+	if err := c.planPorts(d); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -242,41 +232,36 @@ func (c *config) planTerms(q *ir.QoS) error {
 	return nil
 }
 
-// planPorts fills the ports and the buffer profiles of their port classes.
-func (c *config) planPorts(s *ir.Switch) error {
-	profiles := map[string]*ir.Headroom{}
+// maxMTU is the largest interface MTU each platform takes, where it is
+// below what OpenConfig's uint16 holds: EOS takes at most 9214
+// (reference/switches.md §1.1, avd ethernet-interfaces.j2 examples), NX-OS
+// and Cumulus Linux 9216 (CiscoDevNet/terraform-provider-nxos
+// physical_interface.yaml: 576-9216; Cumulus Linux Switch Port Attributes:
+// 552-9216). A model MTU above it is rendered at the limit, as the native
+// artifact does.
+var maxMTU = map[string]int{ir.PlatformEOS: 9214, ir.PlatformNXOS: 9216, ir.PlatformNVUE: 9216}
+
+// planPorts fills the ports.
+func (c *config) planPorts(d *ir.Device) error {
+	s := d.Switch
+	mtu := s.MTU
+	if m, ok := maxMTU[d.Platform]; ok && mtu > m {
+		mtu = m
+	}
 	seen := map[string]bool{}
 	for _, p := range s.Ports {
 		if seen[p.Name] {
 			return fmt.Errorf("port %s listed twice", p.Name)
 		}
 		seen[p.Name] = true
-		out := port{name: p.Name, mtu: uint16(s.MTU), speedGbps: p.SpeedGbps}
+		out := port{name: p.Name, mtu: uint16(mtu), speedGbps: p.SpeedGbps}
 		if p.Peer != "" {
 			out.description = "to " + p.Peer
 			if p.PeerPort != "" {
 				out.description += ":" + p.PeerPort
 			}
 		}
-		if h := p.Headroom; h != nil && len(c.lossless) > 0 {
-			if prev, ok := profiles[h.Name]; ok && prev.Size != h.Size {
-				return fmt.Errorf("port class %s has two headroom sizes (%d B, %d B)", h.Name, prev.Size, h.Size)
-			}
-			// CheckDevice checks the switch's port classes; a port may
-			// point at one that is not listed there.
-			if err := renderers.CheckName("headroom profile", h.Name); err != nil {
-				return err
-			}
-			if h.Size < 0 {
-				return fmt.Errorf("port class %s: negative headroom %d B", h.Name, h.Size)
-			}
-			profiles[h.Name] = h
-			out.bufferProfile = headroomPrefix + h.Name
-		}
 		c.ports = append(c.ports, out)
-	}
-	for _, name := range sortedKeys(profiles) {
-		c.buffers = append(c.buffers, buffer{name: headroomPrefix + name, queues: c.lossless, dedicated: uint64(profiles[name].Size)})
 	}
 	return nil
 }
@@ -320,9 +305,9 @@ func Gaps(d *ir.Device) []string {
 		}
 		for _, name := range sortedKeys(hs) {
 			h := hs[name]
-			gaps = append(gaps, fmt.Sprintf("PFC xoff %d B / xon %d B of port class %s: OpenConfig has no pause thresholds; "+
-				"its headroom (%d B) is rendered as the dedicated buffer of the lossless queues in buffer-allocation-profile %s%s, "+
-				"the thresholds are %s", h.Xoff, h.Xon, h.Name, h.Size, headroomPrefix, h.Name, native))
+			gaps = append(gaps, fmt.Sprintf("PFC headroom %d B (xoff %d B, xon %d B) of port class %s: OpenConfig has no headroom or pause "+
+				"thresholds (a buffer-allocation-profile's dedicated-buffer is a queue's guaranteed minimum, not headroom); %s",
+				h.Size, h.Xoff, h.Xon, h.Name, native))
 		}
 	}
 	if b := s.Buffers; b != nil && b.ReservePercent > 0 {

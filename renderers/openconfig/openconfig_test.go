@@ -108,23 +108,17 @@ func TestLosslessClass(t *testing.T) {
 						t.Errorf("%s: queue %s has ECN profile %v, want none", p.Name, q, got)
 					}
 				}
-				// Headroom per port class: 3 m to hosts, 30 m between switches.
-				prof := "headroom-" + p.Headroom.Name
-				want(t, doc, qi+"/input/config/buffer-allocation-profile", prof)
-				bq := fmt.Sprintf("%s/buffer-allocation-profiles/buffer-allocation-profile[name=%s]/queues/queue[name=roce]/config/", qos, prof)
-				want(t, doc, bq+"dedicated-buffer", fmt.Sprint(p.Headroom.Size))
-				want(t, doc, bq+"use-shared-buffer", true)
-				want(t, doc, bq+"shared-buffer-limit-type", "openconfig-qos:DYNAMIC_BASED_ON_SCALING_FACTOR")
+				// PFC headroom has no OpenConfig home: a buffer profile's
+				// dedicated-buffer is a queue's guaranteed minimum.
+				if got, err := lookup(doc, qi+"/input/config"); err == nil {
+					t.Errorf("%s: input binds %v", p.Name, got)
+				}
+			}
+			if got, err := lookup(doc, qos+"/buffer-allocation-profiles"); err == nil {
+				t.Errorf("buffer-allocation-profiles rendered: %v", got)
 			}
 		})
 	}
-	// The values the loop compared against, spelled out for the leaf.
-	leaf := decode(t, render(t, f.Device("leaf-eos")))
-	hr := qos + "/buffer-allocation-profiles/buffer-allocation-profile[name=%s]/queues/queue[name=roce]/config/dedicated-buffer"
-	want(t, leaf, fmt.Sprintf(hr, "headroom-400G-3m"), "178176")
-	want(t, leaf, fmt.Sprintf(hr, "headroom-400G-30m"), "205824")
-	want(t, leaf, qos+"/interfaces/interface[interface-id=Ethernet1/1]/input/config/buffer-allocation-profile", "headroom-400G-3m")
-	want(t, leaf, qos+"/interfaces/interface[interface-id=Ethernet33/1]/input/config/buffer-allocation-profile", "headroom-400G-30m")
 }
 
 // TestClassifierCoversEveryDSCP checks that the terms split 0..63 exactly,
@@ -223,8 +217,14 @@ func TestInterfaces(t *testing.T) {
 			i := fmt.Sprintf("openconfig-interfaces:interfaces/interface[name=%s]", p.Name)
 			want(t, doc, i+"/config/name", p.Name)
 			want(t, doc, i+"/config/type", "iana-if-type:ethernetCsmacd")
-			want(t, doc, i+"/config/mtu", 9216.0)
-			want(t, doc, i+"/config/enabled", true)
+			mtu := 9216.0
+			if d.Platform == ir.PlatformEOS {
+				mtu = 9214 // the EOS maximum
+			}
+			want(t, doc, i+"/config/mtu", mtu)
+			if got, err := lookup(doc, i+"/config/enabled"); err == nil {
+				t.Errorf("%s: enabled %v: the port's admin state is not rocefab's", p.Name, got)
+			}
 			want(t, doc, i+"/config/description", "to "+p.Peer+":"+p.PeerPort)
 			want(t, doc, i+"/openconfig-if-ethernet:ethernet/config/port-speed", "openconfig-if-ethernet:SPEED_400GB")
 			want(t, doc, i+"/openconfig-if-ethernet:ethernet/config/enable-flow-control", false)
@@ -257,7 +257,8 @@ func TestGaps(t *testing.T) {
 			"PFC on priority 3 (roce)",
 			"PFC watchdog (detect 200 ms, restore 400 ms, action drop)",
 			"traffic class->group 3->3",
-			"PFC xoff 187392 B / xon 18432 B of port class 400G-30m",
+			"PFC headroom 205824 B (xoff 187392 B, xon 18432 B) of port class 400G-30m",
+			"dedicated-buffer is a queue's guaranteed minimum",
 			"shared-buffer reserve of 30% for roce",
 			"adaptive load balancing",
 			"kept in the native " + d.Platform + " configuration",
@@ -348,9 +349,6 @@ func variants() map[string]func() *ir.Device {
 func TestVariants(t *testing.T) {
 	v := variants()
 	doc := decode(t, render(t, v["two-lossless"]()))
-	bq := qos + "/buffer-allocation-profiles/buffer-allocation-profile[name=headroom-400G-3m]/queues/queue[name=%s]/config/dedicated-buffer"
-	want(t, doc, fmt.Sprintf(bq, "roce"), "178176")
-	want(t, doc, fmt.Sprintf(bq, "storage"), "178176")
 	if g := strings.Join(openconfig.Gaps(v["two-lossless"]()), "\n"); !strings.Contains(g, "PFC on priority 1 (storage), 3 (roce)") {
 		t.Errorf("gaps lack both lossless priorities:\n%s", g)
 	}
@@ -464,13 +462,6 @@ func TestRefused(t *testing.T) {
 			d.Switch.QoS.Queues[0].ID = 8
 			return d
 		},
-		"unsafe port class": func() *ir.Device {
-			d := irtest.Fabric().Device("leaf-eos")
-			h := *d.Switch.Ports[0].Headroom
-			h.Name = "3m;reload"
-			d.Switch.Ports[0].Headroom = &h
-			return d
-		},
 		"no queues": func() *ir.Device {
 			d := irtest.Fabric().Device("leaf-eos")
 			d.Switch.QoS.Queues = nil
@@ -525,3 +516,58 @@ func want(t *testing.T, doc any, path string, v any) {
 }
 
 func lookup(doc any, path string) (any, error) { return rendertest.JSONPath(doc, path) }
+
+// TestOwned checks that the artifact holds exactly what rocefab owns: under
+// /interfaces only the owned leaves of each port (plus the name and type
+// that identify it), nothing the owned list would not update, and /qos
+// whole.
+func TestOwned(t *testing.T) {
+	if openconfig.Owned[0] != (openconfig.OwnedPath{Path: "/qos", Op: openconfig.Replace}) {
+		t.Errorf("first owned path %v, want a replace of /qos", openconfig.Owned[0])
+	}
+	for _, o := range openconfig.Owned {
+		if o.Op == openconfig.Replace && strings.HasPrefix(o.Path, "/interfaces") {
+			t.Errorf("%s is replaced: a replace under /interfaces deletes what the artifact omits", o.Path)
+		}
+	}
+	d := irtest.Fabric().Device("leaf-eos")
+	doc := decode(t, render(t, d))
+	allowed := map[string]bool{"name": true}
+	for _, o := range openconfig.Owned {
+		if o.Op == openconfig.Update {
+			allowed[strings.TrimPrefix(o.Path, "/interfaces/interface[name=*]/")] = true
+		}
+	}
+	allowed["config/name"], allowed["config/type"] = true, true
+	ifs, err := lookup(doc, "openconfig-interfaces:interfaces/interface")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range ifs.([]any) {
+		for _, leaf := range leaves(i.(map[string]any), "") {
+			if !allowed[strings.ReplaceAll(leaf, "openconfig-if-ethernet:", "")] {
+				t.Errorf("interface leaf %s is in the artifact but not owned", leaf)
+			}
+		}
+	}
+	paths := openconfig.OwnedPaths(d)
+	if want := 1 + 4*len(d.Switch.Ports); len(paths) != want {
+		t.Errorf("%d owned paths, want %d", len(paths), want)
+	}
+	if !slices.Contains(paths, openconfig.OwnedPath{Path: "/interfaces/interface[name=Ethernet1/1]/config/mtu", Op: openconfig.Update}) {
+		t.Errorf("no MTU update for Ethernet1/1 in %v", paths)
+	}
+}
+
+// leaves lists the leaf paths below m, slash-separated.
+func leaves(m map[string]any, prefix string) []string {
+	var out []string
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			out = append(out, leaves(sub, prefix+k+"/")...)
+			continue
+		}
+		out = append(out, prefix+k)
+	}
+	return out
+}
