@@ -10,6 +10,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) != "" {
+		os.Exit(cli.Main())
+	}
 	testscript.Main(m, map[string]func(){"rocefab": func() { os.Exit(cli.Main()) }})
 }
 

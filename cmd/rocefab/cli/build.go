@@ -2,20 +2,28 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rocefab/rocefab/cmd/rocefab/outdir"
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -31,19 +39,25 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
   DIR/<server>/host.sh           idempotent NIC, ECN/DCQCN and tc script, and rocefab-qos.service
   DIR/tenants/<name>.env         the tenant's NCCL environment
 
-Output is byte-for-byte deterministic. DIR is replaced when it holds an earlier build; a DIR with
-other files is refused.
+Output is byte-for-byte deterministic. The build is written into a new directory beside DIR and
+put in DIR's place only when every file is written, so a failed or interrupted build leaves the
+earlier one as it was. DIR/.rocefab-manifest.json lists every file a build wrote with its digest;
+a later build replaces only those. A DIR holding anything else is refused and nothing is deleted;
+so are files rocefab wrote and someone edited since (unless --replace-edited). DIR may not be, or
+contain, the intent's directory or the working directory. A rebuild of an unchanged intent by the
+same rocefab finds DIR up to date and writes nothing.
 
 Exit codes:
   0  built (warnings, if any, are printed to stderr)
   1  findings that block the build (errors); nothing is written
-  2  the intent could not be read, or the output could not be written`
+  2  the intent could not be read, or the output could not be written (nothing was changed)`
 
 type buildArgs struct {
-	out   string
-	only  string
-	emit  []string
-	quiet bool
+	out           string
+	only          string
+	emit          []string
+	quiet         bool
+	replaceEdited bool
 }
 
 func newBuildCmd() *cobra.Command {
@@ -56,11 +70,15 @@ func newBuildCmd() *cobra.Command {
 		Args:    cobra.MaximumNArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runBuild(cmd, a, args) },
 	}
-	cmd.Flags().StringVarP(&a.out, "output", "o", "", "output directory (required)")
+	cmd.Flags().StringVarP(&a.out, "out", "o", "", "output directory (required)")
+	// --output was this flag's name before every command used -o/--out for
+	// where output goes; it keeps working.
+	cmd.Flags().StringVar(&a.out, "output", "", "output directory")
+	_ = cmd.Flags().MarkHidden("output")
 	cmd.Flags().StringVar(&a.only, "only", "", "render only devices whose name matches this glob (e.g. 'leaf-*')")
 	cmd.Flags().StringSliceVar(&a.emit, "emit", nil, "extra outputs: model (each device's compiled model as <device>/model.json)")
 	cmd.Flags().BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but findings")
-	_ = cmd.MarkFlagRequired("output")
+	cmd.Flags().BoolVar(&a.replaceEdited, "replace-edited", false, "replace files an earlier build wrote even when they were edited since (never files it did not write)")
 	return cmd
 }
 
@@ -71,6 +89,9 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	// much less eager (400) grew the heap enough that page faults cost more
 	// than the collections saved (measured on the 100,000-GPU example).
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	if a.out == "" {
+		return withCode(exitError, errors.New("missing -o DIR: where to write the build (a new directory, or an earlier build's)"))
+	}
 	for _, e := range a.emit {
 		if e != "model" {
 			return withCode(exitError, fmt.Errorf("--emit %q: allowed is model", e))
@@ -93,42 +114,112 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	if fab == nil || ds.HasErrors() {
 		return withCode(exitFindings, fmt.Errorf("build stopped: %d errors", max(ds.Count(diag.Error), 1)))
 	}
-	if err := prepareDir(a.out); err != nil {
-		return withCode(exitError, err)
-	}
-	var bar progress = noProgress{}
-	if !a.quiet && isTerminal(cmd.ErrOrStderr()) {
-		bar = newBar(cmd.ErrOrStderr(), len(fab.Devices))
-	}
-	st, err := renderAll(fab, ds, in, a, bar)
-	bar.done()
+	devs, err := selectDevices(fab, a.only)
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	header, err := buildHeader(in, a)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	cwd, _ := os.Getwd()
+	stage, err := outdir.Begin(a.out, outdir.Options{Guard: []string{in.Dir, cwd}, ReplaceEdited: a.replaceEdited})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if stage.UpToDate(header) {
+		stage.Abort()
+		if !a.quiet {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %d files for %d devices, nothing written (%s)\n", a.out,
+				len(stage.Previous().Files), len(devs), time.Since(start).Round(time.Millisecond))
+		}
+		return nil
+	}
+	// An interrupt stops the workers; the stage is removed and DIR stays
+	// as it was.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var bar progress = noProgress{}
+	if !a.quiet && isTerminal(cmd.ErrOrStderr()) {
+		bar = newBar(cmd.ErrOrStderr(), len(devs))
+	}
+	err = renderAll(ctx, stage, fab, devs, ds, in, a, bar)
+	bar.done()
+	if err == nil {
+		err = stage.Commit(header)
+	}
+	if err != nil {
+		stage.Abort()
+		return withCode(exitError, fmt.Errorf("%w\n  nothing was changed in %s", err, a.out))
+	}
 	if !a.quiet {
-		fmt.Fprintf(cmd.OutOrStdout(), "wrote %d files (%s) for %d devices to %s in %s\n", st.files, humanBytes(int(st.bytes)),
-			len(fab.Devices), a.out, time.Since(start).Round(time.Millisecond))
+		files, bytes := stage.Written()
+		fmt.Fprintf(cmd.OutOrStdout(), "wrote %d files (%s) for %d devices to %s in %s\n", files, humanBytes(int(bytes)),
+			len(devs), a.out, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
 
-// written counts what a build wrote.
-type written struct {
-	files int
-	bytes int64
+// selectDevices returns the devices --only names (all without it). A
+// pattern that names none is an error with the closest names, since an
+// empty build is never what was meant.
+func selectDevices(fab *ir.Fabric, only string) ([]*ir.Device, error) {
+	if only == "" {
+		return fab.Devices, nil
+	}
+	var devs []*ir.Device
+	for _, d := range fab.Devices {
+		if ok, _ := path.Match(only, d.Name); ok {
+			devs = append(devs, d)
+		}
+	}
+	if len(devs) > 0 {
+		return devs, nil
+	}
+	names := make([]string, len(fab.Devices))
+	for i, d := range fab.Devices {
+		names[i] = d.Name
+	}
+	return nil, fmt.Errorf("--only %q matches no device; closest: %s", only, strings.Join(closest(only, names, 3), ", "))
+}
+
+// buildHeader describes what a build's bytes depend on: the intent's files,
+// the program, and the options that change what is written.
+func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
+	files := slices.Clone(in.Files)
+	if inv := in.Fabric.Topology.Inventory; inv != "" {
+		if !filepath.IsAbs(inv) {
+			inv = filepath.Join(in.Dir, inv)
+		}
+		files = append(files, inv)
+	}
+	intent, err := outdir.DigestFiles(in.Dir, files)
+	if err != nil {
+		return outdir.Manifest{}, fmt.Errorf("cannot read intent: %w", err)
+	}
+	h := sha256.New()
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return outdir.Manifest{Rocefab: version(), Intent: intent}, nil
+			}
+		}
+	} else {
+		// Without the program's own bytes no rebuild can be known to be
+		// the same: leave the key empty, and every build writes.
+		return outdir.Manifest{Rocefab: version(), Intent: intent}, nil
+	}
+	fmt.Fprintf(h, "\x00only=%s\x00emit=%s", a.only, strings.Join(a.emit, ","))
+	return outdir.Manifest{Rocefab: version(), Intent: intent, Key: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // renderAll renders every device's artifacts and writes them as it goes,
 // spreading devices over all cores: a 100,000-GPU fabric's artifacts are
 // gigabytes, more than is worth holding in memory. Each file's bytes depend
 // only on its device, so the order workers finish in changes nothing.
-func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs, bar progress) (written, error) {
-	var devs []*ir.Device
-	for _, d := range fab.Devices {
-		if ok, _ := path.Match(a.only, d.Name); a.only == "" || ok {
-			devs = append(devs, d)
-		}
-	}
+func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []*ir.Device, ds diag.List, in *schema.Intent, a buildArgs, bar progress) error {
 	modelDir := ""
 	if slices.Contains(a.emit, "model") {
 		modelDir, _ = filepath.Abs(in.Dir)
@@ -137,70 +228,62 @@ func renderAll(fab *ir.Fabric, ds diag.List, in *schema.Intent, a buildArgs, bar
 	// system time, and it overlaps the other worker's rendering.
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, len(devs))
-	var total written
-	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan int, workers)
 	for range workers {
 		wg.Go(func() {
-			var mine written
 			for i := range next {
 				arts, err := renderDevice(devs[i], modelDir)
 				if err == nil {
-					err = writeArtifacts(a.out, arts, &mine)
+					err = writeArtifacts(stage, arts)
 				}
 				if err != nil {
 					errs[i] = fmt.Errorf("%s: %w", devs[i].Name, err)
 				}
 				bar.add()
 			}
-			mu.Lock()
-			total.files += mine.files
-			total.bytes += mine.bytes
-			mu.Unlock()
 		})
 	}
+feed:
 	for i := range devs {
-		next <- i
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
 	if err := errors.Join(errs...); err != nil {
-		return total, err
+		return err
 	}
 	rest, err := renderFabricWide(fab)
 	if err != nil {
-		return total, err
+		return err
 	}
 	inv, err := inventoryJSON(fab)
 	if err != nil {
-		return total, err
+		return err
 	}
 	rest = append(rest, renderers.Artifact{Path: "inventory.json", Format: renderers.JSON, Content: inv},
 		renderers.Artifact{Path: "SUMMARY.md", Format: renderers.Text, Content: summary(fab, ds, in)})
-	return total, writeArtifacts(a.out, rest, &total)
+	return writeArtifacts(stage, rest)
 }
 
-// writeArtifacts writes files below dir, creating their directories.
-func writeArtifacts(dir string, arts []renderers.Artifact, w *written) error {
-	made := map[string]bool{}
+// writeArtifacts writes files into the stage; it checks that each path
+// stays inside the output directory before opening anything.
+func writeArtifacts(stage *outdir.Stage, arts []renderers.Artifact) error {
 	for _, f := range arts {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if d := filepath.Dir(p); !made[d] {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-			made[d] = true
-		}
 		mode := os.FileMode(0o644)
 		if f.Format == renderers.Shell {
 			mode = 0o755
 		}
-		if err := os.WriteFile(p, f.Content, mode); err != nil {
+		if err := stage.Write(f.Path, f.Content, mode); err != nil {
 			return err
 		}
-		w.files++
-		w.bytes += int64(len(f.Content))
 	}
 	return nil
 }
@@ -278,29 +361,6 @@ func inventoryJSON(fab *ir.Fabric) ([]byte, error) {
 	}
 	b.WriteString("]}\n")
 	return b.Bytes(), nil
-}
-
-// prepareDir empties dir for a build. It refuses a non-empty directory
-// that is not an earlier build, so that -o . cannot wipe a project.
-func prepareDir(dir string) error {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return os.MkdirAll(dir, 0o755)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("output %s exists and is not a directory", dir)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) == 0 {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join(dir, "inventory.json")); err != nil {
-		return fmt.Errorf("output %s is not empty and holds no earlier build (no inventory.json): choose another directory", dir)
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	return os.MkdirAll(dir, 0o755)
 }
 
 func humanBytes(n int) string {

@@ -1,0 +1,583 @@
+// Package outdir owns a build's output directory. A build never writes into
+// the directory a user named: it writes into a new directory beside it,
+// records every file it wrote in a manifest, and swaps the new directory in
+// only when everything is written. The earlier build is replaced only when
+// its manifest accounts for every file in it, so rocefab never deletes a
+// file it did not write, and a failed or killed build leaves the earlier
+// one exactly as it was.
+package outdir
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// ManifestName is the file, inside an output directory, that lists what the
+// build wrote there. Its presence, and nothing else, marks a directory as a
+// build's.
+const ManifestName = ".rocefab-manifest.json"
+
+// ManifestFormat is the manifest's format version.
+const ManifestFormat = 1
+
+// stagingMarker marks a directory as a build in progress; it holds the
+// builder's process ID so that a later build can tell a dead build's
+// leftovers from a running one.
+const stagingMarker = ".rocefab-staging"
+
+// Manifest records one build: what produced it and every file it wrote.
+type Manifest struct {
+	Format int `json:"format"`
+	// Rocefab is the version of rocefab that wrote the build.
+	Rocefab string `json:"rocefab"`
+	// Intent is the SHA-256 of the intent's files (see DigestFiles).
+	Intent string `json:"intent"`
+	// Key identifies everything else the bytes depend on (the program and
+	// the build's options); two builds with equal Intent and Key write the
+	// same files.
+	Key string `json:"key,omitempty"`
+	// Files lists every file written, sorted by path.
+	Files []Entry `json:"files"`
+}
+
+// Entry is one file of a build.
+type Entry struct {
+	// Path is slash-separated and relative to the output directory.
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Options tune what Begin accepts.
+type Options struct {
+	// Guard lists directories that the output must not be, nor contain:
+	// the intent's directory and the working directory. Replacing one of
+	// them would swap a user's project away.
+	Guard []string
+	// ReplaceEdited lets a build replace files that an earlier build wrote
+	// and that were changed since. Files the manifest does not list are
+	// never replaced.
+	ReplaceEdited bool
+}
+
+// ConflictError says why an output directory cannot take a build: the
+// files in it that rocefab did not write, or edited since it wrote them.
+type ConflictError struct {
+	Dir      string
+	Foreign  []string // files and directories no manifest lists
+	Edited   []string // files the manifest lists whose bytes changed
+	Manifest bool     // whether the directory had a manifest
+}
+
+// listed is how many file names an error spells out before counting.
+const listed = 5
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	if len(e.Foreign) > 0 {
+		if e.Manifest {
+			fmt.Fprintf(&b, "output %s holds %s that no earlier build wrote: %s", e.Dir, count(len(e.Foreign), "entry", "entries"), names(e.Foreign))
+		} else {
+			fmt.Fprintf(&b, "output %s is not empty and holds no earlier build (no %s); it has %s: %s",
+				e.Dir, ManifestName, count(len(e.Foreign), "entry", "entries"), names(e.Foreign))
+		}
+		b.WriteString("\n  rocefab never deletes files it did not write: choose a new or empty directory with -o, or move those files away")
+	}
+	if len(e.Edited) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "output %s has %s changed since rocefab wrote them: %s", e.Dir, count(len(e.Edited), "file", "files"), names(e.Edited))
+		b.WriteString("\n  keep your changes elsewhere, or pass --replace-edited to overwrite them")
+	}
+	return b.String()
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func names(ps []string) string {
+	if len(ps) <= listed {
+		return strings.Join(ps, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ps[:listed], ", "), len(ps)-listed)
+}
+
+// Stage is a build being written beside its output directory.
+type Stage struct {
+	dir  string // the output directory: absolute, symbolic links resolved
+	tmp  string // the directory being written
+	prev *Manifest
+	// verified is set when every file prev lists was found unedited.
+	verified bool
+
+	mu    sync.Mutex
+	made  map[string]bool
+	files []Entry
+	bytes int64
+	done  bool
+}
+
+// Begin checks that dir can take a build and opens a stage beside it. dir
+// may be missing (it is created), empty, or an earlier build whose
+// manifest accounts for every file in it.
+func Begin(dir string, opt Options) (*Stage, error) {
+	abs, err := resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range opt.Guard {
+		ga, err := resolve(g)
+		if err != nil {
+			continue
+		}
+		if ga == abs || within(ga, abs) {
+			what := "is"
+			if ga != abs {
+				what = "contains"
+			}
+			return nil, fmt.Errorf("output %s %s %s: a build replaces its output directory whole, so it must be a directory of its own (for example -o %s)",
+				dir, what, g, filepath.Join(dir, "out"))
+		}
+	}
+	prev, verified, err := inspect(abs, dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(abs)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the output's parent: %w", err)
+	}
+	sweep(parent, filepath.Base(abs))
+	tmp, err := os.MkdirTemp(parent, stagingPrefix(filepath.Base(abs)))
+	if err != nil {
+		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, stagingMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+	}
+	return &Stage{dir: abs, tmp: tmp, prev: prev, verified: verified, made: map[string]bool{".": true}}, nil
+}
+
+func stagingPrefix(base string) string { return "." + base + ".rocefab-new-" }
+
+// resolve makes dir absolute and resolves the symbolic links of its
+// longest existing ancestor, so that comparisons and renames act on the
+// real directory.
+func resolve(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if filepath.Dir(p) == p {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// within reports whether p lies inside dir.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel)
+}
+
+// inspect reads the earlier build in dir, if any, and refuses a directory
+// with anything that build did not write. verified tells whether every
+// file the earlier build lists was checked unedited.
+func inspect(abs, dir string, opt Options) (prev *Manifest, verified bool, err error) {
+	st, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("cannot read output %s: %w", dir, err)
+	case !st.IsDir():
+		return nil, false, fmt.Errorf("output %s exists and is not a directory", dir)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot read output %s: %w", dir, err)
+	}
+	if len(entries) == 0 {
+		return nil, false, nil
+	}
+	m, err := ReadManifest(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		var all []string
+		for _, e := range entries {
+			all = append(all, e.Name())
+		}
+		return nil, false, &ConflictError{Dir: dir, Foreign: all}
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("output %s: %w", dir, err)
+	}
+	foreign, err := foreignEntries(abs, m)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot read output %s: %w", dir, err)
+	}
+	var edited []string
+	if len(foreign) == 0 && !opt.ReplaceEdited {
+		edited, err = Verify(abs, m)
+		if err != nil {
+			return nil, false, fmt.Errorf("cannot read output %s: %w", dir, err)
+		}
+	}
+	if len(foreign) > 0 || len(edited) > 0 {
+		return nil, false, &ConflictError{Dir: dir, Foreign: foreign, Edited: edited, Manifest: true}
+	}
+	return m, !opt.ReplaceEdited, nil
+}
+
+// ReadManifest reads the manifest of the build in dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s is not a rocefab manifest: %v", ManifestName, err)
+	}
+	if m.Format != ManifestFormat {
+		return nil, fmt.Errorf("%s has format %d; this rocefab reads format %d", ManifestName, m.Format, ManifestFormat)
+	}
+	for _, e := range m.Files {
+		if !filepath.IsLocal(filepath.FromSlash(e.Path)) || e.Path == ManifestName {
+			return nil, fmt.Errorf("%s lists %q, which is not a file inside the build", ManifestName, e.Path)
+		}
+	}
+	return &m, nil
+}
+
+// foreignEntries lists, sorted, what lies in dir that the manifest does not
+// account for: files it does not list, directories that hold none of its
+// files, and anything that is neither a file nor a directory.
+func foreignEntries(dir string, m *Manifest) ([]string, error) {
+	files := make(map[string]bool, len(m.Files)+1)
+	dirs := map[string]bool{}
+	files[ManifestName] = true
+	for _, e := range m.Files {
+		files[e.Path] = true
+		for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	var foreign []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir() && dirs[rel]:
+			return nil
+		case d.Type().IsRegular() && files[rel]:
+			return nil
+		}
+		foreign = append(foreign, rel)
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	slices.Sort(foreign)
+	return foreign, err
+}
+
+// Verify reports, sorted, the files the manifest lists whose size or
+// digest differ from what is in dir. A listed file that is missing is not
+// an edit: nothing of the user's is lost by writing it again.
+func Verify(dir string, m *Manifest) ([]string, error) {
+	var (
+		mu     sync.Mutex
+		edited []string
+		first  error
+		wg     sync.WaitGroup
+	)
+	next := make(chan Entry)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for e := range next {
+				same, err := matches(filepath.Join(dir, filepath.FromSlash(e.Path)), e)
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				if err == nil && !same {
+					edited = append(edited, e.Path)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, e := range m.Files {
+		next <- e
+	}
+	close(next)
+	wg.Wait()
+	slices.Sort(edited)
+	return edited, first
+}
+
+func matches(p string, e Entry) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() != e.Size {
+		return false, err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)) == e.SHA256, nil
+}
+
+// sweep removes what killed builds left beside the output: staging
+// directories whose marker names a process that no longer runs. A staging
+// directory is rocefab's own from its first byte, so all of it may go.
+func sweep(parent, base string) {
+	prefix := stagingPrefix(base)
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		p := filepath.Join(parent, e.Name())
+		b, err := os.ReadFile(filepath.Join(p, stagingMarker))
+		if err != nil {
+			continue // not (or no longer) a staging directory: leave it
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || alive(pid) {
+			continue
+		}
+		os.RemoveAll(p)
+	}
+}
+
+// alive reports whether a process with this ID runs.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Previous returns the manifest of the build being replaced, or nil.
+func (s *Stage) Previous() *Manifest { return s.prev }
+
+// Dir returns the output directory, absolute.
+func (s *Stage) Dir() string { return s.dir }
+
+// Write writes one file of the build. rel is slash-separated and must stay
+// inside the output directory; writing the same path twice is an error, so
+// that two artifacts can never overwrite each other. Safe for concurrent use.
+func (s *Stage) Write(rel string, content []byte, mode fs.FileMode) error {
+	if err := CheckPath(rel); err != nil {
+		return err
+	}
+	p := filepath.Join(s.tmp, filepath.FromSlash(rel))
+	d := filepath.Dir(p)
+	s.mu.Lock()
+	made := s.made[d]
+	s.mu.Unlock()
+	if !made {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.made[d] = true
+		s.mu.Unlock()
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s: two artifacts of this build have the same path", rel)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(content)
+	s.mu.Lock()
+	s.files = append(s.files, Entry{Path: rel, Size: int64(len(content)), SHA256: hex.EncodeToString(sum[:])})
+	s.bytes += int64(len(content))
+	s.mu.Unlock()
+	return nil
+}
+
+// CheckPath returns an error unless rel is a clean, slash-separated path
+// that stays inside the output directory and is not one of the build's own
+// bookkeeping files.
+func CheckPath(rel string) error {
+	native := filepath.FromSlash(rel)
+	if rel == "" || rel == "." || !filepath.IsLocal(native) || filepath.ToSlash(filepath.Clean(native)) != rel || strings.Contains(rel, `\`) {
+		return fmt.Errorf("artifact path %q would leave the output directory or is not clean: refused", rel)
+	}
+	if rel == ManifestName || rel == stagingMarker {
+		return fmt.Errorf("artifact path %q is reserved for the build's manifest", rel)
+	}
+	return nil
+}
+
+// Written returns how many files and bytes the stage holds.
+func (s *Stage) Written() (files int, bytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.files), s.bytes
+}
+
+// Commit writes the manifest and puts the new build in place of the
+// output directory, then removes the earlier build's files. The header's
+// Files are ignored: the stage knows what it wrote.
+func (s *Stage) Commit(header Manifest) error {
+	if s.done {
+		return errors.New("build already committed or aborted")
+	}
+	s.mu.Lock()
+	m := header
+	m.Format = ManifestFormat
+	m.Files = slices.Clone(s.files)
+	s.mu.Unlock()
+	slices.SortFunc(m.Files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(s.tmp, ManifestName), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(s.tmp, stagingMarker)); err != nil {
+		return err
+	}
+	s.done = true
+	old, err := swap(s.tmp, s.dir)
+	if err != nil {
+		// Put the marker back so that a later build sweeps this directory.
+		os.WriteFile(filepath.Join(s.tmp, stagingMarker), []byte("0\n"), 0o644)
+		return fmt.Errorf("cannot put the build in place of %s: %w", s.dir, err)
+	}
+	if old != "" {
+		removeBuild(old, s.prev)
+	}
+	return nil
+}
+
+// Abort removes the stage, leaving the output directory as it was.
+func (s *Stage) Abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	os.RemoveAll(s.tmp)
+}
+
+// removeBuild deletes, from a replaced build's directory, the files its
+// manifest lists and then the directories left empty. Anything else (a file
+// that appeared while the build ran) stays where it is.
+func removeBuild(dir string, m *Manifest) {
+	var dirs []string
+	if m != nil {
+		seen := map[string]bool{}
+		for _, e := range m.Files {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(e.Path)))
+			for d := path.Dir(e.Path); d != "." && !seen[d]; d = path.Dir(d) {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+		os.Remove(filepath.Join(dir, ManifestName))
+	}
+	// Deepest first, so that a parent is empty by the time it is removed.
+	slices.SortFunc(dirs, func(a, b string) int {
+		if c := strings.Count(b, "/") - strings.Count(a, "/"); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, d := range dirs {
+		os.Remove(filepath.Join(dir, filepath.FromSlash(d)))
+	}
+	os.Remove(dir)
+}
+
+// DigestFiles returns the SHA-256 of files' names (relative to base) and
+// contents, in the order given.
+func DigestFiles(base string, files []string) (string, error) {
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, err := filepath.Rel(base, f)
+		if err != nil {
+			rel = f
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// UpToDate reports whether the build being replaced is the one header
+// describes, with every listed file present and unedited: writing it again
+// would give the same bytes.
+func (s *Stage) UpToDate(header Manifest) bool {
+	p := s.prev
+	if p == nil || !s.verified || header.Key == "" || p.Intent != header.Intent || p.Key != header.Key || p.Rocefab != header.Rocefab {
+		return false
+	}
+	for _, e := range p.Files {
+		if st, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(e.Path))); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,312 @@
+package outdir
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tree returns every file below dir with its contents, relative paths.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.Type()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			out[filepath.ToSlash(rel)] = "-> " + target
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// build writes files as one build into dir.
+func build(t *testing.T, dir string, opt Options, files map[string]string) error {
+	t.Helper()
+	s, err := Begin(dir, opt)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := s.Write(k, []byte(files[k]), 0o644); err != nil {
+			s.Abort()
+			return err
+		}
+	}
+	return s.Commit(Manifest{Rocefab: "test", Intent: "i", Key: "k"})
+}
+
+func TestBuildThenRebuildReplacesOnlyItsFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := build(t, dir, Options{}, map[string]string{"a/x.cfg": "1", "b/y.cfg": "2", "SUMMARY.md": "s"}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range m.Files {
+		paths = append(paths, e.Path)
+	}
+	if diff := cmp.Diff([]string{"SUMMARY.md", "a/x.cfg", "b/y.cfg"}, paths); diff != "" {
+		t.Errorf("manifest paths (-want +got):\n%s", diff)
+	}
+	if m.Files[1].SHA256 != "6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b" || m.Files[1].Size != 1 {
+		t.Errorf("a/x.cfg entry = %+v, want the SHA-256 of %q", m.Files[1], "1")
+	}
+	// The next build drops b/ and changes a/x.cfg: b/ goes, nothing else stays.
+	if err := build(t, dir, Options{}, map[string]string{"a/x.cfg": "3", "SUMMARY.md": "s"}); err != nil {
+		t.Fatal(err)
+	}
+	got := tree(t, dir)
+	delete(got, ManifestName)
+	if diff := cmp.Diff(map[string]string{"a/x.cfg": "3", "SUMMARY.md": "s"}, got); diff != "" {
+		t.Errorf("after rebuild (-want +got):\n%s", diff)
+	}
+	if rest, _ := os.ReadDir(filepath.Dir(dir)); len(rest) != 1 {
+		t.Errorf("beside the output: %v, want only the output (no stage left)", rest)
+	}
+}
+
+func TestForeignFilesRefuseAndStay(t *testing.T) {
+	cases := map[string]func(t *testing.T, dir string){
+		"no manifest": func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, "inventory.json"), "{}")
+			write(t, filepath.Join(dir, "site.yml"), "keep")
+		},
+		"file added to a build": func(t *testing.T, dir string) {
+			if err := build(t, dir, Options{}, map[string]string{"leaf/eos.cfg": "x"}); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "leaf", "notes.txt"), "mine")
+		},
+		"directory added to a build": func(t *testing.T, dir string) {
+			if err := build(t, dir, Options{}, map[string]string{"leaf/eos.cfg": "x"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(dir, "mine"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"symbolic link in a build": func(t *testing.T, dir string) {
+			if err := build(t, dir, Options{}, map[string]string{"leaf/eos.cfg": "x"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("/etc", filepath.Join(dir, "etc")); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			setup(t, dir)
+			before := tree(t, dir)
+			err := build(t, dir, Options{}, map[string]string{"leaf/eos.cfg": "new"})
+			var ce *ConflictError
+			if !errors.As(err, &ce) || len(ce.Foreign) == 0 {
+				t.Fatalf("build into %s: %v, want a ConflictError naming the foreign files", name, err)
+			}
+			if !strings.Contains(err.Error(), "never deletes files it did not write") {
+				t.Errorf("error does not say what to do: %v", err)
+			}
+			if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+				t.Errorf("refused build changed the directory (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConflictListsFirstFewAndCounts(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 12 {
+		write(t, filepath.Join(dir, "f"+string(rune('a'+i))), "x")
+	}
+	_, err := Begin(filepath.Join(dir), Options{})
+	if err == nil || !strings.Contains(err.Error(), "fa, fb, fc, fd, fe and 7 more") {
+		t.Errorf("error = %v, want the first five names and a count", err)
+	}
+}
+
+func TestEditedFilesNeedReplaceEdited(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := build(t, dir, Options{}, map[string]string{"leaf/eos.cfg": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "leaf", "eos.cfg"), "hand edit")
+	err := build(t, dir, Options{}, map[string]string{"leaf/eos.cfg": "y"})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !slices.Equal(ce.Edited, []string{"leaf/eos.cfg"}) {
+		t.Fatalf("build over an edited file: %v, want it named as edited", err)
+	}
+	if got := tree(t, dir)["leaf/eos.cfg"]; got != "hand edit" {
+		t.Errorf("edited file now %q", got)
+	}
+	if err := build(t, dir, Options{ReplaceEdited: true}, map[string]string{"leaf/eos.cfg": "y"}); err != nil {
+		t.Fatalf("with ReplaceEdited: %v", err)
+	}
+	if got := tree(t, dir)["leaf/eos.cfg"]; got != "y" {
+		t.Errorf("after ReplaceEdited the file is %q, want y", got)
+	}
+}
+
+func TestAbortLeavesEarlierBuild(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := build(t, dir, Options{}, map[string]string{"a": "1", "d/b": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	s, err := Begin(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write("a", []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Abort()
+	if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+		t.Errorf("aborted build changed the output (-before +after):\n%s", diff)
+	}
+	if rest, _ := os.ReadDir(filepath.Dir(dir)); len(rest) != 1 {
+		t.Errorf("beside the output after abort: %v", rest)
+	}
+}
+
+func TestGuardRefusesProjectAndAncestors(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "repo", "fabric")
+	write(t, filepath.Join(project, "fabric.cue"), "name: \"x\"")
+	for _, out := range []string{project, filepath.Join(root, "repo"), root, project + "/."} {
+		if _, err := Begin(out, Options{Guard: []string{project}}); err == nil || !strings.Contains(err.Error(), "must be a directory of its own") {
+			t.Errorf("Begin(%s) with the project guarded: %v, want a refusal", out, err)
+		}
+	}
+	// Through a symbolic link, too.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(filepath.Join(root, "repo"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Begin(link, Options{Guard: []string{project}}); err == nil {
+		t.Errorf("Begin through a link to the project's parent was accepted")
+	}
+	// Inside the project is fine.
+	s, err := Begin(filepath.Join(project, "out"), Options{Guard: []string{project}})
+	if err != nil {
+		t.Fatalf("Begin(project/out): %v", err)
+	}
+	s.Abort()
+}
+
+func TestCheckPathRefusesTraversal(t *testing.T) {
+	for _, p := range []string{"", ".", "..", "../x", "a/../../x", "/abs", "./x", "x/..", "a//b", `a\b`, "a/./b",
+		"x/", ManifestName, stagingMarker} {
+		if err := CheckPath(p); err == nil {
+			t.Errorf("CheckPath(%q) accepted", p)
+		}
+	}
+	for _, p := range []string{"SUMMARY.md", "leaf-r0-00/eos.cfg", "tenants/a.env", "a..b/c"} {
+		if err := CheckPath(p); err != nil {
+			t.Errorf("CheckPath(%q): %v", p, err)
+		}
+	}
+}
+
+func TestSamePathTwiceIsAnError(t *testing.T) {
+	s, err := Begin(filepath.Join(t.TempDir(), "out"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Abort()
+	if err := s.Write("SUMMARY.md", []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write("SUMMARY.md", []byte("b"), 0o644); err == nil || !strings.Contains(err.Error(), "same path") {
+		t.Errorf("second write: %v", err)
+	}
+}
+
+func TestSweepRemovesDeadStagesOnly(t *testing.T) {
+	parent := t.TempDir()
+	dead := filepath.Join(parent, stagingPrefix("out")+"1")
+	live := filepath.Join(parent, stagingPrefix("out")+"2")
+	other := filepath.Join(parent, stagingPrefix("out")+"3") // no marker: not ours
+	write(t, filepath.Join(dead, stagingMarker), "999999999\n")
+	write(t, filepath.Join(dead, "x"), "1")
+	write(t, filepath.Join(live, stagingMarker), "1\n") // init runs
+	write(t, filepath.Join(other, "keep"), "1")
+	s, err := Begin(filepath.Join(parent, "out"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Abort()
+	for p, want := range map[string]bool{dead: false, live: true, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists=%v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
+
+func TestUpToDate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := build(t, dir, Options{}, map[string]string{"a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	h := Manifest{Rocefab: "test", Intent: "i", Key: "k"}
+	check := func(want bool, h Manifest, opt Options) {
+		t.Helper()
+		s, err := Begin(dir, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Abort()
+		if got := s.UpToDate(h); got != want {
+			t.Errorf("UpToDate(%+v) = %v, want %v", h, got, want)
+		}
+	}
+	check(true, h, Options{})
+	check(false, Manifest{Rocefab: "test", Intent: "other", Key: "k"}, Options{})
+	check(false, Manifest{Rocefab: "test", Intent: "i", Key: "other"}, Options{})
+	check(false, Manifest{Rocefab: "test", Intent: "i"}, Options{})
+	check(false, h, Options{ReplaceEdited: true}) // files not verified
+	os.Remove(filepath.Join(dir, "a"))
+	check(false, h, Options{})
+}
+
+func TestManifestMustStayInside(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, ManifestName), `{"format": 1, "files": [{"path": "../etc/passwd", "size": 1, "sha256": "x"}]}`)
+	if _, err := Begin(dir, Options{}); err == nil || !strings.Contains(err.Error(), "not a file inside the build") {
+		t.Errorf("Begin with a manifest naming ../etc/passwd: %v", err)
+	}
+}
