@@ -10,9 +10,10 @@ import (
 )
 
 // DefaultClasses is the class set of an intent that names none: the
-// `nv set qos roce` profile. RoCE on DSCP 26, priority 3, lossless, with ECN
-// from 150 KB to 1.5 MB; CNP on DSCP 48, strict priority 6; everything else
-// on priority 0. ETS 50/50 between RoCE and the rest.
+// `nv set qos roce` profile with ECN thresholds of [DefaultECN]. RoCE on
+// DSCP 26, priority 3, lossless, with ECN from 50 KB to 100 KB; CNP on DSCP
+// 48, strict priority 6; everything else on priority 0. ETS 50/50 between
+// RoCE and the rest.
 func DefaultClasses() map[string]Class {
 	return map[string]Class{
 		"roce": {Priority: 3, DSCP: []int{26}, Lossless: true, Bandwidth: new(50), ECN: DefaultECN()},
@@ -22,9 +23,20 @@ func DefaultClasses() map[string]Class {
 }
 
 // DefaultECN is the ECN profile of a lossless class that does not give one.
+//
+// ECN must mark before PFC pauses, and under all-to-all traffic every
+// lossless priority group of a switch congests at once: each then reaches
+// XOFF at α·pool/(1+N·α) (compiler/physics CongestedXoffPoint), about the
+// reserved pool divided by the ports. With the default 30 % reserve and
+// α = 1 that is 101 KB on a Tomahawk 5 at 512×100G, 139 KB on a Tomahawk 4
+// at 256×100G and 187 KB on an SN5600 at 256 ports: NVUE's 150 KB/1.5 MB
+// (`nv set qos roce`) would let PFC fire first on every catalog switch at
+// its full port count. The maximum, 100 KB, stays below the lowest of these
+// points; the minimum, 50 KB, is the DCQCN paper's Kmin (5 KB at 40 Gbit/s,
+// about 1 µs of queue) kept in time at 400 Gbit/s (physics.md §3.1).
 func DefaultECN() *ECN {
-	return &ECN{Enabled: true, Min: Size{Raw: "150KB", Bytes: 150_000},
-		Max: Size{Raw: "1500KB", Bytes: 1_500_000}, Probability: 100}
+	return &ECN{Enabled: true, Min: Size{Raw: "50KB", Bytes: 50_000},
+		Max: Size{Raw: "100KB", Bytes: 100_000}, Probability: 100}
 }
 
 // DefaultReservePercent is the share of the shared buffer held for the

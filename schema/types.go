@@ -103,6 +103,24 @@ type ECN struct {
 type Buffers struct {
 	Reserve  map[string]int `json:"reserve"`
 	Headroom Size           `json:"headroom"` // Raw "auto" unless a size was given
+	// Congestion states how many lossless priority groups of a switch
+	// congest at once; nil means every one.
+	Congestion *Congestion `json:"congestion,omitempty"`
+}
+
+// Congestion is the intent's statement of how much of a switch congests
+// at once, for the PFC XOFF point ECN must stay below.
+type Congestion struct {
+	Queues int `json:"queues,omitempty"` // lossless priority groups congested at once; 0 = every one
+}
+
+// CongestedQueues returns the number of congested lossless priority groups
+// the intent states, or 0 for every one of a switch.
+func (b Buffers) CongestedQueues() int {
+	if b.Congestion == nil {
+		return 0
+	}
+	return b.Congestion.Queues
 }
 
 // HeadroomAuto reports whether headroom is computed per port.
