@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,8 +100,9 @@ type render struct {
 	q   *ir.QoS
 	mmu mmu
 
-	queues   []ir.Queue // by ID
-	lossless []int      // sorted, distinct
+	queues   []ir.Queue     // by ID
+	lanes    map[string]int // lane count of each port of a split cage
+	lossless []int          // sorted, distinct
 	w        bytes.Buffer
 }
 
@@ -638,12 +640,12 @@ func (r *render) interfaces() {
 		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %d B is rendered.", r.s.MTU, MaxMTU, mtu)
 	}
 	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented); port-flap for speed.")
-	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return laneSpeed(p) != "" }) {
+	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return r.laneSpeed(p) != "" }) {
 		r.comment(0, "Broken-out cages: EOS brings up the second port of a split cage (EthernetN/5) only once its lanes carry")
 		r.comment(0, "a speed, written as speed and lane count (speed 400g-4: 400G over 4 of the cage's 8 lanes) on /1 and /5.")
 		r.comment(0, "verify: speed <G>g-<lanes> is confirmed by field configurations of 800G OSFP cages, not by an Arista manual page.")
 	}
-	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return laneSpeed(p) == "" }) {
+	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return r.laneSpeed(p) == "" }) {
 		r.comment(0, "Ports that use a whole cage keep its default speed: no speed statement.")
 	}
 	for _, p := range r.s.Ports {
@@ -658,7 +660,7 @@ func (r *render) interfaces() {
 			r.line(1, "description to %s:%s", p.Peer, p.PeerPort)
 		}
 		r.comment(1, "%s", describePort(p))
-		if sp := laneSpeed(p); sp != "" {
+		if sp := r.laneSpeed(p); sp != "" {
 			r.line(1, "speed %s", sp)
 		}
 		r.line(1, "mtu %d", mtu)
@@ -667,20 +669,54 @@ func (r *render) interfaces() {
 }
 
 // lanesPerCage is the SerDes lanes of one OSFP or QSFP-DD cage, which EOS
-// exposes as the interfaces EthernetN/1..EthernetN/8 (Arista EOS manual,
-// "Layer 1 Profiles").
+// exposes as the interfaces EthernetN/1..EthernetN/8, one per lane (Arista
+// EOS manual, "Layer 1 Profiles").
 const lanesPerCage = 8
 
-// laneSpeed returns the EOS speed of a port that uses part of its cage,
-// as speed and lane count ("400g-4"), or "" for a port that uses the whole
-// cage or whose lanes the model does not know. A cage split into ports
-// needs it on every port: its later ports (EthernetN/5 for 2x400G) stay
-// inactive until the first ones give up their lanes.
-func laneSpeed(p ir.Port) string {
-	if p.Lanes <= 0 || p.Lanes >= lanesPerCage || p.SpeedGbps <= 0 {
+// cageRE splits an EOS front-panel interface into its cage and lane.
+var cageRE = regexp.MustCompile(`^Ethernet([0-9]+)/([1-8])$`)
+
+// cageLanes returns, for each port of a broken-out cage, its lane count:
+// a cage whose ports start at lanes 1 and 5 is split in two (4 lanes
+// each), at 1, 3, 5, 7 in four, at every lane in eight. Ports of a cage
+// used whole (only /1) are not listed.
+func cageLanes(ports []ir.Port) map[string]int {
+	used := map[string][]int{}
+	for _, p := range ports {
+		if m := cageRE.FindStringSubmatch(p.Name); m != nil {
+			lane, _ := strconv.Atoi(m[2])
+			used[m[1]] = append(used[m[1]], lane-1)
+		}
+	}
+	out := map[string]int{}
+	for cage, lanes := range used {
+		if !slices.ContainsFunc(lanes, func(l int) bool { return l > 0 }) {
+			continue
+		}
+		width := lanesPerCage
+		for width > 1 && slices.ContainsFunc(lanes, func(l int) bool { return l%width != 0 }) {
+			width /= 2
+		}
+		for _, l := range lanes {
+			out[fmt.Sprintf("Ethernet%s/%d", cage, l+1)] = width
+		}
+	}
+	return out
+}
+
+// laneSpeed returns the EOS speed of a port of a broken-out cage, as speed
+// and lane count ("400g-4"), or "" for a port that uses its cage whole. A
+// split cage needs it on every port: its later ports (EthernetN/5 for
+// 2x400G) stay inactive until the first ones give up their lanes.
+func (r *render) laneSpeed(p ir.Port) string {
+	if r.lanes == nil {
+		r.lanes = cageLanes(r.s.Ports)
+	}
+	n, ok := r.lanes[p.Name]
+	if !ok || p.SpeedGbps <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("%dg-%d", p.SpeedGbps, p.Lanes)
+	return fmt.Sprintf("%dg-%d", p.SpeedGbps, n)
 }
 
 func describePort(p ir.Port) string {

@@ -559,13 +559,20 @@ func TestTrafficClassMap(t *testing.T) {
 // speed with the lane count, and whole-cage ports none.
 func TestLaneSpeed(t *testing.T) {
 	d := tomahawk()
-	d.Switch.Ports[0].SpeedGbps, d.Switch.Ports[0].Lanes = 400, 4
-	d.Switch.Ports[1].SpeedGbps, d.Switch.Ports[1].Lanes = 800, 8
+	base := d.Switch.Ports[0]
+	d.Switch.Ports = nil
+	for _, name := range []string{"Ethernet1/1", "Ethernet1/5", "Ethernet2/1", "Ethernet3/3"} {
+		p := base
+		p.Name, p.SpeedGbps = name, 400
+		d.Switch.Ports = append(d.Switch.Ports, p)
+	}
 	cfg := render(t, d)
-	has(t, block(t, cfg, "interface "+d.Switch.Ports[0].Name), "   speed 400g-4")
-	for _, l := range block(t, cfg, "interface "+d.Switch.Ports[1].Name) {
+	has(t, block(t, cfg, "interface Ethernet1/1"), "   speed 400g-4")
+	has(t, block(t, cfg, "interface Ethernet1/5"), "   speed 400g-4")
+	has(t, block(t, cfg, "interface Ethernet3/3"), "   speed 400g-2")
+	for _, l := range block(t, cfg, "interface Ethernet2/1") {
 		if strings.Contains(l, "speed") {
-			t.Errorf("whole-cage port %s has %q", d.Switch.Ports[1].Name, l)
+			t.Errorf("whole-cage port Ethernet2/1 has %q", l)
 		}
 	}
 }
