@@ -20,6 +20,7 @@ func TestImportLayers(t *testing.T) {
 		"compiler/platforms":     {},
 		"schema":                 {"compiler/diag"},
 		"compiler/topology":      {"compiler/ir"},
+		"compiler/placement":     {"compiler/ir"},
 		"compiler/lint":          {"compiler/diag", "compiler/ir", "compiler/physics", "compiler/platforms", "schema"},
 		"compiler/lint/linttest": {"compiler", "compiler/diag", "compiler/ir", "compiler/lint", "schema"},
 		"compiler": {"compiler/diag", "compiler/ir", "compiler/lint", "compiler/physics", "compiler/platforms",
@@ -33,6 +34,7 @@ func TestImportLayers(t *testing.T) {
 		"renderers/sonic":         {"compiler/ir", "renderers"},
 		"renderers/nxos":          {"compiler/ir", "renderers"},
 		"renderers/host":          {"compiler/ir", "renderers"},
+		"renderers/scheduler":     {"compiler/ir", "compiler/placement", "renderers"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../../...").Output()
 	if err != nil {
