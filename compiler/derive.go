@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -16,11 +18,13 @@ import (
 )
 
 // SmallPacketPercent is the share of minimum-size packets assumed in
-// lossless traffic when sizing headroom for cell waste. SONiC documents 100
-// (every packet minimum size, the worst case) and its dynamic-buffer
-// template emits 50 (physics.md §1.2); RoCE collectives are dominated by
-// full-MTU packets, so 50 keeps a wide margin without reserving headroom
-// for traffic that does not exist.
+// lossless traffic when sizing headroom for cell waste on a switch whose
+// ASIC family is unknown. The catalog's ASIC families give their own
+// (compiler/platforms asic_families.json): SONiC documents 100 (every
+// packet minimum size, the worst case) and its dynamic-buffer template
+// emits 50 (physics.md §1.2); RoCE collectives are dominated by full-MTU
+// packets, so 50 keeps a wide margin without reserving headroom for
+// traffic that does not exist.
 const SmallPacketPercent = 50
 
 // qos builds the one QoS policy every switch applies.
@@ -127,6 +131,7 @@ func headroomName(speed int, cable float64) string {
 }
 
 type headroomKey struct {
+	family      string
 	cell, speed int
 	cable       float64
 }
@@ -154,7 +159,8 @@ func (c *compilation) switches(qos *ir.QoS) {
 		counts := map[*ir.Headroom]int{}
 		for i := range s.Ports {
 			p := &s.Ports[i]
-			k := headroomKey{sw.CellBytes, p.SpeedGbps, p.CableM}
+			fam, _ := platforms.FamilyOf(sw)
+			k := headroomKey{fam.Family, sw.CellBytes, p.SpeedGbps, p.CableM}
 			h := headrooms[k]
 			if h == nil {
 				h = c.headroom(sw, p.SpeedGbps, p.CableM, fixed)
@@ -190,6 +196,17 @@ func (c *compilation) switches(qos *ir.QoS) {
 func (c *compilation) headroom(sw platforms.Switch, speed int, cable float64, fixed int64) *ir.Headroom {
 	in := physics.HeadroomInput{SpeedGbps: speed, CableM: cable, PortMTU: c.f.MTU.Switch, LosslessMTU: c.f.MTU.Host,
 		CellBytes: sw.CellBytes, SmallPacketPercent: SmallPacketPercent}
+	if fam, ok := platforms.FamilyOf(sw); ok {
+		// The family's formula and constants, not Spectrum's for every ASIC.
+		in.SmallPacketPercent = fam.SmallPacketPercent
+		in.PipelineLatencyBytes = int64(math.Round(fam.PipelineLatencyKiB * physics.KiB))
+		in.MACPHYDelayBytes = fam.MACPHYDelayKiB * physics.KiB
+		if fam.HeadroomModel == platforms.HeadroomMinFrameCell {
+			in.Model = physics.ModelMinFrameCell
+			in.ResponseTime = time.Duration(fam.ResponseTimeNs)
+			in.XonBytes = fam.XonBytes
+		}
+	}
 	t := physics.PortHeadroom(in)
 	h := &ir.Headroom{Name: headroomName(speed, cable), SpeedGbps: speed, CableM: cable,
 		Xoff: t.Xoff.Value, Xon: t.Xon.Value, Size: t.Size.Value, Required: t.Size.Value,
@@ -285,10 +302,22 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 		fromShared = 0
 	}
 	plan.LossyBytes = sw.BufferBytes - plan.LosslessBytes - fromShared
-	xo := physics.XoffPoint(plan.LosslessBytes, sw.AlphaLog2)
-	plan.XoffPoint = xo.Value
+	// Every port of a switch carries the lossless classes, so all of them
+	// can congest at once (all-to-all collectives do): the XOFF point ECN
+	// must stay below is that of N congested groups, not of one.
+	n := physics.CongestedQueues(len(s.Ports), lossless, c.f.Buffers.CongestedQueues())
+	xo := physics.CongestedXoffPoint(plan.LosslessBytes, sw.AlphaLog2, int(n.Value))
+	plan.XoffPoint, plan.CongestedQueues = xo.Value, int(n.Value)
+	nd := toIR(n)
+	if c.f.Buffers.CongestedQueues() > 0 {
+		for i := range nd.Inputs {
+			if nd.Inputs[i].Name == "stated" {
+				nd.Inputs[i].Pos = c.pos("buffers.congestion.queues")
+			}
+		}
+	}
 	plan.Derived = []ir.Derivation{toIR(reserved), toIR(physics.HeadroomPool(maxSize(s), len(s.Ports), lossless)),
-		toIR(budget), toIR(xo)}
+		toIR(budget), nd, toIR(xo)}
 	return plan
 }
 

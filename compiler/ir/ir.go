@@ -229,10 +229,15 @@ type BufferPlan struct {
 	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities
 	LossyBytes     int64 // what is left; negative when over budget
 	// XoffPoint is the ingress occupancy at which a lossless priority group
-	// sends PFC XOFF; ECN must mark below it.
+	// sends PFC XOFF when CongestedQueues groups are congested at once; ECN
+	// must mark below it.
 	XoffPoint int64
-	Derived   []Derivation
-	Pos       diag.Pos
+	// CongestedQueues is the N of XoffPoint: the lossless priority groups
+	// of the switch congested at once (every lossless port times the
+	// lossless priorities unless the intent states fewer).
+	CongestedQueues int
+	Derived         []Derivation
+	Pos             diag.Pos
 }
 
 // Reserve is a share of the shared buffer held for one class alone.

@@ -140,54 +140,6 @@ func deviceCount(ds []*ir.Device) string {
 	return fmt.Sprintf("%s and %d more", ds[0].Name, len(ds)-1)
 }
 
-// ECNBeforePFC is RF102.
-var ECNBeforePFC = &Analyzer{
-	ID: "RF102", Name: "ecn-before-pfc", Severity: diag.Error,
-	Title: "ECN max at or above the PFC xoff point of the lossless queue",
-	Doc: `For DCQCN to work, a congested lossless queue must be marked with ECN before its ingress priority
-group fills to the point where the switch sends PFC XOFF. If the ECN maximum threshold is at or above
-that xoff point, PFC pauses the upstream port first: congestion spreads hop by hop and the senders never
-learn to slow down. The xoff point is derived from the reserved lossless pool and the ASIC's dynamic
-threshold (` + "`rocefab explain DEVICE xoff-point`" + ` shows it); lower ECN max or reserve more buffer.`,
-	Run: func(p *Pass) {
-		ps, users := plans(p.Fabric)
-		// Plans of one model differ only in their port mix, not in the
-		// xoff point: report each model once, with all its switches.
-		type key struct {
-			model string
-			xoff  int64
-			cell  int
-		}
-		var keys []key
-		byKey := map[key][]*ir.Device{}
-		for _, b := range ps {
-			k := key{b.Model, b.XoffPoint, b.CellBytes}
-			if byKey[k] == nil {
-				keys = append(keys, k)
-			}
-			byKey[k] = append(byKey[k], users[b]...)
-		}
-		for _, c := range p.Fabric.LosslessClasses() {
-			if c.ECN == nil {
-				continue
-			}
-			for _, k := range keys {
-				if inCells(p, c) && k.cell == 0 {
-					continue // the model's cell size is unknown
-				}
-				_, hi := ecnBytes(p, c, k.cell)
-				if hi >= k.xoff {
-					ds := byKey[k]
-					ir.SortDevices(ds)
-					p.ReportDevice(p.At("classes", c.Name, "ecn", "max"), ds[0].Name, "",
-						"class %s: ECN max %s is at or above the PFC xoff point %s of %s (%s): PFC would pause before ECN marks",
-						c.Name, bytesStr(hi), bytesStr(k.xoff), k.model, deviceCount(ds))
-				}
-			}
-		}
-	},
-}
-
 // Headroom is RF103.
 var Headroom = &Analyzer{
 	ID: "RF103", Name: "headroom", Severity: diag.Error,
