@@ -3,9 +3,9 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/diag"
@@ -54,7 +54,19 @@ var (
 // keeping each element's position (line, column and JSON pointer) for
 // findings. An error means the file could not be read.
 func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
-	b, err := os.ReadFile(path)
+	return readDeviceList(path, MaxListedDevices, MaxListedLinks)
+}
+
+// readDeviceList is ReadDeviceList with its limits as parameters, so that
+// a test can pass them without writing a file of 3,000,000 links.
+func readDeviceList(path string, maxDevices, maxLinks int) (*DeviceList, diag.List, error) {
+	b, err := readRegular(path, MaxDeviceListBytes)
+	var big *tooLargeError
+	if errors.As(err, &big) {
+		return nil, diag.List{schemaDiag(diag.Pos{File: path, Line: 1, Column: 1},
+			"the device list is larger than %s: rocefab reads at most %s devices and %s links",
+			sizeStr(MaxDeviceListBytes), thousands(maxDevices), thousands(maxLinks))}, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read the explicit topology: %w", err)
 	}
@@ -80,6 +92,7 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 	if !expect('{') {
 		return nil, ds, nil
 	}
+	devicesAt := int64(0)
 	for dec.More() {
 		off := dec.InputOffset()
 		t, err := dec.Token()
@@ -89,7 +102,10 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 		}
 		key, _ := t.(string)
 		switch key {
-		case "devices", "links":
+		case "devices":
+			devicesAt = off
+			fallthrough
+		case "links":
 		default:
 			bad(off, "/"+key, "unknown field %q: allowed are devices, links", key)
 			return nil, ds, nil
@@ -97,9 +113,17 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 		if !expect('[') {
 			return nil, ds, nil
 		}
+		limit := maxDevices
+		if key == "links" {
+			limit = maxLinks
+		}
 		for i := 0; dec.More(); i++ {
 			off := skipSpace(b, dec.InputOffset())
 			ptr := fmt.Sprintf("/%s/%d", key, i)
+			if i == limit {
+				bad(off, ptr, "more than the %s %s a device list may hold", thousands(limit), key)
+				return nil, ds, nil
+			}
 			var err error
 			if key == "devices" {
 				var d ListedDevice
@@ -130,6 +154,11 @@ func ReadDeviceList(path string) (*DeviceList, diag.List, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		bad(dec.InputOffset(), "", "invalid device list: data after the closing brace")
+	}
+	if len(l.Devices) == 0 {
+		// Nothing to build: every artifact would be missing, and build
+		// would write only the fabric-wide files.
+		bad(skipSpace(b, devicesAt), "/devices", "the device list has no devices: list the fabric's switches and servers (the format build writes as inventory.json)")
 	}
 	ds = append(ds, l.check()...)
 	return l, ds, nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -41,20 +40,23 @@ type Access struct {
 	Insecure   bool   `json:"insecure,omitempty"`
 }
 
+// maxInventoryBytes bounds an inventory file: addresses of every device
+// of a 100,000-GPU fabric, one per line, take a few MiB.
+const maxInventoryBytes = 64 << 20
+
 // LoadInventory reads an inventory (.cue or .json) and checks it against
 // #Inventory. Findings are RF001 diagnostics with positions; an error means
 // the file could not be read.
 func LoadInventory(file string) (*Inventory, diag.List, error) {
-	if _, err := os.Stat(file); err != nil {
+	// Read it first, whatever its kind: a named pipe or an unreadable file
+	// is an error with its cause, never a hang or a schema finding.
+	b, err := readRegular(file, maxInventoryBytes)
+	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read inventory: %w", err)
 	}
 	ctx := cuecontext.New()
 	var user cue.Value
 	if strings.HasSuffix(file, ".json") {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, nil, fmt.Errorf("cannot read inventory: %w", err)
-		}
 		if !json.Valid(b) {
 			return nil, jsonSyntaxDiags(file, b), nil
 		}
@@ -78,7 +80,7 @@ func LoadInventory(file string) (*Inventory, diag.List, error) {
 	if err := v.Validate(cue.Concrete(true), cue.All()); err != nil {
 		return nil, cueDiags(err, user, def, file), nil
 	}
-	b, err := v.MarshalJSON()
+	b, err = v.MarshalJSON()
 	if err != nil {
 		return nil, cueDiags(err, user, def, file), nil
 	}

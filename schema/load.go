@@ -41,49 +41,44 @@ func Load(path string) (*Intent, diag.List, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read intent: %w", err)
 	}
+	isJSON := strings.HasSuffix(path, ".json")
+	if !st.IsDir() && !isJSON && !strings.HasSuffix(path, ".cue") {
+		return nil, nil, fmt.Errorf("cannot read intent %s: want a .cue file, a .json file or a directory of CUE files", path)
+	}
+	srcs, ds, err := readSources(path, st.IsDir())
+	if err != nil || len(ds) > 0 {
+		return nil, ds, err
+	}
+	if ds := checkLimits(srcs); len(ds) > 0 {
+		return nil, ds, nil
+	}
 	ctx := cuecontext.New()
 	in := &Intent{Path: path, Dir: path}
-	var user cue.Value
-	switch {
-	case st.IsDir():
-		// Name the files explicitly: an intent need not have a package
-		// clause, and cue/load only takes files without one by name.
-		files, err := filepath.Glob(filepath.Join(path, "*.cue"))
-		if err != nil || len(files) == 0 {
-			return nil, nil, fmt.Errorf("no CUE files in %s: an intent is a .cue file, a .json file or a directory of .cue files", path)
-		}
-		slices.Sort(files)
-		in.Files = files
-		rel := make([]string, len(files))
-		for i, f := range files {
-			rel[i] = "./" + filepath.Base(f)
-		}
-		insts := load.Instances(rel, &load.Config{Dir: path})
-		if err := insts[0].Err; err != nil {
-			return nil, loadDiags(err, path), nil
-		}
-		user = ctx.BuildInstance(insts[0])
-	case strings.HasSuffix(path, ".json"):
+	if !st.IsDir() {
 		in.Dir = filepath.Dir(path)
-		in.Files = []string{path}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("cannot read intent: %w", err)
-		}
+	}
+	for _, s := range srcs {
+		in.Files = append(in.Files, s.name)
+	}
+	var user cue.Value
+	if isJSON {
+		b := srcs[0].data
 		if !json.Valid(b) {
 			return nil, jsonSyntaxDiags(path, b), nil
 		}
 		user = ctx.CompileBytes(b, cue.Filename(path))
-	case strings.HasSuffix(path, ".cue"):
-		in.Dir = filepath.Dir(path)
-		in.Files = []string{path}
-		insts := load.Instances([]string{"./" + filepath.Base(path)}, &load.Config{Dir: in.Dir})
+	} else {
+		// Name the files explicitly: an intent need not have a package
+		// clause, and cue/load only takes files without one by name.
+		rel := make([]string, len(srcs))
+		for i, s := range srcs {
+			rel[i] = "./" + filepath.Base(s.name)
+		}
+		insts := load.Instances(rel, &load.Config{Dir: in.Dir})
 		if err := insts[0].Err; err != nil {
 			return nil, loadDiags(err, path), nil
 		}
 		user = ctx.BuildInstance(insts[0])
-	default:
-		return nil, nil, fmt.Errorf("cannot read intent %s: want a .cue file, a .json file or a directory of CUE files", path)
 	}
 	if err := user.Err(); err != nil {
 		return nil, cueDiags(err, user, cue.Value{}, path), nil
@@ -105,7 +100,7 @@ func Load(path string) (*Intent, diag.List, error) {
 	if err := json.Unmarshal(b, &in.Fabric); err != nil {
 		return nil, nil, fmt.Errorf("internal error: decoding the intent: %v", err)
 	}
-	ds := in.parseUnits()
+	ds = in.parseUnits()
 	ds = append(ds, in.check()...)
 	if len(ds) > 0 {
 		ds.Sort()
@@ -268,14 +263,28 @@ func cueDiags(err error, user, def cue.Value, path string) diag.List {
 			continue
 		}
 		seen[k] = true
-		pos := diag.Pos{}
+		var at []diag.Pos // the positions in the user's files
 		for _, tp := range cueerrors.Positions(e) {
 			if tp.Filename() != schemaFile {
-				if q := toPos(tp); q.IsValid() {
-					pos = q
-					break
+				if q := toPos(tp); q.IsValid() && !slices.Contains(at, q) {
+					at = append(at, q)
 				}
 			}
+		}
+		pos := diag.Pos{}
+		if len(at) > 0 {
+			pos = at[0]
+		}
+		if len(at) > 1 && strings.Contains(msg, "conflicting values") {
+			// Two of the user's own declarations disagree (in one file
+			// or in two files of a package): cite every one. The files
+			// of an intent share one directory, so their base names
+			// tell them apart, the same on every machine.
+			cites := make([]string, len(at))
+			for i, q := range at {
+				cites[i] = fmt.Sprintf("%s:%d:%d", filepath.Base(q.File), q.Line, q.Column)
+			}
+			msg = conflictText(e) + ": the field is set at " + strings.Join(cites, " and ") + "; keep one value"
 		}
 		if !pos.IsValid() {
 			file := fallback
@@ -320,6 +329,20 @@ func errPath(e cueerrors.Error) []string {
 	return out
 }
 
+// conflictText phrases a conflict as CUE's message does, without the
+// bottom value (_|_) and the repeated path of its long form.
+func conflictText(e cueerrors.Error) string {
+	format, args := e.Msg()
+	msg := fmt.Sprintf(format, args...)
+	if i := strings.Index(msg, "conflicting values"); i >= 0 {
+		msg = msg[i:]
+	}
+	if i := strings.Index(msg, ": "); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
 // fieldPath joins labels into the dotted path users read, quoting a label
 // that is not a name ("classes.\"..\"", not "classes...") so that the path
 // stays unambiguous.
@@ -340,6 +363,9 @@ func describe(e cueerrors.Error, labels []string, user, def cue.Value) string {
 	format, args := e.Msg()
 	msg := fmt.Sprintf(format, args...)
 	got := user.LookupPath(makePath(labels))
+	if got.Err() != nil {
+		got = cue.Value{} // a conflict: its value prints as _|_, which says nothing to a user
+	}
 	for _, l := range labels {
 		if _, err := strconv.Atoi(l); err != nil && !ValidName(l) {
 			return fmt.Sprintf("invalid name %q: names are %s", l, NameForms)
