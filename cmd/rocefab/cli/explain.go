@@ -122,6 +122,7 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	vals = append(vals, explainPosition(fab, d)...)
 	if field != "" {
 		var keep []explained
 		for _, v := range vals {

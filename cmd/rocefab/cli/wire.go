@@ -4,12 +4,14 @@ import (
 	"fmt"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/nvue"
 	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
+	"github.com/rocefab/rocefab/renderers/scheduler"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
 
@@ -38,8 +40,9 @@ func renderersFor(d *ir.Device) []renderers.Renderer {
 }
 
 // renderFabricWide renders the artifacts that belong to the fabric rather
-// than to one device (tenants' NCCL environments, and any later fabric-wide
-// view). inventory.json and SUMMARY.md are written by build itself.
+// than to one device: tenants' NCCL environments, and the schedulers'
+// files (slurm/, k8s/) from the placement of every server.
+// inventory.json and SUMMARY.md are written by build itself.
 func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
 	var out []renderers.Artifact
 	for _, t := range fab.Tenants {
@@ -49,5 +52,9 @@ func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
 		}
 		out = append(out, art)
 	}
-	return out, nil
+	sched, err := scheduler.Render(placement.Of(fab))
+	if err != nil {
+		return nil, fmt.Errorf("rendering the scheduler files: %w", err)
+	}
+	return append(out, sched...), nil
 }
