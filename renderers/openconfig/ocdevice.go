@@ -30,16 +30,22 @@ import (
 // shape gets the same bytes with its own descriptions put in. The result is
 // byte-for-byte what ygot emits for the switch itself (a test checks it).
 func emit(c *config) ([]byte, error) {
-	key := shape(c)
-	t, ok := templates.Load(key)
-	if !ok {
-		tpl, err := makeTemplate(c)
-		if err != nil {
-			return nil, err
-		}
-		t, _ = templates.LoadOrStore(key, tpl)
+	e, _ := templates.LoadOrStore(shape(c), &templateOnce{})
+	once := e.(*templateOnce)
+	// Workers that meet a new shape together wait for one of them to make
+	// its template, rather than each making its own.
+	once.Do(func() { once.t, once.err = makeTemplate(c) })
+	if once.err != nil {
+		return nil, once.err
 	}
-	return t.(*template).fill(c), nil
+	return once.t.fill(c), nil
+}
+
+// templateOnce makes one shape's template once per process.
+type templateOnce struct {
+	sync.Once
+	t   *template
+	err error
 }
 
 // emitYgot builds, validates and emits c through the generated types.
@@ -48,7 +54,7 @@ func emitYgot(c *config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ygot.ValidateGoStruct(d); err != nil {
+	if err := validate(d); err != nil {
 		return nil, fmt.Errorf("OpenConfig tree does not validate: %w", err)
 	}
 	js, err := ygot.EmitJSON(d, &ygot.EmitJSONConfig{
@@ -63,7 +69,29 @@ func emitYgot(c *config) ([]byte, error) {
 	return []byte(js + "\n"), nil
 }
 
-// templates holds one *template per shape seen in this process.
+// validate checks every value of d against the schema compiled into the
+// generated code: types, ranges, patterns and list keys. Leafrefs are not
+// checked here: ygot checks them by walking the whole tree from the root,
+// which costs more per shape than rendering a thousand switches, and what
+// they tie together (interface references, forwarding groups, scheduler
+// inputs) is fixed by plan and build, not by the intent's values. The
+// tests check them with ygot.ValidateGoStruct on every shape of every
+// example, and yanglint checks every example's artifact.
+func validate(d *oc.Device) error {
+	if d.Qos != nil {
+		if err := d.Qos.ΛValidate(); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(d.Interface) {
+		if err := d.Interface[name].ΛValidate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// templates holds one *templateOnce per shape seen in this process.
 var templates sync.Map
 
 // template is the emitted JSON of one shape, cut at its descriptions.

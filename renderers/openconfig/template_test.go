@@ -2,7 +2,10 @@ package openconfig
 
 import (
 	"bytes"
+	"sync"
 	"testing"
+
+	"github.com/openconfig/ygot/ygot"
 
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 )
@@ -28,6 +31,60 @@ func TestTemplateMatchesYgot(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s: template output differs from ygot's", d.Name)
 			}
+		}
+	}
+}
+
+// TestShapesValidateWithLeafrefs checks what validate leaves out at run
+// time: every switch's tree, leafrefs included, passes ygot's whole
+// validation.
+func TestShapesValidateWithLeafrefs(t *testing.T) {
+	f := irtest.Fabric()
+	seen := map[string]bool{}
+	for _, d := range f.Switches() {
+		c, err := plan(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[shape(c)] {
+			continue
+		}
+		seen[shape(c)] = true
+		tree, err := build(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ygot.ValidateGoStruct(tree); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no switch shapes")
+	}
+}
+
+// TestTemplateConcurrentCallers renders a new shape from many goroutines at
+// once: every caller gets the same, complete bytes.
+func TestTemplateConcurrentCallers(t *testing.T) {
+	d := irtest.Fabric().Switches()[0]
+	c, err := plan(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	templates.Delete(shape(c))
+	var wg sync.WaitGroup
+	outs := make([][]byte, 8)
+	for i := range outs {
+		wg.Go(func() { outs[i], _ = emit(c) })
+	}
+	wg.Wait()
+	want, err := emitYgot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range outs {
+		if !bytes.Equal(o, want) {
+			t.Errorf("caller %d got other bytes than ygot emits", i)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -58,6 +59,7 @@ type buildArgs struct {
 	emit          []string
 	quiet         bool
 	replaceEdited bool
+	cpuProfile    string
 }
 
 func newBuildCmd() *cobra.Command {
@@ -78,6 +80,7 @@ func newBuildCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.only, "only", "", "render only devices whose name matches this glob (e.g. 'leaf-*')")
 	cmd.Flags().StringSliceVar(&a.emit, "emit", nil, "extra outputs: model (each device's compiled model as <device>/model.json)")
 	cmd.Flags().BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but findings")
+	cmd.Flags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for `go tool pprof`)")
 	cmd.Flags().BoolVar(&a.replaceEdited, "replace-edited", false, "replace files an earlier build wrote even when they were edited since (never files it did not write)")
 	return cmd
 }
@@ -89,6 +92,17 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	// much less eager (400) grew the heap enough that page faults cost more
 	// than the collections saved (measured on the 100,000-GPU example).
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	if a.cpuProfile != "" {
+		f, err := os.Create(a.cpuProfile)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--cpuprofile: %w", err))
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return withCode(exitError, fmt.Errorf("--cpuprofile: %w", err))
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if a.out == "" {
 		return withCode(exitError, errors.New("missing -o DIR: where to write the build (a new directory, or an earlier build's)"))
 	}
