@@ -206,6 +206,9 @@ func (c *compilation) expand() *topology.Result {
 		c.errorf(c.pos("topology.leaf.speed"), "topology.leaf.speed: %s has no %s ports", leafSw.Model, t.Leaf.Speed.Raw)
 		return nil
 	}
+	if !c.sonicLayout("topology.leaf", &p.Leaf, leafSw) {
+		return nil
+	}
 	if p.Leaf.Downlinks == 0 {
 		p.Leaf.Downlinks = p.Leaf.Ports / 2
 	}
@@ -285,6 +288,9 @@ func (c *compilation) tier(path string, t *schema.Tier, platform, model string, 
 		Speed: speed, Cable: m, Count: t.Count}
 	if out.Ports == 0 {
 		c.errorf(c.pos(path), "%s: %s has no %s ports", path, sw.Model, schema.FormatSpeed(speed))
+		return nil, false
+	}
+	if !c.sonicLayout(path, out, sw) {
 		return nil, false
 	}
 	return out, true
@@ -400,9 +406,10 @@ func (c *compilation) explicit() *topology.Result {
 			me, peer := devs[i], devs[1-i]
 			mine, theirs := ends[i], ends[1-i]
 			if me.Switch != nil {
-				lane, lanes := sonicLanes(me, mine.Port, l.SpeedGbps)
-				me.Switch.Ports = append(me.Switch.Ports, ir.Port{Name: mine.Port, SpeedGbps: l.SpeedGbps, CableM: l.CableM,
-					Peer: peer.Name, PeerPort: theirs.Port, Facing: peer.Role, Lane: lane, Lanes: lanes})
+				port := ir.Port{Name: mine.Port, SpeedGbps: l.SpeedGbps, CableM: l.CableM,
+					Peer: peer.Name, PeerPort: theirs.Port, Facing: peer.Role}
+				sonicPort(me, &port)
+				me.Switch.Ports = append(me.Switch.Ports, port)
 				continue
 			}
 			rail, known := railOf[mine.Port]
@@ -427,25 +434,6 @@ func (c *compilation) explicit() *topology.Result {
 	}
 	res.Oversubscription = oversubscription(res.Devices)
 	return res
-}
-
-// sonicLanes reads a SONiC port's lanes from its name, the way the
-// topology names them (Ethernet<first lane>, a cage's eight lanes split
-// among its breakout ports), so that an explicit inventory gives the same
-// model as the expansion it was written from. Other platforms' ports, and
-// names of another form, get none.
-func sonicLanes(d *ir.Device, port string, speed int) (lane, lanes int) {
-	n, err := strconv.Atoi(strings.TrimPrefix(port, "Ethernet"))
-	if d.Platform != ir.PlatformSONiC || !strings.HasPrefix(port, "Ethernet") || err != nil || n < 0 {
-		return 0, 0
-	}
-	sw, ok := platforms.LookupSwitch(d.Model)
-	if !ok {
-		return 0, 0
-	}
-	t := &topology.Tier{Ports: portsAt(sw, speed), Physical: physicalPorts(sw)}
-	_, lanes = topology.LanesOf(0, t)
-	return n, lanes
 }
 
 // oversubscription measures down/up capacity at each tier boundary from the

@@ -134,10 +134,20 @@ type Port struct {
 	Peer      string // device name
 	PeerPort  string
 	Facing    Role // the peer's role
-	// Lane and Lanes are the port's first SerDes lane and its lane count,
-	// in the numbering its name uses (SONiC names a port after its first
-	// lane). Lanes is 0 when unknown, as in an explicit inventory.
-	Lane, Lanes int
+	// Lanes is how many SerDes lanes of its cage the port uses (8 for a
+	// whole OSFP cage, 4 for each port of a 2x400G breakout); 0 when
+	// unknown, as in an explicit inventory.
+	Lanes int
+	// SerDes, Alias and Index are the port as its SONiC SKU's port map
+	// creates it (platform.json and hwsku.json, compiler/platforms): its
+	// SerDes lane numbers, alias and front-panel index. BreakoutParent and
+	// BreakoutMode name the parent port and the breakout mode that make
+	// it. All are empty when the model has no port map (lint reports it)
+	// and on other platforms.
+	SerDes                       []int
+	Alias                        string
+	Index                        int
+	BreakoutParent, BreakoutMode string
 	// Headroom is the port class's PFC headroom per lossless priority.
 	Headroom *Headroom
 }

@@ -47,6 +47,22 @@ type Tier struct {
 	Count     int // fixed number of switches (per pod for spines in three tiers), 0 for the fewest
 	Downlinks int // leaves only
 	Uplinks   int // leaves only
+	// Layout is the switch's ports at the tier's speed in front-panel
+	// order, as the model's SONiC SKU creates them; port i of the tier is
+	// Layout[i]. Nil where the model has no port map or the platform is
+	// not SONiC: names then follow the platform's pattern and carry no
+	// lanes.
+	Layout []LayoutPort
+}
+
+// A LayoutPort is one port of a SONiC SKU's layout: its name, alias,
+// front-panel index and SerDes lanes, and the parent port and breakout
+// mode that create it.
+type LayoutPort struct {
+	Name, Alias  string
+	Index        int
+	Lanes        []int
+	Parent, Mode string
 }
 
 // Naming holds the name patterns: {rail}, {pod} and {n}.
@@ -133,14 +149,13 @@ type wiring struct {
 
 func (w *wiring) connect(a *ir.Device, at *Tier, b *ir.Device, bt *Tier, speed int, cable float64) {
 	ai, bi := len(a.Switch.Ports), len(b.Switch.Ports)
-	ap := PortName(a.Platform, ai, at)
-	bp := PortName(b.Platform, bi, bt)
-	al, an := LanesOf(ai, at)
-	bl, bn := LanesOf(bi, bt)
-	a.Switch.Ports = append(a.Switch.Ports, ir.Port{Name: ap, SpeedGbps: speed, CableM: cable,
-		Peer: b.Name, PeerPort: bp, Facing: b.Role, Lane: al, Lanes: an})
-	b.Switch.Ports = append(b.Switch.Ports, ir.Port{Name: bp, SpeedGbps: speed, CableM: cable,
-		Peer: a.Name, PeerPort: ap, Facing: a.Role, Lane: bl, Lanes: bn})
+	pa := portAt(a.Platform, ai, at)
+	pb := portAt(b.Platform, bi, bt)
+	pa.SpeedGbps, pa.CableM, pa.Peer, pa.PeerPort, pa.Facing = speed, cable, b.Name, pb.Name, b.Role
+	pb.SpeedGbps, pb.CableM, pb.Peer, pb.PeerPort, pb.Facing = speed, cable, a.Name, pa.Name, a.Role
+	ap, bp := pa.Name, pb.Name
+	a.Switch.Ports = append(a.Switch.Ports, pa)
+	b.Switch.Ports = append(b.Switch.Ports, pb)
 	w.links = append(w.links, &ir.Link{A: ir.Endpoint{Device: a.Name, Port: ap},
 		B: ir.Endpoint{Device: b.Name, Port: bp}, SpeedGbps: speed, CableM: cable})
 }
@@ -222,9 +237,9 @@ func Expand(p Params) (*Result, error) {
 			lp := PortName(leaf.Platform, sl.port, &p.Leaf)
 			h.Host.NICs[i] = ir.NIC{Port: p.NICPorts[i], HCA: p.HCAs[i], Rail: i, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
 				Peer: leaf.Name, PeerPort: lp}
-			lane, lanes := LanesOf(sl.port, &p.Leaf)
-			leafDown[sl.leaf] = append(leafDown[sl.leaf], ir.Port{Name: lp, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
-				Peer: h.Name, PeerPort: p.NICPorts[i], Facing: ir.RoleHost, Lane: lane, Lanes: lanes})
+			down := portAt(leaf.Platform, sl.port, &p.Leaf)
+			down.SpeedGbps, down.CableM, down.Peer, down.PeerPort, down.Facing = p.NICSpeed, p.NICCable, h.Name, p.NICPorts[i], ir.RoleHost
+			leafDown[sl.leaf] = append(leafDown[sl.leaf], down)
 			links = append(links, &ir.Link{A: ir.Endpoint{Device: h.Name, Port: p.NICPorts[i]},
 				B: ir.Endpoint{Device: leaf.Name, Port: lp}, SpeedGbps: p.NICSpeed, CableM: p.NICCable})
 		}
@@ -427,13 +442,27 @@ func threeTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 	return nil
 }
 
+// portAt is the port at index i (from 0) of a switch of tier t: its name
+// and, where the tier has a SKU layout, the lanes, alias, index and
+// breakout the SKU gives it.
+func portAt(platform string, i int, t *Tier) ir.Port {
+	if t != nil && platform == ir.PlatformSONiC && i >= 0 && i < len(t.Layout) {
+		l := t.Layout[i]
+		return ir.Port{Name: l.Name, Lanes: len(l.Lanes), SerDes: l.Lanes, Alias: l.Alias, Index: l.Index,
+			BreakoutParent: l.Parent, BreakoutMode: l.Mode}
+	}
+	_, n := LanesOf(i, t)
+	return ir.Port{Name: PortName(platform, i, t), Lanes: n}
+}
+
 // LanesPerCage is the SerDes lanes of one front-panel cage (OSFP and
 // QSFP-DD both carry eight).
 const LanesPerCage = 8
 
 // LanesOf returns the first lane and the lane count of the port at index i
-// (from 0): a cage's eight lanes split evenly among its breakout ports, in
-// the same numbering PortName uses for SONiC.
+// (from 0) of an eight-lane cage split evenly among its breakout ports. It
+// is the cage's own lane numbering, not the ASIC's: only a SKU port map
+// knows which ASIC lanes a SONiC port takes.
 func LanesOf(i int, t *Tier) (first, count int) {
 	b := 1
 	if t != nil && t.Physical > 0 && t.Ports > t.Physical {
@@ -446,8 +475,14 @@ func LanesOf(i int, t *Tier) (first, count int) {
 // PortName is the name of the port at index i (from 0) of a switch, in its
 // platform's own naming. Where a tier runs its ports slower than the
 // model's native speed (breakout), each physical port carries several
-// logical ones.
+// logical ones. A SONiC tier with a SKU layout takes the SKU's names; one
+// without gets Ethernet<8·cage + offset>, a name only (SONiC names ports
+// after the offset of their first lane in the cage's lane list, which the
+// SKU alone knows).
 func PortName(platform string, i int, t *Tier) string {
+	if t != nil && platform == ir.PlatformSONiC && i >= 0 && i < len(t.Layout) {
+		return t.Layout[i].Name
+	}
 	b := 1
 	if t != nil && t.Physical > 0 && t.Ports > t.Physical {
 		b = t.Ports / t.Physical

@@ -10,24 +10,54 @@ func TestPortNames(t *testing.T) {
 		i        int
 		tier     *Tier
 		want     string
-		lane, n  int
 	}{
-		{"eos", 0, native, "Ethernet1/1", 0, 8},
-		{"eos", 1, split, "Ethernet1/5", 4, 4},
-		{"eos", 2, split, "Ethernet2/1", 8, 4},
-		{"nvue", 0, native, "swp1", 0, 8},
-		{"nvue", 1, split, "swp1s1", 4, 4},
-		{"sonic", 1, split, "Ethernet4", 4, 4},
-		{"sonic", 3, native, "Ethernet24", 24, 8},
-		{"nxos", 5, native, "Ethernet1/6", 40, 8},
-		{"nxos", 5, split, "Ethernet1/3/2", 20, 4},
+		{"eos", 0, native, "Ethernet1/1"},
+		{"eos", 1, split, "Ethernet1/5"},
+		{"eos", 2, split, "Ethernet2/1"},
+		{"nvue", 0, native, "swp1"},
+		{"nvue", 1, split, "swp1s1"},
+		{"sonic", 1, split, "Ethernet4"},
+		{"sonic", 3, native, "Ethernet24"},
+		{"nxos", 5, native, "Ethernet1/6"},
+		{"nxos", 5, split, "Ethernet1/3/2"},
 	} {
 		if got := PortName(c.platform, c.i, c.tier); got != c.want {
 			t.Errorf("PortName(%s, %d) = %s, want %s", c.platform, c.i, got, c.want)
 		}
-		// SONiC names a port after its first lane: the lanes must agree.
-		if lane, n := LanesOf(c.i, c.tier); lane != c.lane || n != c.n {
-			t.Errorf("LanesOf(%d) = %d,%d, want %d,%d", c.i, lane, n, c.lane, c.n)
+		// Without a SKU layout a SONiC port has a name and no lanes.
+		if p := portAt(c.platform, c.i, c.tier); p.Name != c.want || p.SerDes != nil || p.Lanes != 8*c.tier.Physical/c.tier.Ports {
+			t.Errorf("portAt(%s, %d) = %+v", c.platform, c.i, p)
+		}
+	}
+}
+
+// TestSKULayout: a SONiC tier with a layout takes the SKU's names, lanes
+// and breakout for every port, downlinks first, uplinks after them, in the
+// layout's front-panel order.
+func TestSKULayout(t *testing.T) {
+	layout := []LayoutPort{
+		{Name: "Ethernet0", Alias: "Eth1/1", Index: 1, Lanes: []int{1, 2, 3, 4}, Parent: "Ethernet0", Mode: "2x400G"},
+		{Name: "Ethernet4", Alias: "Eth1/5", Index: 1, Lanes: []int{5, 6, 7, 8}, Parent: "Ethernet0", Mode: "2x400G"},
+		{Name: "Ethernet8", Alias: "Eth2/1", Index: 2, Lanes: []int{17, 18, 19, 20}, Parent: "Ethernet8", Mode: "2x400G"},
+		{Name: "Ethernet12", Alias: "Eth2/5", Index: 2, Lanes: []int{21, 22, 23, 24}, Parent: "Ethernet8", Mode: "2x400G"},
+	}
+	leaf := Tier{Platform: "sonic", Model: "DS5000", Ports: 4, Physical: 2, Speed: 400, Downlinks: 2, Uplinks: 2, Layout: layout}
+	spine := &Tier{Platform: "sonic", Model: "DS5000", Ports: 4, Physical: 2, Speed: 400, Layout: layout}
+	r, err := Expand(Params{Style: "rail-optimized", Servers: 4, Rails: 1, NICSpeed: 400, NICPorts: []string{"eth1"},
+		HCAs: []string{"mlx5_0"}, Leaf: leaf, Spine: spine, Naming: DefaultNaming("rail-optimized")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range r.Devices {
+		if d.Switch == nil {
+			continue
+		}
+		for i, p := range d.Switch.Ports {
+			l := layout[i]
+			if p.Name != l.Name || p.Alias != l.Alias || p.Index != l.Index || p.BreakoutParent != l.Parent ||
+				p.BreakoutMode != l.Mode || p.Lanes != 4 || len(p.SerDes) != 4 || p.SerDes[0] != l.Lanes[0] {
+				t.Errorf("%s port %d = %+v, want %+v", d.Name, i, p, l)
+			}
 		}
 	}
 }

@@ -18,6 +18,16 @@ import (
 // FileName is the name of the artifact under the device's directory.
 const FileName = "config_db.json"
 
+// BreakoutFileName is the device's breakout artifact: the BREAKOUT_CFG
+// entries (parent port → breakout mode) its ports need, the state CONFIG_DB
+// holds once `config interface breakout <parent> <mode>` has run. It is a
+// file of its own because a breakout is not a merge: dynamic port breakout
+// deletes the parent's ports and creates the mode's ports with the lanes
+// platform.json gives them (PORT lanes are create-only), so it runs, port
+// by port, before config_db.json is applied. It is written only for
+// devices whose ports come from a SKU port map.
+const BreakoutFileName = "breakout_cfg.json"
+
 // Renderer renders SONiC switches. It is stateless.
 type Renderer struct{}
 
@@ -85,12 +95,31 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
+	breakout := configDB{}
+	if t, ok := db[tableBreakout]; ok {
+		breakout[tableBreakout] = t
+		delete(db, tableBreakout)
+	}
 	content, err := db.marshal()
 	if err != nil {
 		return nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: content}}, nil
+	arts := []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: content}}
+	if len(breakout) > 0 {
+		b, err := breakout.marshal()
+		if err != nil {
+			return nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
+		}
+		arts = append(arts, renderers.Artifact{Path: d.Name + "/" + BreakoutFileName, Format: renderers.JSON, Content: b})
+	}
+	return arts, nil
 }
+
+// tableBreakout is SONiC's dynamic port breakout table: BREAKOUT_CFG|<parent>
+// brkout_mode (sonic-yang-models sonic-breakout_cfg.yang at
+// sonic-net/sonic-buildimage@086b03bd; sonic-utilities `config interface
+// breakout`, which checks the mode against platform.json).
+const tableBreakout = "BREAKOUT_CFG"
 
 // Gaps lists what the model says about d that its config_db.json does not
 // say, or says differently, each with what is rendered instead. JSON has no
@@ -615,6 +644,7 @@ func (b *builder) ports() error {
 		}
 	}
 	cables := map[string]string{}
+	var noMap []string
 	for _, p := range b.sw.Ports {
 		mbps, err := speedMbps(p.SpeedGbps)
 		if err != nil {
@@ -631,12 +661,25 @@ func (b *builder) ports() error {
 		case p.Peer != "":
 			port["description"] = p.Peer
 		}
-		if p.Lanes > 0 {
-			lanes := make([]string, p.Lanes)
-			for i := range lanes {
-				lanes[i] = strconv.Itoa(p.Lane + i)
+		if len(p.SerDes) > 0 {
+			// The SKU's own identity of the port: lanes, alias and index as
+			// SONiC creates it from platform.json and the breakout mode, so
+			// that a merge rewrites none of them (lanes are create-only).
+			port["lanes"] = joinInts(p.SerDes)
+			if p.Alias != "" {
+				port["alias"] = p.Alias
 			}
-			port["lanes"] = strings.Join(lanes, ",")
+			if p.Index > 0 {
+				port["index"] = strconv.Itoa(p.Index)
+			}
+		} else {
+			noMap = append(noMap, p.Name)
+		}
+		if p.BreakoutParent != "" && p.BreakoutMode != "" {
+			if prev, ok := b.db[tableBreakout][p.BreakoutParent]; ok && prev["brkout_mode"] != p.BreakoutMode {
+				return fmt.Errorf("port %s: parent %s is in breakout mode %s for another port, not %s", p.Name, p.BreakoutParent, prev["brkout_mode"], p.BreakoutMode)
+			}
+			b.db.set(tableBreakout, p.BreakoutParent, map[string]string{"brkout_mode": p.BreakoutMode})
 		}
 		b.db.set("PORT", p.Name, port)
 
@@ -687,6 +730,9 @@ func (b *builder) ports() error {
 	}
 	if len(cables) > 0 {
 		b.db.set("CABLE_LENGTH", cableList, cables)
+	}
+	if len(noMap) > 0 {
+		b.gapf("ports %s: %s has no SONiC port map in the catalog; PORT lanes, alias and index are not rendered (the switch's own PORT table keeps them) and breakouts are not rendered", strings.Join(noMap, ", "), b.d.Model)
 	}
 	return nil
 }

@@ -267,17 +267,29 @@ func TestLosslessClass(t *testing.T) {
 func TestGaps(t *testing.T) {
 	f := irtest.Fabric()
 	d := f.Device("leaf-sonic")
-	gaps := Gaps(d)
+	// test-64 has no SONiC port map: its ports carry no lanes, and that is
+	// a gap of its own, naming the ports.
+	all := Gaps(d)
+	if len(all) == 0 || !strings.Contains(all[0], "no SONiC port map") || !strings.Contains(all[0], "Ethernet256") {
+		t.Fatalf("no port-map gap first: %q", all)
+	}
+	gaps := all[1:]
 	if len(gaps) != 1 || !strings.Contains(gaps[0], `"adaptive"`) || !strings.Contains(gaps[0], "ECMP") {
 		t.Errorf("gaps of an adaptive leaf: %q", gaps)
 	}
 	d.Switch.LoadBalancing = "spray"
-	if g := Gaps(d); len(g) != 1 || !strings.Contains(g[0], `"spray"`) {
+	if g := Gaps(d)[1:]; len(g) != 1 || !strings.Contains(g[0], `"spray"`) {
 		t.Errorf("gaps of a spraying leaf: %q", g)
 	}
 	d.Switch.LoadBalancing = "ecmp"
-	if g := Gaps(d); len(g) != 0 {
+	if g := Gaps(d)[1:]; len(g) != 0 {
 		t.Errorf("gaps of an ECMP leaf: %q", g)
+	}
+	for i := range d.Switch.Ports {
+		d.Switch.Ports[i].SerDes = []int{i*8 + 1}
+	}
+	if g := Gaps(d); len(g) != 0 {
+		t.Errorf("gaps of an ECMP leaf whose ports have lanes: %q", g)
 	}
 	if g := Gaps(f.Device("leaf-eos")); g != nil {
 		t.Errorf("gaps of a device the renderer refuses: %q", g)
