@@ -50,8 +50,13 @@ func TestExamplesGolden(t *testing.T) {
 			}
 			out := filepath.Join(t.TempDir(), "out")
 			var stdout, stderr bytes.Buffer
-			if code := Run([]string{"build", src, "-o", out, "--only", "no-such-device", "-q"}, &stdout, &stderr); code != 0 {
-				t.Fatalf("build: exit %d\n%s", code, stderr.String())
+			// A pattern that names no device is a mistake, not an empty build.
+			if code := Run([]string{"build", src, "-o", out, "--only", "no-such-device", "-q"}, &stdout, &stderr); code != 2 ||
+				!strings.Contains(stderr.String(), `--only "no-such-device" matches no device; closest: `) {
+				t.Fatalf("build --only no-such-device: exit %d, want 2 naming the closest devices\n%s", code, stderr.String())
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("build --only no-such-device wrote %s", out)
 			}
 		})
 	}
