@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/schema"
+)
+
+// benchIntent writes a rail-optimized intent of servers x rails with EOS
+// leaves and NVUE spines and returns its path.
+func benchIntent(b *testing.B, servers, rails int) string {
+	b.Helper()
+	p := filepath.Join(b.TempDir(), "fabric.cue")
+	src := fmt.Sprintf(`name: "bench"
+topology: {
+	servers: %d
+	rails:   %d
+	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 32, uplinks: 32}
+	spine: {platform: "nvue", model: "SN5600"}
+}
+`, servers, rails)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func benchBuild(b *testing.B, args ...string) {
+	b.Helper()
+	if code := Run(append([]string{"build", "-q"}, args...), io.Discard, io.Discard); code != 0 {
+		b.Fatalf("build %v: exit %d", args, code)
+	}
+}
+
+// BenchmarkBuild1024GPU is a whole small build (128 servers x 8 rails,
+// 176 devices), intent to files, fresh output each time.
+func BenchmarkBuild1024GPU(b *testing.B) {
+	intent := benchIntent(b, 128, 8)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		benchBuild(b, intent, "-o", filepath.Join(b.TempDir(), fmt.Sprint(i)))
+	}
+}
+
+// BenchmarkRebuildUnchanged builds once, then again into the same
+// directory with nothing changed: the manifest makes it a check, not a
+// build.
+func BenchmarkRebuildUnchanged(b *testing.B) {
+	intent := benchIntent(b, 128, 8)
+	out := filepath.Join(b.TempDir(), "out")
+	benchBuild(b, intent, "-o", out)
+	b.ReportAllocs()
+	for b.Loop() {
+		benchBuild(b, intent, "-o", out)
+	}
+}
+
+// BenchmarkEOSLeaves renders 1,000 EOS leaves (4,000 servers x 8 rails,
+// --only 'leaf-*'), the figure compared with other EOS generators.
+func BenchmarkEOSLeaves(b *testing.B) {
+	intent := benchIntent(b, 4000, 8)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		benchBuild(b, intent, "-o", filepath.Join(b.TempDir(), fmt.Sprint(i)), "--only", "leaf-*")
+	}
+}
+
+// BenchmarkRenderDevice renders one device of each platform and role of
+// the pod-2048 and multitenant examples, without writing, so that each
+// renderer's time and allocations show on their own.
+func BenchmarkRenderDevice(b *testing.B) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, example := range []string{"pod-2048", "multitenant"} {
+		in, ds, err := schema.Load(filepath.Join(root, "examples", example))
+		if err != nil || in == nil || ds.HasErrors() {
+			b.Fatalf("loading %s: %v %v", example, err, ds)
+		}
+		fab, _ := compiler.Compile(in)
+		for _, d := range fab.Devices {
+			key := d.Platform + "-" + string(d.Role)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			b.Run(key, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					benchRender(b, d)
+				}
+			})
+		}
+	}
+}
+
+func benchRender(b *testing.B, d *ir.Device) {
+	b.Helper()
+	if _, err := renderDevice(d, ""); err != nil {
+		b.Fatal(err)
+	}
+}
