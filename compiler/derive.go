@@ -290,10 +290,16 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 	for _, p := range s.Ports {
 		per = append(per, p.Headroom.Size)
 	}
-	hp := int64(0)
-	for h, n := range counts {
-		hp += h.Size * int64(n) * int64(lossless)
+	// One formula sizes the pool: explain shows it, the budget charges it
+	// and renderers write it (EOS headroom-pool limit).
+	var classes []physics.PortClassHeadroom
+	for _, h := range s.Headrooms {
+		if n := counts[h]; n > 0 {
+			classes = append(classes, physics.PortClassHeadroom{Name: h.Name, Bytes: h.Size, Ports: n})
+		}
 	}
+	pool := physics.HeadroomPool(classes, lossless)
+	hp := pool.Value
 	plan.HeadroomBytes = hp
 	budget, _ := physics.BufferBudget(physics.BudgetInput{BufferBytes: sw.BufferBytes, HeadroomPoolBytes: sw.HeadroomPoolBytes,
 		Reserves: c.f.Buffers.Reserve, PortHeadroom: per, LosslessPriorities: lossless})
@@ -316,17 +322,9 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 			}
 		}
 	}
-	plan.Derived = []ir.Derivation{toIR(reserved), toIR(physics.HeadroomPool(maxSize(s), len(s.Ports), lossless)),
+	plan.Derived = []ir.Derivation{toIR(reserved), toIR(pool),
 		toIR(budget), nd, toIR(xo)}
 	return plan
-}
-
-func maxSize(s *ir.Switch) int64 {
-	var m int64
-	for _, h := range s.Headrooms {
-		m = max(m, h.Size)
-	}
-	return m
 }
 
 // hosts attaches the shared NIC profile to every server.

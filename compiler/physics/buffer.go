@@ -95,29 +95,43 @@ func ReservedPool(bufferBytes int64, percent int) Derivation {
 	}
 }
 
-// HeadroomPool returns the headroom all ports need together when each
-// reserves perPort bytes for each of its lossless priorities (physics.md §1.3:
-// per-port-per-PG headroom × lossless PGs × ports must fit the headroom pool
-// or the buffer):
+// PortClassHeadroom is one port class of a switch (a speed and cable
+// length): the headroom each of its ports reserves per lossless priority,
+// and how many ports are of the class.
+type PortClassHeadroom struct {
+	Name  string // e.g. "400G-30m"
+	Bytes int64  // headroom per port and lossless priority, B
+	Ports int
+}
+
+// HeadroomPool returns the headroom all ports of a switch need together,
+// each port reserving its own class's headroom for each lossless priority
+// (physics.md §1.3: per-port-per-PG headroom × lossless PGs × ports must
+// fit the headroom pool or the buffer):
 //
-//	headroom_pool = headroom_port·ports·lossless_priorities   B
+//	headroom_pool = Σ_class headroom_class·ports_class·lossless_priorities   B
 //
-// Negative inputs count as 0; the product saturates.
-func HeadroomPool(perPort int64, ports int, losslessPriorities int) Derivation {
-	h := nonNeg(perPort)
-	n := int64(max(0, ports))
+// It is the sum [BufferBudget] charges for headroom, so the pool a switch
+// is configured with and the budget lint checks are one figure. Classes
+// are listed in the order given. Negative inputs count as 0; the sum
+// saturates.
+func HeadroomPool(classes []PortClassHeadroom, losslessPriorities int) Derivation {
 	k := int64(max(0, losslessPriorities))
+	var sum int64
+	inputs := make([]Input, 0, len(classes)+1)
+	for _, c := range classes {
+		h, n := nonNeg(c.Bytes), int64(max(0, c.Ports))
+		sum = satAdd(sum, satMul(h, n))
+		inputs = append(inputs, Input{"headroom[" + c.Name + "]", strconv.FormatInt(h, 10) + " B × " + strconv.FormatInt(n, 10) + " ports"})
+	}
+	inputs = append(inputs, intIn("lossless_priorities", k, ""))
 	return Derivation{
 		Field:   "headroom-pool",
-		Value:   satMul(satMul(h, n), k),
+		Value:   satMul(sum, k),
 		Unit:    "B",
-		Formula: "headroom_pool = headroom_port·ports·lossless_priorities",
-		Inputs: []Input{
-			intIn("headroom_port", h, "B"),
-			intIn("ports", n, ""),
-			intIn("lossless_priorities", k, ""),
-		},
-		Source: srcBuffer,
+		Formula: "headroom_pool = Σ_class headroom_class·ports_class·lossless_priorities",
+		Inputs:  inputs,
+		Source:  srcBuffer,
 	}
 }
 

@@ -2,6 +2,7 @@ package physics
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -81,22 +82,43 @@ func TestReservedPool(t *testing.T) {
 }
 
 func TestHeadroomPool(t *testing.T) {
+	c := func(b int64, n int) PortClassHeadroom { return PortClassHeadroom{Name: "c", Bytes: b, Ports: n} }
 	tests := []struct {
-		perPort      int64
-		ports, prios int
-		want         int64
+		classes []PortClassHeadroom
+		prios   int
+		want    int64
 	}{
-		{205 * KiB, 64, 2, 205 * KiB * 128},
-		{174 * KiB, 64, 1, 174 * KiB * 64},
-		{174 * KiB, 0, 2, 0},
-		{-1, 64, 2, 0},
-		{1000, -64, 2, 0},
-		{1000, 64, -2, 0},
-		{math.MaxInt64, 64, 2, math.MaxInt64},
+		{[]PortClassHeadroom{c(205*KiB, 64)}, 2, 205 * KiB * 128},
+		{[]PortClassHeadroom{c(174*KiB, 64)}, 1, 174 * KiB * 64},
+		// A leaf with 32 host ports on 3 m and 32 spine ports on 30 m
+		// needs each class's headroom on its own ports, not the larger
+		// on every port.
+		{[]PortClassHeadroom{c(196608, 32), c(229376, 32)}, 1, 13631488},
+		{[]PortClassHeadroom{c(196608, 32), c(229376, 32)}, 2, 2 * 13631488},
+		{nil, 2, 0},
+		{[]PortClassHeadroom{c(174*KiB, 0)}, 2, 0},
+		{[]PortClassHeadroom{c(-1, 64)}, 2, 0},
+		{[]PortClassHeadroom{c(1000, -64)}, 2, 0},
+		{[]PortClassHeadroom{c(1000, 64)}, -2, 0},
+		{[]PortClassHeadroom{c(math.MaxInt64, 64)}, 2, math.MaxInt64},
+		{[]PortClassHeadroom{c(math.MaxInt64/2, 1), c(math.MaxInt64/2, 1), c(10, 1)}, 1, math.MaxInt64},
 	}
 	for _, tt := range tests {
-		if got := HeadroomPool(tt.perPort, tt.ports, tt.prios).Value; got != tt.want {
-			t.Errorf("HeadroomPool(%d, %d, %d) = %d, want %d", tt.perPort, tt.ports, tt.prios, got, tt.want)
+		d := HeadroomPool(tt.classes, tt.prios)
+		if d.Value != tt.want {
+			t.Errorf("HeadroomPool(%v, %d) = %d, want %d", tt.classes, tt.prios, d.Value, tt.want)
+		}
+		if len(d.Inputs) != len(tt.classes)+1 {
+			t.Errorf("HeadroomPool(%v): %d inputs, want one per class and the priorities", tt.classes, len(d.Inputs))
+		}
+	}
+	// The pool is what the budget charges for headroom.
+	ports := append(uniformPorts(32, 196608), uniformPorts(32, 229376)...)
+	budget, _ := BufferBudget(BudgetInput{BufferBytes: 1 << 30, PortHeadroom: ports, LosslessPriorities: 2})
+	pool := HeadroomPool([]PortClassHeadroom{c(196608, 32), c(229376, 32)}, 2)
+	for _, in := range budget.Inputs {
+		if in.Name == "headroom" && in.Value != strconv.FormatInt(pool.Value, 10)+" B" {
+			t.Errorf("budget headroom %s, pool %d B", in.Value, pool.Value)
 		}
 	}
 }

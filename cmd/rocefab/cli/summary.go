@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/diag"
@@ -12,109 +14,47 @@ import (
 	"github.com/rocefab/rocefab/schema"
 )
 
-// summary writes SUMMARY.md: what a reviewer reads first. Positions are
+// summary writes SUMMARY.md: what a reviewer reads first. Every figure in
+// it is read from the compiled fabric (the IR), the same values explain
+// prints and the renderers write, never from the intent, whose sizes may
+// be in units (cells) that only a platform turns into bytes. Positions are
 // relative to the intent's directory so the file is the same on every
-// machine.
+// machine; in is used for that directory alone.
 func summary(f *ir.Fabric, ds diag.List, in *schema.Intent) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	t := f.Topology
-	p("# %s\n\n", f.Name)
-	p("%s fabric, %d tiers, %d servers x %d rails", t.Style, t.Tiers, t.Servers, t.Rails)
+	groups := deviceGroups(f)
+
+	p("# %s\n\n", mdText(f.Name))
+	p("%s fabric, %d tiers, %s servers x %d rails", t.Style, t.Tiers, thousands(int64(t.Servers)), t.Rails)
 	if t.Pods > 0 {
 		p(", %d pods", t.Pods)
 	}
 	p(". MTU: switch %d, host %d, RoCE path %d.\n\n", f.MTU.Switch, f.MTU.Host, f.MTU.RoCE)
+	p("Sizes are in KiB (1,024 B) and MiB (1,048,576 B), with the exact bytes the artifacts hold in\n")
+	p("parentheses. `rocefab explain PATH DEVICE[:PORT]` shows how each derived value was computed.\n\n")
 
-	p("## Devices\n\n| role | platform | model | count |\n|---|---|---|---:|\n")
-	type key struct {
-		role            ir.Role
-		platform, model string
-	}
-	counts := map[key]int{}
-	for _, d := range f.Devices {
-		counts[key{d.Role, d.Platform, d.Model}]++
-	}
-	keys := slices.SortedFunc(maps.Keys(counts), func(a, b key) int {
-		if a.role != b.role {
-			return a.role.Rank() - b.role.Rank()
-		}
-		return strings.Compare(a.platform+a.model, b.platform+b.model)
-	})
-	for _, k := range keys {
-		p("| %s | %s | %s | %d |\n", k.role, k.platform, k.model, counts[k])
-	}
-	p("\n%d links.", len(f.Links))
+	p("## Devices\n\n")
+	table(&b, []string{"role", "platform", "model", "names", "count"}, 4,
+		func(row func(...string)) {
+			for _, g := range groups {
+				row(string(g.role), g.platform, g.model, nameRange(g.devices), thousands(int64(len(g.devices))))
+			}
+		})
+	p("\n%s links.", thousands(int64(len(f.Links))))
 	for _, tier := range slices.Sorted(maps.Keys(t.Oversubscription)) {
 		p(" %s oversubscription %.2f:1.", tier, t.Oversubscription[tier])
 	}
-	p("\n\n## Classes\n\n| class | priority | DSCP | lossless | scheduling | ECN min / max / prob |\n|---|---:|---|---|---|---|\n")
-	for _, c := range f.Classes {
-		dscp := strings.Trim(fmt.Sprint(c.DSCP), "[]")
-		if c.Default {
-			dscp = strings.TrimSpace(dscp + " (default)")
-		}
-		sched := fmt.Sprintf("ETS %d%%", c.Bandwidth)
-		if c.Strict {
-			sched = "strict"
-		}
-		ecn := "off"
-		if c.ECN != nil {
-			ecn = fmt.Sprintf("%d B / %d B / %d%%", c.ECN.MinBytes, c.ECN.MaxBytes, c.ECN.Probability)
-		}
-		lossless := "no"
-		if c.Lossless {
-			lossless = "yes (PFC)"
-		}
-		if c.CNP {
-			lossless += ", CNP"
-		}
-		p("| %s | %d | %s | %s | %s | %s |\n", c.Name, c.Priority, dscp, lossless, sched, ecn)
-	}
+	p("\n\n")
 
-	p("\n## Derived thresholds\n\nHeadroom per port and lossless priority, by port class:\n\n| port class | xoff | xon | size | needed |\n|---|---:|---:|---:|---:|\n")
-	seenH := map[*ir.Headroom]bool{}
-	var hs []*ir.Headroom
-	seenB := map[*ir.BufferPlan]int{}
-	var bs []*ir.BufferPlan
-	for _, d := range f.Devices {
-		if d.Switch == nil {
-			continue
-		}
-		for _, h := range d.Switch.Headrooms {
-			if !seenH[h] {
-				seenH[h] = true
-				hs = append(hs, h)
-			}
-		}
-		if b := d.Switch.Buffers; b != nil {
-			if seenB[b] == 0 {
-				bs = append(bs, b)
-			}
-			seenB[b]++
-		}
-	}
-	slices.SortFunc(hs, func(a, b *ir.Headroom) int { return strings.Compare(a.Name, b.Name) })
-	for _, h := range hs {
-		p("| %s | %d B | %d B | %d B | %d B |\n", h.Name, h.Xoff, h.Xon, h.Size, h.Required)
-	}
-	p("\nBuffer plans:\n\n| model | switches | buffer | reserved (%%) | headroom | shared lossy | PFC xoff point |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	for _, bp := range bs {
-		p("| %s | %d | %d B | %d B (%d%% %s) | %d B | %d B | %d B |\n", bp.Model, seenB[bp], bp.TotalBytes, bp.LosslessBytes,
-			bp.ReservePercent, bp.ReserveName, bp.HeadroomBytes, bp.LossyBytes, bp.XoffPoint)
-	}
-	if hosts := f.Hosts(); len(hosts) > 0 && hosts[0].Host.Profile != nil {
-		hp := hosts[0].Host.Profile
-		p("\nHosts: %s via %s, trust %s, PFC on %s, NIC cable %gm, MTU %d, RoCE ToS %d, DCQCN %v.\n",
-			hp.NICModel, hp.Tool, hp.Trust, prioList(hp.PFC), hp.CableM, hp.MTU, hp.RoCETOS, hp.DCQCN.Enabled)
-	}
-	if len(f.Tenants) > 0 {
-		p("\n## Tenants\n\n| tenant | class | servers | NCCL_IB_TC |\n|---|---|---:|---:|\n")
-		for _, tn := range f.Tenants {
-			p("| %s | %s | %d | %d |\n", tn.Name, tn.ClassName, len(tn.Servers), tn.TrafficClass)
-		}
-	}
-	p("\n## Findings\n\n")
+	writeFileMap(&b, f, groups)
+	writeClasses(&b, f, groups)
+	writeThresholds(&b, f, groups)
+	writeTenants(&b, f)
+	writeNextSteps(&b, f, groups)
+
+	p("## Findings\n\n")
 	if len(ds) == 0 {
 		p("None.\n")
 	}
@@ -122,14 +62,419 @@ func summary(f *ir.Fabric, ds diag.List, in *schema.Intent) []byte {
 	if in != nil {
 		base, _ = filepath.Abs(in.Dir)
 	}
-	for _, d := range ds {
+	for _, d := range ds.Dedupe() {
 		if rel, err := filepath.Rel(base, d.Pos.File); err == nil && base != "" && filepath.IsAbs(d.Pos.File) {
 			d.Pos.File = filepath.ToSlash(rel)
 		}
-		p("- `%s`\n", d.String())
+		p("- %s\n", codeSpan(d.String()))
 	}
 	return []byte(b.String())
 }
+
+// group is the devices of one role, platform and model, in fabric order.
+type group struct {
+	role            ir.Role
+	platform, model string
+	devices         []*ir.Device
+}
+
+// deviceGroups groups the fabric's devices by role (top tier first),
+// platform and model.
+func deviceGroups(f *ir.Fabric) []*group {
+	type key struct {
+		role            ir.Role
+		platform, model string
+	}
+	byKey := map[key]*group{}
+	var out []*group
+	for _, d := range f.Devices {
+		k := key{d.Role, d.Platform, d.Model}
+		g := byKey[k]
+		if g == nil {
+			g = &group{role: d.Role, platform: d.Platform, model: d.Model}
+			byKey[k] = g
+			out = append(out, g)
+		}
+		g.devices = append(g.devices, d)
+	}
+	slices.SortStableFunc(out, func(a, b *group) int {
+		return cmp.Or(a.role.Rank()-b.role.Rank(), cmp.Compare(a.platform, b.platform), cmp.Compare(a.model, b.model))
+	})
+	return out
+}
+
+// nameRange names a group's devices: one name, two, or the first and last.
+func nameRange(ds []*ir.Device) string {
+	switch len(ds) {
+	case 0:
+		return ""
+	case 1:
+		return codeSpan(ds[0].Name)
+	case 2:
+		return codeSpan(ds[0].Name) + ", " + codeSpan(ds[1].Name)
+	}
+	return codeSpan(ds[0].Name) + " … " + codeSpan(ds[len(ds)-1].Name)
+}
+
+// writeFileMap lists what build writes, from the artifacts the renderers
+// give for the first device of each group, so the map cannot drift from
+// the files.
+func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group) {
+	b.WriteString("## Files\n\n")
+	table(b, []string{"files", "for"}, 2, func(row func(...string)) {
+		row(codeSpan("SUMMARY.md"), "this summary")
+		row(codeSpan("inventory.json"), fmt.Sprintf("the expanded fabric, %s devices and %s links; an intent with %s reads it back",
+			thousands(int64(len(f.Devices))), thousands(int64(len(f.Links))), codeSpan(`topology: {style: "explicit", inventory: "inventory.json"}`)))
+		for _, g := range groups {
+			d := g.devices[0]
+			arts, err := renderDevice(d, "")
+			if err != nil {
+				row("-", fmt.Sprintf("%s: not rendered (%v)", d.Name, err))
+				continue
+			}
+			var files []string
+			for _, a := range arts {
+				rel := strings.TrimPrefix(a.Path, d.Name+"/")
+				files = append(files, codeSpan("<"+roleWord(g.role)+">/"+rel))
+			}
+			row(strings.Join(files, ", "), fmt.Sprintf("%s (%s %s): %s", devicesOf(len(g.devices), g.role), g.platform, g.model, nameRange(g.devices)))
+		}
+		if arts, err := renderFabricWide(f); err == nil {
+			// Tenants get a row each; other fabric-wide files one row
+			// per directory.
+			var dirs []string
+			byDir := map[string][]string{}
+			for _, a := range arts {
+				dir, _, _ := strings.Cut(a.Path, "/")
+				if dir == "tenants" {
+					row(codeSpan(a.Path), "NCCL environment of tenant "+mdText(strings.TrimSuffix(filepath.Base(a.Path), ".env")))
+					continue
+				}
+				if _, ok := byDir[dir]; !ok {
+					dirs = append(dirs, dir)
+				}
+				byDir[dir] = append(byDir[dir], codeSpan(a.Path))
+			}
+			for _, dir := range dirs {
+				row(strings.Join(byDir[dir], ", "), "the whole fabric, for "+dir)
+			}
+		}
+	})
+	b.WriteString("\n")
+}
+
+// writeClasses writes the class table. ECN thresholds are those the
+// switches program (in bytes, after any cell rounding); where switch
+// models differ they are given per model.
+func writeClasses(b *strings.Builder, f *ir.Fabric, groups []*group) {
+	b.WriteString("## Classes\n\n")
+	table(b, []string{"class", "priority", "DSCP", "lossless", "scheduling", "ECN min / max / probability"}, 9,
+		func(row func(...string)) {
+			for _, c := range f.Classes {
+				dscp := strings.Trim(fmt.Sprint(c.DSCP), "[]")
+				if c.Default {
+					dscp = strings.TrimSpace(dscp + " (default: every DSCP no class lists)")
+				}
+				sched := fmt.Sprintf("ETS %d%%", c.Bandwidth)
+				if c.Strict {
+					sched = "strict"
+				}
+				lossless := "no"
+				if c.Lossless {
+					lossless = "yes (PFC)"
+				}
+				if c.CNP {
+					lossless += ", CNP"
+				}
+				row(mdText(c.Name), strconv.Itoa(c.Priority), dscp, lossless, sched, classECN(c, groups))
+			}
+		})
+	b.WriteString("\n")
+}
+
+// classECN describes the ECN profile switches program for class c.
+func classECN(c *ir.Class, groups []*group) string {
+	type prof struct {
+		min, max int64
+		prob     int
+	}
+	var order []prof
+	models := map[prof][]string{}
+	for _, g := range groups {
+		d := g.devices[0]
+		if d.Switch == nil || d.Switch.QoS == nil {
+			continue
+		}
+		for _, q := range d.Switch.QoS.Queues {
+			if q.Class == nil || q.Class.Name != c.Name || q.ECN == nil {
+				continue
+			}
+			pr := prof{q.ECN.MinBytes, q.ECN.MaxBytes, q.ECN.Probability}
+			if _, ok := models[pr]; !ok {
+				order = append(order, pr)
+			}
+			if !slices.Contains(models[pr], g.model) {
+				models[pr] = append(models[pr], g.model)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return "off"
+	}
+	var parts []string
+	for _, pr := range order {
+		s := fmt.Sprintf("%s / %s / %d%%", size(pr.min), size(pr.max), pr.prob)
+		if len(order) > 1 {
+			s += " on " + strings.Join(models[pr], ", ")
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeThresholds writes the headroom per port class and the buffer plans,
+// each row naming the role, platform and model it holds for: the same port
+// class has different thresholds on ASICs with different cells, and
+// switches of one model with different port mixes have different plans.
+func writeThresholds(b *strings.Builder, f *ir.Fabric, groups []*group) {
+	b.WriteString("## Derived thresholds\n\nPFC headroom per port and lossless priority, by port class (speed and cable length):\n\n")
+	table(b, []string{"role", "platform", "model", "port class", "xoff", "xon", "size", "needed"}, 4,
+		func(row func(...string)) {
+			for _, g := range groups {
+				for _, h := range groupHeadrooms(g) {
+					row(string(g.role), g.platform, g.model, h.Name, size(h.Xoff), size(h.Xon), size(h.Size), size(h.Required))
+				}
+			}
+		})
+	b.WriteString("\nBuffer plans (the headroom pool is the sum of every port's headroom over its lossless priorities):\n\n")
+	table(b, []string{"role", "platform", "model", "ports by class", "switches", "buffer", "reserved", "headroom pool", "shared lossy", "PFC xoff point"}, 4,
+		func(row func(...string)) {
+			for _, g := range groups {
+				plans, count, mix := groupPlans(g)
+				for _, bp := range plans {
+					reserved := size(bp.LosslessBytes)
+					if bp.ReserveName != "" {
+						reserved += fmt.Sprintf(", %d%% for %s", bp.ReservePercent, bp.ReserveName)
+					}
+					row(string(g.role), g.platform, g.model, mix[bp], thousands(int64(count[bp])), size(bp.TotalBytes), reserved,
+						size(bp.HeadroomBytes), size(bp.LossyBytes), size(bp.XoffPoint))
+				}
+			}
+		})
+	if hosts := f.Hosts(); len(hosts) > 0 && hosts[0].Host.Profile != nil {
+		hp := hosts[0].Host.Profile
+		dcqcn := "off"
+		if hp.DCQCN.Enabled {
+			dcqcn = "on"
+		}
+		fmt.Fprintf(b, "\nHosts: %s via %s, trust %s, PFC on %s, NIC cable %gm, MTU %d, RoCE ToS %d, DCQCN %s.\n",
+			hp.NICModel, hp.Tool, hp.Trust, prioList(hp.PFC), hp.CableM, hp.MTU, hp.RoCETOS, dcqcn)
+	}
+	b.WriteString("\n")
+}
+
+// groupHeadrooms returns the distinct port classes of a group's switches,
+// by speed, then cable length.
+func groupHeadrooms(g *group) []*ir.Headroom {
+	var hs []*ir.Headroom
+	for _, d := range g.devices {
+		if d.Switch == nil {
+			continue
+		}
+		for _, h := range d.Switch.Headrooms {
+			if !slices.Contains(hs, h) {
+				hs = append(hs, h)
+			}
+		}
+	}
+	slices.SortStableFunc(hs, func(a, b *ir.Headroom) int {
+		return cmp.Or(cmp.Compare(a.SpeedGbps, b.SpeedGbps), cmp.Compare(a.CableM, b.CableM))
+	})
+	return hs
+}
+
+// groupPlans returns the distinct buffer plans of a group's switches in
+// fabric order, how many switches use each, and each plan's port mix
+// ("32 × 400G-3m, 32 × 400G-30m", from its first switch).
+func groupPlans(g *group) ([]*ir.BufferPlan, map[*ir.BufferPlan]int, map[*ir.BufferPlan]string) {
+	var plans []*ir.BufferPlan
+	count := map[*ir.BufferPlan]int{}
+	mix := map[*ir.BufferPlan]string{}
+	for _, d := range g.devices {
+		if d.Switch == nil || d.Switch.Buffers == nil {
+			continue
+		}
+		bp := d.Switch.Buffers
+		if count[bp] == 0 {
+			plans = append(plans, bp)
+			var parts []string
+			for _, h := range d.Switch.Headrooms {
+				n := 0
+				for _, pt := range d.Switch.Ports {
+					if pt.Headroom == h {
+						n++
+					}
+				}
+				parts = append(parts, fmt.Sprintf("%d × %s", n, h.Name))
+			}
+			mix[bp] = strings.Join(parts, ", ")
+		}
+		count[bp]++
+	}
+	return plans, count, mix
+}
+
+// writeTenants lists the tenants with the servers they run on.
+func writeTenants(b *strings.Builder, f *ir.Fabric) {
+	if len(f.Tenants) == 0 {
+		return
+	}
+	all := len(f.Hosts())
+	b.WriteString("## Tenants\n\n")
+	table(b, []string{"tenant", "class", "servers", "NCCL_IB_TC"}, 3, func(row func(...string)) {
+		for _, tn := range f.Tenants {
+			servers := fmt.Sprintf("%s of %s", thousands(int64(len(tn.Servers))), thousands(int64(all)))
+			if len(tn.Servers) == 0 || len(tn.Servers) == all {
+				// No server list means any server: say so rather
+				// than count zero.
+				servers = fmt.Sprintf("every server (%s)", thousands(int64(all)))
+			}
+			row(mdText(tn.Name), mdText(tn.ClassName), servers, strconv.Itoa(tn.TrafficClass))
+		}
+	})
+	b.WriteString("\n")
+}
+
+// writeNextSteps says what a reviewer does with the build.
+func writeNextSteps(b *strings.Builder, f *ir.Fabric, groups []*group) {
+	b.WriteString("## Next steps\n\n")
+	b.WriteString("1. Read the findings below: each names the intent line that caused it, and\n" +
+		"   `rocefab lint --explain RFnnn` says why its rule matters.\n")
+	for _, g := range groups {
+		d := g.devices[0]
+		if d.Switch != nil && len(d.Switch.Ports) > 0 {
+			fmt.Fprintf(b, "1. Check a threshold against its formula and inputs, e.g.\n   %s.\n",
+				codeSpan("rocefab explain PATH "+d.Name+":"+d.Switch.Ports[0].Name+" headroom"))
+			break
+		}
+	}
+	b.WriteString("1. Review the artifacts as a diff against the previous build: the same intent always gives the\n" +
+		"   same bytes, so every changed line comes from a changed intent or a new rocefab.\n")
+	b.WriteString("1. Load each switch's native file with its platform's own tooling (docs/switches.md says\n" +
+		"   which changes pause traffic or flap ports); run `host.sh` on each server, `host.sh --check`\n" +
+		"   first to see what it would change")
+	if len(f.Tenants) > 0 {
+		b.WriteString("; start each job with its tenant's `tenants/<name>.env`")
+	}
+	b.WriteString(".\n\n")
+}
+
+// table writes a markdown table: the header, the separator, and the rows
+// body adds. Columns from right on hold numbers and are right-aligned; a
+// right beyond the last column aligns none. Every row gets the header's
+// number of cells, and a '|' inside a cell is escaped (GFM tables 4.10).
+func table(b *strings.Builder, header []string, right int, body func(row func(...string))) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i >= right {
+			b.WriteString("---:|")
+			continue
+		}
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	body(func(cells ...string) {
+		row := make([]string, len(header))
+		for i := range row {
+			if i < len(cells) {
+				row[i] = strings.ReplaceAll(cells[i], "|", `\|`)
+			}
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	})
+}
+
+// size formats a byte count as KiB or MiB with the exact bytes in
+// parentheses, e.g. "13.00 MiB (13,631,488 B)".
+func size(n int64) string {
+	a := n
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a >= 1<<20:
+		return fmt.Sprintf("%.2f MiB (%s B)", float64(n)/(1<<20), thousands(n))
+	case a >= 1<<10:
+		return fmt.Sprintf("%.1f KiB (%s B)", float64(n)/(1<<10), thousands(n))
+	}
+	return thousands(n) + " B"
+}
+
+// thousands formats n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// roleWord names a device of a role as users do: a host is a server.
+func roleWord(role ir.Role) string {
+	if role == ir.RoleHost {
+		return "server"
+	}
+	return string(role)
+}
+
+// devicesOf names n devices of a role: "the server", "each of the 64 leaf
+// switches".
+func devicesOf(n int, role ir.Role) string {
+	noun := string(role) + " switch"
+	if role == ir.RoleHost {
+		noun = "server"
+	}
+	if n == 1 {
+		return "the " + noun
+	}
+	if role != ir.RoleHost {
+		noun += "e"
+	}
+	return "each of the " + thousands(int64(n)) + " " + noun + "s"
+}
+
+// codeSpan writes s as inline code, with a fence longer than any run of
+// backticks inside it (CommonMark 6.1), so that a finding quoting a
+// command stays one span.
+func codeSpan(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+			continue
+		}
+		run = 0
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// mdText escapes the characters that would start markdown markup in a
+// name: names allow '.', '_' and '-', of which '_' can start emphasis.
+func mdText(s string) string { return strings.ReplaceAll(s, "_", `\_`) }
 
 func prioList(pfc [8]bool) string {
 	var out []string

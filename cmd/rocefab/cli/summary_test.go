@@ -1,0 +1,416 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/schema"
+)
+
+// compileExample compiles examples/<name> and returns its fabric and
+// SUMMARY.md.
+func compileExample(t *testing.T, name string) (string, *ir.Fabric, string) {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "examples", name)
+	in, ds, err := schema.Load(src)
+	if err != nil || in == nil {
+		t.Fatalf("load %s: %v %v", name, err, ds)
+	}
+	fab, ds := compiler.Compile(in)
+	if fab == nil {
+		t.Fatalf("compile %s: %v", name, ds)
+	}
+	return src, fab, string(summary(fab, ds, in))
+}
+
+// mdTable is one markdown table of a document: its header and rows.
+type mdTable struct {
+	header []string
+	rows   [][]string
+}
+
+// splitRow splits a table row into its cells, honouring escaped pipes.
+func splitRow(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(strings.TrimSuffix(line, "|"), "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cur.WriteString(`\|`)
+			i++
+		case line[i] == '|':
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(line[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+var separatorCell = regexp.MustCompile(`^:?-{3,}:?$`)
+
+// parseTables checks every table of a markdown document as GitHub renders
+// them (a header row, a separator row of dashes with the same cell count,
+// rows with that count, a blank line before) and returns them.
+func parseTables(t *testing.T, name, md string) []mdTable {
+	t.Helper()
+	lines := strings.Split(md, "\n")
+	var out []mdTable
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "|") {
+			continue
+		}
+		if i > 0 && lines[i-1] != "" {
+			t.Errorf("%s:%d: a table must follow a blank line", name, i+1)
+		}
+		tb := mdTable{header: splitRow(lines[i])}
+		if i+1 >= len(lines) {
+			t.Fatalf("%s:%d: table without separator", name, i+1)
+		}
+		sep := splitRow(lines[i+1])
+		if len(sep) != len(tb.header) {
+			t.Errorf("%s:%d: separator has %d cells, header %d", name, i+2, len(sep), len(tb.header))
+		}
+		for _, c := range sep {
+			if !separatorCell.MatchString(c) {
+				t.Errorf("%s:%d: separator cell %q", name, i+2, c)
+			}
+		}
+		i += 2
+		for ; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+			row := splitRow(lines[i])
+			if len(row) != len(tb.header) {
+				t.Errorf("%s:%d: %d cells, header has %d: %s", name, i+1, len(row), len(tb.header), lines[i])
+			}
+			tb.rows = append(tb.rows, row)
+		}
+		if i < len(lines) && lines[i] != "" {
+			t.Errorf("%s:%d: a table must end with a blank line", name, i+1)
+		}
+		out = append(out, tb)
+	}
+	return out
+}
+
+// tableWith returns the table whose header starts with cols.
+func tableWith(t *testing.T, tables []mdTable, cols ...string) mdTable {
+	t.Helper()
+	for _, tb := range tables {
+		if len(tb.header) >= len(cols) && slices.Equal(tb.header[:len(cols)], cols) {
+			return tb
+		}
+	}
+	t.Fatalf("no table with columns %v", cols)
+	return mdTable{}
+}
+
+var bytesInParens = regexp.MustCompile(`\(([0-9,]+) B\)`)
+
+// cellBytes reads the exact bytes of a size cell, "13.00 MiB (13,631,488 B)".
+func cellBytes(t *testing.T, cell string) string {
+	t.Helper()
+	m := bytesInParens.FindStringSubmatch(cell)
+	if m == nil {
+		t.Fatalf("size cell %q has no (N B)", cell)
+	}
+	return strings.ReplaceAll(m[1], ",", "")
+}
+
+func TestSummaryMarkdown(t *testing.T) {
+	for _, ex := range []string{"pod-2048", "multitenant", "hyperscale-100k"} {
+		t.Run(ex, func(t *testing.T) {
+			_, fab, md := compileExample(t, ex)
+			tables := parseTables(t, ex, md)
+			for _, h := range []string{"## Devices", "## Files", "## Classes", "## Derived thresholds", "## Next steps", "## Findings"} {
+				if !strings.Contains(md, "\n"+h+"\n") {
+					t.Errorf("no section %q", h)
+				}
+			}
+			// The headroom table names role, platform and model, and no
+			// row repeats a port class of one of them with other values.
+			hd := tableWith(t, tables, "role", "platform", "model", "port class")
+			seen := map[string]bool{}
+			for _, r := range hd.rows {
+				k := strings.Join(r[:4], "/")
+				if seen[k] {
+					t.Errorf("port class row %s twice", k)
+				}
+				seen[k] = true
+			}
+			// A tenant without a server list spans every server and says so.
+			for _, tn := range fab.Tenants {
+				if len(tn.Servers) > 0 {
+					continue
+				}
+				tt := tableWith(t, tables, "tenant", "class", "servers")
+				for _, r := range tt.rows {
+					if r[0] == mdText(tn.Name) && !strings.HasPrefix(r[2], "every server") {
+						t.Errorf("tenant %s on any server: servers cell %q", tn.Name, r[2])
+					}
+				}
+			}
+			if strings.Contains(md, " 0 B / ") {
+				t.Error("an ECN threshold of 0 B")
+			}
+		})
+	}
+}
+
+// explainJSON runs explain --format json on target and returns its values.
+func explainJSON(t *testing.T, src, target string) []explained {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"explain", src, target, "--format", "json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("explain %s: exit %d: %s", target, code, stderr.String())
+	}
+	var vals []explained
+	if err := json.Unmarshal(stdout.Bytes(), &vals); err != nil {
+		t.Fatal(err)
+	}
+	return vals
+}
+
+func fieldBytes(vals []explained, field string) string {
+	for _, v := range vals {
+		if v.Field == field {
+			return fmt.Sprint(v.Value)
+		}
+	}
+	return "missing"
+}
+
+// TestSummaryAgreesWithExplain checks every threshold SUMMARY.md gives
+// against what explain prints for a switch of that role, platform and model
+// (and port class), and against the switch's native artifact.
+func TestSummaryAgreesWithExplain(t *testing.T) {
+	for _, ex := range []string{"pod-2048", "multitenant", "hyperscale-100k"} {
+		t.Run(ex, func(t *testing.T) {
+			src, fab, md := compileExample(t, ex)
+			tables := parseTables(t, ex, md)
+			groups := map[string]*group{}
+			for _, g := range deviceGroups(fab) {
+				groups[string(g.role)+"/"+g.platform+"/"+g.model] = g
+			}
+			native := map[string]string{}
+			nativeOf := func(d *ir.Device) string {
+				if s, ok := native[d.Name]; ok {
+					return s
+				}
+				arts, err := nativeRenderers[d.Platform].Render(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b strings.Builder
+				for _, a := range arts {
+					b.Write(a.Content)
+				}
+				native[d.Name] = b.String()
+				return b.String()
+			}
+
+			explainCache := map[string][]explained{}
+			explainOf := func(dev string) []explained {
+				if v, ok := explainCache[dev]; ok {
+					return v
+				}
+				explainCache[dev] = explainJSON(t, src, dev)
+				return explainCache[dev]
+			}
+
+			hd := tableWith(t, tables, "role", "platform", "model", "port class")
+			for _, r := range hd.rows {
+				g := groups[r[0]+"/"+r[1]+"/"+r[2]]
+				if g == nil {
+					t.Fatalf("headroom row %v: no such devices", r)
+				}
+				var dev *ir.Device
+				port := ""
+				for _, d := range g.devices {
+					for _, pt := range d.Switch.Ports {
+						if pt.Headroom != nil && pt.Headroom.Name == r[3] {
+							dev, port = d, pt.Name
+							break
+						}
+					}
+					if dev != nil {
+						break
+					}
+				}
+				if dev == nil {
+					t.Fatalf("headroom row %v: no port of that class", r)
+				}
+				var vals []explained
+				for _, v := range explainOf(dev.Name) {
+					if v.Port == port+" ("+r[3]+")" {
+						vals = append(vals, v)
+					}
+				}
+				for i, field := range map[int]string{4: "xoff", 5: "xon", 6: "headroom"} {
+					if got, want := cellBytes(t, r[i]), fieldBytes(vals, field); got != want {
+						t.Errorf("%s %s %s: SUMMARY %s, explain %s %s", r[2], r[3], hd.header[i], got, field, want)
+					}
+				}
+				if size := cellBytes(t, r[6]); !regexp.MustCompile(`\b` + size + `\b`).MatchString(nativeOf(dev)) {
+					t.Errorf("%s %s: headroom %s B not in %s's native artifact", r[2], r[3], size, dev.Name)
+				}
+			}
+
+			// Buffer plans: per group, the set of (reserved, pool, xoff
+			// point) rows equals what explain says for one switch of each
+			// distinct plan.
+			bp := tableWith(t, tables, "role", "platform", "model", "ports by class")
+			got := map[string][]string{}
+			for _, r := range bp.rows {
+				k := r[0] + "/" + r[1] + "/" + r[2]
+				got[k] = append(got[k], cellBytes(t, r[6])+" "+cellBytes(t, r[7])+" "+cellBytes(t, r[9]))
+			}
+			for k, g := range groups {
+				if g.role == ir.RoleHost {
+					continue
+				}
+				plans, _, _ := groupPlans(g)
+				var want []string
+				for _, p := range plans {
+					i := slices.IndexFunc(g.devices, func(d *ir.Device) bool { return d.Switch.Buffers == p })
+					d := g.devices[i]
+					var sw []explained
+					for _, v := range explainOf(d.Name) {
+						if v.Port == "" {
+							sw = append(sw, v)
+						}
+					}
+					want = append(want, fieldBytes(sw, "reserved-pool")+" "+fieldBytes(sw, "headroom-pool")+" "+fieldBytes(sw, "xoff-point"))
+					if d.Platform == ir.PlatformEOS {
+						// The pool EOS is configured with is the same
+						// figure, or EOS's maximum with a note saying so.
+						pool := fieldBytes(sw, "headroom-pool")
+						line := "platform trident mmu headroom-pool limit bytes " + pool + "\n"
+						clamped := "headroom pool of " + pool + " B: EOS takes at most"
+						if cfg := nativeOf(d); !strings.Contains(cfg, line) && !strings.Contains(cfg, clamped) {
+							t.Errorf("%s: eos.cfg has neither %q nor %q", d.Name, line, clamped)
+						}
+					}
+				}
+				slices.Sort(want)
+				slices.Sort(got[k])
+				if !slices.Equal(got[k], want) {
+					t.Errorf("%s buffer plans (reserved, headroom pool, xoff point): SUMMARY %v, explain %v", k, got[k], want)
+				}
+			}
+		})
+	}
+}
+
+// TestSummaryECNInCells: thresholds given in cells appear in bytes, as the
+// switches program them, not as 0 B.
+func TestSummaryECNInCells(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "cells.cue")
+	intent := `name: "lab"
+topology: {servers: 16, leaf: {platform: "nvue", model: "SN5600"}}
+classes: {
+	roce: {priority: 3, dscp: [26], lossless: true, bandwidth: 50, ecn: {min: "800cells", max: "7800cells", probability: 20}}
+	cnp: {priority: 6, dscp: [48], cnp: true, strict: true}
+	bulk: {priority: 0, default: true, bandwidth: 50}
+}
+`
+	if err := os.WriteFile(src, []byte(intent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, ds, err := schema.Load(src)
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	fab, ds := compiler.Compile(in)
+	if fab == nil {
+		t.Fatalf("compile: %v", ds)
+	}
+	md := string(summary(fab, ds, in))
+	cls := tableWith(t, parseTables(t, "cells", md), "class", "priority")
+	for _, r := range cls.rows {
+		if r[0] != "roce" {
+			continue
+		}
+		ecn := r[5]
+		var q *ir.Queue
+		for _, d := range fab.Devices {
+			if d.Switch != nil {
+				for i := range d.Switch.QoS.Queues {
+					if d.Switch.QoS.Queues[i].Class.Name == "roce" {
+						q = &d.Switch.QoS.Queues[i]
+					}
+				}
+				break
+			}
+		}
+		if q == nil || q.ECN == nil || q.ECN.MinBytes == 0 {
+			t.Fatalf("no ECN in bytes on the switch queue: %+v", q)
+		}
+		want := fmt.Sprintf("%s / %s / 20%%", size(q.ECN.MinBytes), size(q.ECN.MaxBytes))
+		if ecn != want {
+			t.Errorf("ECN cell %q, want %q", ecn, want)
+		}
+		return
+	}
+	t.Fatal("no roce row")
+}
+
+// TestSummaryFileMap checks that the file map names every file a build
+// writes, and nothing it does not.
+func TestSummaryFileMap(t *testing.T) {
+	src := filepath.Join(repoRoot(t), "examples", "multitenant")
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"build", src, "-o", out, "-q"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "SUMMARY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := tableWith(t, parseTables(t, "SUMMARY.md", string(md)), "files", "for")
+	var patterns []string
+	for _, r := range fm.rows {
+		for _, f := range strings.Split(r[0], ", ") {
+			patterns = append(patterns, regexp.MustCompile(`<[a-z]+>`).ReplaceAllString(strings.Trim(f, "`"), "*"))
+		}
+	}
+	used := map[string]bool{}
+	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		rel = filepath.ToSlash(rel)
+		for _, pat := range patterns {
+			if ok, _ := filepath.Match(pat, rel); ok {
+				used[pat] = true
+				return nil
+			}
+		}
+		if !strings.HasPrefix(rel, ".") { // the build's own bookkeeping
+			t.Errorf("%s is not in the file map %v", rel, patterns)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pat := range patterns {
+		if !used[pat] {
+			t.Errorf("file map names %s, which the build did not write", pat)
+		}
+	}
+}
