@@ -182,10 +182,11 @@ func (c *compilation) switches(qos *ir.QoS) {
 		for _, h := range s.Headrooms {
 			mix = append(mix, h.Name+"x"+strconv.Itoa(counts[h]))
 		}
-		key := d.Model + "|" + strings.Join(mix, ",")
+		key := d.Model + "|" + d.Platform + "|" + strings.Join(mix, ",")
 		plan := plans[key]
 		if plan == nil {
 			plan = c.bufferPlan(sw, s, counts, lossless)
+			c.bufferConvention(plan, d, sw, s, counts, lossless)
 			plans[key] = plan
 		}
 		s.Buffers = plan

@@ -238,6 +238,14 @@ type BufferPlan struct {
 	LosslessBytes  int64 // the reserved lossless pool
 	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities
 	LossyBytes     int64 // what is left; negative when over budget
+	// Convention is how the ASIC reads a SONiC lossless BUFFER_PROFILE:
+	// "spectrum" (size = xoff + xon is the headroom) or "broadcom-xgs"
+	// (size is the reserved minimum PGMinBytes, xoff the headroom, and
+	// HeadroomBytes the shared headroom pool); "" when unknown.
+	Convention string
+	// PGMinBytes is each lossless priority group's reserved minimum and
+	// MinimumBytes their sum over ports (broadcom-xgs; 0 otherwise).
+	PGMinBytes, MinimumBytes int64
 	// XoffPoint is the ingress occupancy at which a lossless priority group
 	// sends PFC XOFF when CongestedQueues groups are congested at once; ECN
 	// must mark below it.

@@ -199,7 +199,9 @@ of the buffer) plus the headroom of every port and every lossless priority. When
 ASIC's buffer, the platform either rejects the configuration or silently shrinks pools, and lossless
 traffic drops under load; reservations of several classes that add up to more than 100% cannot be
 programmed at all. Reserve less, carry fewer lossless priorities, or shorten the cables the headroom
-is sized for.`,
+is sized for. A SONiC switch is charged the way its ASIC reads the lossless profiles: on Spectrum the
+profile's size (xoff + xon) per port and lossless priority; on Broadcom XGS each priority group's
+reserved minimum plus its xoff in the shared headroom pool.`,
 	Run: func(p *Pass) {
 		pct := 0
 		for _, n := range p.Intent.Fabric.Buffers.Reserve {
@@ -215,9 +217,13 @@ is sized for.`,
 		for _, b := range ps {
 			if !b.Fits() {
 				ds := users[b]
+				headroom := bytesStr(b.HeadroomBytes) + " of headroom"
+				if b.MinimumBytes > 0 {
+					headroom += " and " + bytesStr(b.MinimumBytes) + " of reserved minimums (" + b.Convention + ")"
+				}
 				p.ReportDevice(p.Pos("buffers.reserve"), ds[0].Name, "",
-					"%s (%s): %d%% reserved (%s) plus %s of headroom exceed the %s buffer by %s",
-					b.Model, deviceCount(ds), b.ReservePercent, bytesStr(b.LosslessBytes), bytesStr(b.HeadroomBytes),
+					"%s (%s): %d%% reserved (%s) plus %s exceed the %s buffer by %s",
+					b.Model, deviceCount(ds), b.ReservePercent, bytesStr(b.LosslessBytes), headroom,
 					bytesStr(b.TotalBytes), bytesStr(-b.LossyBytes))
 			}
 		}

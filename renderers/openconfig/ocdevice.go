@@ -5,6 +5,7 @@ package openconfig
 // 2.5, pitfall 5), so they stay here, behind emit.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -29,16 +30,30 @@ import (
 // with a unique placeholder in each description, and every switch of that
 // shape gets the same bytes with its own descriptions put in. The result is
 // byte-for-byte what ygot emits for the switch itself (a test checks it).
-func emit(c *config) ([]byte, error) {
-	e, _ := templates.LoadOrStore(shape(c), &templateOnce{})
+//
+// compact drops the indentation (and every other insignificant space).
+func emit(c *config, compact bool) ([]byte, error) {
+	e, _ := templates.LoadOrStore(fmt.Sprintf("%t|%s", compact, shape(c)), &templateOnce{})
 	once := e.(*templateOnce)
 	// Workers that meet a new shape together wait for one of them to make
 	// its template, rather than each making its own.
-	once.Do(func() { once.t, once.err = makeTemplate(c) })
+	once.Do(func() { once.t, once.err = makeTemplate(c, compact) })
 	if once.err != nil {
 		return nil, once.err
 	}
 	return once.t.fill(c), nil
+}
+
+// compactJSON removes js's insignificant white space, keeping the final
+// newline of a text file.
+func compactJSON(js []byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(len(js) / 2)
+	if err := json.Compact(&b, js); err != nil {
+		return nil, fmt.Errorf("internal error: compacting OpenConfig JSON: %w", err)
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
 }
 
 // templateOnce makes one shape's template once per process.
@@ -103,7 +118,7 @@ type template struct {
 // placeholder is a description no model can produce: names cannot hold '@'.
 func placeholder(i int) string { return fmt.Sprintf("@rocefab-description-%d@", i) }
 
-func makeTemplate(c *config) (*template, error) {
+func makeTemplate(c *config, compact bool) (*template, error) {
 	marked := *c
 	marked.ports = slices.Clone(c.ports)
 	for i := range marked.ports {
@@ -114,6 +129,12 @@ func makeTemplate(c *config) (*template, error) {
 	js, err := emitYgot(&marked)
 	if err != nil {
 		return nil, err
+	}
+	if compact {
+		// The placeholders are inside strings, which compacting keeps.
+		if js, err = compactJSON(js); err != nil {
+			return nil, err
+		}
 	}
 	t := &template{}
 	rest := string(js)

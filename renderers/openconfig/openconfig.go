@@ -32,7 +32,12 @@ const (
 )
 
 // Renderer renders the OpenConfig artifact of a switch.
-type Renderer struct{}
+type Renderer struct {
+	// Compact writes the JSON without insignificant white space: the
+	// artifact is a gNMI payload, and indentation is half its bytes. The
+	// content is the same either way.
+	Compact bool
+}
 
 var _ renderers.Renderer = Renderer{}
 
@@ -40,7 +45,7 @@ var _ renderers.Renderer = Renderer{}
 // fails on a host, on a switch without a QoS policy, and on values that
 // OpenConfig or the model's ranges cannot hold (an unknown port speed, an
 // MTU above 65535, a DSCP that maps to a class no queue carries).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+func (r Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if d == nil {
 		return nil, fmt.Errorf("openconfig: nil device")
 	}
@@ -51,7 +56,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
-	js, err := emit(c)
+	js, err := emit(c, r.Compact)
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}

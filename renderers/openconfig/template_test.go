@@ -23,13 +23,27 @@ func TestTemplateMatchesYgot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		compact, err := compactJSON(want)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for range 2 { // the second call comes from the cached template
-			got, err := emit(c)
+			got, err := emit(c, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s: template output differs from ygot's", d.Name)
+			}
+			got, err = emit(c, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, compact) {
+				t.Fatalf("%s: compact template output differs from ygot's, compacted", d.Name)
+			}
+			if bytes.Count(got, []byte("\n")) != 1 || bytes.Contains(got, []byte(": ")) {
+				t.Fatalf("%s: compact output has white space", d.Name)
 			}
 		}
 	}
@@ -71,11 +85,11 @@ func TestTemplateConcurrentCallers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	templates.Delete(shape(c))
+	templates.Delete("false|" + shape(c))
 	var wg sync.WaitGroup
 	outs := make([][]byte, 8)
 	for i := range outs {
-		wg.Go(func() { outs[i], _ = emit(c) })
+		wg.Go(func() { outs[i], _ = emit(c, false) })
 	}
 	wg.Wait()
 	want, err := emitYgot(c)

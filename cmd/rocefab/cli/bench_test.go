@@ -104,7 +104,7 @@ func BenchmarkRenderDevice(b *testing.B) {
 
 func benchRender(b *testing.B, d *ir.Device) {
 	b.Helper()
-	if _, err := renderDevice(d, ""); err != nil {
+	if _, err := renderDevice(d, renderOptions{}); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -60,6 +60,7 @@ type buildArgs struct {
 	quiet         bool
 	replaceEdited bool
 	cpuProfile    string
+	openconfig    string
 }
 
 func newBuildCmd() *cobra.Command {
@@ -80,6 +81,7 @@ func newBuildCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.only, "only", "", "render only devices whose name matches this glob (e.g. 'leaf-*')")
 	cmd.Flags().StringSliceVar(&a.emit, "emit", nil, "extra outputs: model (each device's compiled model as <device>/model.json)")
 	cmd.Flags().BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but findings")
+	cmd.Flags().StringVar(&a.openconfig, "openconfig", "compact", "how to write openconfig.json: compact (the gNMI payload), indented (for reading and review), or none")
 	cmd.Flags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for `go tool pprof`)")
 	cmd.Flags().BoolVar(&a.replaceEdited, "replace-edited", false, "replace files an earlier build wrote even when they were edited since (never files it did not write)")
 	return cmd
@@ -105,6 +107,9 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	}
 	if a.out == "" {
 		return withCode(exitError, errors.New("missing -o DIR: where to write the build (a new directory, or an earlier build's)"))
+	}
+	if !slices.Contains([]string{"compact", "indented", "none"}, a.openconfig) {
+		return withCode(exitError, fmt.Errorf("--openconfig %q: allowed are compact, indented, none", a.openconfig))
 	}
 	for _, e := range a.emit {
 		if e != "model" {
@@ -234,9 +239,9 @@ func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
 // gigabytes, more than is worth holding in memory. Each file's bytes depend
 // only on its device, so the order workers finish in changes nothing.
 func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []*ir.Device, ds diag.List, in *schema.Intent, a buildArgs, bar progress) error {
-	modelDir := ""
+	opt := renderOptions{openconfig: a.openconfig}
 	if slices.Contains(a.emit, "model") {
-		modelDir, _ = filepath.Abs(in.Dir)
+		opt.modelDir, _ = filepath.Abs(in.Dir)
 	}
 	// Each worker renders a device and writes its files: writing is mostly
 	// system time, and it overlaps the other worker's rendering.
@@ -247,7 +252,7 @@ func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				arts, err := renderDevice(devs[i], modelDir)
+				arts, err := renderDevice(devs[i], opt)
 				if err == nil {
 					err = writeArtifacts(stage, arts)
 				}
@@ -283,7 +288,7 @@ feed:
 		return err
 	}
 	rest = append(rest, renderers.Artifact{Path: "inventory.json", Format: renderers.JSON, Content: inv},
-		renderers.Artifact{Path: "SUMMARY.md", Format: renderers.Text, Content: summary(fab, ds, in)})
+		renderers.Artifact{Path: "SUMMARY.md", Format: renderers.Text, Content: summary(fab, ds, in, opt)})
 	return writeArtifacts(stage, rest)
 }
 
@@ -302,13 +307,23 @@ func writeArtifacts(stage *outdir.Stage, arts []renderers.Artifact) error {
 	return nil
 }
 
-// renderDevice runs every renderer that applies to one device. modelDir,
-// when not empty, asks for the device's model as model.json too, with
-// positions relative to that directory (the intent's) so that the file is
-// the same on every machine.
-func renderDevice(d *ir.Device, modelDir string) ([]renderers.Artifact, error) {
+// renderOptions are the build's choices about what a device's artifacts
+// are; the zero value is every artifact in its default form.
+type renderOptions struct {
+	// modelDir, when not empty, asks for the device's model as model.json
+	// too, with positions relative to that directory (the intent's) so
+	// that the file is the same on every machine.
+	modelDir string
+	// openconfig is how openconfig.json is written: "compact" (also for
+	// ""), "indented" or "none".
+	openconfig string
+}
+
+// renderDevice runs every renderer that applies to one device.
+func renderDevice(d *ir.Device, opt renderOptions) ([]renderers.Artifact, error) {
+	modelDir := opt.modelDir
 	var out []renderers.Artifact
-	for _, r := range renderersFor(d) {
+	for _, r := range renderersFor(d, opt.openconfig) {
 		arts, err := r.Render(d)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +36,9 @@ func TestExamplesGolden(t *testing.T) {
 			for _, dev := range devices {
 				out := filepath.Join(t.TempDir(), "out")
 				var stdout, stderr bytes.Buffer
-				if code := Run([]string{"build", src, "-o", out, "--only", dev, "-q"}, &stdout, &stderr); code != 0 {
+				// OpenConfig indented, as a reviewer reads it; the default
+				// (compact) is the same JSON (TestOpenConfigCompactByDefault).
+				if code := Run([]string{"build", src, "-o", out, "--only", dev, "-q", "--openconfig", "indented"}, &stdout, &stderr); code != 0 {
 					t.Fatalf("build %s --only %s: exit %d\n%s", example, dev, code, stderr.String())
 				}
 				keep := []string{dev}
@@ -94,4 +98,48 @@ func compareTree(t *testing.T, got, golden string) {
 		}
 		return nil
 	})
+}
+
+// TestOpenConfigCompactByDefault checks the --openconfig forms: compact by
+// default and equal, as JSON, to the indented form; none writes no
+// openconfig.json; anything else is exit 2.
+func TestOpenConfigCompactByDefault(t *testing.T) {
+	src := filepath.Join(repoRoot(t), "examples", "pod-2048")
+	build := func(extra ...string) string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		var stderr bytes.Buffer
+		args := append([]string{"build", src, "-o", out, "--only", "leaf-r0-00", "-q"}, extra...)
+		if code := Run(args, io.Discard, &stderr); code != 0 {
+			t.Fatalf("build %v: exit %d\n%s", extra, code, stderr.String())
+		}
+		return out
+	}
+	compact, err := os.ReadFile(filepath.Join(build(), "leaf-r0-00", "openconfig.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	indented, err := os.ReadFile(filepath.Join(build("--openconfig", "indented"), "leaf-r0-00", "openconfig.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := json.Compact(&want, indented); err != nil {
+		t.Fatal(err)
+	}
+	want.WriteByte('\n')
+	if !bytes.Equal(compact, want.Bytes()) {
+		t.Errorf("default openconfig.json is not the indented form compacted")
+	}
+	if len(compact) > len(indented)*2/3 {
+		t.Errorf("compact form is %d bytes, the indented %d: expected well under two thirds", len(compact), len(indented))
+	}
+	if _, err := os.Stat(filepath.Join(build("--openconfig", "none"), "leaf-r0-00", "openconfig.json")); err == nil {
+		t.Errorf("--openconfig none wrote openconfig.json")
+	}
+	var stderr bytes.Buffer
+	if code := Run([]string{"build", src, "-o", filepath.Join(t.TempDir(), "x"), "--openconfig", "pretty"}, io.Discard, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "allowed are compact, indented, none") {
+		t.Errorf("--openconfig pretty: exit %d, %s", code, stderr.String())
+	}
 }

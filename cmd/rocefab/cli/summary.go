@@ -20,7 +20,7 @@ import (
 // be in units (cells) that only a platform turns into bytes. Positions are
 // relative to the intent's directory so the file is the same on every
 // machine; in is used for that directory alone.
-func summary(f *ir.Fabric, ds diag.List, in *schema.Intent) []byte {
+func summary(f *ir.Fabric, ds diag.List, in *schema.Intent, opt renderOptions) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	t := f.Topology
@@ -48,7 +48,7 @@ func summary(f *ir.Fabric, ds diag.List, in *schema.Intent) []byte {
 	}
 	p("\n\n")
 
-	writeFileMap(&b, f, groups)
+	writeFileMap(&b, f, groups, opt)
 	writeClasses(&b, f, groups)
 	writeThresholds(&b, f, groups)
 	writeTenants(&b, f)
@@ -119,7 +119,7 @@ func nameRange(ds []*ir.Device) string {
 // writeFileMap lists what build writes, from the artifacts the renderers
 // give for the first device of each group, so the map cannot drift from
 // the files.
-func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group) {
+func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, opt renderOptions) {
 	b.WriteString("## Files\n\n")
 	table(b, []string{"files", "for"}, 2, func(row func(...string)) {
 		row(codeSpan("SUMMARY.md"), "this summary")
@@ -127,7 +127,7 @@ func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group) {
 			thousands(int64(len(f.Devices))), thousands(int64(len(f.Links))), codeSpan(`topology: {style: "explicit", inventory: "inventory.json"}`)))
 		for _, g := range groups {
 			d := g.devices[0]
-			arts, err := renderDevice(d, "")
+			arts, err := renderDevice(d, renderOptions{openconfig: opt.openconfig})
 			if err != nil {
 				row("-", fmt.Sprintf("%s: not rendered (%v)", d.Name, err))
 				continue

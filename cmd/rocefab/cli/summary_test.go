@@ -29,7 +29,7 @@ func compileExample(t *testing.T, name string) (string, *ir.Fabric, string) {
 	if fab == nil {
 		t.Fatalf("compile %s: %v", name, ds)
 	}
-	return src, fab, string(summary(fab, ds, in))
+	return src, fab, string(summary(fab, ds, in, renderOptions{}))
 }
 
 // mdTable is one markdown table of a document: its header and rows.
@@ -337,7 +337,7 @@ classes: {
 	if fab == nil {
 		t.Fatalf("compile: %v", ds)
 	}
-	md := string(summary(fab, ds, in))
+	md := string(summary(fab, ds, in, renderOptions{}))
 	cls := tableWith(t, parseTables(t, "cells", md), "class", "priority")
 	for _, r := range cls.rows {
 		if r[0] != "roce" {

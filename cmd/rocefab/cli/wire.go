@@ -27,14 +27,15 @@ var nativeRenderers = map[string]renderers.Renderer{
 }
 
 // renderersFor lists the renderers that apply to a device: its platform's
-// native one and, for every switch, OpenConfig.
-func renderersFor(d *ir.Device) []renderers.Renderer {
+// native one and, for every switch, OpenConfig written as ocMode says
+// ("compact" or "", "indented", "none").
+func renderersFor(d *ir.Device, ocMode string) []renderers.Renderer {
 	var out []renderers.Renderer
 	if r, ok := nativeRenderers[d.Platform]; ok {
 		out = append(out, r)
 	}
-	if d.Switch != nil {
-		out = append(out, openconfig.Renderer{})
+	if d.Switch != nil && ocMode != "none" {
+		out = append(out, openconfig.Renderer{Compact: ocMode != "indented"})
 	}
 	return out
 }
