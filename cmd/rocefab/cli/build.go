@@ -37,6 +37,7 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
   DIR/inventory.json             the expanded fabric (devices and links), readable back as an explicit topology
   DIR/SUMMARY.md                 devices by role and platform, classes, derived thresholds, findings
   DIR/<switch>/<platform file>   eos.cfg, nvue.yaml, config_db.json or nxos.cfg, plus openconfig.json
+                                 (compact, the gNMI payload; --openconfig indented to read it)
   DIR/<server>/host.sh           idempotent NIC, ECN/DCQCN and tc script, and rocefab-qos.service
   DIR/tenants/<name>.env         the tenant's NCCL environment
 
