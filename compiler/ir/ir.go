@@ -50,6 +50,9 @@ const (
 	PlatformSONiC = "sonic"
 	PlatformNXOS  = "nxos"
 	PlatformLinux = "linux"
+	// PlatformOpenConfig renders every switch besides its native platform;
+	// no device is of it.
+	PlatformOpenConfig = "openconfig"
 )
 
 // Fabric is the whole compiled fabric.
@@ -124,6 +127,12 @@ type Device struct {
 	Switch   *Switch
 	Host     *Host
 	Pos      diag.Pos
+	// Disruption says, for each platform that renders the device (its own
+	// and, for a switch, PlatformOpenConfig), what changing each catalog
+	// element does (compiler/platforms): "hitless", "port-flap",
+	// "traffic-pause" or "reboot". Devices of a platform share the maps;
+	// nothing changes them after compilation.
+	Disruption map[string]map[string]string `json:"-"`
 }
 
 // Port is one switch port with what faces it.

@@ -125,3 +125,31 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHostlist: Expand never panics, and whatever it reads, compressing
+// the names and expanding again gives the same set.
+func FuzzHostlist(f *testing.F) {
+	for _, s := range []string{"gpu-[0000-0063]", "tux[0-3,12,18-20]", "n[8-10],a", "a[1-2]b", "x[", "[]", "a,,b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		names, err := Expand(expr)
+		if err != nil || len(names) > 100000 {
+			return
+		}
+		c, err := Compress(names)
+		if err != nil {
+			t.Fatalf("Compress(Expand(%q)): %v", expr, err)
+		}
+		back, err := Expand(c)
+		if err != nil {
+			t.Fatalf("Expand(%q): %v", c, err)
+		}
+		slices.Sort(names)
+		names = slices.Compact(names)
+		slices.Sort(back)
+		if !slices.Equal(names, back) {
+			t.Fatalf("%q -> %q: %v vs %v", expr, c, names, back)
+		}
+	})
+}
