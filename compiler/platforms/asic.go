@@ -31,6 +31,13 @@ type ASICFamily struct {
 	ResponseTimeNs     int64             `json:"responseTimeNs"`     // fixed reaction time of the min-frame-cell model, ns
 	XonBytes           int64             `json:"xonBytes"`           // XON hysteresis of the min-frame-cell model, B
 	Sources            map[string]string `json:"sources"`            // figure (JSON name) → source
+
+	// BufferConvention is how the family's SAI reads a SONiC lossless
+	// BUFFER_PROFILE: "spectrum" (size = xoff + xon is the headroom) or
+	// "broadcom-xgs" (size is the reserved minimum, xoff the headroom from
+	// the pool's shared headroom); "" for a family no catalog SONiC switch
+	// uses (compiler/physics bufferconv.go).
+	BufferConvention string `json:"bufferConvention"`
 }
 
 // Headroom models an ASIC family may name.
@@ -39,7 +46,7 @@ const (
 	HeadroomMinFrameCell = "min-frame-cell" // every frame minimum size, one cell each
 )
 
-var familyFigures = []string{"headroomModel", "pipelineLatencyKiB", "macPhyDelayKiB", "smallPacketPercent", "responseTimeNs", "xonBytes"}
+var familyFigures = []string{"headroomModel", "pipelineLatencyKiB", "macPhyDelayKiB", "smallPacketPercent", "responseTimeNs", "xonBytes", "bufferConvention"}
 
 var loadFamilies = sync.OnceValues(func() ([]ASICFamily, error) { return decodeFamilies(familiesJSON) })
 
@@ -73,6 +80,9 @@ func decodeFamilies(data []byte) ([]ASICFamily, error) {
 			}
 		default:
 			errs = append(errs, fmt.Errorf("asic family %q: headroomModel %q, want %s or %s", f.Family, f.HeadroomModel, HeadroomSpectrum, HeadroomMinFrameCell))
+		}
+		if !slices.Contains([]string{"", "spectrum", "broadcom-xgs"}, f.BufferConvention) {
+			errs = append(errs, fmt.Errorf("asic family %q: bufferConvention %q, want spectrum, broadcom-xgs or empty", f.Family, f.BufferConvention))
 		}
 		if f.SmallPacketPercent < 0 || f.SmallPacketPercent > 100 {
 			errs = append(errs, fmt.Errorf("asic family %q: smallPacketPercent %d, want 0..100", f.Family, f.SmallPacketPercent))

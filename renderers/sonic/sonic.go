@@ -384,6 +384,9 @@ func (b *builder) pools() error {
 	pool := func(typ string, size int64) map[string]string {
 		return map[string]string{"type": typ, "mode": "dynamic", "size": strconv.FormatInt(size, 10)}
 	}
+	if bp.Convention == conventionBroadcomXGS {
+		return b.poolsBroadcom(pool)
+	}
 	b.db.set("BUFFER_POOL", poolIngressLossless, pool("ingress", bp.LosslessBytes))
 	b.db.set("BUFFER_POOL", poolIngressLossy, pool("ingress", bp.LossyBytes))
 	// Egress accounting of lossless traffic spans the whole buffer: PFC
@@ -395,6 +398,41 @@ func (b *builder) pools() error {
 		"pool": poolIngressLossy, "size": "0", "dynamic_th": lossyDynamicTh})
 	b.db.set("BUFFER_PROFILE", profileEgressLossless, map[string]string{
 		"pool": poolEgressLossless, "size": "0", "dynamic_th": egressLosslessDynamicTh})
+	b.db.set("BUFFER_PROFILE", profileEgressLossy, map[string]string{
+		"pool": poolEgressLossy, "size": "0", "dynamic_th": lossyDynamicTh})
+	return nil
+}
+
+// conventionBroadcomXGS is the buffer convention of Broadcom XGS ASICs
+// (compiler/physics ConventionBroadcomXGS).
+const conventionBroadcomXGS = "broadcom-xgs"
+
+// poolsBroadcom writes the pools and fixed profiles in the form the
+// Tomahawk SKU files use (sonic-net/sonic-buildimage@086b03bd
+// device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE-O128S2 and
+// device/common/profiles/th4/gen/BALANCED buffers_defaults_t1.j2; the
+// DS5000's in pull request 28275): one ingress pool that lossy and
+// lossless priority groups share, whose xoff is the shared headroom pool
+// the lossless profiles' xoff draws from; an egress lossless pool with a
+// static limit, so that egress never drops what PFC holds back; and an
+// egress lossy pool. The ingress pool's size holds its xoff: in both SKU
+// files size + xoff exceeds the buffer, and size is the buffer less the
+// reserved minimums [inference from the files; Broadcom publishes no
+// document]. The class reserve becomes the bound on lossy egress: lossy
+// traffic can hold at most the egress lossy pool, which leaves the
+// reserve, the headroom pool and the minimums to lossless traffic.
+func (b *builder) poolsBroadcom(pool func(string, int64) map[string]string) error {
+	bp := b.sw.Buffers
+	shared := bp.TotalBytes - bp.MinimumBytes
+	ingress := pool("ingress", shared)
+	ingress["xoff"] = strconv.FormatInt(bp.HeadroomBytes, 10)
+	b.db.set("BUFFER_POOL", poolIngressLossless, ingress)
+	b.db.set("BUFFER_POOL", poolEgressLossless, pool("egress", shared))
+	b.db.set("BUFFER_POOL", poolEgressLossy, pool("egress", bp.LossyBytes))
+	b.db.set("BUFFER_PROFILE", profileIngressLossy, map[string]string{
+		"pool": poolIngressLossless, "size": "0", "dynamic_th": lossyDynamicTh})
+	b.db.set("BUFFER_PROFILE", profileEgressLossless, map[string]string{
+		"pool": poolEgressLossless, "size": "0", "static_th": strconv.FormatInt(shared, 10)})
 	b.db.set("BUFFER_PROFILE", profileEgressLossy, map[string]string{
 		"pool": poolEgressLossy, "size": "0", "dynamic_th": lossyDynamicTh})
 	return nil
@@ -509,13 +547,23 @@ func (b *builder) headroomProfiles() error {
 	}
 	for _, name := range names {
 		h := byName[name]
-		b.db.set("BUFFER_PROFILE", name, map[string]string{
+		prof := map[string]string{
 			"pool":       poolIngressLossless,
 			"xoff":       strconv.FormatInt(h.Xoff, 10),
 			"xon":        strconv.FormatInt(h.Xon, 10),
 			"size":       strconv.FormatInt(h.Size, 10),
 			"dynamic_th": strconv.Itoa(k),
-		})
+		}
+		if b.sw.Buffers.Convention == conventionBroadcomXGS {
+			// size is the reserved minimum; xoff alone is the headroom,
+			// from the pool's shared headroom; XON comes xon_offset below
+			// the XOFF point (pg_profile_lookup.ini of the Tomahawk SKUs:
+			// size, xon, xoff, threshold, xon_offset, with xon = xon_offset
+			// in th4/gen and the DS5000).
+			prof["size"] = strconv.FormatInt(b.sw.Buffers.PGMinBytes, 10)
+			prof["xon_offset"] = strconv.FormatInt(h.Xon, 10)
+		}
+		b.db.set("BUFFER_PROFILE", name, prof)
 	}
 	return nil
 }

@@ -349,7 +349,52 @@ func variants(t *testing.T) map[string]*ir.Device {
 	sw2.LoadBalancing = "ecmp"
 	lossy := *d2
 	lossy.Switch = &sw2
-	return map[string]*ir.Device{"two-lossless": &two, "lossy": &lossy}
+	// A Broadcom XGS leaf: the plan charges each lossless PG a reserved
+	// minimum and the xoffs as the shared headroom pool.
+	f3 := irtest.Fabric()
+	d3 := f3.Device("leaf-sonic")
+	sw3 := *d3.Switch
+	bp := *sw3.Buffers
+	bp.Convention, bp.PGMinBytes = "broadcom-xgs", 9398
+	bp.MinimumBytes = bp.PGMinBytes * int64(len(sw3.Ports)*len(sw3.QoS.PFC))
+	bp.HeadroomBytes = 0
+	for _, p := range sw3.Ports {
+		bp.HeadroomBytes += p.Headroom.Xoff * int64(len(sw3.QoS.PFC))
+	}
+	bp.LossyBytes = bp.TotalBytes - bp.LosslessBytes - bp.MinimumBytes - bp.HeadroomBytes
+	sw3.Buffers = &bp
+	brcm := *d3
+	brcm.Switch = &sw3
+	return map[string]*ir.Device{"two-lossless": &two, "lossy": &lossy, "broadcom": &brcm}
+}
+
+// TestBroadcomConvention: on a Broadcom XGS ASIC a lossless profile's size
+// is the reserved minimum and xoff the headroom, from the ingress pool's
+// shared headroom (xoff); lossy PGs share the one ingress pool.
+func TestBroadcomConvention(t *testing.T) {
+	d := variants(t)["broadcom"]
+	db := decode(t, render(t, d))
+	bp := d.Switch.Buffers
+	h := d.Switch.Ports[0].Headroom
+	prof := db["BUFFER_PROFILE"]["pg_lossless_400000_3m_profile"]
+	if prof["size"] != "9398" || prof["xoff"] != strconv.FormatInt(h.Xoff, 10) || prof["xon_offset"] != strconv.FormatInt(h.Xon, 10) {
+		t.Errorf("lossless profile %v: want size 9398 (the minimum), xoff %d, xon_offset %d", prof, h.Xoff, h.Xon)
+	}
+	pool := db["BUFFER_POOL"]["ingress_lossless_pool"]
+	if pool["xoff"] != strconv.FormatInt(bp.HeadroomBytes, 10) || pool["size"] != strconv.FormatInt(bp.TotalBytes-bp.MinimumBytes, 10) {
+		t.Errorf("ingress pool %v: want xoff %d (headroom pool), size %d", pool, bp.HeadroomBytes, bp.TotalBytes-bp.MinimumBytes)
+	}
+	if _, ok := db["BUFFER_POOL"]["ingress_lossy_pool"]; ok {
+		t.Error("Broadcom SKU files have one ingress pool; an ingress_lossy_pool is rendered")
+	}
+	if got := db["BUFFER_PROFILE"]["ingress_lossy_profile"]["pool"]; got != "ingress_lossless_pool" {
+		t.Errorf("lossy PGs in pool %q", got)
+	}
+	// The Spectrum leaf keeps size = xoff + xon and no pool xoff.
+	spec := decode(t, render(t, irtest.Fabric().Device("leaf-sonic")))
+	if sp := spec["BUFFER_PROFILE"]["pg_lossless_400000_3m_profile"]; sp["size"] != strconv.FormatInt(h.Size, 10) || sp["xon_offset"] != "" {
+		t.Errorf("spectrum profile %v", sp)
+	}
 }
 
 func TestVariants(t *testing.T) {
