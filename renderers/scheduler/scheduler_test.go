@@ -662,3 +662,25 @@ func find(arts []renderers.Artifact, p string) []byte {
 	}
 	return nil
 }
+
+// TestNoWiredServer: a fabric whose servers reach no switch still renders,
+// every file saying so, and topology.yaml still decodes.
+func TestNoWiredServer(t *testing.T) {
+	v := &placement.View{Fabric: "empty", Tiers: 1, Servers: 2, Unwired: []string{"gpu-0000", "gpu-0001"}}
+	arts, err := scheduler.Render(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arts {
+		if a.Path != "k8s/kueue-topology.yaml" && !bytes.Contains(a.Content, []byte("gpu-[0000-0001]")) {
+			t.Errorf("%s does not name the unwired servers:\n%s", a.Path, a.Content)
+		}
+	}
+	var ts []map[string]any
+	if err := yaml.Unmarshal(find(arts, "slurm/topology.yaml"), &ts); err != nil || len(ts) != 1 {
+		t.Errorf("topology.yaml: %v %v", ts, err)
+	}
+	if bytes.Contains(find(arts, "slurm/topology-block.conf"), []byte("\nBlockSizes=")) {
+		t.Error("BlockSizes without blocks")
+	}
+}

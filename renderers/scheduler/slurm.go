@@ -180,11 +180,15 @@ func podAlignment(v *placement.View, t *slurmTree) string {
 	if len(v.Pods) == 0 {
 		return ""
 	}
-	per := len(v.Pods[0].Groups)
-	within := 1 << bits.TrailingZeros(uint(per))
 	if len(v.Pods) == 1 {
 		return "The fabric is one pod: every block lies within it."
 	}
+	// A full pod: the last one of a generated fabric may hold fewer.
+	per := 0
+	for _, p := range v.Pods {
+		per = max(per, len(p.Groups))
+	}
+	within := 1 << bits.TrailingZeros(uint(per))
 	unit := "groups"
 	if within == 1 {
 		unit = "group"
@@ -216,7 +220,11 @@ func topologyYAML(v *placement.View, t *slurmTree) []byte {
 	)
 	t.unwiredNote(&b)
 	b.WriteString("---\n")
-	b.WriteString("- topology: \"tree\"\n  cluster_default: true\n  tree:\n    switches:\n")
+	b.WriteString("- topology: \"tree\"\n  cluster_default: true\n  tree:\n    switches:")
+	if len(t.groups) == 0 {
+		b.WriteString(" []")
+	}
+	b.WriteString("\n")
 	for _, g := range t.groups {
 		fmt.Fprintf(&b, "      - switch: %q\n        nodes: %q\n", g.name, g.children)
 	}
