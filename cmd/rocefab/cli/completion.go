@@ -38,7 +38,7 @@ completions, e.g. for bash:
 Exit codes:
   0  printed
   2  no SHELL, or a shell rocefab cannot complete for`,
-		Example:   "  rocefab completion bash > /tmp/rocefab.bash",
+		Example:   "  rocefab completion bash > rocefab.bash\n  rocefab completion zsh > _rocefab",
 		ValidArgs: names,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
