@@ -128,6 +128,7 @@ func (c *compilation) compile() *ir.Fabric {
 	c.switches(qos)
 	c.hosts()
 	c.tenants()
+	c.reordering()
 	return fab
 }
 
