@@ -539,4 +539,3 @@ func BenchmarkApply1000(b *testing.B) {
 		}
 	}
 }
-
