@@ -35,6 +35,8 @@ func TestImportLayers(t *testing.T) {
 		"renderers/nxos":          {"compiler/ir", "renderers"},
 		"renderers/host":          {"compiler/ir", "renderers"},
 		"renderers/scheduler":     {"compiler/ir", "compiler/placement", "renderers"},
+		"targets":                 {"compiler/ir", "renderers"},
+		"targets/dir":             {"compiler/ir", "renderers", "targets"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../../...").Output()
 	if err != nil {

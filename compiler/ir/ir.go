@@ -122,15 +122,11 @@ type Device struct {
 	Role     Role
 	Platform string
 	Model    string
-	// Release is the NOS release the device runs when the intent names
-	// one (nvue: a Cumulus Linux release); "" means the platform's newest
-	// documented release, whose spelling renderers then write.
-	Release string
-	Rail    int // the rail of a rail leaf, -1 otherwise
-	Pod     int // the pod in a three-tier fabric, -1 otherwise
-	Switch  *Switch
-	Host    *Host
-	Pos     diag.Pos
+	Rail     int // the rail of a rail leaf, -1 otherwise
+	Pod      int // the pod in a three-tier fabric, -1 otherwise
+	Switch   *Switch
+	Host     *Host
+	Pos      diag.Pos
 	// Disruption says, for each platform that renders the device (its own
 	// and, for a switch, PlatformOpenConfig), what changing each catalog
 	// element does (compiler/platforms): "hitless", "port-flap",
@@ -176,6 +172,9 @@ type Switch struct {
 	Headrooms []*Headroom
 	// LoadBalancing is "ecmp", "adaptive" or "spray".
 	LoadBalancing string
+	// Balancing is what the platform renders for LoadBalancing and whether
+	// it reorders the packets of a flow.
+	Balancing Balancing
 }
 
 // QoS is the fabric's QoS policy as every switch applies it.
@@ -285,6 +284,10 @@ func (b *BufferPlan) Fits() bool { return b.LossyBytes >= 0 }
 type Host struct {
 	NICs    []NIC
 	Profile *HostProfile // shared by every host
+	// ReorderedBy names a switch whose per-packet load balancing can
+	// deliver this server's packets out of order; "" when every path
+	// keeps a flow's order.
+	ReorderedBy string
 }
 
 // NIC is one RDMA NIC port of a server.
@@ -324,9 +327,12 @@ type HostProfile struct {
 	// RoCETOS is the ToS byte rdma_cm uses (cma_roce_tos): DSCP << 2 of the
 	// first lossless class.
 	RoCETOS int
-	Shaping []Shape
-	Derived []Derivation
-	Pos     diag.Pos
+	// NICFirmware are firmware (NV config, mlxconfig) settings the NICs
+	// need, such as ROCE_ADAPTIVE_ROUTING_EN=1 when switches reorder.
+	NICFirmware []Param
+	Shaping     []Shape
+	Derived     []Derivation
+	Pos         diag.Pos
 }
 
 // DCQCN is the NIC congestion control.
@@ -389,7 +395,11 @@ type Tenant struct {
 	// NCCLOverride is set when the intent set the tenant's NCCL traffic
 	// class or environment itself.
 	NCCLOverride bool
-	Pos          diag.Pos
+	// ReorderedBy names a switch whose per-packet load balancing reorders
+	// the tenant's traffic, which is why its environment turns NCCL's
+	// adaptive-routing mode on; "" when no path reorders.
+	ReorderedBy string
+	Pos         diag.Pos
 }
 
 // EnvVar is one environment variable.
@@ -490,4 +500,19 @@ func (s *Switch) Port(name string) *Port {
 		}
 	}
 	return nil
+}
+
+// Balancing is how a switch spreads traffic over the members of its ECMP
+// groups, as its platform renders the intent's loadBalancing.
+type Balancing struct {
+	// Mode is "ecmp" (a flow keeps one path), "flowlet" (a flow moves only
+	// between bursts, keeping its order) or "per-packet" (each packet may
+	// take another path).
+	Mode     string
+	Rendered string // the statement that selects the mode
+	Source   string
+	// Reorders is set when the mode is per-packet and the switch has an
+	// ECMP group to apply it to: two or more member ports at a speed the
+	// mode runs at toward the same next tier.
+	Reorders bool
 }

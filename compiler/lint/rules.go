@@ -356,58 +356,6 @@ forwards its traffic until it recovers. Keep it on wherever a class is lossless.
 	},
 }
 
-// ReorderSupport is RF109.
-var ReorderSupport = &Analyzer{
-	ID: "RF109", Name: "reorder-support", Severity: diag.Error,
-	Title: "adaptive routing or spraying while the NIC cannot place out-of-order packets",
-	Doc: `Adaptive routing and packet spraying send the packets of one flow over several paths, so they
-arrive out of order. RoCE NICs that cannot place out-of-order packets directly into memory treat each
-gap as loss and go back to retransmit, which is far worse than ECMP. Use a NIC that supports it
-(ConnectX-6 Dx and later, BlueField-3) or loadBalancing: "ecmp". In an explicit topology the model of
-each server in the device list is checked as well as hosts.nic.model.`,
-	Run: func(p *Pass) {
-		lb := p.Intent.Fabric.Routing.LoadBalancing
-		if lb != "adaptive" && lb != "spray" {
-			return
-		}
-		model := p.Intent.Fabric.Hosts.NIC.Model
-		nic, ok := platforms.LookupNIC(model)
-		if !ok {
-			p.Reportf(p.Pos("hosts.nic.model"), "loadBalancing %q needs NICs that place out-of-order packets; %q is not a known NIC model (known: %s)",
-				lb, model, strings.Join(platforms.NICModels(), ", "))
-		} else if !nic.OutOfOrder {
-			p.Reportf(p.Pos("routing.loadBalancing"), "loadBalancing %q reorders packets, but %s cannot place out-of-order packets", lb, nic.Model)
-		}
-		if p.Fabric.Topology.Style != "explicit" {
-			return
-		}
-		// An explicit topology names each server's NIC model: check those
-		// that differ from hosts.nic.model, once per model.
-		seen := map[string]bool{strings.ToLower(model): true}
-		if ok {
-			seen[strings.ToLower(nic.Model)] = true
-		}
-		for _, d := range p.Fabric.Hosts() {
-			n, known := platforms.LookupNIC(d.Model)
-			key := strings.ToLower(d.Model)
-			if known {
-				key = strings.ToLower(n.Model) // aliases count as their model
-			}
-			if d.Model == "" || seen[key] {
-				continue
-			}
-			seen[key] = true
-			switch {
-			case !known:
-				p.ReportDevice(d.Pos, d.Name, "", "loadBalancing %q needs NICs that place out-of-order packets; %q is not a known NIC model (known: %s)",
-					lb, d.Model, strings.Join(platforms.NICModels(), ", "))
-			case !n.OutOfOrder:
-				p.ReportDevice(d.Pos, d.Name, "", "loadBalancing %q reorders packets, but %s cannot place out-of-order packets", lb, n.Model)
-			}
-		}
-	},
-}
-
 // Oversubscription is RF110.
 var Oversubscription = &Analyzer{
 	ID: "RF110", Name: "oversubscription", Severity: diag.Warning,
@@ -789,6 +737,13 @@ func hostGaps(p *Pass) {
 	if prof.Tool == "dcb" && len(prof.ECNPriorities) > 0 {
 		p.ReportDevice(p.Pos("hosts.nic.tool"), hosts[0].Name, "",
 			"linux (%s, tool dcb): the inbox mlx5 driver cannot enable ECN per priority at run time; host.sh sets the DCQCN parameters in debugfs and prints the mlxconfig ROCE_CC_PRIO_MASK_P1 command, which needs a firmware reset", n)
+	}
+	for _, fw := range prof.NICFirmware {
+		// Firmware (NV config) settings take effect only after a firmware
+		// reset or reboot, so a run-time script cannot own them.
+		p.Report(diag.Diagnostic{Pos: p.Pos("routing.loadBalancing"), Severity: diag.Info, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: hosts[0].Name,
+			Message: fmt.Sprintf("linux (%s): the NICs need firmware setting %s=%d (mlxconfig -d <device> set %s=%d, then a firmware reset); the host script does not change firmware",
+				n, fw.Name, fw.Value, fw.Name, fw.Value)})
 	}
 	for _, sh := range prof.Shaping {
 		p.Report(diag.Diagnostic{Pos: sh.Pos, Severity: diag.Info, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: hosts[0].Name,

@@ -39,13 +39,18 @@ func (s Switch) RunsPlatform(platform string) bool {
 
 // A NIC is one host NIC model of the catalog.
 type NIC struct {
-	Model         string            `json:"model"`             // canonical model name, e.g. "connectx-7"
-	Vendor        string            `json:"vendor"`            // e.g. "NVIDIA"
-	Aliases       []string          `json:"aliases,omitempty"` // other names the model is known by
-	OutOfOrder    bool              `json:"outOfOrder"`        // can place out-of-order packets (needed for adaptive routing / spraying)
-	DefaultCableM float64           `json:"defaultCableM"`     // headroom cable length the driver assumes, m (mlx5: 7)
-	MaxSpeedGbps  int               `json:"maxSpeedGbps"`      // fastest port speed, Gbit/s
-	Sources       map[string]string `json:"sources"`           // figure (JSON name) → source; "verify: ..." where it is an estimate
+	Model         string   `json:"model"`             // canonical model name, e.g. "connectx-7"
+	Vendor        string   `json:"vendor"`            // e.g. "NVIDIA"
+	Aliases       []string `json:"aliases,omitempty"` // other names the model is known by
+	OutOfOrder    bool     `json:"outOfOrder"`        // can place out-of-order packets (needed for adaptive routing / spraying)
+	DefaultCableM float64  `json:"defaultCableM"`     // headroom cable length the driver assumes, m (mlx5: 7)
+	MaxSpeedGbps  int      `json:"maxSpeedGbps"`      // fastest port speed, Gbit/s
+	// AdaptiveRoutingFirmware is the firmware (NV config) parameter that
+	// lets RDMA QPs take adaptively routed, out-of-order packets
+	// (ROCE_ADAPTIVE_ROUTING_EN, off by default); "" when none is known,
+	// and then per-packet adaptive routing cannot be used (RF109).
+	AdaptiveRoutingFirmware string            `json:"adaptiveRoutingFirmware"`
+	Sources                 map[string]string `json:"sources"` // figure (JSON name) → source; "verify: ..." where it is an estimate
 }
 
 // Capabilities says what one configuration platform can express.
@@ -116,7 +121,7 @@ func Platforms() []string { return slices.Clone(platformNames) }
 // must cite in its Sources.
 var (
 	switchFigures = []string{"asic", "platforms", "bufferBytes", "cellBytes", "ports", "headroomPoolBytes", "alphaLog2", "maxHeadroomBytes"}
-	nicFigures    = []string{"outOfOrder", "defaultCableM", "maxSpeedGbps"}
+	nicFigures    = []string{"outOfOrder", "defaultCableM", "maxSpeedGbps", "adaptiveRoutingFirmware"}
 )
 
 // portSpeeds are the keys allowed in Switch.Ports.

@@ -91,6 +91,12 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 		servers = fmt.Sprintf("%s (%d)", CompressNames(t.Servers), len(t.Servers))
 	}
 	fmt.Fprintf(&b, "# Servers: %s.\n", servers)
+	if t.ReorderedBy != "" && slices.Contains(env, ir.EnvVar{Name: ir.NCCLAdaptiveRouting, Value: "1"}) {
+		// NCCL's RoCE default is 0 (NVIDIA/nccl src/transport/net_ib/init.cc):
+		// say why the file turns it on.
+		fmt.Fprintf(&b, "# %s=1: %s balances per packet, so this tenant's packets arrive out of order; NCCL keeps it 0 on RoCE unless told.\n",
+			ir.NCCLAdaptiveRouting, t.ReorderedBy)
+	}
 	b.WriteString("# Load with: set -a; . ./" + t.Name + ".env; set +a  (or docker --env-file, systemd EnvironmentFile=)\n")
 	for _, e := range env {
 		fmt.Fprintf(&b, "%s=%s\n", e.Name, e.Value)

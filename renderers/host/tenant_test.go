@@ -147,3 +147,33 @@ func TestTenantRefusals(t *testing.T) {
 		t.Error("nil tenant rendered")
 	}
 }
+
+// TestTenantAdaptiveRouting: a tenant whose packets a switch reorders says
+// why its file turns NCCL's adaptive-routing mode on; one whose intent
+// turns it off gets no such line.
+func TestTenantAdaptiveRouting(t *testing.T) {
+	tn := train(t)
+	tn.ReorderedBy = "spine-00"
+	tn.Env = append(tn.Env, ir.EnvVar{Name: ir.NCCLAdaptiveRouting, Value: "1"})
+	a, err := RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(a.Content)
+	for _, want := range []string{
+		"\nNCCL_IB_ADAPTIVE_ROUTING=1\n",
+		"# NCCL_IB_ADAPTIVE_ROUTING=1: spine-00 balances per packet",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in\n%s", want, s)
+		}
+	}
+	tn.Env[len(tn.Env)-1].Value = "0"
+	a, err = RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(a.Content), "balances per packet") {
+		t.Errorf("explains a value the intent turned off:\n%s", a.Content)
+	}
+}

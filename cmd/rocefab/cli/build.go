@@ -40,6 +40,7 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
                                  (compact, the gNMI payload; --openconfig indented to read it)
   DIR/<server>/host.sh           idempotent NIC, ECN/DCQCN and tc script, and rocefab-qos.service
   DIR/tenants/<name>.env         the tenant's NCCL environment
+  DIR/slurm/, DIR/k8s/           the fabric's topology for schedulers: Slurm topology files, node labels, a Kueue Topology
 
 Output is byte-for-byte deterministic. The build is written into a new directory beside DIR and
 put in DIR's place only when every file is written, so a failed or interrupted build leaves the

@@ -71,7 +71,7 @@ topology: {
 				continue
 			}
 			seen[key] = true
-			if _, err := renderDevice(d, ""); err != nil {
+			if _, err := renderDevice(d, renderOptions{}); err != nil {
 				t.Fatalf("%s does not render: %v\n%s", d.Name, err, src)
 			}
 		}

@@ -1,0 +1,399 @@
+package dir_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir"
+)
+
+// linePlatform models a device as "key=value" lines in <device>/run.cfg:
+// keys starting with "owned." are owned, every other line is foreign. Its
+// remediation is "set k v" and "unset k" lines; want is the desired
+// state of every device.
+type linePlatform struct {
+	want map[string]string
+}
+
+func (p linePlatform) Desired(d *ir.Device) (renderers.State, error) {
+	var es renderers.Elements
+	for k, v := range p.want {
+		es = append(es, renderers.Element{Path: k, Value: v, Kind: "pfc"})
+	}
+	return es, nil
+}
+
+func (p linePlatform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	var es renderers.Elements
+	for _, a := range running {
+		for l := range strings.Lines(string(a.Content)) {
+			if k, v, ok := strings.Cut(strings.TrimSuffix(l, "\n"), "="); ok && strings.HasPrefix(k, "owned.") {
+				es = append(es, renderers.Element{Path: k, Value: v, Kind: "pfc"})
+			}
+		}
+	}
+	return es, nil
+}
+
+func (p linePlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	cs := renderers.DiffElements(running.Elements(), desired.Elements(), renderers.Disruptions{"pfc": "traffic-pause"})
+	var b strings.Builder
+	for _, c := range cs {
+		if c.After == nil {
+			fmt.Fprintf(&b, "unset %s\n", c.Path)
+		} else {
+			fmt.Fprintf(&b, "set %s %s\n", c.Path, *c.After)
+		}
+	}
+	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
+}
+
+// Apply edits run.cfg in place. A "notes" line creates notes.txt, for a
+// push that creates a file; an "escape" line returns a path out of the
+// device's directory; any other line is refused.
+func (p linePlatform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
+	out := slices.Clone(running)
+	i := slices.IndexFunc(out, func(a renderers.Artifact) bool { return strings.HasSuffix(a.Path, "/run.cfg") })
+	if i < 0 {
+		return nil, errors.New("no run.cfg")
+	}
+	lines := strings.SplitAfter(string(out[i].Content), "\n")
+	for l := range strings.Lines(string(rem.Content)) {
+		f := strings.Fields(l)
+		switch f[0] {
+		case "set":
+			at := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
+			if at < 0 {
+				lines = append(lines[:len(lines)-1], f[1]+"="+f[2]+"\n", lines[len(lines)-1])
+			} else {
+				lines[at] = f[1] + "=" + f[2] + "\n"
+			}
+		case "unset":
+			lines = slices.DeleteFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
+		case "notes":
+			dev, _, _ := strings.Cut(out[i].Path, "/")
+			out = append(out, renderers.Artifact{Path: dev + "/notes.txt", Content: []byte("created\n")})
+		case "escape":
+			out = append(out, renderers.Artifact{Path: "../../etc/passwd", Content: []byte("x")})
+		default:
+			return nil, fmt.Errorf("line %q rejected", strings.TrimSpace(l))
+		}
+	}
+	out[i].Content = []byte(strings.Join(lines, ""))
+	return out, nil
+}
+
+var leaf = &ir.Device{Name: "leaf-01", Role: ir.RoleLeaf, Platform: "line", Rail: 0}
+
+// runningCfg has foreign lines around the owned ones, no final newline,
+// and CRLF on one line: all of it must stay as it is.
+const runningCfg = "! device: leaf-01 (DCS-7060X6)\nhostname leaf-01\nowned.pfc=0\nrouter bgp 65000\r\n   neighbor 10.1.0.1 peer group SPINE\nowned.mtu=1500\nmanagement api gnmi\n   transport grpc default\nend"
+
+func setup(t *testing.T) (string, *dir.Target, linePlatform) {
+	t.Helper()
+	root := t.TempDir()
+	write(t, filepath.Join(root, "leaf-01", "run.cfg"), runningCfg, 0o600)
+	write(t, filepath.Join(root, "leaf-01", ".swp"), "hidden", 0o644)
+	if err := os.MkdirAll(filepath.Join(root, "leaf-01", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := linePlatform{want: map[string]string{"owned.pfc": "3", "owned.ecn": "150"}}
+	return root, dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil }), p
+}
+
+func write(t *testing.T, p, s string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree returns every file below root with its bytes and mode.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		st, _ := os.Stat(p)
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = fmt.Sprintf("%v %s", st.Mode().Perm(), b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRead(t *testing.T) {
+	root, tg, _ := setup(t)
+	write(t, filepath.Join(root, "leaf-01", "openconfig.json"), "{}", 0o644)
+	got, err := tg.Read(t.Context(), leaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []renderers.Artifact{
+		{Path: "leaf-01/openconfig.json", Format: renderers.JSON, Content: []byte("{}")},
+		{Path: "leaf-01/run.cfg", Format: renderers.Text, Content: []byte(runningCfg)},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Read (-want +got):\n%s", diff)
+	}
+	none, err := tg.Read(t.Context(), &ir.Device{Name: "leaf-02"})
+	if err != nil || none != nil {
+		t.Errorf("a device without a directory: %v, %v", none, err)
+	}
+	for _, bad := range []string{"..", "../x", ".hidden", "a/b", ""} {
+		if _, err := tg.Read(t.Context(), &ir.Device{Name: bad}); err == nil {
+			t.Errorf("device %q read", bad)
+		}
+	}
+}
+
+func TestPushKeepsForeignBytes(t *testing.T) {
+	root, tg, _ := setup(t)
+	before := tree(t, root)
+	rem := renderers.Remediation{Format: renderers.Text, Content: []byte("set owned.pfc 3\nunset owned.mtu\nset owned.ecn 150\n")}
+	if err := tg.Push(t.Context(), leaf, rem); err != nil {
+		t.Fatal(err)
+	}
+	after := tree(t, root)
+	want := "-rw------- ! device: leaf-01 (DCS-7060X6)\nhostname leaf-01\nowned.pfc=3\nrouter bgp 65000\r\n   neighbor 10.1.0.1 peer group SPINE\nmanagement api gnmi\n   transport grpc default\nowned.ecn=150\nend"
+	if after["leaf-01/run.cfg"] != want {
+		t.Errorf("run.cfg after push:\n%q\nwant\n%q", after["leaf-01/run.cfg"], want)
+	}
+	delete(before, "leaf-01/run.cfg")
+	delete(after, "leaf-01/run.cfg")
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("other files changed (-before +after):\n%s", diff)
+	}
+	// A remediation the platform refuses writes nothing; a path out of
+	// the device's directory is refused before anything is written.
+	for _, rem := range []string{"set owned.pfc 4\nbogus\n", "set owned.pfc 4\nescape\n"} {
+		mid := tree(t, root)
+		if err := tg.Push(t.Context(), leaf, renderers.Remediation{Content: []byte(rem)}); err == nil {
+			t.Errorf("push of %q accepted", rem)
+		}
+		if diff := cmp.Diff(mid, tree(t, root)); diff != "" {
+			t.Errorf("a refused push changed files:\n%s", diff)
+		}
+	}
+}
+
+func TestConfirmKeeps(t *testing.T) {
+	root, tg, _ := setup(t)
+	rem := renderers.Remediation{Content: []byte("set owned.pfc 3\nnotes\n")}
+	if err := tg.PushConfirmed(t.Context(), leaf, rem, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Push(t.Context(), leaf, rem); err == nil {
+		t.Error("a push while a commit is pending was accepted")
+	}
+	if err := tg.Confirm(t.Context(), leaf); err != nil {
+		t.Fatal(err)
+	}
+	pushed := tree(t, root)
+	time.Sleep(300 * time.Millisecond)
+	if diff := cmp.Diff(pushed, tree(t, root)); diff != "" {
+		t.Errorf("a confirmed commit changed after its timer (-confirmed +now):\n%s", diff)
+	}
+	if _, ok := pushed["leaf-01/notes.txt"]; !ok {
+		t.Error("the created file is gone")
+	}
+	for p := range pushed {
+		if strings.HasPrefix(p, ".rocefab") {
+			t.Errorf("left behind: %s", p)
+		}
+	}
+	if err := tg.Confirm(t.Context(), leaf); err == nil {
+		t.Error("a second confirm succeeded")
+	}
+}
+
+func TestRollbackRestoresExactly(t *testing.T) {
+	for _, how := range []string{"rollback", "timer", "next read", "refused"} {
+		t.Run(how, func(t *testing.T) {
+			root, tg, _ := setup(t)
+			before := tree(t, root)
+			rem := "set owned.pfc 3\nnotes\nunset owned.mtu\n"
+			if how == "refused" {
+				rem += "bogus\n"
+			}
+			timeout := time.Hour
+			if how == "timer" {
+				timeout = 100 * time.Millisecond
+			}
+			err := tg.PushConfirmed(t.Context(), leaf, renderers.Remediation{Content: []byte(rem)}, timeout)
+			if (err != nil) != (how == "refused") {
+				t.Fatalf("push: %v", err)
+			}
+			switch how {
+			case "rollback":
+				if err := tg.Rollback(t.Context(), leaf); err != nil {
+					t.Fatal(err)
+				}
+			case "timer":
+				time.Sleep(250 * time.Millisecond)
+			case "next read":
+				// The process that pushed is gone and the deadline has
+				// passed: another process's first read rolls back.
+				p := filepath.Join(root, ".rocefab-pending", "leaf-01", "pending.json")
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rec map[string]any
+				if err := json.Unmarshal(b, &rec); err != nil {
+					t.Fatal(err)
+				}
+				rec["deadline"] = time.Now().Add(-time.Second).UTC().Format(time.RFC3339Nano)
+				b, _ = json.Marshal(rec)
+				write(t, p, string(b), 0o644)
+				other := dir.New(root, nil)
+				arts, err := other.Read(t.Context(), leaf)
+				if err != nil || len(arts) != 1 || string(arts[0].Content) != runningCfg {
+					t.Fatalf("read after the deadline: %v %v", arts, err)
+				}
+			}
+			if diff := cmp.Diff(before, tree(t, root)); diff != "" {
+				t.Errorf("not restored exactly (-before +after):\n%s", diff)
+			}
+			if err := tg.Confirm(t.Context(), leaf); err == nil {
+				t.Error("confirm after the rollback succeeded")
+			}
+		})
+	}
+}
+
+func TestLock(t *testing.T) {
+	root, tg, _ := setup(t)
+	release, err := tg.Lock(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dir.New(root, nil).Lock(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "another apply holds the fabric") {
+		t.Errorf("second lock: %v", err)
+	}
+	// A lock file is not a device.
+	arts, _ := tg.Read(t.Context(), &ir.Device{Name: "leaf-01"})
+	if len(arts) != 1 {
+		t.Errorf("read %d files", len(arts))
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := tg.Lock(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	again()
+}
+
+// Plan, apply and plan again through the directory target: the second
+// plan is empty and the foreign bytes are as they were; and a device
+// that fails its push in the middle of a wave rolls the wave back to the
+// exact bytes.
+func TestPlanApplyPlan(t *testing.T) {
+	root := t.TempDir()
+	p := linePlatform{want: map[string]string{"owned.pfc": "3", "owned.ecn": "150"}}
+	var devs []*ir.Device
+	for i := range 6 {
+		name := fmt.Sprintf("leaf-%02d", i)
+		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % 2})
+		write(t, filepath.Join(root, name, "run.cfg"), strings.ReplaceAll(runningCfg, "leaf-01", name), 0o644)
+	}
+	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
+	platforms := func(*ir.Device) (renderers.Platform, error) { return p, nil }
+	plan := func() *targets.Plan {
+		pl, err := targets.Make(t.Context(), targets.Request{Devices: devs, Target: tg, Platforms: platforms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	before := tree(t, root)
+
+	// A device whose push the platform refuses in wave 2 (leaf-02 and
+	// leaf-04, after the canary leaf-00): that wave is rolled back, and
+	// rail 1's waves are never touched.
+	pl := plan()
+	bad := &pl.Devices[4] // leaf-04
+	bad.Remediation = &targets.Remediation{Content: append(bytes.Clone(bad.Remediation.Content), "bogus\n"...)}
+	rep, err := targets.Apply(t.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: platforms,
+		Canary: 1, Wave: targets.Size{N: 2}, ConfirmTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]targets.State{}
+	for _, o := range rep.Devices {
+		got[o.Device] = o.State
+	}
+	// Rail order: leaf-00, 02, 04 are rail 0; 01, 03, 05 rail 1.
+	want := map[string]targets.State{"leaf-00": targets.Applied, "leaf-02": targets.RolledBack, "leaf-04": targets.RolledBack,
+		"leaf-01": targets.Untouched, "leaf-03": targets.Untouched, "leaf-05": targets.Untouched}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("states (-want +got):\n%s\n%+v", diff, rep)
+	}
+	now := tree(t, root)
+	if now["leaf-00/run.cfg"] == before["leaf-00/run.cfg"] {
+		t.Error("leaf-00 was not applied")
+	}
+	delete(now, "leaf-00/run.cfg")
+	b2 := maps.Clone(before)
+	delete(b2, "leaf-00/run.cfg")
+	if diff := cmp.Diff(b2, now); diff != "" {
+		t.Errorf("rolled back and untouched devices differ from before (-before +now):\n%s", diff)
+	}
+
+	// The rest, from a fresh plan.
+	pl = plan()
+	rep, err = targets.Apply(t.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: platforms, Wave: targets.Size{Percent: 50}})
+	if err != nil || rep.Failed {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if again := plan(); !again.Empty() {
+		t.Errorf("plan after apply: %s", again.Summary())
+	}
+	for name, content := range tree(t, root) {
+		if strings.HasPrefix(name, ".") {
+			t.Errorf("left behind: %s", name)
+			continue
+		}
+		var foreign []string
+		for l := range strings.Lines(content) {
+			if !strings.Contains(l, "owned.") {
+				foreign = append(foreign, l)
+			}
+		}
+		var was []string
+		for l := range strings.Lines(before[name]) {
+			if !strings.Contains(l, "owned.") {
+				was = append(was, l)
+			}
+		}
+		if diff := cmp.Diff(was, foreign); diff != "" {
+			t.Errorf("%s: foreign lines changed (-before +after):\n%s", name, diff)
+		}
+	}
+}
+

@@ -1,0 +1,342 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// Action is what a plan does to a device.
+type Action string
+
+// The actions of a device plan.
+const (
+	// Create configures a device that runs no configuration rocefab owns
+	// yet (its target returned nothing for it).
+	Create Action = "create"
+	// Update changes a device's owned configuration.
+	Update Action = "update"
+	// NoOp leaves a device that already runs what the intent wants.
+	NoOp Action = "no-op"
+	// Unreachable is a device whose running configuration could not be
+	// read: the plan says nothing about it, and apply leaves it.
+	Unreachable Action = "unreachable"
+	// Unsupported is a device whose platform cannot be planned (no model
+	// of its running configuration): reported with why, never skipped
+	// silently, and left by apply.
+	Unsupported Action = "unsupported"
+	// Failed is a device whose running configuration was read but could
+	// not be parsed or diffed: the reason says what went wrong.
+	Failed Action = "error"
+)
+
+// Changes reports whether the action changes the device.
+func (a Action) Changes() bool { return a == Create || a == Update }
+
+// Platforms returns the platform that models d in the form its target
+// reads it. An error says why there is none; d is then planned as
+// Unsupported with that reason.
+type Platforms func(d *ir.Device) (renderers.Platform, error)
+
+// DefaultParallelism is how many devices are read or pushed at once when
+// a request does not say.
+const DefaultParallelism = 64
+
+// Request is what Make plans.
+type Request struct {
+	Devices   []*ir.Device
+	Target    Target
+	Platforms Platforms
+	// Parallelism bounds the devices read at once (DefaultParallelism
+	// when 0 or less).
+	Parallelism int
+}
+
+// DevicePlan is one device's part of a plan.
+type DevicePlan struct {
+	Device   string  `json:"device"`
+	Role     ir.Role `json:"role"`
+	Platform string  `json:"platform"`
+	// Rail is the rail of a rail leaf.
+	Rail   *int   `json:"rail,omitempty"`
+	Action Action `json:"action"`
+	// Reason says why a device is unreachable, unsupported or failed.
+	Reason string `json:"reason,omitempty"`
+	// Disruption is the worst disruption of the device's changes.
+	Disruption renderers.Disruption `json:"disruption,omitempty"`
+	// Changes are the element-level differences, in the platform's order.
+	Changes []renderers.Change `json:"changes,omitempty"`
+	// Remediation is what apply pushes: exactly this, never recomputed.
+	Remediation *Remediation `json:"remediation,omitempty"`
+	// Running is the digest of the running configuration the plan was
+	// computed against; apply refuses the plan when it no longer matches.
+	Running *Digest `json:"running,omitempty"`
+}
+
+// Plan is what plan computed and apply carries out. JSON is its source of
+// truth: the text view and the plan file are both made from it.
+type Plan struct {
+	// FormatVersion is the plan file format (PlanFormatVersion).
+	FormatVersion int `json:"format_version"`
+	// Rocefab is the version that made the plan; apply refuses a plan of
+	// another version, whose platforms may read or diff differently.
+	Rocefab string `json:"rocefab"`
+	Fabric  string `json:"fabric"`
+	// Intent is the intent the plan was made from.
+	Intent IntentRef `json:"intent"`
+	// Target says where running configurations were read.
+	Target string `json:"target"`
+	// Only is the --only pattern that restricted the devices, if any.
+	Only    string       `json:"only,omitempty"`
+	Devices []DevicePlan `json:"devices"`
+}
+
+// IntentRef binds a plan to its intent.
+type IntentRef struct {
+	// Path is the intent's path relative to the plan file's directory (as
+	// given, for a plan not written to a file).
+	Path string `json:"path"`
+	// SHA256 is the digest of the intent's files (and its inventory).
+	SHA256 string `json:"sha256"`
+}
+
+// Make reads every device's running configuration from the target and
+// plans it against its desired state, reading up to Parallelism devices at
+// once. Devices that cannot be read, modelled or diffed are planned with
+// an action and reason that say so; the error is only for a plan that
+// could not be made at all (ctx cancelled).
+func Make(ctx context.Context, req Request) (*Plan, error) {
+	out := make([]DevicePlan, len(req.Devices))
+	finished := forEach(ctx, len(req.Devices), req.Parallelism, func(i int) {
+		out[i] = planDevice(ctx, req, req.Devices[i])
+	})
+	if !finished {
+		return nil, fmt.Errorf("plan interrupted: %w", context.Cause(ctx))
+	}
+	slices.SortFunc(out, func(a, b DevicePlan) int { return strings.Compare(a.Device, b.Device) })
+	return &Plan{FormatVersion: PlanFormatVersion, Devices: out}, nil
+}
+
+// planDevice plans one device.
+func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
+	dp := DevicePlan{Device: d.Name, Role: d.Role, Platform: d.Platform}
+	if d.Rail >= 0 && d.Role == ir.RoleLeaf {
+		dp.Rail = new(d.Rail)
+	}
+	if req.Platforms == nil {
+		dp.Action, dp.Reason = Unsupported, "no platform models running configurations"
+		return dp
+	}
+	p, err := req.Platforms(d)
+	if err == nil && p == nil {
+		err = errors.New("no platform models it")
+	}
+	if err != nil {
+		dp.Action, dp.Reason = Unsupported, err.Error()
+		return dp
+	}
+	running, err := safeRead(ctx, req.Target, d)
+	if err != nil {
+		dp.Action, dp.Reason = Unreachable, err.Error()
+		return dp
+	}
+	dg := DigestOf(running)
+	dp.Running = &dg
+	changes, rem, err := diffDevice(p, d, running)
+	if err != nil {
+		dp.Action, dp.Reason = Failed, err.Error()
+		return dp
+	}
+	if len(changes) == 0 {
+		dp.Action = NoOp
+		return dp
+	}
+	dp.Action = Update
+	if len(running) == 0 {
+		dp.Action = Create
+	}
+	dp.Changes = changes
+	ds := make([]renderers.Disruption, len(changes))
+	for i, c := range changes {
+		ds[i] = c.Disruption
+	}
+	dp.Disruption = renderers.Worst(ds...)
+	dp.Remediation = &Remediation{Format: rem.Format, Content: rem.Content}
+	return dp
+}
+
+// diffDevice parses running and diffs it against d's desired state.
+func diffDevice(p renderers.Platform, d *ir.Device, running []renderers.Artifact) ([]renderers.Change, renderers.Remediation, error) {
+	have, err := safeParse(p, d, running)
+	if err != nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("reading its running configuration: %w", err)
+	}
+	want, err := safeDesired(p, d)
+	if err != nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("computing its desired state: %w", err)
+	}
+	changes, rem, err := safeDiff(p, d, have, want)
+	if err != nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("diffing: %w", err)
+	}
+	return changes, rem, nil
+}
+
+// Summary counts a plan's devices by what happens to them.
+type Summary struct {
+	// Change is the number of devices to change; ByDisruption splits them
+	// by their worst disruption.
+	Change       int                          `json:"change"`
+	ByDisruption map[renderers.Disruption]int `json:"by_disruption"`
+	Unchanged    int                          `json:"unchanged"`
+	Unreachable  int                          `json:"unreachable"`
+	Unsupported  int                          `json:"unsupported"`
+	Failed       int                          `json:"failed"`
+}
+
+// Summary counts p's devices.
+func (p *Plan) Summary() Summary {
+	s := Summary{ByDisruption: map[renderers.Disruption]int{}}
+	for _, d := range p.Devices {
+		switch d.Action {
+		case Create, Update:
+			s.Change++
+			s.ByDisruption[d.Disruption]++
+		case NoOp:
+			s.Unchanged++
+		case Unreachable:
+			s.Unreachable++
+		case Unsupported:
+			s.Unsupported++
+		default:
+			s.Failed++
+		}
+	}
+	return s
+}
+
+// Empty reports whether p changes no device.
+func (p *Plan) Empty() bool { return p.Summary().Change == 0 }
+
+// Complete reports whether every device of p was read and diffed: no
+// device unreachable or failed (unsupported ones are a known gap, not a
+// failure of the plan).
+func (p *Plan) Complete() bool {
+	s := p.Summary()
+	return s.Unreachable == 0 && s.Failed == 0
+}
+
+// disruptionOrder lists the classes from least to most disruptive, for
+// summaries.
+var disruptionOrder = []renderers.Disruption{renderers.Hitless, renderers.PortFlap, renderers.TrafficPause, renderers.Reboot}
+
+// String gives the summary in one line, as "12 devices to change: 8
+// hitless, 4 traffic-pause; 324 unchanged".
+func (s Summary) String() string {
+	var b strings.Builder
+	if s.Change == 0 {
+		b.WriteString("no changes")
+	} else {
+		fmt.Fprintf(&b, "%s to change:", count(s.Change, "device", "devices"))
+		sep := " "
+		classes := slices.Clone(disruptionOrder)
+		for d := range s.ByDisruption {
+			if !slices.Contains(classes, d) {
+				classes = append(classes, d)
+			}
+		}
+		for _, d := range classes {
+			if n := s.ByDisruption[d]; n > 0 {
+				fmt.Fprintf(&b, "%s%d %s", sep, n, d)
+				sep = ", "
+			}
+		}
+	}
+	fmt.Fprintf(&b, "; %d unchanged", s.Unchanged)
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{s.Unreachable, "unreachable"}, {s.Unsupported, "unsupported"}, {s.Failed, "failed"}} {
+		if x.n > 0 {
+			fmt.Fprintf(&b, "; %d %s", x.n, x.what)
+		}
+	}
+	return b.String()
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// forEach calls fn for 0..n-1 on up to parallelism goroutines; once ctx is
+// done it starts no more calls (those running finish). It reports whether
+// every call ran.
+func forEach(ctx context.Context, n, parallelism int, fn func(i int)) bool {
+	if parallelism <= 0 {
+		parallelism = DefaultParallelism
+	}
+	parallelism = min(parallelism, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range parallelism {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	started := 0
+feed:
+	for ; started < n; started++ {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case next <- started:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return started == n
+}
+
+// The calls into platforms and targets below turn a panic into an error:
+// a bug in one platform's parser must cost one device, not the apply of a
+// fabric with pushes in flight.
+
+func safeRead(ctx context.Context, t Target, d *ir.Device) (arts []renderers.Artifact, err error) {
+	defer recoverAs(&err)
+	return t.Read(ctx, d)
+}
+
+func safeParse(p renderers.Platform, d *ir.Device, running []renderers.Artifact) (s renderers.State, err error) {
+	defer recoverAs(&err)
+	return p.Parse(d, running)
+}
+
+func safeDesired(p renderers.Platform, d *ir.Device) (s renderers.State, err error) {
+	defer recoverAs(&err)
+	return p.Desired(d)
+}
+
+func safeDiff(p renderers.Platform, d *ir.Device, have, want renderers.State) (cs []renderers.Change, rem renderers.Remediation, err error) {
+	defer recoverAs(&err)
+	return p.Diff(d, have, want)
+}
+
+func recoverAs(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("internal error (a bug: please report it): %v", r)
+	}
+}

@@ -1,0 +1,673 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// State is what apply left a device in.
+type State string
+
+// The states a report gives every device.
+const (
+	// Applied: the device took its changes, converged and (where the
+	// target has commit-confirm) its commit is confirmed.
+	Applied State = "applied"
+	// RolledBack: the device was pushed to and then returned to its
+	// running configuration of before the apply, checked by reading it
+	// back.
+	RolledBack State = "rolled-back"
+	// Untouched: nothing was pushed to the device.
+	Untouched State = "untouched"
+	// Unknown: the device may hold part of its changes; the reason says
+	// what is known.
+	Unknown State = "unknown"
+	// Unchanged: the plan had nothing to change on the device.
+	Unchanged State = "unchanged"
+)
+
+// Outcome is one device's state after an apply.
+type Outcome struct {
+	Device string `json:"device"`
+	// Wave is the device's wave, counted from 1; 0 for a device in none.
+	Wave   int    `json:"wave,omitempty"`
+	State  State  `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Report is what an apply did, device by device.
+type Report struct {
+	// Waves is the number of waves the rollout was cut into; Completed
+	// how many of them were applied and confirmed.
+	Waves     int `json:"waves"`
+	Completed int `json:"completed_waves"`
+	// Failed is set when the rollout stopped on a failure; Interrupted
+	// when it stopped because it was asked to.
+	Failed      bool   `json:"failed"`
+	Interrupted bool   `json:"interrupted"`
+	Reason      string `json:"reason,omitempty"`
+	// Devices holds every device of the plan: those of the waves in
+	// rollout order, then the others by name.
+	Devices []Outcome `json:"devices"`
+}
+
+// Counts returns the number of devices in each state.
+func (r *Report) Counts() map[State]int {
+	out := map[State]int{}
+	for _, d := range r.Devices {
+		out[d.State]++
+	}
+	return out
+}
+
+// Step names an event of a rollout.
+type Step string
+
+// The steps a rollout reports.
+const (
+	StepWave       Step = "wave"      // a wave starts (Device is "")
+	StepPush       Step = "push"      // a push starts
+	StepPushed     Step = "pushed"    // the device took the push
+	StepFailed     Step = "failed"    // a push, read or confirm failed
+	StepConverged  Step = "converged" // the re-read device matches its desired state
+	StepDiverged   Step = "diverged"  // the re-read device does not
+	StepConfirmed  Step = "confirmed" // the device's commit is confirmed (or, without commit-confirm, final)
+	StepRollback   Step = "rolling-back"
+	StepRolledBack Step = "rolled-back"
+	StepUnknown    Step = "unknown"
+)
+
+// Event is one step of a rollout, for progress output.
+type Event struct {
+	Wave, Waves int
+	Device      string
+	Step        Step
+	Detail      string
+}
+
+// Rollout is what Apply needs.
+type Rollout struct {
+	Plan *Plan
+	// Devices are the compiled devices of the plan's intent; every device
+	// the plan changes must be among them.
+	Devices   []*ir.Device
+	Target    Target
+	Platforms Platforms
+	// Canary is the number of devices of the first wave; Wave the size of
+	// each later one (all devices of a tier when zero).
+	Canary int
+	Wave   Size
+	// Parallelism bounds the devices read or pushed at once.
+	Parallelism int
+	// ConfirmTimeout is the commit timer of a target with commit-confirm:
+	// a device not confirmed within it rolls back by itself (default 5m).
+	ConfirmTimeout time.Duration
+	// Timeout bounds each read, push, confirm and rollback (default 2m).
+	Timeout time.Duration
+	// LapseGrace is how long past its commit timer a device may take to
+	// show that it rolled back by itself (default 30s).
+	LapseGrace time.Duration
+	// LockPath is the fabric lock file taken when the target is no Locker
+	// ("" for none).
+	LockPath string
+	// Event, when set, is told every step; calls never overlap.
+	Event func(Event)
+}
+
+// StaleError refuses a plan that no longer describes the devices.
+type StaleError struct {
+	Devices []StaleDevice
+}
+
+// StaleDevice is a device whose running configuration is not what the
+// plan was made against: the files that changed, or why it could not be
+// read.
+type StaleDevice struct {
+	Device  string   `json:"device"`
+	Changed []string `json:"changed,omitempty"`
+	Err     string   `json:"error,omitempty"`
+}
+
+func (e *StaleError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the plan is stale: %s no longer run what it was made against; nothing was pushed, make a new plan:",
+		count(len(e.Devices), "device", "devices"))
+	for _, d := range e.Devices {
+		if d.Err != "" {
+			fmt.Fprintf(&b, "\n  %s: cannot read it: %s", d.Device, d.Err)
+		} else {
+			fmt.Fprintf(&b, "\n  %s: %s", d.Device, strings.Join(d.Changed, ", "))
+		}
+	}
+	return b.String()
+}
+
+// item is one device of the rollout.
+type item struct {
+	plan     DevicePlan
+	d        *ir.Device
+	p        renderers.Platform
+	before   renderers.State // parsed running state before the apply
+	desired  renderers.State
+	wave     int
+	pushed   bool      // a push was started
+	refused  bool      // the push returned an error
+	deadline time.Time // when an unconfirmed commit rolls back by itself
+	err      error     // why it failed
+	state    State
+	reason   string
+}
+
+// rollout is one Apply in progress.
+type rollout struct {
+	Rollout
+	waves int
+	mu    sync.Mutex
+}
+
+// Apply carries out a plan: it takes the fabric lock, re-reads every
+// device the plan read and refuses the plan (a *StaleError, nothing pushed)
+// when any changed, then pushes wave after wave (Waves). In each wave it
+// pushes every device (with commit-confirm where the target has it),
+// re-reads each one and checks it converged to its desired state, and then
+// confirms. On the first failure it rolls the wave back (at once where the
+// target can, else by letting the commit timer lapse, else by pushing the
+// inverse change), checks each device by reading it back, and leaves the
+// later waves untouched.
+//
+// When ctx is cancelled Apply starts no new push. A wave whose pushes all
+// started is finished (gated, then confirmed or rolled back); a wave cut
+// short is rolled back. Rollbacks and confirmations are not cut short by
+// ctx. The report gives every device of the plan its state. The error is
+// for an apply that pushed nothing: a refused lock, a stale plan, a plan
+// that does not fit the devices.
+func Apply(ctx context.Context, r Rollout) (*Report, error) {
+	ro := &rollout{Rollout: r}
+	if ro.ConfirmTimeout <= 0 {
+		ro.ConfirmTimeout = 5 * time.Minute
+	}
+	if ro.Timeout <= 0 {
+		ro.Timeout = 2 * time.Minute
+	}
+	if ro.LapseGrace <= 0 {
+		ro.LapseGrace = 30 * time.Second
+	}
+	items, err := ro.items()
+	if err != nil {
+		return nil, err
+	}
+	release, err := ro.lock(ctx, items)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := ro.run(ctx, items)
+	if rerr := release(); rerr != nil {
+		if rep == nil {
+			return nil, errors.Join(err, rerr)
+		}
+		rep.Reason = strings.TrimPrefix(rep.Reason+"; "+rerr.Error(), "; ")
+	}
+	return rep, err
+}
+
+// items pairs each device the plan changes with its compiled device and
+// platform.
+func (ro *rollout) items() (map[string]*item, error) {
+	byName := make(map[string]*ir.Device, len(ro.Devices))
+	for _, d := range ro.Devices {
+		byName[d.Name] = d
+	}
+	items := map[string]*item{}
+	for _, dp := range ro.Plan.Devices {
+		if !dp.Action.Changes() {
+			continue
+		}
+		d := byName[dp.Device]
+		if d == nil {
+			return nil, fmt.Errorf("the plan changes %s, which the intent does not have: the plan was made from another intent", dp.Device)
+		}
+		if ro.Platforms == nil {
+			return nil, fmt.Errorf("%s: no platform models running configurations", dp.Device)
+		}
+		p, err := ro.Platforms(d)
+		if err == nil && p == nil {
+			err = errors.New("no platform models it")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dp.Device, err)
+		}
+		items[dp.Device] = &item{plan: dp, d: d, p: p, state: Untouched}
+	}
+	return items, nil
+}
+
+// lock takes the fabric lock: the target's own, else the lock file.
+func (ro *rollout) lock(ctx context.Context, items map[string]*item) (func() error, error) {
+	if l, ok := ro.Target.(Locker); ok {
+		devs := make([]*ir.Device, 0, len(items))
+		for _, it := range items {
+			devs = append(devs, it.d)
+		}
+		slices.SortFunc(devs, func(a, b *ir.Device) int { return strings.Compare(a.Name, b.Name) })
+		return l.Lock(ctx, devs)
+	}
+	if ro.LockPath != "" {
+		return LockFile(ro.LockPath)
+	}
+	return func() error { return nil }, nil
+}
+
+// run checks the plan is current and rolls it out.
+func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, error) {
+	if err := ro.checkCurrent(ctx, items); err != nil {
+		return nil, err
+	}
+	waves := Waves(ro.Plan, ro.Canary, ro.Wave)
+	ro.waves = len(waves)
+	rep := &Report{Waves: len(waves)}
+	var order []*item
+	for k, w := range waves {
+		for _, dp := range w {
+			it := items[dp.Device]
+			it.wave = k + 1
+			order = append(order, it)
+		}
+	}
+	for k, w := range waves {
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+			rep.Reason = fmt.Sprintf("interrupted before wave %d of %d", k+1, len(waves))
+			break
+		}
+		wave := make([]*item, len(w))
+		for i, dp := range w {
+			wave[i] = items[dp.Device]
+		}
+		if why := ro.wave(ctx, k+1, wave); why != "" {
+			rep.Failed = ctx.Err() == nil
+			rep.Interrupted = ctx.Err() != nil
+			rep.Reason = fmt.Sprintf("wave %d of %d: %s", k+1, len(waves), why)
+			break
+		}
+		rep.Completed++
+	}
+	if rep.Reason != "" {
+		for _, it := range order {
+			if !it.pushed && it.reason == "" {
+				it.reason = "not pushed: the rollout stopped (" + rep.Reason + ")"
+			}
+		}
+	}
+	for _, it := range order {
+		rep.Devices = append(rep.Devices, Outcome{Device: it.plan.Device, Wave: it.wave, State: it.state, Reason: it.reason})
+	}
+	var rest []Outcome
+	for _, dp := range ro.Plan.Devices {
+		if items[dp.Device] != nil {
+			continue
+		}
+		o := Outcome{Device: dp.Device, State: Untouched, Reason: string(dp.Action)}
+		switch dp.Action {
+		case NoOp:
+			o.State, o.Reason = Unchanged, ""
+		case Unreachable, Unsupported, Failed:
+			o.Reason = fmt.Sprintf("%s when planned: %s", dp.Action, dp.Reason)
+		}
+		rest = append(rest, o)
+	}
+	slices.SortFunc(rest, func(a, b Outcome) int { return strings.Compare(a.Device, b.Device) })
+	rep.Devices = append(rep.Devices, rest...)
+	return rep, nil
+}
+
+// checkCurrent re-reads every device the plan read and refuses the plan
+// when any runs something else now; it keeps the parsed running state of
+// each device to change, which rollback returns to.
+func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) error {
+	var read []DevicePlan
+	for _, dp := range ro.Plan.Devices {
+		if dp.Running != nil {
+			read = append(read, dp)
+		}
+	}
+	byName := make(map[string]*ir.Device, len(ro.Devices))
+	for _, d := range ro.Devices {
+		byName[d.Name] = d
+	}
+	stale := make([]*StaleDevice, len(read))
+	done := forEach(ctx, len(read), ro.Parallelism, func(i int) {
+		dp := read[i]
+		d := byName[dp.Device]
+		if d == nil {
+			// A device the plan only read and the intent no longer has:
+			// the intent check before Apply refuses this; nothing of it
+			// is pushed here either way.
+			return
+		}
+		running, err := ro.read(ctx, d)
+		if err != nil {
+			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
+			return
+		}
+		now := DigestOf(running)
+		if now.SHA256 != dp.Running.SHA256 {
+			what := now.Changed(*dp.Running)
+			if len(what) == 0 {
+				what = []string{"its content changed"}
+			}
+			stale[i] = &StaleDevice{Device: dp.Device, Changed: what}
+			return
+		}
+		it := items[dp.Device]
+		if it == nil {
+			return
+		}
+		if it.before, err = safeParse(it.p, d, running); err == nil {
+			it.desired, err = safeDesired(it.p, d)
+		}
+		if err != nil {
+			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
+		}
+	})
+	if !done {
+		return fmt.Errorf("interrupted while checking the plan against the devices: nothing was pushed")
+	}
+	var e StaleError
+	for _, s := range stale {
+		if s != nil {
+			e.Devices = append(e.Devices, *s)
+		}
+	}
+	if len(e.Devices) > 0 {
+		slices.SortFunc(e.Devices, func(a, b StaleDevice) int { return strings.Compare(a.Device, b.Device) })
+		return &e
+	}
+	return nil
+}
+
+// wave pushes, gates and confirms one wave; it returns why the wave
+// failed ("" when it was applied).
+func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
+	ro.emit(Event{Wave: k, Step: StepWave, Detail: fmt.Sprintf("%d devices", len(wave))})
+	confirmer, _ := ro.Target.(Confirmer)
+	all := forEach(ctx, len(wave), ro.Parallelism, func(i int) {
+		it := wave[i]
+		it.pushed = true
+		ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepPush, Detail: string(it.plan.Disruption)})
+		c, cancel := ro.op(ctx)
+		defer cancel()
+		rem := it.plan.Remediation.Remediation()
+		var err error
+		if confirmer != nil {
+			it.deadline = time.Now().Add(ro.ConfirmTimeout)
+			err = safeCall(func() error { return confirmer.PushConfirmed(c, it.d, rem, ro.ConfirmTimeout) })
+		} else {
+			err = safeCall(func() error { return ro.Target.Push(c, it.d, rem) })
+		}
+		if err != nil {
+			it.refused = true
+			it.err = fmt.Errorf("push failed: %w", err)
+			ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepFailed, Detail: it.err.Error()})
+			return
+		}
+		ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepPushed})
+	})
+	why := ro.failures(wave)
+	if !all {
+		why = strings.TrimPrefix(why+"; interrupted before every device of the wave was pushed", "; ")
+	}
+	if why == "" {
+		// The gate: every device must read back as its desired state.
+		forEach(context.WithoutCancel(ctx), len(wave), ro.Parallelism, func(i int) {
+			it := wave[i]
+			if err := ro.converged(ctx, it); err != nil {
+				it.err = err
+				ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepDiverged, Detail: err.Error()})
+				return
+			}
+			ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepConverged})
+		})
+		why = ro.failures(wave)
+	}
+	if why != "" {
+		ro.rollbackWave(ctx, k, wave, why)
+		return why
+	}
+	forEach(context.WithoutCancel(ctx), len(wave), ro.Parallelism, func(i int) {
+		it := wave[i]
+		if confirmer != nil {
+			c, cancel := ro.op(ctx)
+			defer cancel()
+			if err := safeCall(func() error { return confirmer.Confirm(c, it.d) }); err != nil {
+				it.err = fmt.Errorf("commit not confirmed: %w", err)
+				ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepFailed, Detail: it.err.Error()})
+				ro.rollback(ctx, k, it, it.err.Error())
+				return
+			}
+		}
+		it.state, it.reason = Applied, ""
+		ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepConfirmed})
+	})
+	return ro.failures(wave)
+}
+
+// failures sums up why devices of a wave failed, "" when none did.
+func (ro *rollout) failures(wave []*item) string {
+	var failed []*item
+	for _, it := range wave {
+		if it.err != nil {
+			failed = append(failed, it)
+		}
+	}
+	switch len(failed) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%s: %v", failed[0].d.Name, failed[0].err)
+	}
+	return fmt.Sprintf("%d devices failed, the first %s: %v", len(failed), failed[0].d.Name, failed[0].err)
+}
+
+// rollbackWave rolls back every device of the wave that was pushed; the
+// others stay untouched.
+func (ro *rollout) rollbackWave(ctx context.Context, k int, wave []*item, why string) {
+	forEach(context.WithoutCancel(ctx), len(wave), ro.Parallelism, func(i int) {
+		it := wave[i]
+		if !it.pushed {
+			it.reason = "not pushed: " + why
+			return
+		}
+		reason := why
+		if it.err != nil {
+			reason = it.err.Error()
+		} else {
+			reason = "its wave failed (" + why + ")"
+		}
+		ro.rollback(ctx, k, it, reason)
+	})
+}
+
+// rollback returns one pushed device to its running state of before the
+// apply and says, after reading it back, whether it is.
+func (ro *rollout) rollback(ctx context.Context, k int, it *item, why string) {
+	ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepRollback, Detail: why})
+	// A push the device refused may have left nothing to undo; undoing
+	// anyway could roll back an earlier commit that is not ours.
+	if it.refused {
+		if err := ro.restored(ctx, it); err == nil {
+			ro.settle(k, it, RolledBack, why+"; it runs what it ran before the apply")
+			return
+		}
+	}
+	var how string
+	var undoErr error
+	rb, canRollback := ro.Target.(RollBacker)
+	if canRollback {
+		c, cancel := ro.op(ctx)
+		undoErr = safeCall(func() error { return rb.Rollback(c, it.d) })
+		cancel()
+		how = "rolled back"
+	}
+	if !canRollback || undoErr != nil {
+		if !it.deadline.IsZero() {
+			how = "its commit timer lapsed"
+			if err := ro.awaitLapse(ctx, it); err != nil {
+				ro.settle(k, it, Unknown, fmt.Sprintf("%s; rollback: %s; %v", why, errString(undoErr), err))
+				return
+			}
+			ro.settle(k, it, RolledBack, why+"; "+how)
+			return
+		}
+		if !canRollback {
+			how = "its change was reversed"
+			undoErr = ro.reverse(ctx, it)
+		}
+	}
+	if undoErr != nil {
+		ro.settle(k, it, Unknown, fmt.Sprintf("%s; rollback failed: %v", why, undoErr))
+		return
+	}
+	if err := ro.restored(ctx, it); err != nil {
+		ro.settle(k, it, Unknown, fmt.Sprintf("%s; %s, but %v", why, how, err))
+		return
+	}
+	ro.settle(k, it, RolledBack, why+"; "+how)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// settle records a device's final state after a rollback.
+func (ro *rollout) settle(k int, it *item, s State, reason string) {
+	it.state, it.reason = s, reason
+	step := StepRolledBack
+	if s == Unknown {
+		step = StepUnknown
+	}
+	ro.emit(Event{Wave: k, Device: it.d.Name, Step: step, Detail: reason})
+}
+
+// awaitLapse waits until the device's commit timer has run out and the
+// device shows its earlier state, for LapseGrace past the timer at most.
+func (ro *rollout) awaitLapse(ctx context.Context, it *item) error {
+	poll := min(time.Second, max(ro.ConfirmTimeout/10, 5*time.Millisecond))
+	time.Sleep(time.Until(it.deadline))
+	until := it.deadline.Add(ro.LapseGrace)
+	for {
+		err := ro.restored(ctx, it)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(until) {
+			return fmt.Errorf("%s after its commit timer lapsed: %w", ro.LapseGrace, err)
+		}
+		time.Sleep(poll)
+	}
+}
+
+// reverse pushes the change that makes the device's running state what it
+// was before the apply, for targets that can neither roll back nor
+// confirm.
+func (ro *rollout) reverse(ctx context.Context, it *item) error {
+	running, err := ro.read(ctx, it.d)
+	if err != nil {
+		return err
+	}
+	now, err := safeParse(it.p, it.d, running)
+	if err != nil {
+		return err
+	}
+	changes, rem, err := safeDiff(it.p, it.d, now, it.before)
+	if err != nil || len(changes) == 0 {
+		return err
+	}
+	c, cancel := ro.op(ctx)
+	defer cancel()
+	return safeCall(func() error { return ro.Target.Push(c, it.d, rem) })
+}
+
+// restored reads the device back and returns nil when its owned state is
+// what it was before the apply.
+func (ro *rollout) restored(ctx context.Context, it *item) error {
+	return ro.matches(ctx, it, it.before, "before the apply")
+}
+
+// converged reads the device back and returns nil when its owned state is
+// its desired state.
+func (ro *rollout) converged(ctx context.Context, it *item) error {
+	if err := ro.matches(ctx, it, it.desired, "its desired state"); err != nil {
+		return fmt.Errorf("did not converge: %w", err)
+	}
+	return nil
+}
+
+// matches reads the device and diffs it against want.
+func (ro *rollout) matches(ctx context.Context, it *item, want renderers.State, what string) error {
+	running, err := ro.read(ctx, it.d)
+	if err != nil {
+		return fmt.Errorf("cannot read it back: %w", err)
+	}
+	now, err := safeParse(it.p, it.d, running)
+	if err != nil {
+		return fmt.Errorf("cannot parse it back: %w", err)
+	}
+	changes, _, err := safeDiff(it.p, it.d, now, want)
+	if err != nil {
+		return err
+	}
+	if len(changes) > 0 {
+		paths := make([]string, 0, 3)
+		for _, c := range changes[:min(3, len(changes))] {
+			paths = append(paths, c.Path)
+		}
+		more := ""
+		if len(changes) > 3 {
+			more = ", ..."
+		}
+		return fmt.Errorf("%s differ from %s (%s%s)", count(len(changes), "element", "elements"), what, strings.Join(paths, ", "), more)
+	}
+	return nil
+}
+
+// read reads a device with the per-operation timeout; ctx's cancellation
+// does not cut it short.
+func (ro *rollout) read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	c, cancel := ro.op(ctx)
+	defer cancel()
+	return safeRead(c, ro.Target, d)
+}
+
+// op is the context of one operation on a device: bounded by Timeout and
+// not cancelled with ctx, so that an interrupt never cuts a push, a
+// confirmation or a rollback in half.
+func (ro *rollout) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), ro.Timeout)
+}
+
+func (ro *rollout) emit(e Event) {
+	if ro.Event == nil {
+		return
+	}
+	e.Waves = ro.waves
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
+	ro.Event(e)
+}
+
+// safeCall runs a target's method, turning a panic into an error.
+func safeCall(f func() error) (err error) {
+	defer recoverAs(&err)
+	return f()
+}

@@ -1,0 +1,541 @@
+package targets_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/targets"
+)
+
+func TestWaves(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	p := w.plan(t, w.t)
+	names := func(ws [][]targets.DevicePlan) [][]string {
+		var out [][]string
+		for _, w := range ws {
+			var n []string
+			for _, d := range w {
+				n = append(n, d.Device)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		canary int
+		size   string
+		want   [][]string
+	}{
+		{1, "3", [][]string{
+			{"leaf-r0-00"},
+			{"leaf-r0-01", "leaf-r1-00", "leaf-r1-01"},
+			{"gpu-000", "gpu-001", "gpu-002"},
+			{"gpu-003", "gpu-004", "gpu-005"},
+			{"gpu-006", "gpu-007"},
+			{"spine-00", "spine-01"}}},
+		// 25% of 14 devices is 3.5: waves of 4. A wave ends at a tier.
+		{0, "25%", [][]string{
+			{"leaf-r0-00", "leaf-r0-01", "leaf-r1-00", "leaf-r1-01"},
+			{"gpu-000", "gpu-001", "gpu-002", "gpu-003"},
+			{"gpu-004", "gpu-005", "gpu-006", "gpu-007"},
+			{"spine-00", "spine-01"}}},
+		// A canary larger than the edge tier stops at the tier.
+		{20, "100%", [][]string{
+			{"leaf-r0-00", "leaf-r0-01", "leaf-r1-00", "leaf-r1-01", "gpu-000", "gpu-001", "gpu-002", "gpu-003", "gpu-004", "gpu-005", "gpu-006", "gpu-007"},
+			{"spine-00", "spine-01"}}},
+	} {
+		size, err := targets.ParseSize(c.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, names(targets.Waves(p, c.canary, size))); diff != "" {
+			t.Errorf("canary %d wave %s (-want +got):\n%s", c.canary, c.size, diff)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "0%", "101%", "x", "5 %", ""} {
+		if _, err := targets.ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+}
+
+// foreignLines returns a configuration's lines outside the owned scope.
+func foreignLines(cfg string) []string {
+	var out []string
+	for l := range strings.Lines(cfg) {
+		if !strings.HasPrefix(l, "owned.") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// ownedOf returns the owned keys and values of a configuration.
+func ownedOf(cfg string) map[string]string {
+	out := map[string]string{}
+	for l := range strings.Lines(cfg) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok && strings.HasPrefix(k, "owned.") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// check verifies that the report gives every device of the plan exactly
+// once, in the state want gives it, with a reason wherever it is not
+// simply applied or unchanged; and that the devices are in the state the
+// report says: applied ones run their desired state, rolled-back,
+// untouched and unchanged ones what they ran before (byte for byte when
+// exact), and no device's foreign configuration changed at all.
+func (w *world) check(t *testing.T, p *targets.Plan, rep *targets.Report, exact bool, want map[string]targets.State) {
+	t.Helper()
+	got := map[string]targets.State{}
+	for _, o := range rep.Devices {
+		if _, dup := got[o.Device]; dup {
+			t.Errorf("%s reported twice", o.Device)
+		}
+		got[o.Device] = o.State
+		if o.Reason == "" && o.State != targets.Applied && o.State != targets.Unchanged {
+			t.Errorf("%s is %s without a reason", o.Device, o.State)
+		}
+	}
+	for _, d := range p.Devices {
+		if _, ok := got[d.Device]; !ok {
+			t.Errorf("%s is not in the report", d.Device)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("states (-want +got):\n%s", diff)
+	}
+	for name, s := range got {
+		cfg := w.t.cfg(name)
+		if diff := cmp.Diff(foreignLines(w.before[name]), foreignLines(cfg)); diff != "" {
+			t.Errorf("%s (%s): foreign configuration changed (-before +after):\n%s", name, s, diff)
+		}
+		switch s {
+		case targets.Applied:
+			if diff := cmp.Diff(w.p.want[name], ownedOf(cfg)); diff != "" {
+				t.Errorf("%s applied but does not run its desired state (-want +running):\n%s", name, diff)
+			}
+		case targets.RolledBack, targets.Untouched, targets.Unchanged:
+			if exact && cfg != w.before[name] {
+				t.Errorf("%s %s but its configuration is not what it was:\n%s\nwas:\n%s", name, s, cfg, w.before[name])
+			}
+			if diff := cmp.Diff(ownedOf(w.before[name]), ownedOf(cfg)); diff != "" {
+				t.Errorf("%s %s but runs other owned settings (-before +now):\n%s", name, s, diff)
+			}
+		}
+	}
+}
+
+// states gives every device of devs state s, then the exceptions.
+func states(p *targets.Plan, s targets.State, except map[string]targets.State) map[string]targets.State {
+	out := map[string]targets.State{}
+	for _, d := range p.Devices {
+		out[d.Device] = s
+	}
+	maps.Copy(out, except)
+	return out
+}
+
+// waveStates gives each device the state of its wave: waves before
+// failed are applied, wave failed is rolled back, later ones untouched.
+func waveStates(p *targets.Plan, canary int, size targets.Size, failed int) map[string]targets.State {
+	out := map[string]targets.State{}
+	for k, w := range targets.Waves(p, canary, size) {
+		for _, d := range w {
+			switch {
+			case k+1 < failed:
+				out[d.Device] = targets.Applied
+			case k+1 == failed:
+				out[d.Device] = targets.RolledBack
+			default:
+				out[d.Device] = targets.Untouched
+			}
+		}
+	}
+	return out
+}
+
+func (w *world) rollout(p *targets.Plan, tg targets.Target) targets.Rollout {
+	return targets.Rollout{Plan: p, Devices: w.devs, Target: tg, Platforms: w.platforms, Canary: 1, Wave: targets.Size{N: 3},
+		Parallelism: 4, ConfirmTimeout: 300 * time.Millisecond, Timeout: 2 * time.Second, LapseGrace: 2 * time.Second}
+}
+
+func TestApplyAll(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	var events []string
+	r := w.rollout(p, tg)
+	r.Event = func(e targets.Event) {
+		if e.Step == targets.StepWave || e.Step == targets.StepConfirmed {
+			events = append(events, fmt.Sprintf("%d/%d %s %s", e.Wave, e.Waves, e.Step, e.Device))
+		}
+	}
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, false, states(p, targets.Applied, nil))
+	if rep.Failed || rep.Interrupted || rep.Waves != 6 || rep.Completed != 6 {
+		t.Errorf("report %+v", rep)
+	}
+	if !slices.Contains(events, "1/6 wave ") || !slices.Contains(events, "1/6 confirmed leaf-r0-00") || !slices.Contains(events, "6/6 confirmed spine-01") {
+		t.Errorf("events: %v", events)
+	}
+	// The commits were confirmed: when their timers would have run out,
+	// nothing rolls back.
+	time.Sleep(400 * time.Millisecond)
+	again := w.plan(t, tg)
+	if !again.Empty() {
+		t.Errorf("plan after apply: %s", again.Summary())
+	}
+	// Foreign configuration and the order of the lines are untouched.
+	if got := w.t.cfg("leaf-r0-00"); got != "owned.pfc=3\n# managed by netops\nhostname leaf-r0-00\nrouter bgp 65000\n  neighbor 10.0.0.1 remote-as 65001\nowned.ecn=150\n! end\n" {
+		t.Errorf("leaf-r0-00 after apply:\n%s", got)
+	}
+}
+
+func TestApplyNothingToDo(t *testing.T) {
+	w := newWorld(fabric(1, 1, 1))
+	w.t.readErr["gpu-000"] = errors.New("no route to host")
+	for _, name := range []string{"leaf-r0-00", "spine-00"} {
+		w.t.set(name, "owned.pfc=3\nowned.ecn=150\n")
+		w.before[name] = "owned.pfc=3\nowned.ecn=150\n"
+	}
+	p := w.plan(t, w.t)
+	delete(w.t.readErr, "gpu-000")
+	rep, err := targets.Apply(t.Context(), w.rollout(p, w.t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, true, map[string]targets.State{"leaf-r0-00": targets.Unchanged, "spine-00": targets.Unchanged, "gpu-000": targets.Untouched})
+	if rep.Waves != 0 || rep.Devices[0].Reason != "unreachable when planned: no route to host" {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+// A device that rejects its change in the second wave: the wave is rolled
+// back, the first stays applied, the later ones are never touched.
+func TestApplyRejected(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.reject["leaf-r1-00"] = errors.New("% Invalid input (at token 3: 'pfc')")
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, true, waveStates(p, 1, targets.Size{N: 3}, 2))
+	if !rep.Failed || rep.Completed != 1 || !strings.Contains(rep.Reason, "wave 2 of 6: leaf-r1-00: push failed: % Invalid input") {
+		t.Errorf("report %+v", rep)
+	}
+	for _, o := range rep.Devices {
+		switch o.Device {
+		case "leaf-r1-00":
+			if !strings.Contains(o.Reason, "it runs what it ran before the apply") {
+				t.Errorf("rejecting device: %+v", o)
+			}
+		case "leaf-r0-01":
+			if !strings.Contains(o.Reason, "its wave failed") || !strings.HasSuffix(o.Reason, "rolled back") {
+				t.Errorf("wave-mate: %+v", o)
+			}
+		case "spine-00":
+			if !strings.HasPrefix(o.Reason, "not pushed: the rollout stopped") {
+				t.Errorf("later wave: %+v", o)
+			}
+		}
+	}
+	if n := w.t.pushes["spine-00"]; n != 0 {
+		t.Errorf("spine-00 took %d pushes after the rollout stopped", n)
+	}
+}
+
+// A push that hangs runs into the timeout; the target has no rollback, so
+// the wave-mates roll back when their commit timers lapse.
+func TestApplyTimeout(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := confirmTarget{w.t}
+	p := w.plan(t, tg)
+	w.t.hang["leaf-r0-00"] = true
+	r := w.rollout(p, tg)
+	r.Timeout = 100 * time.Millisecond
+	start := time.Now()
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, true, waveStates(p, 1, targets.Size{N: 3}, 1))
+	if !strings.Contains(rep.Reason, "context deadline exceeded") {
+		t.Errorf("reason %q", rep.Reason)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("apply took %s", d)
+	}
+}
+
+// A commit whose confirmation fails rolls back when its timer lapses; the
+// devices of its wave that were confirmed stay applied, and the rollout
+// stops.
+func TestApplyNeverConfirmed(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := confirmTarget{w.t}
+	p := w.plan(t, tg)
+	w.t.confirmErr["gpu-001"] = errors.New("session closed")
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := waveStates(p, 1, targets.Size{N: 3}, 3) // gpu-000..002 are wave 3
+	want["gpu-000"], want["gpu-002"] = targets.Applied, targets.Applied
+	want["gpu-001"] = targets.RolledBack
+	w.check(t, p, rep, true, want)
+	if !rep.Failed || rep.Completed != 2 {
+		t.Errorf("report %+v", rep)
+	}
+	for _, o := range rep.Devices {
+		if o.Device == "gpu-001" && !strings.Contains(o.Reason, "commit not confirmed: session closed; its commit timer lapsed") {
+			t.Errorf("gpu-001: %s", o.Reason)
+		}
+	}
+}
+
+// One device of a wave of sixty takes its push but does not change: the
+// gate catches it, and the whole wave is rolled back.
+func TestApplyOneFailingInWaveOfMany(t *testing.T) {
+	w := newWorld(fabric(0, 0, 60))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.ignore["gpu-042"] = true
+	r := w.rollout(p, tg)
+	r.Canary, r.Wave, r.Parallelism = 0, targets.Size{Percent: 100}, 16
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, true, states(p, targets.RolledBack, nil))
+	if !strings.Contains(rep.Reason, "gpu-042: did not converge: 1 element differ") {
+		t.Errorf("reason %q", rep.Reason)
+	}
+	for _, d := range w.devs {
+		if w.t.pushes[d.Name] != 1 {
+			t.Errorf("%s took %d pushes", d.Name, w.t.pushes[d.Name])
+		}
+	}
+}
+
+// The connection drops in the middle of a push and the device stays
+// unreachable: it is reported unknown, saying why, and nothing else is
+// left in doubt.
+func TestApplyDisconnect(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.drop["leaf-r1-01"] = true
+	r := w.rollout(p, tg)
+	r.LapseGrace = 200 * time.Millisecond
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := waveStates(p, 1, targets.Size{N: 3}, 2)
+	want["leaf-r1-01"] = targets.Unknown
+	w.check(t, p, rep, true, want)
+	for _, o := range rep.Devices {
+		if o.Device == "leaf-r1-01" && !strings.Contains(o.Reason, "cannot read it back: connection refused") {
+			t.Errorf("leaf-r1-01: %s", o.Reason)
+		}
+	}
+}
+
+// Without commit-confirm or rollback, a failed wave is undone by pushing
+// the inverse change: the owned settings come back, the foreign lines stay.
+func TestApplyPlainTargetReverses(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	p := w.plan(t, w.t)
+	w.t.reject["leaf-r1-01"] = errors.New("line 2 rejected")
+	rep, err := targets.Apply(t.Context(), w.rollout(p, w.t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, false, waveStates(p, 1, targets.Size{N: 3}, 2))
+	for _, o := range rep.Devices {
+		if o.Device == "leaf-r0-01" && !strings.HasSuffix(o.Reason, "its change was reversed") {
+			t.Errorf("leaf-r0-01: %s", o.Reason)
+		}
+	}
+}
+
+// A plan whose devices changed since is refused before any push, naming
+// the devices and the files.
+func TestApplyStalePlan(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.set("spine-01", w.before["spine-01"]+"ip access-list MGMT\n")
+	w.t.set("gpu-003", strings.Replace(w.before["gpu-003"], "owned.ecn=100", "owned.ecn=120", 1))
+	w.t.readErr["leaf-r0-00"] = errors.New("timeout")
+	_, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	se, ok := errors.AsType[*targets.StaleError](err)
+	if !ok {
+		t.Fatalf("error %v, want a StaleError", err)
+	}
+	want := []targets.StaleDevice{
+		{Device: "gpu-003", Changed: []string{"gpu-003/cfg.txt changed"}},
+		{Device: "leaf-r0-00", Err: "timeout"},
+		{Device: "spine-01", Changed: []string{"spine-01/cfg.txt changed"}},
+	}
+	if diff := cmp.Diff(want, se.Devices); diff != "" {
+		t.Errorf("stale devices (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(err.Error(), "spine-01: spine-01/cfg.txt changed") {
+		t.Errorf("error: %v", err)
+	}
+	if len(w.t.pushes) != 0 {
+		t.Errorf("pushes after a stale plan: %v", w.t.pushes)
+	}
+}
+
+// A second apply on the same fabric is refused while the first holds the
+// lock, through the target's lock or the lock file.
+func TestApplyLocked(t *testing.T) {
+	w := newWorld(fabric(2, 1, 2))
+	var held sync.Mutex
+	tg := lockingTarget{fullTarget{confirmTarget{w.t}}, &held}
+	p := w.plan(t, tg)
+	held.Lock()
+	if _, err := targets.Apply(t.Context(), w.rollout(p, tg)); err == nil || !strings.Contains(err.Error(), "locked by another apply") {
+		t.Errorf("apply under a held lock: %v", err)
+	}
+	held.Unlock()
+
+	lock := filepath.Join(t.TempDir(), "fabric.lock")
+	release, err := targets.LockFile(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.rollout(p, w.t)
+	r.LockPath = lock
+	_, err = targets.Apply(t.Context(), r)
+	if le, ok := errors.AsType[*targets.LockError](err); !ok || le.Holder.PID == 0 {
+		t.Errorf("apply under a held lock file: %v", err)
+	}
+	if len(w.t.pushes) != 0 {
+		t.Errorf("pushes while locked: %v", w.t.pushes)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(t, p, rep, false, states(p, targets.Applied, nil))
+	if _, err := targets.LockFile(lock); err != nil {
+		t.Errorf("the lock file was not released: %v", err)
+	}
+}
+
+// An interrupt in the middle of a wave's pushes: the push under way
+// finishes, no other starts, the wave is rolled back and the later waves
+// are left untouched.
+func TestApplyInterrupted(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	ctx, cancel := context.WithCancel(t.Context())
+	gate := make(chan struct{})
+	w.t.gate["leaf-r0-01"] = gate // the first push of wave 2
+	w.t.started = make(chan string, 100)
+	go func() {
+		for name := range w.t.started {
+			if name == "leaf-r0-01" {
+				cancel()
+				close(gate)
+			}
+		}
+	}()
+	r := w.rollout(p, tg)
+	r.Parallelism = 1
+	rep, err := targets.Apply(ctx, r)
+	close(w.t.started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := waveStates(p, 1, targets.Size{N: 3}, 2)
+	want["leaf-r1-00"], want["leaf-r1-01"] = targets.Untouched, targets.Untouched
+	w.check(t, p, rep, true, want)
+	if !rep.Interrupted || rep.Failed {
+		t.Errorf("report %+v", rep)
+	}
+	if w.t.pushes["leaf-r0-01"] != 1 || w.t.pushes["leaf-r1-00"] != 0 {
+		t.Errorf("pushes %v", w.t.pushes)
+	}
+}
+
+// An interrupt after every push of a wave started lets the wave finish:
+// it is gated and confirmed, and the rollout stops after it.
+func TestApplyInterruptedLetsWaveFinish(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	ctx, cancel := context.WithCancel(t.Context())
+	r := w.rollout(p, tg)
+	r.Event = func(e targets.Event) {
+		if e.Step == targets.StepPushed && e.Device == "leaf-r1-01" { // the last push of wave 2
+			cancel()
+		}
+	}
+	rep, err := targets.Apply(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := waveStates(p, 1, targets.Size{N: 3}, 3)
+	for _, d := range []string{"gpu-000", "gpu-001", "gpu-002"} {
+		want[d] = targets.Untouched
+	}
+	w.check(t, p, rep, true, want)
+	if !rep.Interrupted || rep.Completed != 2 || rep.Reason != "interrupted before wave 3 of 6" {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+// The plan of 1,000 devices, each read and diffed.
+func BenchmarkPlan1000(b *testing.B) {
+	w := newWorld(fabric(600, 64, 336))
+	for b.Loop() {
+		if _, err := targets.Make(b.Context(), targets.Request{Devices: w.devs, Target: w.t, Platforms: w.platforms}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Applying a plan of 1,000 devices in waves of 10%, with commit-confirm.
+func BenchmarkApply1000(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		w := newWorld(fabric(600, 64, 336))
+		tg := confirmTarget{w.t}
+		p, err := targets.Make(b.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: w.platforms})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		rep, err := targets.Apply(b.Context(), targets.Rollout{Plan: p, Devices: w.devs, Target: tg, Platforms: w.platforms,
+			Canary: 1, Wave: targets.Size{Percent: 10}})
+		if err != nil || rep.Failed {
+			b.Fatal(err, rep.Reason)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+// Package targets brings a compiled fabric to its devices: the Target
+// interface through which a device's running configuration is read and
+// changed, the plan (what each device runs, what the intent wants, what
+// changing it disrupts), the plan file, and the rollout that applies a plan
+// in waves with commit-confirm, a convergence gate and rollback.
+//
+// A target knows transports, not platforms: it returns a device's running
+// configuration in the form the device prints it and pushes the
+// remediation a platform computed. Platforms (renderers.Platform) know
+// syntax, not transports. Plan and Apply join the two.
+package targets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// Target reaches devices. Its methods are called concurrently for
+// different devices, never for the same device at once.
+type Target interface {
+	// Read returns d's running configuration as the device prints it, one
+	// artifact per file it would be saved in (Path "<device>/<file>"). A
+	// device that has no configuration yet returns no artifacts and no
+	// error; an error means the configuration could not be read.
+	Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error)
+	// Push applies rem to d and returns when the device has taken it (or
+	// refused it: then nothing of rem may be left applied, or the error
+	// says so).
+	Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error
+}
+
+// Confirmer is a target that can push a change the device reverts by
+// itself unless it is confirmed in time: EOS `commit timer`, NVUE
+// `apply --confirm`, NX-OS `commit confirmed`, the gNMI commit-confirmed
+// extension, the directory target's backup.
+type Confirmer interface {
+	// PushConfirmed applies rem as Push does, as a commit that d rolls
+	// back by itself when Confirm has not been called within timeout.
+	PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error
+	// Confirm makes d's pending commit permanent.
+	Confirm(ctx context.Context, d *ir.Device) error
+}
+
+// RollBacker is a target that can undo, at once, the last push to a device
+// that is not yet confirmed (or, for a target without confirmation, the
+// last push).
+type RollBacker interface {
+	Rollback(ctx context.Context, d *ir.Device) error
+}
+
+// Locker is a target that can hold the fabric against a second apply: a
+// lock file, or the devices' own configuration locks. Lock fails, saying
+// who holds it, when another apply does; release gives it up.
+type Locker interface {
+	Lock(ctx context.Context, devices []*ir.Device) (release func() error, err error)
+}
+
+// FileDigest is the SHA-256 of one running artifact.
+type FileDigest struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Digest is what a device ran when it was read: the SHA-256 over every
+// artifact (path, length and bytes, in path order) and each artifact's
+// own, so that a stale plan can say which file changed.
+type Digest struct {
+	SHA256 string       `json:"sha256"`
+	Files  []FileDigest `json:"files"`
+}
+
+// DigestOf returns the digest of running artifacts in any order.
+func DigestOf(running []renderers.Artifact) Digest {
+	arts := slices.Clone(running)
+	slices.SortFunc(arts, func(a, b renderers.Artifact) int { return strings.Compare(a.Path, b.Path) })
+	all := sha256.New()
+	d := Digest{Files: make([]FileDigest, 0, len(arts))}
+	for _, a := range arts {
+		fmt.Fprintf(all, "%s\x00%d\x00", a.Path, len(a.Content))
+		all.Write(a.Content)
+		one := sha256.Sum256(a.Content)
+		d.Files = append(d.Files, FileDigest{Path: a.Path, SHA256: hex.EncodeToString(one[:])})
+	}
+	d.SHA256 = hex.EncodeToString(all.Sum(nil))
+	return d
+}
+
+// Changed says what differs between an earlier digest and d, one phrase
+// per file ("eos.cfg changed", "nvue.yaml added"), in path order.
+func (d Digest) Changed(earlier Digest) []string {
+	was := make(map[string]string, len(earlier.Files))
+	for _, f := range earlier.Files {
+		was[f.Path] = f.SHA256
+	}
+	var out []string
+	seen := make(map[string]bool, len(d.Files))
+	for _, f := range d.Files {
+		seen[f.Path] = true
+		switch h, ok := was[f.Path]; {
+		case !ok:
+			out = append(out, f.Path+" added")
+		case h != f.SHA256:
+			out = append(out, f.Path+" changed")
+		}
+	}
+	for _, f := range earlier.Files {
+		if !seen[f.Path] {
+			out = append(out, f.Path+" removed")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
