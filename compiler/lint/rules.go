@@ -721,6 +721,8 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 			}
 		}
 		hostGaps(p)
+		sonicPortGaps(p)
+		platformRefusals(p)
 	},
 }
 
