@@ -69,6 +69,7 @@ func (in *Intent) check() diag.List {
 				"topology.inventory: only with style \"explicit\" (style is %q)", t.Style))
 		}
 	}
+	ds = append(ds, in.checkRenderable()...)
 	for key, pattern := range map[string]string{"leaf": in.Fabric.Naming.Leaf, "spine": in.Fabric.Naming.Spine,
 		"superspine": in.Fabric.Naming.Superspine, "server": in.Fabric.Naming.Server} {
 		if pattern == "" {

@@ -203,6 +203,9 @@ func (l *DeviceList) check() diag.List {
 	for _, d := range l.Devices {
 		if !ValidName(d.Name) {
 			one(d.Pos, "device name %q: names are %s", d.Name, NameForms)
+		} else if Reserved(d.Name) {
+			one(d.Pos, "device name %q: a build writes the fabric's own %s there; names reserved for the fabric are %s",
+				d.Name, d.Name, strings.Join(ReservedNames, ", "))
 		}
 		if !contains(listRoles, d.Role) {
 			one(d.Pos, "device %s: role %q: want one of %s", d.Name, d.Role, strings.Join(listRoles, ", "))

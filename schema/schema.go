@@ -11,6 +11,7 @@ package schema
 import (
 	_ "embed"
 	"regexp"
+	"strings"
 )
 
 // FabricCUE is the schema of a fabric intent.
@@ -63,3 +64,19 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 // ValidInterface reports whether s may be used as an interface name.
 func ValidInterface(s string) bool { return interfaceRE.MatchString(s) }
+
+// ReservedNames are the top-level entries of a build directory that belong
+// to the fabric rather than to a device: a device of that name would write
+// its artifacts into them. Compared without case, for file systems that
+// ignore it.
+var ReservedNames = []string{"SUMMARY.md", "inventory.json", "tenants", "slurm", "k8s", ".rocefab-manifest.json"}
+
+// Reserved reports whether a device may not be named s.
+func Reserved(s string) bool {
+	for _, r := range ReservedNames {
+		if strings.EqualFold(s, r) {
+			return true
+		}
+	}
+	return false
+}
