@@ -6,16 +6,18 @@
 // profiles and priority groups, ECN, schedulers, the PFC watchdog, port MTU
 // and speed, cable lengths), meant to be merged into the switch's running
 // configuration (`config apply-patch` computed from it, or `config load`),
-// not to replace it. PORT `lanes` are written when the model knows them:
-// the compiler names SONiC ports after their first SerDes lane
-// (Ethernet<lane>, eight lanes a cage split among breakout ports), so the
-// lanes follow from the name and the file validates against SONiC's models
-// on its own. The SKU's port_config.ini is the authority on a real switch
-// and lanes are create-only there: a deployment must not rewrite them, and
-// a port whose lanes differ from the switch's is a mismatch to fix in the
-// naming, not on the switch. Without lanes (an explicit inventory that does
-// not give them) the file validates together with the device's own PORT
-// table, the way shared/tools/validate/sonic-validate.py merges files.
+// not to replace it. PORT lanes, alias and index are the SKU's own: the
+// compiler lays a SONiC tier's ports out from the SKU's port map
+// (platform.json and hwsku.json as sonic-buildimage ships them, embedded in
+// compiler/platforms with their source commit), a cage split at the
+// tier's speed through one of the SKU's breakout modes, with the child
+// ports and lanes SONiC's own breakout rule gives. Lanes are create-only on
+// a switch, so a split is not a merge: breakout_cfg.json lists the
+// BREAKOUT_CFG mode of every parent port, applied with `config interface
+// breakout` before config_db.json. A model without a port map gets no
+// lanes (lint RF117 says so); the file then validates together with the
+// switch's own PORT table, the way shared/tools/validate/sonic-validate.py
+// merges files.
 //
 // # Buffer model
 //
@@ -31,6 +33,16 @@
 // profile of that name when one exists (sonic-swss
 // cfgmgr/buffermgr.cpp doSpeedUpdateTask), so the model's headroom survives
 // instead of being replaced by the SKU's pg_profile_lookup.ini values.
+//
+// The profiles follow the buffer convention of the switch's ASIC family
+// (ir.BufferPlan.Convention). On Spectrum a lossless profile's size is its
+// headroom, xoff + xon, with separate ingress pools for lossless and lossy
+// traffic. On Broadcom XGS size is the priority group's reserved minimum
+// and xoff its headroom, drawn from the shared headroom pool the ingress
+// pool's xoff sizes, with xon_offset below the XOFF point; lossy and
+// lossless priority groups share the one ingress pool, and the egress
+// lossless pool has a static limit, as the Tomahawk SKU files in
+// sonic-buildimage write them.
 //
 // # What cannot be rendered
 //
