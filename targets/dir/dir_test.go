@@ -396,4 +396,3 @@ func TestPlanApplyPlan(t *testing.T) {
 		}
 	}
 }
-
