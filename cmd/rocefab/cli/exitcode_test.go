@@ -49,8 +49,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"explain", clean}, 2}, // missing DEVICE
 		{[]string{"explain"}, 2},
 		{[]string{"explain", clean, "gpu-0000", "--format", "json"}, 0},
-		{[]string{"explain", clean, "gpu-0000", "-o", "json"}, 2}, // -o is where output goes, never a format
-		{[]string{"lint", "-o", "json", clean}, 2},
+		{[]string{"explain", clean, "gpu-0000", "-o", "json"}, 0}, // -o json: deprecated spelling of --format json
+		{[]string{"lint", "-o", "json", clean}, 0},
+		{[]string{"explain", clean, "gpu-0000", "-o", "out.json"}, 2}, // -o is where output goes, never a file here
+		{[]string{"lint", "-o", "out.json", clean}, 2},
 		{[]string{"lint", "--format", "sarif", filepath.Join(dir, "missing.cue")}, 2},
 		{[]string{"schema"}, 0},
 		{[]string{"version"}, 0},

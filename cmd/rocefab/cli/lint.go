@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
@@ -50,7 +51,7 @@ func newLintCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runLint(cmd, a, args) },
 	}
 	cmd.Flags().Var(&a.format, "format", "output format: text, json, sarif or github")
-	cmd.SetFlagErrorFunc(formatFlagHint)
+	formatAlias(cmd, &a.format)
 	cmd.Flags().StringVar(&a.failOn, "fail-on", "error", "lowest severity that makes lint exit 1: error or warning")
 	cmd.Flags().BoolVar(&a.info, "info", false, "also print informational findings (e.g. what OpenConfig cannot carry by design)")
 	cmd.Flags().StringVar(&a.explain, "explain", "", "print the documentation of a rule (e.g. RF102) and exit")
@@ -169,11 +170,21 @@ func gitTopLevel(dir string) string {
 	}
 }
 
+// formatAlias keeps `-o json` (the form of earlier releases and of the
+// command-line contract) working as a hidden, deprecated spelling of
+// --format on commands that only print: -o names where output is written,
+// so only a format name is taken, and anything else gets the hint.
+func formatAlias(cmd *cobra.Command, format pflag.Value) {
+	cmd.Flags().VarP(format, "output-format", "o", "deprecated: use --format")
+	_ = cmd.Flags().MarkHidden("output-format")
+	cmd.SetFlagErrorFunc(formatFlagHint)
+}
+
 // formatFlagHint explains, for a flag error, that -o is not a format
 // flag: across rocefab, --format picks an output format and -o/--out
 // names where output is written.
 func formatFlagHint(_ *cobra.Command, err error) error {
-	if strings.Contains(err.Error(), "'o' in -o") || strings.Contains(err.Error(), "--output") {
+	if strings.Contains(err.Error(), "'o' in -o") || strings.Contains(err.Error(), "--output") || strings.Contains(err.Error(), `"-o"`) {
 		return fmt.Errorf("%w: use --format to choose an output format (-o/--out names where output is written)", err)
 	}
 	return err
