@@ -28,12 +28,20 @@ func (e *FormatError) Error() string {
 		e.Version, PlanFormatVersion)
 }
 
+// planFile is the plan file's JSON: the plan and, for readers that want
+// the counts without counting, its summary (ignored when read back).
+type planFile struct {
+	*Plan
+	Summary *Summary `json:"summary,omitempty"`
+}
+
 // WritePlan writes p as the plan file: indented JSON, deterministic for
 // the same plan.
 func WritePlan(w io.Writer, p *Plan) error {
 	q := *p
 	q.FormatVersion = PlanFormatVersion
-	b, err := json.MarshalIndent(&q, "", "  ")
+	s := q.Summary()
+	b, err := json.MarshalIndent(planFile{Plan: &q, Summary: &s}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the plan: %w", err)
 	}
@@ -63,7 +71,7 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var p Plan
-	if err := dec.Decode(&p); err != nil {
+	if err := dec.Decode(&planFile{Plan: &p}); err != nil {
 		return nil, fmt.Errorf("plan file: %w", err)
 	}
 	if err := p.check(); err != nil {

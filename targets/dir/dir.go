@@ -352,7 +352,13 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 		return fmt.Errorf("%s: no commit is pending confirmation (its timer may have run out and rolled it back)", d.Name)
 	}
 	t.stopTimer(d.Name)
-	return os.RemoveAll(t.pendingPath(d.Name))
+	if err := os.RemoveAll(t.pendingPath(d.Name)); err != nil {
+		return err
+	}
+	// The last confirmation leaves no trace (Remove fails while other
+	// commits are pending).
+	os.Remove(filepath.Join(t.root, pendingDir))
+	return nil
 }
 
 // Rollback restores the files of before the pending commit exactly.
