@@ -90,6 +90,7 @@ readonly ROCE_TOS=104
 # length and MTU; the figure is here to compare with the switch side.
 #   roce-tos = 104: cma_roce_tos = DSCP << 2   (TOS byte, ECN bits 00) with DSCP = 26
 #   nic-xoff = 134224 B: xoff = (301 + 216·L/100)·S_Mbps/1000 + 272·MTU/100   (integer arithmetic; ≈ (301 + 2.16·L)·S + 2.72·MTU; S ≥ 40 Gbit/s) with L = 3 m, S_Mbps = 400000 Mbit/s, MTU = 4200 B
+#   nccl-adaptive-routing = 1: 1 when a switch on the server's paths balances per packet, so a flow's packets arrive out of order; NCCL's default on RoCE is 0 with switch = spine-00, balancing = per-packet (router adaptive-routing), routing.loadBalancing = adaptive
 
 # Egress shaping with tc HTB. tc sees only traffic the kernel's network stack
 # sends (TCP/UDP sockets); RDMA (RoCE) traffic bypasses the qdisc and is NOT
