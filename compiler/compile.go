@@ -203,7 +203,10 @@ func (c *compilation) expand() *topology.Result {
 		return nil
 	}
 	leafSpeed := t.Leaf.Speed.Gbps
-	p.Leaf = topology.Tier{Platform: t.Leaf.Platform, Model: leafSw.Model, Ports: portsAt(leafSw, leafSpeed),
+	if !c.checkRelease("topology.leaf", t.Leaf.Platform, t.Leaf.Release) {
+		return nil
+	}
+	p.Leaf = topology.Tier{Platform: t.Leaf.Platform, Model: leafSw.Model, Release: t.Leaf.Release, Ports: portsAt(leafSw, leafSpeed),
 		Physical: physicalPorts(leafSw), Speed: leafSpeed, Downlinks: t.Leaf.Downlinks, Uplinks: t.Leaf.Uplinks}
 	if p.Leaf.Ports == 0 {
 		c.errorf(c.pos("topology.leaf.speed"), "topology.leaf.speed: %s has no %s ports", leafSw.Model, t.Leaf.Speed.Raw)
@@ -224,7 +227,7 @@ func (c *compilation) expand() *topology.Result {
 		leaves = (t.Servers*rails + p.Leaf.Downlinks - 1) / p.Leaf.Downlinks
 	}
 	if t.Spine != nil || leaves > 1 {
-		sp, ok := c.tier("topology.spine", t.Spine, t.Leaf.Platform, t.Leaf.Model, leafSpeed, DefaultSpineCable)
+		sp, ok := c.tier("topology.spine", t.Spine, t.Leaf.Platform, t.Leaf.Model, t.Leaf.Release, leafSpeed, DefaultSpineCable)
 		if !ok {
 			return nil
 		}
@@ -237,7 +240,7 @@ func (c *compilation) expand() *topology.Result {
 			c.errorf(c.pos("topology.superspine"), "topology.superspine: a superspine tier needs a spine tier")
 			return nil
 		}
-		ss, ok := c.tier("topology.superspine", t.Superspine, p.Spine.Platform, p.Spine.Model, p.Spine.Speed, DefaultSuperspineCable)
+		ss, ok := c.tier("topology.superspine", t.Superspine, p.Spine.Platform, p.Spine.Model, p.Spine.Release, p.Spine.Speed, DefaultSuperspineCable)
 		if !ok {
 			return nil
 		}
@@ -266,15 +269,21 @@ func (c *compilation) expand() *topology.Result {
 }
 
 // tier resolves a spine or superspine tier, defaulting to the tier below.
-func (c *compilation) tier(path string, t *schema.Tier, platform, model string, speed int, cable string) (*topology.Tier, bool) {
+func (c *compilation) tier(path string, t *schema.Tier, platform, model, release string, speed int, cable string) (*topology.Tier, bool) {
 	if t == nil {
 		t = &schema.Tier{}
 	}
 	if t.Platform != "" && t.Platform != platform {
-		platform, model = t.Platform, DefaultModels[t.Platform]
+		platform, model, release = t.Platform, DefaultModels[t.Platform], ""
 	}
 	if t.Model != "" {
 		model = t.Model
+	}
+	if t.Release != "" {
+		release = t.Release
+	}
+	if !c.checkRelease(path, platform, t.Release) {
+		return nil, false
 	}
 	if t.Speed.Gbps != 0 {
 		speed = t.Speed.Gbps
@@ -287,7 +296,7 @@ func (c *compilation) tier(path string, t *schema.Tier, platform, model string, 
 	if !ok {
 		return nil, false
 	}
-	out := &topology.Tier{Platform: platform, Model: sw.Model, Ports: portsAt(sw, speed), Physical: physicalPorts(sw),
+	out := &topology.Tier{Platform: platform, Model: sw.Model, Release: release, Ports: portsAt(sw, speed), Physical: physicalPorts(sw),
 		Speed: speed, Cable: m, Count: t.Count}
 	if out.Ports == 0 {
 		c.errorf(c.pos(path), "%s: %s has no %s ports", path, sw.Model, schema.FormatSpeed(speed))

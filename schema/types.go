@@ -45,6 +45,7 @@ type Link struct {
 type Leaf struct {
 	Platform  string `json:"platform"`
 	Model     string `json:"model"`
+	Release   string `json:"release"` // the NOS release (nvue), "" for the newest documented
 	Speed     Speed  `json:"speed"`
 	Downlinks int    `json:"downlinks"`
 	Uplinks   int    `json:"uplinks"`
@@ -54,6 +55,7 @@ type Leaf struct {
 type Tier struct {
 	Platform string `json:"platform"`
 	Model    string `json:"model"`
+	Release  string `json:"release"` // the NOS release (nvue), "" for the tier below's or the newest documented
 	Speed    Speed  `json:"speed"`
 	Cable    Length `json:"cable"`
 	Count    int    `json:"count"`
@@ -106,6 +108,19 @@ type Buffers struct {
 	// Congestion states how many lossless priority groups of a switch
 	// congest at once; nil means every one.
 	Congestion *Congestion `json:"congestion,omitempty"`
+	// AcceptGaps are the platform gaps the intent accepts ("reserve",
+	// "priority-group"): RF117 reports them as warnings, not errors.
+	AcceptGaps []string `json:"acceptGaps,omitempty"`
+}
+
+// Accepts reports whether the intent accepts the platform gap.
+func (b Buffers) Accepts(gap string) bool {
+	for _, g := range b.AcceptGaps {
+		if g == gap {
+			return true
+		}
+	}
+	return false
 }
 
 // Congestion is the intent's statement of how much of a switch congests

@@ -122,11 +122,15 @@ type Device struct {
 	Role     Role
 	Platform string
 	Model    string
-	Rail     int // the rail of a rail leaf, -1 otherwise
-	Pod      int // the pod in a three-tier fabric, -1 otherwise
-	Switch   *Switch
-	Host     *Host
-	Pos      diag.Pos
+	// Release is the NOS release the device runs when the intent names
+	// one (nvue: a Cumulus Linux release); "" means the platform's newest
+	// documented release, whose spelling renderers then write.
+	Release string
+	Rail    int // the rail of a rail leaf, -1 otherwise
+	Pod     int // the pod in a three-tier fabric, -1 otherwise
+	Switch  *Switch
+	Host    *Host
+	Pos     diag.Pos
 	// Disruption says, for each platform that renders the device (its own
 	// and, for a switch, PlatformOpenConfig), what changing each catalog
 	// element does (compiler/platforms): "hitless", "port-flap",

@@ -40,8 +40,9 @@ type Params struct {
 type Tier struct {
 	Platform  string
 	Model     string
-	Ports     int // front-panel ports at the tier's port speed (breakouts included)
-	Physical  int // physical ports (for breakout naming); 0 means Ports
+	Release   string // the NOS release, "" for the newest documented
+	Ports     int    // front-panel ports at the tier's port speed (breakouts included)
+	Physical  int    // physical ports (for breakout naming); 0 means Ports
 	Speed     int
 	Cable     float64
 	Count     int // fixed number of switches (per pod for spines in three tiers), 0 for the fewest
@@ -138,7 +139,7 @@ func ceilDiv(a, b int) int {
 
 // switchDev makes a switch device with room for its ports.
 func switchDev(name string, role ir.Role, t *Tier, rail, pod, ports int) *ir.Device {
-	return &ir.Device{Name: name, Role: role, Platform: t.Platform, Model: t.Model, Rail: rail, Pod: pod,
+	return &ir.Device{Name: name, Role: role, Platform: t.Platform, Model: t.Model, Release: t.Release, Rail: rail, Pod: pod,
 		Switch: &ir.Switch{Ports: make([]ir.Port, 0, ports)}}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -85,10 +86,15 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	r.loadBalancing()
 	r.profile()
 	r.interfaces()
+	// Forms no source confirms get a "! verify:" line directly above them,
+	// from the statement table.
+	content := renderers.MarkVerifyCLI(r.w.Bytes(), func(form string) bool {
+		return platforms.IsVerify(ir.PlatformEOS, form)
+	}, true)
 	return []renderers.Artifact{{
 		Path:    d.Name + "/" + FileName,
 		Format:  renderers.Text,
-		Content: bytes.Clone(r.w.Bytes()),
+		Content: content,
 	}}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -43,7 +44,11 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	case d.Switch.Buffers == nil:
 		return nil, fmt.Errorf("nvue: switch %s has no buffer plan", d.Name)
 	}
-	r := &render{d: d, s: d.Switch, q: d.Switch.QoS, b: d.Switch.Buffers}
+	rel, err := parseRelease(d.Release)
+	if err != nil {
+		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
+	}
+	r := &render{d: d, s: d.Switch, q: d.Switch.QoS, b: d.Switch.Buffers, rel: rel}
 	content, err := r.document()
 	if err != nil {
 		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
@@ -63,6 +68,64 @@ type render struct {
 	byPrio [8]*ir.Class
 	// gaps are what the platform cannot express, for the header.
 	gaps []string
+	// rel is the Cumulus Linux release whose spelling is written.
+	rel release
+}
+
+// NewestRelease is the newest Cumulus Linux release the renderer follows
+// the documentation of, written when the intent names none.
+const NewestRelease = "5.16"
+
+// oldestMinor is the minor version of the first release with every key the renderer writes
+// (NVUE reference, Version History: qos pfc-watchdog 5.6.0, link breakout
+// 5.4.0, qos congestion-control and egress-scheduler 5.3.0).
+const oldestMinor = 6
+
+// release is a Cumulus Linux 5.x release.
+type release struct {
+	name  string
+	minor int
+}
+
+// stateEnabled reports whether the release spells on/off leaves as
+// `state: enabled|disabled`: Cumulus Linux 5.15 renamed `qos roce enable
+// on|off`, `router adaptive-routing enable on|off` and `interface <id>
+// router adaptive-routing enable on|off` (CumulusNetworks/docs@07d58d4b
+// content/cumulus-linux-515/Whats-New/New-and-Changed-NVUE-Commands.md,
+// "On/Off" table). The QoS leaves taking enable|disable (pfc tx/rx,
+// congestion-control ecn/red, interface pfc-watchdog state) keep their
+// spelling in the 5.16 QoS guide (CumulusNetworks/docs@057503ed
+// content/cumulus-linux-516/Layer-1-and-Switch-Ports/Quality-of-Service/_index.md).
+func (r release) stateEnabled() bool { return r.minor >= 15 }
+
+// parseRelease reads the intent's release ("" for the newest documented).
+func parseRelease(s string) (release, error) {
+	if s == "" {
+		s = NewestRelease
+	}
+	newest, _ := strconv.Atoi(strings.TrimPrefix(NewestRelease, "5."))
+	minor, err := strconv.Atoi(strings.TrimPrefix(s, "5."))
+	if !strings.HasPrefix(s, "5.") || err != nil || minor < oldestMinor || minor > newest || strconv.Itoa(minor) != strings.TrimPrefix(s, "5.") {
+		return release{}, fmt.Errorf("release %q: the renderer writes Cumulus Linux 5.%d to %s", s, oldestMinor, NewestRelease)
+	}
+	return release{name: s, minor: minor}, nil
+}
+
+// onOff sets an on/off leaf in the release's spelling: `enable: 'on'`
+// through 5.14, `state: enabled` from 5.15.
+func (r *render) onOff(n *node, on bool) *node {
+	if r.rel.stateEnabled() {
+		v := "disabled"
+		if on {
+			v = "enabled"
+		}
+		return n.set("state", v)
+	}
+	v := "off"
+	if on {
+		v = "on"
+	}
+	return n.set("enable", v)
 }
 
 // gap records what NVUE cannot express and returns the comment that goes
@@ -98,6 +161,9 @@ func (r *render) document() ([]byte, error) {
 	if err := r.interfaces(set, profiles); err != nil {
 		return nil, err
 	}
+	// Forms no source confirms get a "# verify:" line above their key, from
+	// the statement table.
+	markVerify(set, []string{"set"}, func(form string) bool { return platforms.IsVerify(ir.PlatformNVUE, form) })
 	return emit(r.header(), set)
 }
 
@@ -162,7 +228,7 @@ func (r *render) label(prio int) string {
 
 func (r *render) roce(qos *node) {
 	roce := qos.child("roce")
-	roce.set("enable", "on")
+	r.onOff(roce, true)
 	mode := "lossy"
 	if len(r.pfc) > 0 {
 		mode = "lossless"
@@ -308,10 +374,11 @@ func (r *render) pfcProfiles(qos *node) (map[*ir.Headroom]string, error) {
 		return profiles, nil
 	}
 	pfc := qos.child("pfc")
-	pfc.comment("One PFC profile per port class (speed and cable length). Byte values are the model's headroom:")
-	pfc.comment("port-buffer = headroom per port and lossless priority; xoff-threshold = headroom - xoff (the bytes")
-	pfc.comment("consumed before XOFF, leaving xoff bytes for the data in flight); xon-threshold = the drop below the")
-	pfc.comment("XOFF point before XON (qos_features.conf xoff_size and xon_delta, Cumulus Linux QoS guide).")
+	pfc.comment("One PFC profile per port class (speed and cable length); port-buffer is the model's headroom per port")
+	pfc.comment("and lossless priority, cable-length what Cumulus Linux sizes the pause latency from.")
+	pfc.comment("xoff-threshold and xon-threshold are left to the switch: Cumulus Linux derives the limits that start and")
+	pfc.comment("stop PFC frames itself, and NVIDIA recommends not setting them by hand (QoS guide 5.14/5.16, PFC; NVUE")
+	pfc.comment("reference, qos pfc xon-threshold); the intent gives none.")
 	pfc.comment("NVUE places these switch priorities in its lossless priority group and the rest in the lossy bulk group,")
 	pfc.comment("which is the model's priority-group map (a lossless class in its own group, the others in group 0).")
 	if len(r.pfc) > 1 {
@@ -341,15 +408,17 @@ func (r *render) pfcProfiles(qos *node) (map[*ir.Headroom]string, error) {
 		} else {
 			cl.note("metres")
 		}
-		xoffTh := max(h.Size-h.Xoff, 0)
-		// xon-threshold is a drop below the XOFF point (qos_features.conf
-		// xon_delta; Cumulus's own defaults set it equal to xoff_size, so XON
-		// comes when the group's buffer has drained). The model's xon is that
-		// drop, capped so XON is never below an empty buffer.
-		xonDelta := min(h.Xon, xoffTh)
+		// xoff-threshold (the reserved bytes consumed before XOFF) and
+		// xon-threshold (the drop below it before XON) stay unset: the
+		// intent names neither, and Cumulus Linux "derives all other PFC
+		// settings, such as the buffer limits that trigger PFC frames
+		// transmit to start and stop" (QoS guide, PFC: CumulusNetworks/docs
+		// @0d142afe content/cumulus-linux-514/.../Quality-of-Service/_index.md
+		// and @057503ed cumulus-linux-516), with NVIDIA's recommendation not
+		// to set them by hand (NVUE reference, qos pfc xoff-threshold and
+		// xon-threshold; qos_features.conf xoff_size and xon_delta default to
+		// "Disabled, allowing dynamic allocation").
 		p.set("port-buffer", h.Size).note("bytes")
-		p.set("xoff-threshold", xoffTh).note("bytes: %d - %d", h.Size, h.Xoff)
-		p.set("xon-threshold", xonDelta).note("bytes below XOFF: XON at %d B", xoffTh-xonDelta)
 		p.comment("Port class %s: %d Gbit/s over %g m; headroom %d B (xoff %d B, xon %d B; physics needs %d B).",
 			h.Name, h.SpeedGbps, h.CableM, h.Size, h.Xoff, h.Xon, h.Required)
 		if h.Size < h.Xoff+h.Xon {
@@ -478,14 +547,14 @@ func (r *render) routing(set *node) error {
 	ar := set.child("router").child("adaptive-routing")
 	switch r.s.LoadBalancing {
 	case "ecmp":
-		ar.set("enable", "off")
+		r.onOff(ar, false)
 		ar.comment("ECMP hashing; adaptive routing off.")
 		return nil
 	case "adaptive":
-		ar.set("enable", "on")
+		r.onOff(ar, true)
 		ar.comment("Adaptive routing: Spectrum-4 picks the less loaded ECMP member per packet (decision every 1 us).")
 	case "spray":
-		ar.set("enable", "on")
+		r.onOff(ar, true)
 		ar.comment("%s", r.gap("packet spraying: Cumulus Linux (5.14 user guide) documents no random or round-robin spray mode; adaptive routing (per packet, by port load) is rendered instead"))
 	default:
 		return fmt.Errorf("unknown load balancing %q", r.s.LoadBalancing)
@@ -541,11 +610,11 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 			ar := n.child("router").child("adaptive-routing")
 			switch {
 			case p.Facing == ir.RoleHost:
-				ar.set("enable", "off")
+				r.onOff(ar, false)
 			case slices.Contains(arSpeeds, p.SpeedGbps):
-				ar.set("enable", "on")
+				r.onOff(ar, true)
 			default:
-				ar.set("enable", "off")
+				r.onOff(ar, false)
 				ar.comment("platform gap: Spectrum-4 runs adaptive routing at 200G and 400G only; this %s port keeps ECMP hashing", speed(p.SpeedGbps))
 				noAR = append(noAR, p.Name)
 			}
@@ -631,6 +700,14 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ",")
 }
 
+// releaseLine says which release's spelling the document follows.
+func (r *render) releaseLine() string {
+	if r.rel.stateEnabled() {
+		return fmt.Sprintf("Keys are spelled as Cumulus Linux %s takes them: on/off leaves as state: enabled|disabled (5.15 and later).", r.rel.name)
+	}
+	return fmt.Sprintf("Keys are spelled as Cumulus Linux %s takes them: on/off leaves as enable: 'on'|'off' (5.14 and earlier).", r.rel.name)
+}
+
 func (r *render) header() []string {
 	d := r.d
 	h := []string{
@@ -640,8 +717,7 @@ func (r *render) header() []string {
 		"Merge into a pending revision, review, then apply with a confirm timer:",
 		"  nv config patch nvue.yaml; nv config diff; nv config apply --confirm 600s -y",
 		"A patch only adds and changes: what the model drops (a switch priority, a port) is unset by plan.",
-		"Keys and values are those of Cumulus Linux 5.14 and earlier (on/off leaves as 'on'); later releases",
-		"rename some (router adaptive-routing enable: 'on' becomes state: enabled, ecn: enable becomes enabled).",
+		r.releaseLine(),
 		"",
 		"Disruption when an element changes (Cumulus Linux QoS and ECMP guides):",
 		"  qos roce, traffic-pool, pfc: switchd reprograms ASIC buffers: traffic-pause (momentary loss)",

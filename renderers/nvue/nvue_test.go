@@ -135,16 +135,11 @@ func TestLossless(t *testing.T) {
 			a := render(t, d)
 			y := parse(t, a.Content)
 
-			if got := y.str(t, "qos", "roce", "enable"); got != "on" {
-				t.Errorf("qos roce enable %q", got)
+			if got := y.str(t, "qos", "roce", "state"); got != "enabled" {
+				t.Errorf("qos roce state %q (Cumulus Linux %s)", got, nvue.NewestRelease)
 			}
 			if got := y.str(t, "qos", "roce", "mode"); got != "lossless" {
 				t.Errorf("qos roce mode %q", got)
-			}
-			// NVUE's on/off leaves are strings; unquoted, YAML 1.1 readers
-			// take them for booleans.
-			if !bytes.Contains(a.Content, []byte("enable: 'on'")) {
-				t.Error("on/off leaves are not quoted")
 			}
 
 			// Classification: DSCP trust, every DSCP mapped as the model says,
@@ -192,21 +187,16 @@ func TestLossless(t *testing.T) {
 				if got := y.int(t, append(p, "cable-length")...); got != int64(math.Ceil(h.CableM)) {
 					t.Errorf("%s: cable-length %d, want %g", h.Name, got, h.CableM)
 				}
-				buf := y.int(t, append(p, "port-buffer")...)
-				xoff := y.int(t, append(p, "xoff-threshold")...)
-				xon := y.int(t, append(p, "xon-threshold")...)
-				if buf != h.Size {
+				if buf := y.int(t, append(p, "port-buffer")...); buf != h.Size {
 					t.Errorf("%s: port-buffer %d, want headroom %d", h.Name, buf, h.Size)
 				}
-				// XOFF leaves exactly the model's xoff bytes for data in
-				// flight; XON comes the model's xon bytes below the XOFF
-				// point, never below an empty buffer, so PFC never toggles
-				// on a single threshold.
-				if buf-xoff != h.Xoff {
-					t.Errorf("%s: %d B left after XOFF, want %d", h.Name, buf-xoff, h.Xoff)
-				}
-				if want := min(h.Xon, int64(xoff)); int64(xon) != want || xon == 0 {
-					t.Errorf("%s: xon-threshold %d, want %d (a drop below XOFF, not zero)", h.Name, xon, want)
+				// The limits that start and stop PFC frames are Cumulus
+				// Linux's to derive: the intent gives none, and NVIDIA
+				// recommends not setting them.
+				for _, k := range []string{"xoff-threshold", "xon-threshold"} {
+					if _, ok := y.at(t, p...).(map[string]any)[k]; ok {
+						t.Errorf("%s: %s set; the switch derives it", h.Name, k)
+					}
 				}
 			}
 
@@ -290,15 +280,15 @@ func TestLossless(t *testing.T) {
 			}
 
 			// Adaptive routing: global, and on switch-facing ports only.
-			if got := y.str(t, "router", "adaptive-routing", "enable"); got != "on" {
+			if got := y.str(t, "router", "adaptive-routing", "state"); got != "enabled" {
 				t.Errorf("adaptive routing %q", got)
 			}
 			for _, p := range s.Ports {
-				want := "on"
+				want := "enabled"
 				if p.Facing == ir.RoleHost {
-					want = "off"
+					want = "disabled"
 				}
-				if got := y.str(t, "interface", p.Name, "router", "adaptive-routing", "enable"); got != want {
+				if got := y.str(t, "interface", p.Name, "router", "adaptive-routing", "state"); got != want {
 					t.Errorf("%s (%s-facing): adaptive routing %q, want %q", p.Name, p.Facing, got, want)
 				}
 			}
@@ -381,14 +371,14 @@ func TestGaps(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
 	}
-	if got := y.str(t, "router", "adaptive-routing", "enable"); got != "on" {
-		t.Errorf("spray: adaptive routing %q, want on", got)
+	if got := y.str(t, "router", "adaptive-routing", "state"); got != "enabled" {
+		t.Errorf("spray: adaptive routing %q, want enabled", got)
 	}
-	if got := y.str(t, "interface", "swp1", "router", "adaptive-routing", "enable"); got != "off" {
-		t.Errorf("800G port: adaptive routing %q, want off", got)
+	if got := y.str(t, "interface", "swp1", "router", "adaptive-routing", "state"); got != "disabled" {
+		t.Errorf("800G port: adaptive routing %q, want disabled", got)
 	}
-	if got := y.str(t, "interface", "swp2", "router", "adaptive-routing", "enable"); got != "on" {
-		t.Errorf("400G port: adaptive routing %q, want on", got)
+	if got := y.str(t, "interface", "swp2", "router", "adaptive-routing", "state"); got != "enabled" {
+		t.Errorf("400G port: adaptive routing %q, want enabled", got)
 	}
 	if got := y.str(t, "interface", "swp1", "link", "speed"); got != "800G" {
 		t.Errorf("speed %q", got)
@@ -404,8 +394,8 @@ func TestECMPAndWatchdogOff(t *testing.T) {
 	s.QoS = &q
 	a := render(t, d)
 	y := parse(t, a.Content)
-	if got := y.str(t, "router", "adaptive-routing", "enable"); got != "off" {
-		t.Errorf("ecmp: adaptive routing %q, want off", got)
+	if got := y.str(t, "router", "adaptive-routing", "state"); got != "disabled" {
+		t.Errorf("ecmp: adaptive routing %q, want disabled", got)
 	}
 	for _, p := range s.Ports {
 		if _, ok := y.at(t, "interface", p.Name).(map[string]any)["router"]; ok {
@@ -472,5 +462,72 @@ func TestBreakout(t *testing.T) {
 	}
 	if link, ok := y.at(t, "interface", "swp4", "link").(map[string]any); !ok || link["breakout"] != nil {
 		t.Errorf("swp4 is not split but has link %v", y.at(t, "interface", "swp4", "link"))
+	}
+}
+
+// TestReleases renders the on/off leaves Cumulus Linux 5.15 renamed in each
+// release's spelling: `enable: 'on'` (quoted: YAML 1.1 reads a bare on as a
+// boolean) through 5.14, `state: enabled` from 5.15; the newest documented
+// release when the intent names none; and refuses a release it does not
+// know rather than guess its keys.
+func TestReleases(t *testing.T) {
+	for _, tc := range []struct {
+		release     string
+		key         string
+		on, off     string
+		quotedOnOff bool
+	}{
+		{"5.6", "enable", "on", "off", true},
+		{"5.14", "enable", "on", "off", true},
+		{"5.15", "state", "enabled", "disabled", false},
+		{"5.16", "state", "enabled", "disabled", false},
+		{"", "state", "enabled", "disabled", false},
+	} {
+		t.Run("release "+tc.release, func(t *testing.T) {
+			d := irtest.Fabric().Device("spine-00")
+			d.Release = tc.release
+			a := render(t, d)
+			y := parse(t, a.Content)
+			if got := y.str(t, "qos", "roce", tc.key); got != tc.on {
+				t.Errorf("qos roce %s %q, want %q", tc.key, got, tc.on)
+			}
+			if got := y.str(t, "router", "adaptive-routing", tc.key); got != tc.on {
+				t.Errorf("router adaptive-routing %s %q, want %q", tc.key, got, tc.on)
+			}
+			for _, p := range d.Switch.Ports {
+				want := tc.on
+				if p.Facing == ir.RoleHost {
+					want = tc.off
+				}
+				if got := y.str(t, "interface", p.Name, "router", "adaptive-routing", tc.key); got != want {
+					t.Errorf("%s: adaptive-routing %s %q, want %q", p.Name, tc.key, got, want)
+				}
+			}
+			other := map[string]string{"enable": "state", "state": "enable"}[tc.key]
+			if _, ok := y.at(t, "qos", "roce").(map[string]any)[other]; ok {
+				t.Errorf("qos roce has both %s and %s", tc.key, other)
+			}
+			if got := bytes.Contains(a.Content, []byte("enable: 'on'")); got != tc.quotedOnOff {
+				t.Errorf("quoted enable: 'on' present %v, want %v", got, tc.quotedOnOff)
+			}
+			rel := tc.release
+			if rel == "" {
+				rel = nvue.NewestRelease
+			}
+			if !bytes.Contains(a.Content, []byte("Cumulus Linux "+rel+" takes them")) {
+				t.Errorf("the header does not name release %s", rel)
+			}
+			// Leaves 5.15 did not rename keep enable/disable.
+			if got := y.str(t, "qos", "pfc", d.Switch.Headrooms[0].Name, "tx"); got != "enable" {
+				t.Errorf("pfc tx %q", got)
+			}
+		})
+	}
+	for _, bad := range []string{"5.5", "5.17", "6.0", "5.1x", "5.014", "5"} {
+		d := irtest.Fabric().Device("spine-00")
+		d.Release = bad
+		if _, err := (nvue.Renderer{}).Render(d); err == nil || !strings.Contains(err.Error(), "release") {
+			t.Errorf("release %q: err %v, want a refusal naming the release", bad, err)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // The YAML here is written by hand rather than with a YAML library: the
@@ -21,6 +23,7 @@ type node struct {
 	key      string
 	leaf     bool
 	value    string // the scalar as written, already quoted when needed
+	raw      string // the scalar as the document means it, unquoted
 	children []*node
 	index    map[string]*node
 	above    []string // comment lines written before the key
@@ -51,10 +54,13 @@ func (n *node) set(key string, v any) *node {
 	switch v := v.(type) {
 	case int:
 		c.value = strconv.Itoa(v)
+		c.raw = c.value
 	case int64:
 		c.value = strconv.FormatInt(v, 10)
+		c.raw = c.value
 	case string:
 		c.value = quote(v)
+		c.raw = v
 	default:
 		panic(fmt.Sprintf("nvue: unsupported YAML scalar %T", v))
 	}
@@ -71,6 +77,24 @@ func (n *node) comment(format string, args ...any) *node {
 func (n *node) note(format string, args ...any) *node {
 	n.trailing = fmt.Sprintf(format, args...)
 	return n
+}
+
+// markVerify puts a "verify: <form>" comment above every leaf and empty
+// mapping whose statement form isVerify reports. A commented node is never
+// folded into a flow mapping, so the mark stays on its own line next to
+// the key it names.
+func markVerify(n *node, path []string, isVerify func(form string) bool) {
+	for _, c := range n.children {
+		p := append(slices.Clone(path), c.key)
+		if c.leaf || len(c.children) == 0 {
+			form := renderers.NVUEForm(p, c.raw, !c.leaf)
+			if isVerify(form) {
+				c.above = append([]string{renderers.VerifyMark(form)}, c.above...)
+			}
+			continue
+		}
+		markVerify(c, p, isVerify)
+	}
 }
 
 // plainRE is what this writer leaves unquoted: nothing that a YAML 1.1 or

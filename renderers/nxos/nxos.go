@@ -17,8 +17,10 @@ package nxos
 //   - Cisco's RoCE profile script for Nexus 9000 (roce_enable.py, Cisco
 //     TME): c-8q-nq3 "pause pfc-cos", "mtu 9216", c-out-8q-q*
 //     "bandwidth remaining percent", "priority level 1", "random-detect
-//     minimum-threshold ... maximum-threshold ... drop-probability ...
-//     weight 0 ecn", per-port "priority-flow-control mode on" and
+//     minimum-threshold ... kbytes maximum-threshold ... kbytes
+//     drop-probability ... weight 0 ecn" (kbytes in every Cisco example, as
+//     in Azure/AzureLocal-Supportability's TOR QoS reference; no Cisco
+//     source shows the bytes unit), per-port "priority-flow-control mode on" and
 //     "priority-flow-control watch-dog-interval on".
 //   - Cisco Nexus 9000 NX-OS Unicast Routing Configuration Guide 10.5(x),
 //     "Configure Dynamic Load Balancing", as exercised by
@@ -39,6 +41,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -95,10 +98,15 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 		return nil, fmt.Errorf("nxos: %s: %w", d.Name, err)
 	}
 	b.render()
+	// Forms no source confirms get a "! verify:" line above their block
+	// (comments stay outside policies), from the statement table.
+	content := renderers.MarkVerifyCLI([]byte(b.out.String()), func(form string) bool {
+		return platforms.IsVerify(ir.PlatformNXOS, form)
+	}, false)
 	return []renderers.Artifact{{
 		Path:    d.Name + "/" + FileName,
 		Format:  renderers.Text,
-		Content: []byte(b.out.String()),
+		Content: content,
 	}}, nil
 }
 
@@ -498,7 +506,9 @@ func (b *builder) strictLevels() map[int]int {
 
 func (b *builder) queuing() {
 	b.section("Egress queuing: ETS, strict priority, ECN, system-wide", "hitless")
-	b.comment("ECN thresholds are written in bytes: exact, whatever base NX-OS uses for kbytes/mbytes.")
+	b.comment("ECN thresholds are written in kbytes, the unit of every Cisco example (roce_enable.py, the Azure")
+	b.comment("  TOR QoS reference): the model's bytes / 1024, rounded down, so that a threshold never lands above")
+	b.comment("  the model's (ECN keeps marking before PFC pauses) whether NX-OS counts a kbyte as 1000 or 1024 B.")
 	b.comment("weight 0 marks on the instantaneous queue depth. Queues no class uses get no bandwidth.")
 	levels := b.strictLevels()
 	for _, q := range queueOrder() {
@@ -520,7 +530,11 @@ func (b *builder) queuing() {
 			what = append(what, fmt.Sprintf("ETS %d %%", qu.Weight))
 		}
 		if e := qu.ECN; e != nil {
-			what = append(what, fmt.Sprintf("ECN %d..%d B, %d %% at max", e.MinBytes, e.MaxBytes, e.Probability))
+			lo, hi := ecnKbytes(e.MinBytes, e.MaxBytes)
+			what = append(what, fmt.Sprintf("ECN %d..%d B -> %d..%d kbytes, %d %% at max", e.MinBytes, e.MaxBytes, lo, hi, e.Probability))
+			if hi*1024 > e.MaxBytes || lo*1024 > e.MinBytes {
+				what = append(what, "GAP: a threshold under the kbyte grid is raised to keep 1 kbyte <= min < max")
+			}
 		}
 		b.comment("queue %d%s: %s", q, name, strings.Join(what, ", "))
 	}
@@ -543,10 +557,25 @@ func (b *builder) queuing() {
 		}
 		if qu != nil && qu.ECN != nil {
 			e := qu.ECN
-			b.line(2, "random-detect minimum-threshold %d bytes maximum-threshold %d bytes drop-probability %d weight 0 ecn",
-				e.MinBytes, e.MaxBytes, e.Probability)
+			lo, hi := ecnKbytes(e.MinBytes, e.MaxBytes)
+			b.line(2, "random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes drop-probability %d weight 0 ecn",
+				lo, hi, e.Probability)
 		}
 	}
+}
+
+// ecnKbytes converts the model's ECN thresholds in bytes to whole kbytes,
+// the unit NX-OS examples use, rounding down: a threshold never ends above
+// the model's, under a 1000- or 1024-byte kbyte alike, so ECN still marks
+// before the PFC XOFF point. The range stays a range (minimum below
+// maximum, both at least 1 kbyte); only a range under 2 KiB is raised.
+func ecnKbytes(minBytes, maxBytes int64) (lo, hi int64) {
+	lo, hi = minBytes/1024, maxBytes/1024
+	hi = max(hi, 2)
+	if lo >= hi {
+		lo = hi - 1
+	}
+	return max(lo, 1), hi
 }
 
 func (b *builder) systemQoS() {

@@ -155,10 +155,11 @@ func TestLosslessClassIsLossless(t *testing.T) {
 		t.Errorf("c-8q-nq3 = %q, want pause pfc-cos 3", got)
 	}
 
-	// ECN marks in bytes, below the XOFF point, with the model's thresholds.
+	// ECN marks in kbytes, the model's thresholds rounded down, so below
+	// the XOFF point whatever a kbyte is.
 	out := block(cfg, "policy-map type queuing "+policyQueuingOut)
 	q3 := sub(out, "class type queuing c-out-8q-q3")
-	re := regexp.MustCompile(`^random-detect minimum-threshold (\d+) bytes maximum-threshold (\d+) bytes drop-probability (\d+) weight 0 ecn$`)
+	re := regexp.MustCompile(`^random-detect minimum-threshold (\d+) kbytes maximum-threshold (\d+) kbytes drop-probability (\d+) weight 0 ecn$`)
 	var m []string
 	for _, l := range q3 {
 		if m = re.FindStringSubmatch(l); m != nil {
@@ -170,8 +171,8 @@ func TestLosslessClassIsLossless(t *testing.T) {
 	}
 	kmin, _ := strconv.ParseInt(m[1], 10, 64)
 	kmax, _ := strconv.ParseInt(m[2], 10, 64)
-	if kmin != 150_000 || kmax != 1_500_000 || m[3] != "20" {
-		t.Errorf("ECN = %s..%s B at %s %%, want 150000..1500000 B at 20 %%", m[1], m[2], m[3])
+	if kmin != 146 || kmax != 1464 || m[3] != "20" {
+		t.Errorf("ECN = %s..%s kbytes at %s %%, want 146..1464 kbytes (150000..1500000 B rounded down) at 20 %%", m[1], m[2], m[3])
 	}
 	if xp := d.Switch.Buffers.XoffPoint; kmax >= xp {
 		t.Errorf("ECN max %d B not below the XOFF point %d B", kmax, xp)
@@ -528,4 +529,29 @@ func FuzzRender(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ecnKbytes never raises a threshold above the model's bytes under a kbyte
+// of 1024 B (nor, then, of 1000 B), keeps min below max, and raises only a
+// range too narrow for the kbyte grid.
+func TestECNKbytes(t *testing.T) {
+	for _, c := range []struct{ minB, maxB, lo, hi int64 }{
+		{150_000, 1_500_000, 146, 1464},
+		{50_000, 100_000, 48, 97},
+		{1024, 2048, 1, 2},
+		{2048, 2100, 1, 2},           // one kbyte apart after rounding: min lowered
+		{100, 500, 1, 2},             // below the grid: raised, reported as a gap
+		{300_000, 300_000, 291, 292}, // equal in bytes: kept a range
+	} {
+		lo, hi := ecnKbytes(c.minB, c.maxB)
+		if lo != c.lo || hi != c.hi {
+			t.Errorf("%d..%d B -> %d..%d kbytes, want %d..%d", c.minB, c.maxB, lo, hi, c.lo, c.hi)
+		}
+		if lo < 1 || lo >= hi {
+			t.Errorf("%d..%d B -> %d..%d kbytes is not a range", c.minB, c.maxB, lo, hi)
+		}
+		if c.maxB >= 2048 && hi*1024 > c.maxB && c.minB != c.maxB {
+			t.Errorf("%d B -> %d kbytes rounds above the model", c.maxB, hi)
+		}
+	}
 }
