@@ -59,3 +59,42 @@ func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
 	}
 	return append(out, sched...), nil
 }
+
+// statePlatforms are the platforms that model a device's running
+// configuration (renderers.Platform), by device platform, for those whose
+// Platform is not the native renderer itself. plan and apply find a
+// device's Platform here, or else on its native renderer.
+var statePlatforms = map[string]renderers.Platform{}
+
+// platformsFor returns the platform that reads, diffs and (through
+// renderers.Applier) applies a device's running configuration in the form
+// the directory target keeps it: the device's own platform. A device
+// whose platform has none yet gets an error saying so, and plan reports
+// it as unsupported rather than skipping it.
+func platformsFor(d *ir.Device) (renderers.Platform, error) {
+	if p, ok := statePlatforms[d.Platform]; ok {
+		return p, nil
+	}
+	r, ok := nativeRenderers[d.Platform]
+	if !ok {
+		return nil, fmt.Errorf("platform %q has no renderer", d.Platform)
+	}
+	if p, ok := r.(renderers.Platform); ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("rocefab cannot read %s running configurations yet: the platform has no model of them", d.Platform)
+}
+
+// appliersFor returns what applies a remediation to a device's running
+// files, for the directory target: its platform, when it can.
+func appliersFor(d *ir.Device) (renderers.Applier, error) {
+	p, err := platformsFor(d)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := p.(renderers.Applier)
+	if !ok {
+		return nil, fmt.Errorf("rocefab cannot apply changes to %s running configuration files yet", d.Platform)
+	}
+	return a, nil
+}

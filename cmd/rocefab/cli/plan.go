@@ -1,0 +1,425 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/cmd/rocefab/outdir"
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir"
+)
+
+const planDoc = `Read every device's running configuration, compare what rocefab owns of it with what the intent
+wants, and show what would change and what each change disrupts.
+
+Without --inventory the running configurations are files beside the intent, in the form each device
+prints them: running/<device>/<file> (EOS show running-config, NVUE nv config show -o yaml,
+config_db.json, OpenConfig JSON, the host's state). A device without a directory there runs nothing
+yet: its plan creates its configuration. Configuration outside what rocefab owns (BGP, management,
+ACLs, ...) is never read into a plan.
+
+For each device the plan gives its action (create, update, no-op, unreachable; unsupported for a
+platform whose running configuration rocefab cannot read yet, error when it could not be parsed),
+each change with its element, before and after, and its disruption class (hitless, port-flap,
+traffic-pause, reboot), and the platform's remediation: the lines apply pushes. The last line sums
+it up: "12 devices to change: 8 hitless, 4 traffic-pause; 324 unchanged".
+
+-o PLAN saves the plan as versioned JSON, bound to the intent's digest, this rocefab's version and
+each device's running-configuration digest: apply PLAN pushes exactly it, and refuses it when any of
+them changed. --format json prints the same JSON.
+
+Exit codes:
+  0  the plan was made; with --detailed-exitcode, nothing to change
+  1  error: the intent does not compile, or a device could not be read or diffed (the plan is still shown)
+  2  with --detailed-exitcode: the plan changes devices`
+
+// Exit codes of plan and apply (INTENT.md section 3): unlike lint and
+// build, 1 is an error, and 2 is reserved for plan's changes.
+const (
+	exitPlanError   = 1
+	exitPlanChanges = 2
+)
+
+type planArgs struct {
+	inventory   string
+	out         string
+	format      string
+	only        string
+	detailed    bool
+	parallelism int
+}
+
+func newPlanCmd() *cobra.Command {
+	a := planArgs{}
+	cmd := &cobra.Command{
+		Use:   "plan [PATH] [-o PLAN]",
+		Short: "Show what the intent would change on each device, and what each change disrupts",
+		Long:  planDoc,
+		Example: "  rocefab plan examples/pod-2048\n" +
+			"  rocefab plan examples/pod-2048 -o pod-2048.plan --only 'leaf-r0-*'\n" +
+			"  rocefab plan examples/pod-2048 --format json --detailed-exitcode > plan.json || test $? -eq 2",
+		Args: func(cmd *cobra.Command, args []string) error {
+			// -out reads as -o "ut" and leaves its file as a second
+			// argument: say that first.
+			if err := checkOut(a.out); err != nil {
+				return withCode(exitPlanError, err)
+			}
+			if len(args) > 1 {
+				return withCode(exitPlanError, fmt.Errorf("plan takes one PATH, got %d arguments: %s", len(args), strings.Join(args, " ")))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runPlan(cmd, a, args) },
+	}
+	addPlanFlags(cmd, &a.inventory, &a.only, &a.parallelism)
+	cmd.Flags().StringVarP(&a.out, "out", "o", "", "save the plan to this file (versioned JSON), for apply")
+	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&a.detailed, "detailed-exitcode", false, "exit 2 when the plan changes devices, 0 when it changes none")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withCode(exitPlanError, formatFlagHint(c, err)) })
+	return cmd
+}
+
+// addPlanFlags adds the flags plan and apply share.
+func addPlanFlags(cmd *cobra.Command, inventory, only *string, parallelism *int) {
+	cmd.Flags().StringVar(inventory, "inventory", "", "how to reach the devices (CUE or JSON, #Inventory); without it, running/ beside the intent")
+	cmd.Flags().StringVar(only, "only", "", "plan only devices whose name matches this glob (e.g. 'leaf-*')")
+	cmd.Flags().IntVar(parallelism, "parallelism", targets.DefaultParallelism, "devices read or pushed at once")
+}
+
+func runPlan(cmd *cobra.Command, a planArgs, args []string) error {
+	if err := checkFormat(a.format); err != nil {
+		return withCode(exitPlanError, err)
+	}
+	if err := checkOut(a.out); err != nil {
+		return withCode(exitPlanError, err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := loadSession(cmd, pathArg(args), a.inventory, a.only, a.parallelism)
+	if err != nil {
+		return err
+	}
+	p, err := s.plan(ctx, a.out)
+	if err != nil {
+		return withCode(exitPlanError, err)
+	}
+	if a.out != "" {
+		if err := writePlanFile(a.out, p); err != nil {
+			return withCode(exitPlanError, err)
+		}
+	}
+	w := cmd.OutOrStdout()
+	if a.format == "json" {
+		if err := targets.WritePlan(w, p); err != nil {
+			return withCode(exitPlanError, err)
+		}
+	} else {
+		printPlan(w, p)
+		if a.out != "" {
+			fmt.Fprintf(w, "\nSaved the plan to %s: rocefab apply %s pushes exactly it.\n", a.out, a.out)
+		}
+	}
+	switch {
+	case !p.Complete():
+		return withCode(exitPlanError, fmt.Errorf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed)))
+	case a.detailed && !p.Empty():
+		return withCode(exitPlanChanges, nil)
+	}
+	return nil
+}
+
+// checkFormat refuses an output format plan and apply do not have.
+func checkFormat(f string) error {
+	if f != "text" && f != "json" {
+		return fmt.Errorf("--format %q: allowed are text, json", f)
+	}
+	return nil
+}
+
+// checkOut refuses the -o values that mean something else: a format name
+// (across rocefab, -o names a file and --format a format), and Terraform's
+// one-dash -out, which reads as -o with the value "ut".
+func checkOut(out string) error {
+	switch {
+	case out == "json" || out == "text":
+		return fmt.Errorf("-o %s: -o names the plan file to write; for %s output use --format %s (a plan file named %s: -o ./%s)", out, out, out, out, out)
+	case out == "ut" || strings.HasPrefix(out, "ut="):
+		return errors.New("-out: rocefab takes --out PLAN or -o PLAN (one dash reads as -o with the value \"ut\")")
+	}
+	return nil
+}
+
+func planCount(p *targets.Plan, actions ...targets.Action) string {
+	n := 0
+	for _, d := range p.Devices {
+		if slices.Contains(actions, d.Action) {
+			n++
+		}
+	}
+	if n == 1 {
+		return "1 device"
+	}
+	return strconv.Itoa(n) + " devices"
+}
+
+// session is an intent compiled and paired with the target that reaches
+// its devices: what plan and apply share.
+type session struct {
+	in          *schema.Intent
+	fab         *ir.Fabric
+	devs        []*ir.Device
+	target      targets.Target
+	lockPath    string
+	only        string
+	parallelism int
+}
+
+// loadSession compiles the intent at path, selects the devices --only
+// names, and picks the target.
+func loadSession(cmd *cobra.Command, p, inventory, only string, parallelism int) (*session, error) {
+	if parallelism < 1 {
+		return nil, withCode(exitPlanError, fmt.Errorf("--parallelism %d: at least 1", parallelism))
+	}
+	if only != "" {
+		if _, err := path.Match(only, ""); err != nil {
+			return nil, withCode(exitPlanError, fmt.Errorf("--only %q: %v", only, err))
+		}
+	}
+	in, ds, err := schema.Load(p)
+	if err != nil {
+		return nil, withCode(exitPlanError, err)
+	}
+	var fab *ir.Fabric
+	if in != nil {
+		fab, ds = compiler.Compile(in)
+	}
+	summarizeDiags(cmd, ds)
+	if fab == nil || ds.HasErrors() {
+		return nil, withCode(exitPlanError, fmt.Errorf("the intent has %s: fix them first (rocefab lint)", count(max(ds.Count(diag.Error), 1), "error", "errors")))
+	}
+	devs, err := selectDevices(fab, only)
+	if err != nil {
+		return nil, withCode(exitPlanError, err)
+	}
+	s := &session{in: in, fab: fab, devs: devs, only: only, parallelism: parallelism,
+		lockPath: filepath.Join(in.Dir, ".rocefab-apply.lock")}
+	if inventory != "" {
+		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s: rocefab reaches no device over the network yet; "+
+			"without --inventory, plan and apply use the running configurations in %s", inventory, filepath.Join(in.Dir, "running")))
+	}
+	s.target = dir.New(filepath.Join(in.Dir, "running"), appliersFor)
+	return s, nil
+}
+
+// targetName describes where a target reads, for plans and their checks.
+func (s *session) targetName() string {
+	if t, ok := s.target.(*dir.Target); ok {
+		rel, err := filepath.Rel(s.in.Dir, t.Root())
+		if err == nil {
+			return "directory " + filepath.ToSlash(rel)
+		}
+	}
+	return fmt.Sprintf("%T", s.target)
+}
+
+// intentDigest is the digest of the intent's files (and its explicit
+// topology's device list), as build's manifest records it.
+func intentDigest(in *schema.Intent) (string, error) {
+	files := slices.Clone(in.Files)
+	if inv := in.Fabric.Topology.Inventory; inv != "" {
+		if !filepath.IsAbs(inv) {
+			inv = filepath.Join(in.Dir, inv)
+		}
+		files = append(files, inv)
+	}
+	d, err := outdir.DigestFiles(in.Dir, files)
+	if err != nil {
+		return "", fmt.Errorf("cannot read intent: %w", err)
+	}
+	return d, nil
+}
+
+// plan makes the plan; out is where it will be saved ("" for nowhere),
+// which its intent path is written relative to.
+func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
+	digest, err := intentDigest(s.in)
+	if err != nil {
+		return nil, err
+	}
+	p, err := targets.Make(ctx, targets.Request{Devices: s.devs, Target: s.target, Platforms: platformsFor, Parallelism: s.parallelism})
+	if err != nil {
+		return nil, err
+	}
+	p.Rocefab, p.Fabric, p.Target, p.Only = version(), s.fab.Name, s.targetName(), s.only
+	p.Intent = targets.IntentRef{Path: filepath.ToSlash(s.in.Path), SHA256: digest}
+	if out != "" {
+		if rel, err := relTo(filepath.Dir(out), s.in.Path); err == nil {
+			p.Intent.Path = rel
+		}
+	}
+	return p, nil
+}
+
+// relTo returns target's path relative to the directory base.
+func relTo(base, target string) (string, error) {
+	ab, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	at, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(ab, at)
+	return filepath.ToSlash(rel), err
+}
+
+// writePlanFile writes the plan whole: into a file beside it, renamed
+// into place, so that an interrupted write never leaves half a plan.
+func writePlanFile(out string, p *targets.Plan) error {
+	var b bytes.Buffer
+	if err := targets.WritePlan(&b, p); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".rocefab-*")
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", out, err)
+	}
+	_, werr := f.Write(b.Bytes())
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("-o %s: %w", out, err)
+	}
+	if err := os.Rename(f.Name(), out); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("-o %s: %w", out, err)
+	}
+	return nil
+}
+
+// actionMark is the sign a plan line starts with, as Terraform's.
+var actionMark = map[targets.Action]string{
+	targets.Create: "+", targets.Update: "~", targets.Unreachable: "!", targets.Failed: "x", targets.Unsupported: "?",
+}
+
+// printPlan writes the text view of a plan: each device to change with its
+// changes and remediation, then the devices that could not be planned,
+// then the summary. Unchanged devices are counted, not listed.
+func printPlan(w io.Writer, p *targets.Plan) {
+	fmt.Fprintf(w, "Plan for %s: %d devices, running configurations from %s\n", p.Fabric, len(p.Devices), p.Target)
+	for _, d := range p.Devices {
+		if !d.Action.Changes() {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s (%s): %s, %s, %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action,
+			count(len(d.Changes), "change", "changes"), d.Disruption)
+		width := 0
+		for _, c := range d.Changes {
+			width = max(width, utf8.RuneCountInString(changeText(c)))
+		}
+		for _, c := range d.Changes {
+			t := changeText(c)
+			fmt.Fprintf(w, "    %s%s  [%s]\n", t, strings.Repeat(" ", width-utf8.RuneCountInString(t)), c.Disruption)
+		}
+		if r := d.Remediation; r != nil {
+			if utf8.Valid(r.Content) {
+				fmt.Fprintf(w, "  remediation (%s):\n", r.Format)
+				for l := range strings.Lines(string(r.Content)) {
+					fmt.Fprintf(w, "    | %s\n", strings.TrimRight(l, "\r\n"))
+				}
+			} else {
+				fmt.Fprintf(w, "  remediation (%s): %d bytes, not text (--format json shows it)\n", r.Format, len(r.Content))
+			}
+		}
+	}
+	var trouble bool
+	for _, d := range p.Devices {
+		if d.Action == targets.Unreachable || d.Action == targets.Failed {
+			if !trouble {
+				fmt.Fprintln(w)
+				trouble = true
+			}
+			fmt.Fprintf(w, "%s %s (%s): %s: %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action, d.Reason)
+		}
+	}
+	// Unsupported devices share a reason per platform: one line per
+	// reason, naming the devices.
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, d := range p.Devices {
+		if d.Action == targets.Unsupported {
+			if byReason[d.Reason] == nil {
+				reasons = append(reasons, d.Reason)
+			}
+			byReason[d.Reason] = append(byReason[d.Reason], d.Device)
+		}
+	}
+	if len(reasons) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, r := range reasons {
+		fmt.Fprintf(w, "? %s unsupported: %s: %s\n", count(len(byReason[r]), "device", "devices"), r, someNames(byReason[r], 6))
+	}
+	fmt.Fprintf(w, "\nPlan: %s\n", p.Summary())
+}
+
+// deviceKind says what a device is: "eos leaf, rail 0".
+func deviceKind(d targets.DevicePlan) string {
+	s := d.Platform + " " + string(d.Role)
+	if d.Rail != nil {
+		s += fmt.Sprintf(", rail %d", *d.Rail)
+	}
+	return s
+}
+
+// changeText is one change as a plan line shows it.
+func changeText(c renderers.Change) string {
+	val := func(v *string) string {
+		if *v == "" {
+			return ""
+		}
+		return " " + strconv.Quote(*v)
+	}
+	switch {
+	case c.Before == nil:
+		return "+ " + c.Path + val(c.After)
+	case c.After == nil:
+		return "- " + c.Path + val(c.Before)
+	}
+	return fmt.Sprintf("~ %s %s -> %s", c.Path, strconv.Quote(*c.Before), strconv.Quote(*c.After))
+}
+
+// someNames lists names, the first few and the last when there are many.
+func someNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, … %s (--format json lists every one)", strings.Join(names[:n-1], ", "), names[len(names)-1])
+}
+
+// count says "1 change" or "3 changes".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,413 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets"
+)
+
+// linesPlatform stands in for a real platform in these tests: a device's
+// running configuration is <device>/running.cfg, whose "rocefab.<key>=v"
+// lines are owned and every other line is foreign. Every device wants PFC
+// on priority 3; switches also want the fabric's switch MTU. A running
+// file holding "reject-me" makes Apply refuse its remediation.
+type linesPlatform struct{}
+
+func (linesPlatform) Desired(d *ir.Device) (renderers.State, error) {
+	es := renderers.Elements{{Path: "rocefab.pfc", Value: "3", Kind: "pfc"}}
+	if d.Switch != nil {
+		es = append(es, renderers.Element{Path: "rocefab.mtu", Value: strconv.Itoa(d.Switch.MTU), Kind: "mtu"})
+	}
+	return es, nil
+}
+
+func (linesPlatform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	var es renderers.Elements
+	for _, a := range running {
+		for l := range strings.Lines(string(a.Content)) {
+			if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok && strings.HasPrefix(k, "rocefab.") {
+				es = append(es, renderers.Element{Path: k, Value: v, Kind: strings.TrimPrefix(k, "rocefab.")})
+			}
+		}
+	}
+	return es, nil
+}
+
+func (linesPlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	cs := renderers.DiffElements(running.Elements(), desired.Elements(), renderers.Disruptions(d.Disruption[d.Platform]))
+	var b strings.Builder
+	for _, c := range cs {
+		if c.After == nil {
+			fmt.Fprintf(&b, "unset %s\n", c.Path)
+		} else {
+			fmt.Fprintf(&b, "set %s %s\n", c.Path, *c.After)
+		}
+	}
+	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
+}
+
+func (linesPlatform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
+	out := slices.Clone(running)
+	i := slices.IndexFunc(out, func(a renderers.Artifact) bool { return strings.HasSuffix(a.Path, "/running.cfg") })
+	if i < 0 {
+		return nil, errors.New("no running.cfg")
+	}
+	if bytes.Contains(out[i].Content, []byte("reject-me")) {
+		return nil, errors.New("% Invalid input detected at '^' marker")
+	}
+	lines := strings.SplitAfter(string(out[i].Content), "\n")
+	for l := range strings.Lines(string(rem.Content)) {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 3 && f[0] == "set":
+			at := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
+			if at < 0 {
+				lines = append(lines, f[1]+"="+f[2]+"\n")
+			} else {
+				lines[at] = f[1] + "=" + f[2] + "\n"
+			}
+		case len(f) == 2 && f[0] == "unset":
+			lines = slices.DeleteFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
+		default:
+			return nil, fmt.Errorf("%q: not set or unset", l)
+		}
+	}
+	out[i].Content = []byte(strings.Join(lines, ""))
+	return out, nil
+}
+
+// withLinesPlatform serves every platform with linesPlatform for one test.
+func withLinesPlatform(t *testing.T) {
+	saved := statePlatforms
+	statePlatforms = map[string]renderers.Platform{}
+	for _, p := range []string{ir.PlatformEOS, ir.PlatformNVUE, ir.PlatformLinux} {
+		statePlatforms[p] = linesPlatform{}
+	}
+	t.Cleanup(func() { statePlatforms = saved })
+}
+
+const labIntent = `name: "lab"
+topology: {
+	servers: 4
+	rails:   2
+	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 4, uplinks: 4}
+	spine: {platform: "nvue", model: "SN5600"}
+}
+hosts: nic: ports: ["eth1", "eth2"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
+`
+
+// lab writes the lab intent and a running configuration for each of its
+// seven devices: switches with PFC off and an old MTU among their BGP and
+// management lines, two servers already right, two without PFC.
+func lab(t *testing.T) (dir string, before map[string]string) {
+	t.Helper()
+	dir = t.TempDir()
+	before = map[string]string{}
+	write := func(rel, s string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("fabric.cue", labIntent)
+	for _, sw := range []string{"leaf-r0-00", "leaf-r1-00", "spine-00"} {
+		before[sw] = "hostname " + sw + "\nrocefab.pfc=0\nrouter bgp 65001\n   neighbor SPINE peer group\nrocefab.mtu=9000\nmanagement ssh\n   idle-timeout 60\n"
+	}
+	for i := range 4 {
+		h := fmt.Sprintf("gpu-%04d", i)
+		before[h] = "# " + h + " state\nrocefab.pfc=3\n"
+		if i >= 2 {
+			before[h] = "# " + h + " state\nrocefab.pfc=none\n"
+		}
+	}
+	for name, cfg := range before {
+		write("running/"+name+"/running.cfg", cfg)
+	}
+	return dir, before
+}
+
+// rocefab runs the command line in dir with stdin, as Run does.
+func rocefab(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errw bytes.Buffer
+	root := newRoot(&out, &errw)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	err := root.Execute()
+	code = exitOK
+	if err != nil {
+		code = exitError
+		if ce, ok := errors.AsType[*codeError](err); ok {
+			code = ce.code
+			if ce.err != nil {
+				fmt.Fprintf(&errw, "rocefab: %v\n", ce.err)
+			}
+		} else {
+			fmt.Fprintf(&errw, "rocefab: %v\n", err)
+		}
+	}
+	return code, out.String(), errw.String()
+}
+
+// running returns each device's running.cfg.
+func running(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	ents, err := os.ReadDir(filepath.Join(dir, "running"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left in running/: %s", e.Name())
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "running", e.Name(), "running.cfg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+// foreignOf returns the lines of a configuration rocefab does not own.
+func foreignOf(cfg string) string {
+	var b strings.Builder
+	for l := range strings.Lines(cfg) {
+		if !strings.HasPrefix(l, "rocefab.") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func TestPlanApplyPlan(t *testing.T) {
+	withLinesPlatform(t)
+	dir, before := lab(t)
+
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
+	if code != exitPlanChanges {
+		t.Fatalf("plan --detailed-exitcode: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Plan for lab: 7 devices, running configurations from directory running\n",
+		// The disruption classes are the catalog's (compiler/platforms).
+		"~ leaf-r0-00 (eos leaf, rail 0): update, 2 changes, ",
+		"    ~ rocefab.mtu \"9000\" -> \"9216\"  [",
+		"  remediation (text):\n" +
+			"    | set rocefab.mtu 9216\n" +
+			"    | set rocefab.pfc 3\n",
+		"~ spine-00 (nvue spine): update, 2 changes, traffic-pause\n",
+		"    ~ rocefab.pfc \"0\" -> \"3\"        [traffic-pause]\n",
+		"~ gpu-0002 (linux host): update, 1 change, ",
+		"\nPlan: 5 devices to change: ",
+		"; 2 unchanged\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, foreign := range []string{"bgp", "hostname", "management", "state"} {
+		if strings.Contains(out, foreign) {
+			t.Errorf("plan shows foreign configuration %q", foreign)
+		}
+	}
+
+	// The saved plan and the JSON view are the same data.
+	if code, out, errOut := rocefab(t, dir, "", "plan", ".", "-o", "lab.plan"); code != 0 || !strings.Contains(out, "Saved the plan to lab.plan") {
+		t.Fatalf("plan -o: exit %d\n%s%s", code, out, errOut)
+	}
+	saved, err := os.ReadFile(filepath.Join(dir, "lab.plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, js, _ := rocefab(t, dir, "", "plan", ".", "--format", "json"); code != 0 || js != string(saved) {
+		t.Errorf("--format json differs from the saved plan (exit %d):\n%s", code, cmp.Diff(string(saved), js))
+	}
+
+	// A stale plan is refused, naming the device and the file.
+	leaf := filepath.Join(dir, "running", "leaf-r1-00", "running.cfg")
+	if err := os.WriteFile(leaf, []byte(before["leaf-r1-00"]+"ip access-list MGMT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = rocefab(t, dir, "", "apply", "lab.plan")
+	if code != exitPlanError || !strings.Contains(errOut, "the plan is stale") || !strings.Contains(errOut, "leaf-r1-00: leaf-r1-00/running.cfg changed") {
+		t.Errorf("stale plan: exit %d\n%s", code, errOut)
+	}
+	if err := os.WriteFile(leaf, []byte(before["leaf-r1-00"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, running(t, dir)); diff != "" {
+		t.Fatalf("a refused apply changed running configurations:\n%s", diff)
+	}
+
+	// Applied in waves: servers and leaves before the spine.
+	code, out, errOut = rocefab(t, dir, "", "apply", "lab.plan", "--canary", "1", "--wave", "2")
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Apply complete: 4 of 4 waves\n") || !strings.Contains(out, "Apply: 5 applied, 0 rolled back, 0 untouched, 0 unknown; 2 unchanged\n") {
+		t.Errorf("apply report:\n%s", out)
+	}
+	lines := strings.Split(errOut, "\n")
+	if i, j := slices.Index(lines, "wave 1/4: leaf-r0-00 confirmed"), slices.Index(lines, "wave 4/4: spine-00 confirmed"); i < 0 || j < i {
+		t.Errorf("wave order in the events:\n%s", errOut)
+	}
+	after := running(t, dir)
+	for name := range before {
+		if foreignOf(after[name]) != foreignOf(before[name]) {
+			t.Errorf("%s: foreign configuration changed:\n%s\nwas\n%s", name, after[name], before[name])
+		}
+	}
+	if after["gpu-0000"] != before["gpu-0000"] {
+		t.Error("an unchanged device's file changed")
+	}
+	if code, out, _ := rocefab(t, dir, "", "plan", ".", "--detailed-exitcode"); code != 0 || !strings.Contains(out, "Plan: no changes; 7 unchanged\n") {
+		t.Errorf("plan after apply: exit %d\n%s", code, out)
+	}
+	// The plan was applied: it is stale now.
+	if code, _, errOut := rocefab(t, dir, "", "apply", "lab.plan"); code != exitPlanError || !strings.Contains(errOut, "stale") {
+		t.Errorf("applying a plan twice: exit %d\n%s", code, errOut)
+	}
+}
+
+func TestApplyAsks(t *testing.T) {
+	withLinesPlatform(t)
+	dir, before := lab(t)
+	for _, answer := range []string{"", "no\n", "y\n"} {
+		code, out, errOut := rocefab(t, dir, answer, "apply", ".")
+		if code != exitPlanError || !strings.Contains(out, "Apply this plan to 5 devices? Only 'yes' is accepted: ") || !strings.Contains(errOut, "cancelled") {
+			t.Errorf("answer %q: exit %d\n%s%s", answer, code, out, errOut)
+		}
+	}
+	if diff := cmp.Diff(before, running(t, dir)); diff != "" {
+		t.Fatalf("an unapproved apply changed running configurations:\n%s", diff)
+	}
+	if code, out, errOut := rocefab(t, dir, "yes\n", "apply", "."); code != 0 || !strings.Contains(out, "Apply complete") {
+		t.Errorf("answer yes: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := rocefab(t, dir, "", "apply", "."); code != 0 || !strings.Contains(out, "Nothing to apply.") {
+		t.Errorf("nothing to apply: exit %d\n%s", code, out)
+	}
+}
+
+// A device that refuses its change: its wave is rolled back to the exact
+// bytes, the rest is untouched, and the JSON report gives every device.
+func TestApplyFailureReport(t *testing.T) {
+	withLinesPlatform(t)
+	dir, before := lab(t)
+	before["gpu-0003"] += "# reject-me\n"
+	if err := os.WriteFile(filepath.Join(dir, "running", "gpu-0003", "running.cfg"), []byte(before["gpu-0003"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := rocefab(t, dir, "", "apply", ".", "--auto-approve", "--format", "json", "--canary", "0", "--wave", "3")
+	if code != exitPlanError {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var rep struct {
+		Failed  bool
+		Reason  string
+		Counts  map[string]int
+		Devices []targets.Outcome
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, o := range rep.Devices {
+		got[o.Device] = string(o.State)
+	}
+	// Waves of three: leaf-r0-00, leaf-r1-00, gpu-0002; then gpu-0003;
+	// then spine-00.
+	want := map[string]string{"leaf-r0-00": "applied", "leaf-r1-00": "applied", "gpu-0002": "applied",
+		"gpu-0003": "rolled-back", "spine-00": "untouched", "gpu-0000": "unchanged", "gpu-0001": "unchanged"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("states (-want +got):\n%s\n%s", diff, out)
+	}
+	if !rep.Failed || !strings.Contains(rep.Reason, "gpu-0003: push failed") || rep.Counts["applied"] != 3 {
+		t.Errorf("report: %+v", rep)
+	}
+	after := running(t, dir)
+	for _, name := range []string{"gpu-0003", "spine-00", "gpu-0000"} {
+		if after[name] != before[name] {
+			t.Errorf("%s: %q, was %q", name, after[name], before[name])
+		}
+	}
+	if !strings.Contains(errOut, "The plan") && !strings.Contains(errOut, "Plan for lab") {
+		t.Errorf("with --format json the plan goes to stderr:\n%s", errOut)
+	}
+}
+
+// Refusals before any push: a held lock, a plan of another format, an
+// intent changed since the plan, flags that mean something else.
+func TestApplyRefusals(t *testing.T) {
+	withLinesPlatform(t)
+	dir, before := lab(t)
+	if code, _, errOut := rocefab(t, dir, "", "plan", ".", "-o", "lab.plan"); code != 0 {
+		t.Fatal(errOut)
+	}
+	host, _ := os.Hostname()
+	lock := filepath.Join(dir, "running", ".rocefab.lock")
+	if err := os.WriteFile(lock, fmt.Appendf(nil, `{"pid": %d, "host": %q, "since": "2026-01-01T00:00:00Z"}`, os.Getpid(), host), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := rocefab(t, dir, "", "apply", "lab.plan"); code != exitPlanError || !strings.Contains(errOut, "another apply holds the fabric") {
+		t.Errorf("locked: exit %d\n%s", code, errOut)
+	}
+	os.Remove(lock)
+
+	saved, _ := os.ReadFile(filepath.Join(dir, "lab.plan"))
+	v2 := bytes.Replace(saved, []byte(`"format_version": 1`), []byte(`"format_version": 2`), 1)
+	if err := os.WriteFile(filepath.Join(dir, "v2.plan"), v2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := rocefab(t, dir, "", "apply", "v2.plan"); code != exitPlanError || !strings.Contains(errOut, "plan file format version 2: this rocefab reads version 1") {
+		t.Errorf("format 2: exit %d\n%s", code, errOut)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(labIntent+"// edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := rocefab(t, dir, "", "apply", "lab.plan"); code != exitPlanError || !strings.Contains(errOut, "made from another version of the intent") {
+		t.Errorf("intent changed: exit %d\n%s", code, errOut)
+	}
+
+	for _, args := range [][]string{
+		{"plan", ".", "-o", "json"},
+		{"plan", ".", "-out", "x.plan"},
+		{"plan", ".", "--format", "yaml"},
+		{"plan", ".", "--parallelism", "0"},
+		{"plan", ".", "--bogus"},
+		{"plan", ".", "--only", "[x"},
+		{"plan", "a", "b"},
+		{"apply", ".", "--wave", "0"},
+		{"apply", ".", "--canary", "-1"},
+		{"apply", "lab.plan", "--only", "leaf-*"},
+	} {
+		if code, _, errOut := rocefab(t, dir, "", args...); code != exitPlanError {
+			t.Errorf("%v: exit %d, want 1\n%s", args, code, errOut)
+		}
+	}
+	if diff := cmp.Diff(before, running(t, dir)); diff != "" {
+		t.Errorf("refused applies changed running configurations:\n%s", diff)
+	}
+}
