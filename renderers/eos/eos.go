@@ -184,7 +184,13 @@ func checkText(d *ir.Device) error {
 	names := map[string]string{}
 	if b := d.Switch.Buffers; b != nil {
 		free["ASIC"] = b.ASIC
-		free["reserved classes"] = b.ReserveName
+		// ReserveName lists the reserving classes ("roce, storage"): each
+		// is a name.
+		for i, n := range strings.Split(b.ReserveName, ", ") {
+			if n != "" {
+				names[fmt.Sprintf("reserved class %d", i+1)] = n
+			}
+		}
 	}
 	if c := d.Switch.QoS.CNP; c != nil {
 		names["CNP class"] = c.Name

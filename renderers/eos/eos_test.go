@@ -576,3 +576,20 @@ func TestLaneSpeed(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralReservedClasses renders a buffer plan that reserves for two
+// classes: the comment names both, and a name that is not one is refused.
+func TestSeveralReservedClasses(t *testing.T) {
+	d := tomahawk()
+	b := *d.Switch.Buffers
+	b.ReserveName = "roce, storage"
+	b.ReservePercent = 50
+	d.Switch.Buffers = &b
+	if out := render(t, d); !strings.Contains(out, "for roce, storage:") {
+		t.Errorf("the reserve gap does not name both classes:\n%s", out)
+	}
+	b.ReserveName = "roce, st;orage"
+	if _, err := (eos.Renderer{}).Render(d); err == nil || !strings.Contains(err.Error(), "reserved class 2") {
+		t.Errorf("a reserving class that is not a name: %v", err)
+	}
+}
