@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -56,6 +57,9 @@ type Request struct {
 	// Parallelism bounds the devices read at once (DefaultParallelism
 	// when 0 or less).
 	Parallelism int
+	// Timeout bounds each device's read (2 minutes when 0 or less): a
+	// device that does not answer is planned unreachable.
+	Timeout time.Duration
 }
 
 // DevicePlan is one device's part of a plan.
@@ -141,7 +145,13 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 		dp.Action, dp.Reason = Unsupported, err.Error()
 		return dp
 	}
-	running, err := safeRead(ctx, req.Target, d)
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	running, err := safeRead(rctx, req.Target, d)
+	cancel()
 	if err != nil {
 		dp.Action, dp.Reason = Unreachable, err.Error()
 		return dp

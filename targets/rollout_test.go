@@ -511,31 +511,40 @@ func TestApplyInterruptedLetsWaveFinish(t *testing.T) {
 	}
 }
 
-// The plan of 1,000 devices, each read and diffed.
-func BenchmarkPlan1000(b *testing.B) {
-	w := newWorld(fabric(600, 64, 336))
-	for b.Loop() {
-		if _, err := targets.Make(b.Context(), targets.Request{Devices: w.devs, Target: w.t, Platforms: w.platforms}); err != nil {
-			b.Fatal(err)
-		}
+// Plans of 100, 1,000 and 5,000 devices, each read and diffed.
+func BenchmarkPlan(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			w := newWorld(fabric(n*6/10, n/16, n-n*6/10-n/16))
+			for b.Loop() {
+				if _, err := targets.Make(b.Context(), targets.Request{Devices: w.devs, Target: w.t, Platforms: w.platforms}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
-// Applying a plan of 1,000 devices in waves of 10%, with commit-confirm.
-func BenchmarkApply1000(b *testing.B) {
-	for b.Loop() {
-		b.StopTimer()
-		w := newWorld(fabric(600, 64, 336))
-		tg := confirmTarget{w.t}
-		p, err := targets.Make(b.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: w.platforms})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		rep, err := targets.Apply(b.Context(), targets.Rollout{Plan: p, Devices: w.devs, Target: tg, Platforms: w.platforms,
-			Canary: 1, Wave: targets.Size{Percent: 10}})
-		if err != nil || rep.Failed {
-			b.Fatal(err, rep.Reason)
-		}
+// Applying plans of 100, 1,000 and 5,000 devices in waves of 10%, with
+// commit-confirm: the stale check, pushes, gates and confirmations.
+func BenchmarkApply(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				w := newWorld(fabric(n*6/10, n/16, n-n*6/10-n/16))
+				tg := confirmTarget{w.t}
+				p, err := targets.Make(b.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: w.platforms})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				rep, err := targets.Apply(b.Context(), targets.Rollout{Plan: p, Devices: w.devs, Target: tg, Platforms: w.platforms,
+					Canary: 1, Wave: targets.Size{Percent: 10}})
+				if err != nil || rep.Failed {
+					b.Fatal(err, rep.Reason)
+				}
+			}
+		})
 	}
 }

@@ -396,3 +396,50 @@ func TestPlanApplyPlan(t *testing.T) {
 		}
 	}
 }
+
+// Planning 1,000 devices read from their files, and applying the plan in
+// waves of 10% with the backup, the gate and the confirmation.
+func BenchmarkDirectory1000(b *testing.B) {
+	root := b.TempDir()
+	p := linePlatform{want: map[string]string{"owned.pfc": "3", "owned.ecn": "150"}}
+	var devs []*ir.Device
+	for i := range 1000 {
+		name := fmt.Sprintf("leaf-%04d", i)
+		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % 8})
+		p := filepath.Join(root, name, "run.cfg")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(runningCfg, "leaf-01", name)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
+	req := targets.Request{Devices: devs, Target: tg, Platforms: func(*ir.Device) (renderers.Platform, error) { return p, nil }}
+	b.Run("plan", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := targets.Make(b.Context(), req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("apply", func(b *testing.B) {
+		for b.Loop() {
+			pl, err := targets.Make(b.Context(), req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Each round applies one change: alternate the ECN value.
+			p.want["owned.ecn"] = map[string]string{"150": "160", "160": "150"}[p.want["owned.ecn"]]
+			pl, err = targets.Make(b.Context(), req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rep, err := targets.Apply(b.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: req.Platforms,
+				Canary: 1, Wave: targets.Size{Percent: 10}})
+			if err != nil || rep.Failed {
+				b.Fatal(err, rep.Reason)
+			}
+		}
+	})
+}
