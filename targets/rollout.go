@@ -520,7 +520,11 @@ func (ro *rollout) rollback(ctx context.Context, k int, it *item, why string) {
 		if !it.deadline.IsZero() {
 			how = "its commit timer lapsed"
 			if err := ro.awaitLapse(ctx, it); err != nil {
-				ro.settle(k, it, Unknown, fmt.Sprintf("%s; rollback: %s; %v", why, errString(undoErr), err))
+				reason := why
+				if undoErr != nil {
+					reason += "; rollback failed: " + undoErr.Error()
+				}
+				ro.settle(k, it, Unknown, fmt.Sprintf("%s; waited for its commit timer to lapse: %v", reason, err))
 				return
 			}
 			ro.settle(k, it, RolledBack, why+"; "+how)
@@ -540,13 +544,6 @@ func (ro *rollout) rollback(ctx context.Context, k int, it *item, why string) {
 		return
 	}
 	ro.settle(k, it, RolledBack, why+"; "+how)
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // settle records a device's final state after a rollback.
