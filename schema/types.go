@@ -45,7 +45,6 @@ type Link struct {
 type Leaf struct {
 	Platform  string `json:"platform"`
 	Model     string `json:"model"`
-	Release   string `json:"release"` // the NOS release (nvue), "" for the newest documented
 	Speed     Speed  `json:"speed"`
 	Downlinks int    `json:"downlinks"`
 	Uplinks   int    `json:"uplinks"`
@@ -55,7 +54,6 @@ type Leaf struct {
 type Tier struct {
 	Platform string `json:"platform"`
 	Model    string `json:"model"`
-	Release  string `json:"release"` // the NOS release (nvue), "" for the tier below's or the newest documented
 	Speed    Speed  `json:"speed"`
 	Cable    Length `json:"cable"`
 	Count    int    `json:"count"`

@@ -676,7 +676,12 @@ var PlatformGap = &Analyzer{
 	Doc: `Platforms differ in what they can configure: EOS computes xoff/xon itself and has no pool
 percentage, community SONiC has no adaptive routing, OpenConfig has no PFC at all. rocefab renders what
 each platform can express and reports each element it cannot, with what was rendered instead, so that
-nothing is left out silently. The openconfig.json of every switch carries only what OpenConfig
+nothing is left out silently. Two buffer gaps are errors unless buffers.acceptGaps names them, since
+the buffer plan, RF102 and SUMMARY would otherwise describe a buffer the switch does not have: a
+buffers.reserve the intent writes on EOS or NX-OS, which hold no share of the buffer for one class
+("reserve"; a default reserve is a warning), and two lossless priorities on NVUE, which keeps them in
+one priority group and pool so that a pause for one stops the other ("priority-group"). The
+openconfig.json of every switch carries only what OpenConfig
 models; the rest is in the native artifact, which is reported once as information. A fixed
 traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.`,
 	Run: func(p *Pass) {
@@ -688,6 +693,7 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 				byPlatform["openconfig"] = append(byPlatform["openconfig"], d)
 			}
 		}
+		reported := bufferGaps(p, byPlatform)
 		for _, plat := range slices.Sorted(maps.Keys(byPlatform)) {
 			caps, ok := platforms.PlatformCapabilities(plat)
 			if !ok {
@@ -697,7 +703,7 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 			var ocGaps []string
 			for _, el := range slices.Sorted(maps.Keys(used)) {
 				s, ok := caps.Elements[el]
-				if !ok || s.Level == "yes" {
+				if !ok || s.Level == "yes" || (el == platforms.ElementPoolPercent && reported[plat]) {
 					continue
 				}
 				what := s.Rendered

@@ -1,0 +1,97 @@
+package lint
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+)
+
+// The buffer gaps an intent can accept (buffers.acceptGaps).
+const (
+	GapReserve       = "reserve"
+	GapPriorityGroup = "priority-group"
+)
+
+// reserveGapPlatforms have no share of the shared buffer held for one
+// class: EOS computes its pools itself (the XGS MMU statements rocefab
+// renders are the headroom pool and per-port ingress headroom, switches.md
+// §1.1; Jericho buffers are platform-managed), NX-OS carves its buffer
+// implicitly with per-class queue-limits only (switches.md §0, §4.1). The
+// catalog's pool-percent entries say the same (compiler/platforms
+// catalog.json).
+var reserveGapPlatforms = []string{"eos", "nxos"}
+
+// bufferGaps reports the buffer elements a platform cannot render for the
+// intent, with the severity the intent's acceptance gives them: a
+// reservation the intent wrote and a lossless class that would share its
+// pauses with another are errors unless buffers.acceptGaps names them,
+// since SUMMARY, RF102 and the buffer plan would otherwise describe a
+// buffer the switch does not have. It returns the platforms whose
+// pool-percent gap it reported, for PlatformGap to skip.
+func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
+	done := map[string]bool{}
+	b := p.Intent.Fabric.Buffers
+	if len(b.Reserve) > 0 {
+		written := p.Intent.Has("buffers", "reserve")
+		for _, plat := range reserveGapPlatforms {
+			ds := byPlatform[plat]
+			if len(ds) == 0 {
+				continue
+			}
+			done[plat] = true
+			sev, tail := diag.Error, `; state buffers.acceptGaps: ["reserve"] to build without it`
+			switch {
+			case b.Accepts(GapReserve):
+				sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
+			case !written:
+				sev, tail = diag.Warning, " (the default reserve; the intent states none)"
+			}
+			p.Report(diag.Diagnostic{Pos: p.Pos("buffers.reserve"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
+				Device: ds[0].Name, Message: fmt.Sprintf(
+					"%s (%s): buffers.reserve holds %s, but %s has no share of the shared buffer held for one class: nothing is rendered, and a burst of another class can take the buffer it was to keep%s",
+					plat, plural(len(ds), "switch", "switches"), reserveText(b.Reserve), plat, tail)})
+		}
+	}
+	lossless := losslessPriorities(p.Fabric)
+	if ds := byPlatform["nvue"]; len(ds) > 0 && len(lossless) > 1 {
+		sev, tail := diag.Error, `; state buffers.acceptGaps: ["priority-group"] to build with it`
+		if b.Accepts(GapPriorityGroup) {
+			sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
+		}
+		// Cumulus Linux keeps one lossless traffic pool per mode
+		// (default-lossless, or roce-lossless with qos roce; NVUE
+		// reference, qos traffic-pool) and places every PFC switch
+		// priority in its one lossless priority group; a PFC frame for
+		// the group pauses every priority in it.
+		p.Report(diag.Diagnostic{Pos: p.Pos("classes"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
+			Device: ds[0].Name, Message: fmt.Sprintf(
+				"nvue (%s): lossless priorities %s share one priority group and one lossless pool: NVUE has a single lossless group, so a pause for one class stops the others%s",
+				plural(len(ds), "switch", "switches"), strings.Join(lossless, ", "), tail)})
+	}
+	return done
+}
+
+func reserveText(r map[string]int) string {
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(r)) {
+		parts = append(parts, fmt.Sprintf("%d%% for %s", r[n], n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// losslessPriorities lists the lossless priorities with their first class.
+func losslessPriorities(f *ir.Fabric) []string {
+	var out []string
+	seen := map[int]bool{}
+	for _, c := range f.LosslessClasses() {
+		if !seen[c.Priority] {
+			seen[c.Priority] = true
+			out = append(out, fmt.Sprintf("%d (%s)", c.Priority, c.Name))
+		}
+	}
+	return out
+}
