@@ -6,6 +6,45 @@ import (
 	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
+// sonicConvention is the buffer convention d's lossless profiles are read
+// with: its ASIC family's when d runs SONiC, "" otherwise (other platforms
+// program headroom in their own terms).
+func sonicConvention(d *ir.Device, fam platforms.ASICFamily) string {
+	if d.Platform != ir.PlatformSONiC {
+		return ""
+	}
+	return fam.BufferConvention
+}
+
+// conventionHeadroom makes a port class's headroom the figure SONiC
+// programs under convention, so that explain, SUMMARY, the headroom pool
+// and config_db.json give one number. On Broadcom XGS the PG's headroom is
+// its xoff, drawn from the shared headroom pool, and xon_offset reserves
+// nothing: size and the physics' requirement become xoff. A fixed headroom
+// (fixed >= 0) is the xoff there, since xoff is what the profile reserves.
+// Spectrum's headroom is size = xoff + xon already.
+func conventionHeadroom(h *ir.Headroom, convention string, fixed int64) {
+	if convention != physics.ConventionBroadcomXGS {
+		return
+	}
+	required := h.Required
+	for _, dv := range h.Derived {
+		if dv.Field == "xoff" {
+			required = dv.Value
+		}
+	}
+	if fixed >= 0 {
+		h.Xoff = h.Size
+	}
+	hd := physics.ConventionHeadroom(convention, h.Xoff, h.Xon)
+	h.Size, h.Required = hd.Value, required
+	for i, dv := range h.Derived {
+		if dv.Field == "headroom" {
+			h.Derived[i] = toIR(hd)
+		}
+	}
+}
+
 // bufferConvention charges a SONiC switch's buffer plan the way its ASIC
 // reads the lossless profiles SONiC programs (compiler/physics
 // ConventionBudget). On a Broadcom XGS ASIC the profile's size is a

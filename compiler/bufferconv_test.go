@@ -86,3 +86,61 @@ hosts: nccl: hca: ["mlx5_0"]`
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }
+
+// TestBroadcomHeadroomIsXoff: on a Broadcom XGS SONiC switch a port
+// class's headroom (size, the physics' requirement, the explain
+// derivation and each port's share of the headroom pool) is its xoff, the
+// figure config_db.json programs; an EOS switch of the same ASIC family,
+// cell size, speed and cable keeps size = xoff + xon and does not share
+// the class.
+func TestBroadcomHeadroomIsXoff(t *testing.T) {
+	f := compile(t, `name: "h"
+topology: {servers: 64, rails: 1, nic: {speed: "400G", cable: "3m"},
+	leaf: {platform: "sonic", model: "7060X6-64PE", downlinks: 32, uplinks: 32, speed: "400G"},
+	spine: {platform: "eos", model: "7060X6-64PE", speed: "400G", cable: "30m"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`)
+	var leaf, spine *ir.Device
+	for _, d := range f.Devices {
+		switch {
+		case d.Role == ir.RoleLeaf && leaf == nil:
+			leaf = d
+		case d.Role == ir.RoleSpine && spine == nil:
+			spine = d
+		}
+	}
+	if leaf == nil || spine == nil || leaf.Switch.Buffers.Convention != "broadcom-xgs" {
+		t.Fatalf("want a broadcom-xgs SONiC leaf and an EOS spine, got %v %v", leaf, spine)
+	}
+	k := int64(len(leaf.Switch.QoS.PFC))
+	var pool int64
+	for _, p := range leaf.Switch.Ports {
+		h := p.Headroom
+		if h.Size != h.Xoff || h.Required != h.Xoff || h.Xon <= 0 {
+			t.Fatalf("%s %s: xoff %d, xon %d, size %d, required %d: want size = required = xoff", leaf.Name, h.Name, h.Xoff, h.Xon, h.Size, h.Required)
+		}
+		var hd *ir.Derivation
+		for i := range h.Derived {
+			if h.Derived[i].Field == "headroom" {
+				hd = &h.Derived[i]
+			}
+		}
+		if hd == nil || hd.Value != h.Xoff || !strings.Contains(hd.Formula, "broadcom-xgs") {
+			t.Fatalf("%s %s: headroom derivation %+v", leaf.Name, h.Name, hd)
+		}
+		pool += h.Xoff * k
+	}
+	if got := leaf.Switch.Buffers.HeadroomBytes; got != pool {
+		t.Errorf("%s: headroom pool %d, Σ xoff %d", leaf.Name, got, pool)
+	}
+	for _, dv := range leaf.Switch.Buffers.Derived {
+		if dv.Field == "headroom-pool" && dv.Value != pool {
+			t.Errorf("%s: explain's headroom-pool %d, Σ xoff %d", leaf.Name, dv.Value, pool)
+		}
+	}
+	for _, p := range spine.Switch.Ports {
+		if h := p.Headroom; h.Size != h.Xoff+h.Xon {
+			t.Errorf("%s %s: size %d, want xoff + xon = %d", spine.Name, h.Name, h.Size, h.Xoff+h.Xon)
+		}
+	}
+}

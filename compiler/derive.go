@@ -132,13 +132,15 @@ func headroomName(speed int, cable float64) string {
 
 type headroomKey struct {
 	family      string
+	convention  string // the SONiC buffer convention, "" off SONiC
 	cell, speed int
 	cable       float64
 }
 
 // switches attaches QoS, headroom per port class and the buffer plan to
-// every switch. Headroom is computed once per (cell size, speed, cable) and
-// the buffer plan once per (model, port-class mix).
+// every switch. Headroom is computed once per (ASIC family, SONiC buffer
+// convention, cell size, speed, cable) and the buffer plan once per (model,
+// port-class mix).
 func (c *compilation) switches(qos *ir.QoS) {
 	lossless := len(qos.PFC)
 	headrooms := map[headroomKey]*ir.Headroom{}
@@ -160,10 +162,11 @@ func (c *compilation) switches(qos *ir.QoS) {
 		for i := range s.Ports {
 			p := &s.Ports[i]
 			fam, _ := platforms.FamilyOf(sw)
-			k := headroomKey{fam.Family, sw.CellBytes, p.SpeedGbps, p.CableM}
+			k := headroomKey{fam.Family, sonicConvention(d, fam), sw.CellBytes, p.SpeedGbps, p.CableM}
 			h := headrooms[k]
 			if h == nil {
 				h = c.headroom(sw, p.SpeedGbps, p.CableM, fixed)
+				conventionHeadroom(h, k.convention, fixed)
 				c.sourceInputs(h, d, p)
 				headrooms[k] = h
 			}

@@ -120,3 +120,37 @@ func ConventionBudget(in ConventionBudgetInput) (d Derivation, minimum, headroom
 		Source: srcConvention,
 	}, minimum, headroom, demand <= buf
 }
+
+// ConventionHeadroom returns the headroom a lossless priority group holds
+// under convention, the figure the profile programs and the headroom pool
+// adds up:
+//
+//	spectrum:     headroom = xoff + xon   (the profile's size)
+//	broadcom-xgs: headroom = xoff         (drawn from the shared headroom
+//	                                       pool; xon_offset is hysteresis
+//	                                       below the XOFF point and holds no
+//	                                       buffer of its own)
+//
+// Negative inputs count as 0; the sum saturates. An unknown convention is
+// treated as spectrum, the larger.
+func ConventionHeadroom(convention string, xoff, xon int64) Derivation {
+	x, n := nonNeg(xoff), nonNeg(xon)
+	if convention == ConventionBroadcomXGS {
+		return Derivation{
+			Field:   "headroom",
+			Value:   x,
+			Unit:    "B",
+			Formula: "headroom = xoff   (broadcom-xgs: xoff is drawn from the shared headroom pool; xon_offset lies below the XOFF point and reserves nothing)",
+			Inputs:  []Input{intIn("xoff", x, "B"), intIn("xon_offset", n, "B")},
+			Source:  srcConvention,
+		}
+	}
+	return Derivation{
+		Field:   "headroom",
+		Value:   satAdd(x, n),
+		Unit:    "B",
+		Formula: "headroom = xoff + xon   (spectrum: the profile's size)",
+		Inputs:  []Input{intIn("xoff", x, "B"), intIn("xon", n, "B")},
+		Source:  srcConvention,
+	}
+}
