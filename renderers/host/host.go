@@ -13,17 +13,26 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 )
 
-// InstallPath is where the script goes on a server: the unit runs it from
-// there, and the script's header says so.
-const InstallPath = "/usr/local/lib/rocefab/host.sh"
+// RuntimePath is where the runtime (hosts/rocefab-host.sh) goes on a
+// server: the unit runs it from there, and the install notes say so.
+const RuntimePath = "/usr/local/lib/rocefab/rocefab-host.sh"
 
-// UnitName is the systemd unit that runs the script at boot.
-const UnitName = "rocefab-qos.service"
+// SettingsPath is where a server's host.conf goes: the runtime reads it
+// from there unless --settings names another file.
+const SettingsPath = "/etc/rocefab/host.conf"
 
-// The artifact file names, below the device's directory.
+// UnitTemplate is the systemd template unit that runs the runtime, one
+// instance per RDMA netdev and shaped interface, named after it.
+const UnitTemplate = "rocefab-qos@.service"
+
+// The artifact paths: a server's settings (and, on request, its single-file
+// script) below the server's directory, and the runtime and the unit once
+// per build below hosts/.
 const (
-	ScriptFile = "host.sh"
-	UnitFile   = UnitName
+	SettingsFile = "host.conf"
+	ScriptFile   = "host.sh"
+	RuntimeFile  = "hosts/rocefab-host.sh"
+	UnitFile     = "hosts/" + UnitTemplate
 )
 
 // htbQuantum is the quantum of every HTB class: the kernel's own cap for a
@@ -38,34 +47,73 @@ const restMinor = 0xff
 // longer ones (en/port_buffer.h MLX5E_MAX_CABLE_LENGTH, hosts.md 1.6).
 const mlx5MaxCableM = 999
 
+// runtime is the body of the runtime: the same bytes in
+// hosts/rocefab-host.sh and at the end of every single-file host.sh.
+//
 //go:embed script.bash
 var runtime string
 
-// Renderer renders Linux servers with NVIDIA ConnectX / BlueField NICs.
+// Renderer renders the settings of Linux servers with NVIDIA ConnectX /
+// BlueField NICs: <server>/host.conf, which the runtime of the same build
+// ([RenderFabric]) reads.
 type Renderer struct{}
 
 var _ renderers.Renderer = Renderer{}
 
-// Render returns host.sh and rocefab-qos.service for a Linux server. It
-// refuses switches, other platforms and a model whose values the NIC tools
-// cannot take.
+// Render returns host.conf for a Linux server. It refuses switches, other
+// platforms and a model whose values the NIC tools cannot take.
 func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
-	if d == nil {
-		return nil, errors.New("host: nil device")
-	}
-	if err := renderers.CheckDevice(d); err != nil {
+	if err := checkServer(d); err != nil {
 		return nil, err
 	}
-	if d.Platform != ir.PlatformLinux || d.Host == nil {
-		return nil, fmt.Errorf("host: device %s is a %s %s, not a Linux server", d.Name, d.Platform, d.Role)
+	return []renderers.Artifact{{Path: d.Name + "/" + SettingsFile, Format: renderers.Text, Content: conf(d)}}, nil
+}
+
+// ScriptRenderer renders the single-file form for one server:
+// <server>/host.sh, its settings followed by the runtime, which needs no
+// other file.
+type ScriptRenderer struct{}
+
+var _ renderers.Renderer = ScriptRenderer{}
+
+// Render returns host.sh for a Linux server, and refuses what [Renderer]
+// refuses.
+func (ScriptRenderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	if err := checkServer(d); err != nil {
+		return nil, err
 	}
-	if err := check(d); err != nil {
-		return nil, fmt.Errorf("host: %s: %w", d.Name, err)
+	return []renderers.Artifact{{Path: d.Name + "/" + ScriptFile, Format: renderers.Shell, Content: script(d)}}, nil
+}
+
+// RenderFabric returns the files every server of the fabric shares, once
+// per build: the runtime and the systemd template unit. A fabric without
+// a Linux server gets none.
+func RenderFabric(f *ir.Fabric) []renderers.Artifact {
+	if f == nil || !slices.ContainsFunc(f.Devices, func(d *ir.Device) bool {
+		return d.Platform == ir.PlatformLinux && d.Host != nil
+	}) {
+		return nil
 	}
 	return []renderers.Artifact{
-		{Path: d.Name + "/" + ScriptFile, Format: renderers.Shell, Content: script(d)},
-		{Path: d.Name + "/" + UnitFile, Format: renderers.Unit, Content: unit(d)},
-	}, nil
+		{Path: RuntimeFile, Format: renderers.Shell, Content: runtimeFile()},
+		{Path: UnitFile, Format: renderers.Unit, Content: unitTemplate()},
+	}
+}
+
+func checkServer(d *ir.Device) error {
+	if d == nil {
+		return errors.New("host: nil device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return err
+	}
+	if d.Platform != ir.PlatformLinux || d.Host == nil {
+		return fmt.Errorf("host: device %s is a %s %s, not a Linux server", d.Name, d.Platform, d.Role)
+	}
+	if err := check(d); err != nil {
+		return fmt.Errorf("host: %s: %w", d.Name, err)
+	}
+	return nil
 }
 
 // dcqcnKnob says where a DCQCN parameter lives: its reaction or

@@ -19,26 +19,16 @@ import (
 // handled returns the devices of the test fabric this renderer takes.
 func handled(f *ir.Fabric) []*ir.Device { return rendertest.Devices(f, ir.PlatformLinux) }
 
-// render returns the script and the unit of d.
-func render(t *testing.T, d *ir.Device) (string, string) {
+// render returns the settings of d, host.conf.
+func render(t *testing.T, d *ir.Device) string {
 	t.Helper()
-	arts, err := Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("Render(%s): %v", d.Name, err)
-	}
-	if len(arts) != 2 {
-		t.Fatalf("Render(%s) returned %d artifacts, want 2", d.Name, len(arts))
-	}
-	want := []struct {
-		path   string
-		format renderers.Format
-	}{{d.Name + "/host.sh", renderers.Shell}, {d.Name + "/rocefab-qos.service", renderers.Unit}}
-	for i, w := range want {
-		if arts[i].Path != w.path || arts[i].Format != w.format {
-			t.Errorf("artifact %d is %s (%s), want %s (%s)", i, arts[i].Path, arts[i].Format, w.path, w.format)
-		}
-	}
-	return string(arts[0].Content), string(arts[1].Content)
+	return string(rendertest.RenderOne(t, Renderer{}, d, SettingsFile, renderers.Text).Content)
+}
+
+// renderScript returns the single-file host.sh of d.
+func renderScript(t *testing.T, d *ir.Device) string {
+	t.Helper()
+	return string(rendertest.RenderOne(t, ScriptRenderer{}, d, ScriptFile, renderers.Shell).Content)
 }
 
 func gpu(t *testing.T) *ir.Device {
@@ -75,13 +65,18 @@ func TestGolden(t *testing.T) {
 		if d.Name != "gpu-0000" {
 			continue
 		}
-		arts, err := Renderer{}.Render(d)
-		if err != nil {
-			t.Fatal(err)
+		for _, r := range []renderers.Renderer{Renderer{}, ScriptRenderer{}} {
+			arts, err := r.Render(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range arts {
+				rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
+			}
 		}
-		for _, a := range arts {
-			rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
-		}
+	}
+	for _, a := range RenderFabric(f) {
+		rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
 	}
 	a, err := RenderTenant(f.Tenants[0])
 	if err != nil {
@@ -90,10 +85,11 @@ func TestGolden(t *testing.T) {
 	rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
 }
 
-// TestEveryServer renders every server of the test fabric.
+// TestEveryServer renders every server of the test fabric, in both forms.
 func TestEveryServer(t *testing.T) {
 	for _, d := range handled(irtest.Fabric()) {
 		render(t, d)
+		renderScript(t, d)
 	}
 }
 
@@ -103,17 +99,20 @@ func TestDeterministic(t *testing.T) {
 	p.DCQCN.Params = []ir.Param{{Name: "rpg_time_reset", Value: 100}, {Name: "min_time_between_cnps", Value: 4}, {Name: "dce_tcp_g", Value: 1019}}
 	bulk := irtest.Fabric().Class("bulk")
 	p.Shaping = append(p.Shaping, ir.Shape{Class: bulk, Interface: "eth1", RateBits: 20_000_000_000})
-	s1, u1 := render(t, d)
-	s2, u2 := render(t, d)
+	s1, u1 := render(t, d), renderScript(t, d)
+	s2, u2 := render(t, d), renderScript(t, d)
 	if s1 != s2 || u1 != u2 {
 		t.Fatal("two renders of one device differ")
 	}
 	// The order of the model's lists does not reach the output.
 	slices.Reverse(p.DCQCN.Params)
 	slices.Reverse(p.Shaping)
-	s3, u3 := render(t, d)
+	s3, u3 := render(t, d), renderScript(t, d)
 	if s1 != s3 || u1 != u3 {
 		t.Fatal("the render depends on the order of DCQCN parameters or shapes")
+	}
+	if !bytes.Equal(runtimeFile(), runtimeFile()) || !bytes.Equal(unitTemplate(), unitTemplate()) {
+		t.Fatal("two renders of the runtime or the unit differ")
 	}
 }
 
@@ -148,7 +147,7 @@ func array(t *testing.T, script, name string) []string {
 func TestLosslessClassKeyLines(t *testing.T) {
 	f := irtest.Fabric()
 	roce, cnp := f.Class("roce"), f.Class("cnp")
-	script, _ := render(t, gpu(t))
+	script := render(t, gpu(t))
 
 	d2p := array(t, script, "DSCP2PRIO")
 	if len(d2p) != 64 {
@@ -226,46 +225,109 @@ func TestLosslessClassKeyLines(t *testing.T) {
 	}
 	// Shaping: storage in its own class at 50 Gbit/s, its DSCPs filtered to
 	// it, and a default class that exists.
+	if got := strings.Join(array(t, script, "SHAPE_IFACES"), " "); got != "'eth0 0xff 1:ff 400000000000'" {
+		t.Errorf("SHAPE_IFACES = %s", got)
+	}
+	if got := strings.Join(array(t, script, "SHAPE_CLASSES"), " "); got != "'eth0 1:11 50000000000 storage'" {
+		t.Errorf("SHAPE_CLASSES = %s", got)
+	}
+	if got := strings.Join(array(t, script, "SHAPE_FILTERS"), " "); got != "'eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11'" {
+		t.Errorf("SHAPE_FILTERS = %s", got)
+	}
 	for _, want := range []string{
-		"shape_interface 'eth0' '0xff' '1:ff' 400000000000",
-		"'1:11 50000000000 storage'",
-		"'ip 10 1:11' 'ip 18 1:11' 'ipv6 10 1:11' 'ipv6 18 1:11'",
 		"RDMA (RoCE) traffic bypasses the qdisc",
 		"readonly HTB_QUANTUM=200000",
+		"readonly SETTINGS_FOR_RUNTIME='" + runtimeDigest + "'\n",
+		"install -D -m 0644 host.conf " + SettingsPath + "\n",
+		"systemctl enable --now rocefab-qos@eth0.service rocefab-qos@eth2.service rocefab-qos@eth3.service rocefab-qos@eth4.service rocefab-qos@eth5.service\n",
 	} {
 		if !strings.Contains(script, want) {
-			t.Errorf("the script lacks %q", want)
+			t.Errorf("host.conf lacks %q", want)
 		}
 	}
-	if !strings.HasPrefix(script, "#!/usr/bin/env bash\n") || !strings.Contains(script, "\nset -euo pipefail\n") {
-		t.Error("the script does not start with the bash shebang and set -euo pipefail")
-	}
-	if !strings.Contains(script, InstallPath) {
-		t.Errorf("the script header does not name %s", InstallPath)
+	// The single-file form: the same settings between its header and the
+	// runtime.
+	single := renderScript(t, gpu(t))
+	settings := script[strings.Index(script, "# ------"):]
+	if !strings.HasPrefix(single, "#!/usr/bin/env bash\n") || !strings.Contains(single, "\nset -euo pipefail\n\n"+settings) ||
+		!strings.HasSuffix(single, "readonly EMBEDDED_SETTINGS=1\n"+runtime) {
+		t.Error("host.sh is not the shebang, set -euo pipefail, host.conf's settings and the runtime")
 	}
 }
 
 func TestUnit(t *testing.T) {
-	_, unit := render(t, gpu(t))
+	unit := string(unitTemplate())
 	for _, want := range []string{
-		"\n[Service]\nType=oneshot\nExecStart=" + InstallPath + "\n",
-		"After=sys-subsystem-net-devices-eth0.device sys-subsystem-net-devices-eth2.device",
-		"WantedBy=multi-user.target\n",
-		"WantedBy=sys-subsystem-net-devices-eth5.device\n",
-		"install -D -m 0755 host.sh " + InstallPath,
+		"\n[Service]\nType=oneshot\nExecStart=" + RuntimePath + " --netdev %I\n",
+		"\nBindsTo=sys-subsystem-net-devices-%i.device\nAfter=sys-subsystem-net-devices-%i.device\n",
+		"\nAfter=network-online.target sys-kernel-config.mount sys-kernel-debug.mount rdma-load-modules@rdma.service\n",
+		"\n[Install]\nWantedBy=sys-subsystem-net-devices-%i.device\n",
+		"install -D -m 0644 rocefab-qos@.service /etc/systemd/system/rocefab-qos@.service",
+		"systemctl enable --now rocefab-qos@<netdev>.service",
 	} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("the unit lacks %q", want)
 		}
 	}
 	if strings.Contains(unit, "RemainAfterExit=yes") {
-		t.Error("RemainAfterExit=yes would keep a netdev's return from re-running the script")
+		t.Error("RemainAfterExit=yes would keep a netdev's return from re-running the runtime")
 	}
-	if got := netdevUnit("bond-0.100"); got != `sys-subsystem-net-devices-bond\x2d0.100.device` {
-		t.Errorf("netdevUnit(bond-0.100) = %s", got)
+	if strings.Contains(unit, "multi-user.target") {
+		t.Error("the unit is wanted by multi-user.target: an instance whose netdev never appears would wait for it at boot")
 	}
-	if got := netdevUnit(".x"); got != `sys-subsystem-net-devices-\x2ex.device` {
-		t.Errorf("netdevUnit(.x) = %s", got)
+}
+
+// TestSystemdEscape compares the escaping of interface names with
+// systemd-escape's, when it is installed.
+func TestSystemdEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"eth0":        "eth0",
+		"bond-0.100":  `bond\x2d0.100`,
+		".x":          `\x2ex`,
+		"enp1s0f0np0": "enp1s0f0np0",
+		"a b":         `a\x20b`,
+	} {
+		if got := systemdEscape(in); got != want {
+			t.Errorf("systemdEscape(%q) = %s, want %s", in, got, want)
+		}
+	}
+	tool, err := exec.LookPath("systemd-escape")
+	if err != nil {
+		t.Skip("systemd-escape not installed")
+	}
+	for _, in := range []string{"eth0", "bond-0.100", ".x", "ib0.8001", "vlan_7", "a b", "é"} {
+		out, err := exec.Command(tool, "--template="+UnitTemplate, in).Output()
+		if err != nil {
+			t.Fatalf("systemd-escape %s: %v", in, err)
+		}
+		if got, want := strings.Replace(UnitTemplate, "@", "@"+systemdEscape(in), 1), strings.TrimSpace(string(out)); got != want {
+			t.Errorf("instance of %q: %s, systemd-escape says %s", in, got, want)
+		}
+	}
+}
+
+// TestUnitVerifies has systemd check an instance of the template, when
+// systemd-analyze is installed: the unit's keys, specifiers and
+// dependencies. ExecStart names the runtime in the test's directory, since
+// verify also wants the program to exist.
+func TestUnitVerifies(t *testing.T) {
+	tool, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not installed")
+	}
+	dir := t.TempDir()
+	rt := filepath.Join(dir, "rocefab-host.sh")
+	if err := os.WriteFile(rt, runtimeFile(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unit := strings.ReplaceAll(string(unitTemplate()), RuntimePath, rt)
+	inst := filepath.Join(dir, strings.Replace(UnitTemplate, "@", "@"+systemdEscape("bond-0"), 1))
+	if err := os.WriteFile(inst, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tool, "verify", "--man=no", inst).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify %s: %v\n%s", inst, err, out)
 	}
 }
 
@@ -415,16 +477,27 @@ func variants(t *testing.T) map[string]*ir.Device {
 	return out
 }
 
+// TestShellcheck checks the runtime, the single-file host.sh and host.conf
+// of every variant with bash -n and shellcheck. host.conf alone assigns
+// names it does not use (the runtime does: SC2034).
 func TestShellcheck(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")
 	}
 	sc, scErr := exec.LookPath("shellcheck")
+	files := map[string][]byte{"rocefab-host.sh": runtimeFile()}
 	for name, d := range variants(t) {
-		script, _ := render(t, d)
-		path := filepath.Join(t.TempDir(), "host.sh")
-		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		files[name+"/host.sh"] = []byte(renderScript(t, d))
+		files[name+"/host.conf"] = []byte(render(t, d))
+	}
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, content, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := exec.Command(bash, "-n", path).CombinedOutput(); err != nil {
@@ -433,7 +506,11 @@ func TestShellcheck(t *testing.T) {
 		if scErr != nil {
 			continue
 		}
-		if out, err := exec.Command(sc, "--shell=bash", "--severity=style", path).CombinedOutput(); err != nil {
+		args := []string{"--shell=bash", "--severity=style"}
+		if strings.HasSuffix(name, ".conf") {
+			args = append(args, "--exclude=SC2034")
+		}
+		if out, err := exec.Command(sc, append(args, path)...).CombinedOutput(); err != nil {
 			t.Errorf("%s: shellcheck: %v\n%s", name, err, out)
 		}
 	}
@@ -442,20 +519,49 @@ func TestShellcheck(t *testing.T) {
 	}
 }
 
+// TestSettingsAreData reads every line of each variant's host.conf: a
+// comment, a readonly constant whose value is a number or single-quoted,
+// or an array of such values. Nothing else, so that sourcing it runs
+// nothing.
+func TestSettingsAreData(t *testing.T) {
+	value := `(-?[0-9]+|'[^']*')`
+	scalar := regexp.MustCompile(`^readonly [A-Z][A-Z0-9_]*=` + value + `$`)
+	array := regexp.MustCompile(`^readonly -a [A-Z][A-Z0-9_]*=\((` + value + `( ` + value + `)*)?(\)?)$`)
+	elems := regexp.MustCompile(`^\t` + value + `( ` + value + `)*( # [^']*)?$`)
+	for name, d := range variants(t) {
+		open := false
+		for i, line := range strings.Split(strings.TrimSuffix(render(t, d), "\n"), "\n") {
+			switch {
+			case line == "" || strings.HasPrefix(line, "#"):
+			case open && line == ")":
+				open = false
+			case open && elems.MatchString(line):
+			case !open && scalar.MatchString(line):
+			case !open && array.MatchString(line):
+				open = !strings.HasSuffix(line, ")")
+			default:
+				t.Errorf("%s: host.conf line %d is not data: %q", name, i+1, line)
+			}
+		}
+		if open {
+			t.Errorf("%s: host.conf ends inside an array", name)
+		}
+	}
+}
+
 func TestShapingPlanDefaultClass(t *testing.T) {
 	d := variants(t)["default-shaped"]
-	script, _ := render(t, d)
+	script := render(t, d)
 	// bulk (priority 0, the default class) shaped on eth0: it is the HTB
 	// default, storage keeps its filters, and the unshaped priorities (3 and
 	// 6) are filtered to the line-rate class.
 	for _, want := range []string{
-		"shape_interface 'eth0' '0x10' '1:ff' 400000000000",
-		"'1:10 10000000000 bulk'",
-		"'1:11 50000000000 storage'",
-		"'ip 26 1:ff' 'ip 48 1:ff'",
-		"'ip 10 1:11' 'ip 18 1:11'",
-		"shape_interface 'eth1' '0xff' '1:ff' 400000000000",
-		"'1:11 25500000000 storage'",
+		"readonly -a SHAPE_IFACES=(\n\t'eth0 0x10 1:ff 400000000000'\n\t'eth1 0xff 1:ff 400000000000'\n)\n",
+		"'eth0 1:10 10000000000 bulk'",
+		"'eth0 1:11 50000000000 storage'",
+		"'eth0 ip 26 1:ff' 'eth0 ip 48 1:ff'",
+		"'eth0 ip 10 1:11' 'eth0 ip 18 1:11'",
+		"'eth1 1:11 25500000000 storage'",
 		"limited to 25500Mbit",
 		"but mlx5 ignores anything above 999 m",
 		"readonly CABLE_LEN=999",
@@ -464,18 +570,17 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 			t.Errorf("the script lacks %q", want)
 		}
 	}
-	if strings.Contains(script, "'ip 0 1:ff'") {
+	if strings.Contains(script, "'eth0 ip 0 1:ff'") {
 		t.Error("a DSCP of the shaped default class is filtered away from it")
-	}
-	if i, j := strings.Index(script, "shape_interface 'eth0'"), strings.Index(script, "shape_interface 'eth1'"); i > j {
-		t.Error("interfaces are not in name order")
 	}
 }
 
 func TestBareVariant(t *testing.T) {
-	script, unit := render(t, variants(t)["bare"])
+	script := render(t, variants(t)["bare"])
 	for _, want := range []string{
-		"readonly SHAPING=0",
+		"readonly -a SHAPE_IFACES=()\n",
+		"readonly -a SHAPE_CLASSES=()\n",
+		"readonly -a SHAPE_FILTERS=()\n",
 		"readonly CNP_DSCP=-1",
 		"readonly -a ECN_ENABLE=(0 0 0 0 0 0 0 0)",
 		"DCQCN off",
@@ -487,8 +592,8 @@ func TestBareVariant(t *testing.T) {
 			t.Errorf("the script lacks %q", want)
 		}
 	}
-	if strings.Contains(unit, "eth0") {
-		t.Error("the unit waits for eth0, which nothing shapes")
+	if strings.Contains(script, "rocefab-qos@eth0") {
+		t.Error("host.conf enables an instance for eth0, which nothing shapes")
 	}
 }
 
@@ -526,8 +631,7 @@ func pad4(i int) string { return strings.Repeat("0", 4-len(itoa(i))) + itoa(i) }
 func pad5(i int) string { return strings.Repeat("0", 5-len(itoa(i))) + itoa(i) }
 
 func TestGoldenScriptHasNoTrailingBlanks(t *testing.T) {
-	script, unit := render(t, gpu(t))
-	for _, s := range []string{script, unit} {
+	for _, s := range []string{render(t, gpu(t)), renderScript(t, gpu(t)), string(runtimeFile()), string(unitTemplate())} {
 		for line := range strings.Lines(s) {
 			if l := strings.TrimRight(line, "\n"); l != strings.TrimRight(l, " \t") {
 				t.Errorf("trailing blank: %q", l)
@@ -543,7 +647,7 @@ func TestDerivedComments(t *testing.T) {
 	d := cloneHost(gpu(t))
 	d.Host.Profile.Derived = []ir.Derivation{{Field: "roce-tos", Value: 104, Unit: "",
 		Formula: "ToS = DSCP << 2\nreboot", Inputs: []ir.Input{{Name: "DSCP", Value: "26"}}}}
-	script, _ := render(t, d)
+	script := render(t, d)
 	if !strings.Contains(script, "#   roce-tos = 104: ToS = DSCP << 2 reboot with DSCP = 26\n") {
 		t.Errorf("the derivation is not a one-line comment:\n%s", script[:3000])
 	}

@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// The tests in this file run the shaping section of the rendered script
-// with the real tc against a veth pair in a network namespace of their
+// The tests in this file run the shaping section of the runtime, with the
+// test fabric's settings, with the real tc against a veth pair in a network namespace of their
 // own. They need root and iproute2, and skip otherwise.
 
 // netns makes a network namespace with a veth pair whose end "eth0" (the
@@ -134,10 +134,19 @@ func parseTCRate(t *testing.T, s string) int64 {
 
 func TestNetnsShaping(t *testing.T) {
 	in := netns(t)
-	script, _ := render(t, gpu(t))
-	path := filepath.Join(t.TempDir(), "host.sh")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+	dir := t.TempDir()
+	rt, settings := filepath.Join(dir, "rocefab-host.sh"), filepath.Join(dir, "host.conf")
+	if err := os.WriteFile(rt, runtimeFile(), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(render(t, gpu(t))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// host runs the runtime in the namespace, as the unit's instance for
+	// eth0 does.
+	host := func(args ...string) (string, error) {
+		return in(append([]string{"env", "ROCEFAB_LOCK=" + filepath.Join(dir, "lock"), "bash", rt,
+			"--settings", settings, "--netdev", "eth0"}, args...)...)
 	}
 	speed, err := in("cat", "/sys/class/net/eth0/speed")
 	if err != nil {
@@ -148,11 +157,11 @@ func TestNetnsShaping(t *testing.T) {
 		t.Fatalf("veth speed %q", speed)
 	}
 
-	out, err := in("bash", path, "--check", "--only", "shaping")
+	out, err := host("--check", "--only", "shaping")
 	if code := exitCode(t, err); code != 1 || !strings.Contains(out, "DRIFT eth0 qdisc") {
 		t.Fatalf("--check on a bare veth: exit %d\n%s", code, out)
 	}
-	out, err = in("bash", path, "--only", "shaping")
+	out, err = host("--only", "shaping")
 	if err != nil {
 		t.Fatalf("first run: %v\n%s", err, out)
 	}
@@ -185,11 +194,11 @@ func TestNetnsShaping(t *testing.T) {
 	}
 
 	// Idempotence: a second run changes nothing, and --check agrees.
-	out, err = in("bash", path, "--only", "shaping")
+	out, err = host("--only", "shaping")
 	if err != nil || !strings.Contains(out, "in sync with the intent, nothing changed") || strings.Contains(out, "CHANGE") {
 		t.Errorf("second run: %v\n%s", err, out)
 	}
-	out, err = in("bash", path, "--check", "--only", "shaping")
+	out, err = host("--check", "--only", "shaping")
 	if code := exitCode(t, err); code != 0 {
 		t.Errorf("--check after a run: exit %d\n%s", code, out)
 	}
@@ -222,11 +231,11 @@ func TestNetnsShaping(t *testing.T) {
 	if out, err := in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
 		t.Fatalf("tc class change: %v %s", err, out)
 	}
-	out, err = in("bash", path, "--check", "--only", "shaping")
+	out, err = host("--check", "--only", "shaping")
 	if code := exitCode(t, err); code != 1 || !strings.Contains(out, "DRIFT eth0 class 1:11: have root 1Gbit 1Gbit 200000, want root 50Gbit 50Gbit 200000") {
 		t.Errorf("--check after a hand change: exit %d\n%s", code, out)
 	}
-	out, err = in("bash", path, "--only", "shaping")
+	out, err = host("--only", "shaping")
 	if err != nil || strings.Contains(out, "qdisc replace") || !strings.Contains(out, "classid 1:11") {
 		t.Errorf("repair: %v\n%s", err, out)
 	}
@@ -245,7 +254,7 @@ func TestNetnsShaping(t *testing.T) {
 			t.Fatalf("%v: %v %s", cmd, err, out)
 		}
 	}
-	out, err = in("bash", path, "--only", "shaping")
+	out, err = host("--only", "shaping")
 	if err != nil || !strings.Contains(out, "tc qdisc del dev eth0 root") {
 		t.Errorf("replacing a foreign tree: %v\n%s", err, out)
 	}
@@ -253,7 +262,7 @@ func TestNetnsShaping(t *testing.T) {
 	if _, ok := classes["1:1"]; ok || len(classes) != 2 {
 		t.Errorf("after replacing a foreign tree the classes are %v", classes)
 	}
-	out, err = in("bash", path, "--check", "--only", "shaping")
+	out, err = host("--check", "--only", "shaping")
 	if code := exitCode(t, err); code != 0 {
 		t.Errorf("--check after replacing a foreign tree: exit %d\n%s", code, out)
 	}

@@ -1,7 +1,9 @@
 
 # ---------------------------------------------------------------------------
-# Runtime: the same in every rendered script. Nothing below this line comes
-# from the intent; the constants above are all it reads.
+# Runtime: the same on every server. Nothing below this line comes from the
+# intent: the settings are all it reads, above this line in a single-file
+# host.sh, otherwise from the settings file (--settings, default
+# /etc/rocefab/host.conf) written for this runtime's digest.
 # ---------------------------------------------------------------------------
 
 shopt -s nullglob
@@ -10,32 +12,45 @@ shopt -s nullglob
 # looked up below it too, so that a test harness can point the script at a
 # fake tree; on a server it is /sys.
 SYS=${ROCEFAB_SYSFS:-/sys}
+# Runs hold this lock one at a time (flock(1)): the unit's instances for the
+# netdevs of a server start together at boot.
+LOCK=${ROCEFAB_LOCK:-/run/lock/rocefab-host.lock}
 
 readonly SECTIONS='mtu qos ecn tos shaping pfc'
+readonly DEFAULT_SETTINGS=/etc/rocefab/host.conf
+PROG=${0##*/}
 CHECK=0
 ONLY=''
+ONLY_NETDEV=''
+SETTINGS=''
 drifts=0
 changes=0
 errors=0
 NICS=()
 
 usage() {
-	cat <<'EOF'
-Usage: host.sh [--check] [--only SECTION[,SECTION...]]
+	cat <<EOF
+Usage: $PROG [--check] [--only SECTION[,SECTION...]] [--netdev NAME]
+       [--settings FILE]
 
 Configures this server's RDMA NICs and tc shaping as the fabric intent says.
 Every section reads the current state first and changes only what differs.
 
-  --check   report each difference from the intent, one per line, and
-            change nothing; exit 0 when in sync, 1 on drift
-  --only    run only these sections, always in this order:
-              mtu      netdev MTU of the RDMA NICs
-              qos      DCBX mode, trust, dscp2prio, prio->tc, ETS, cable length
-              ecn      ECN enable per priority, DCQCN parameters, CNP marking
-              tos      rdma_cm default ToS (cma_roce_tos) of each HCA
-              shaping  tc HTB egress shaping
-              pfc      PFC enable vector (last: changing it flaps the link)
+  --check     report each difference from the intent, one per line, and
+              change nothing; exit 0 when in sync, 1 on drift
+  --only      run only these sections, always in this order:
+                mtu      netdev MTU of the RDMA NICs
+                qos      DCBX mode, trust, dscp2prio, prio->tc, ETS, cable length
+                ecn      ECN enable per priority, DCQCN parameters, CNP marking
+                tos      rdma_cm default ToS (cma_roce_tos) of each HCA
+                shaping  tc HTB egress shaping
+                pfc      PFC enable vector (last: changing it flaps the link)
+  --netdev    only what concerns this network interface: its NIC settings,
+              its HCA's ToS and its shaping (the systemd unit's instance)
+  --settings  the settings file (default $DEFAULT_SETTINGS); a single-file
+              host.sh carries its own and takes none
 
+Runs wait for each other (flock on $LOCK).
 Exit status: 0 done or in sync, 1 drift (--check), 2 something could not be
 read or written (see the ERROR lines).
 EOF
@@ -48,7 +63,7 @@ err() {
 	errors=$((errors + 1))
 }
 die() {
-	printf 'host.sh: %s\n' "$*" >&2
+	printf '%s: %s\n' "$PROG" "$*" >&2
 	exit 2
 }
 
@@ -517,6 +532,7 @@ section_tos() {
 		return 0
 	fi
 	for i in "${!NETDEVS[@]}"; do
+		if [[ -n $ONLY_NETDEV && ${NETDEVS[i]} != "$ONLY_NETDEV" ]]; then continue; fi
 		hca=${HCAS[i]}
 		if [[ -z $hca ]]; then
 			hca=$(hca_of "${NETDEVS[i]}")
@@ -690,6 +706,26 @@ htb_class() {
 		burst "$burst" cburst "$burst" quantum "$HTB_QUANTUM"
 }
 
+# section_shaping shapes each interface of SHAPE_IFACES ("dev default-minor
+# rest-classid fallback-bits") with its records of SHAPE_CLASSES ("dev
+# classid bits/s name") and SHAPE_FILTERS ("dev protocol dscp classid").
+section_shaping() {
+	local iface dev deflt rest fallback c f
+	local -a classes filters
+	for iface in "${SHAPE_IFACES[@]}"; do
+		read -r dev deflt rest fallback <<<"$iface"
+		if [[ -n $ONLY_NETDEV && $dev != "$ONLY_NETDEV" ]]; then continue; fi
+		classes=() filters=()
+		for c in "${SHAPE_CLASSES[@]}"; do
+			if [[ ${c%% *} == "$dev" ]]; then classes+=("${c#* }"); fi
+		done
+		for f in "${SHAPE_FILTERS[@]}"; do
+			if [[ ${f%% *} == "$dev" ]]; then filters+=("${f#* }"); fi
+		done
+		shape_interface "$dev" "$deflt" "$rest" "$fallback" "${classes[@]}" -- "${filters[@]}"
+	done
+}
+
 # shape_interface DEV DEFAULT-CLASSID REST-CLASSID FALLBACK-BITS CLASS... -- FILTER...
 #   CLASS   "classid bits/s name": a shaped class.
 #   FILTER  "protocol dscp classid": where packets with that DSCP go.
@@ -814,21 +850,78 @@ shape_interface() {
 	fi
 }
 
+# ---- settings and lock -----------------------------------------------------
+# load_settings FILE: sources the settings written for this runtime, after
+# checking, without running it, that the file names this runtime's digest.
+# A file that others than its owner (root, or whoever runs this) can write
+# is refused: sourcing it as root would run what they wrote.
+load_settings() {
+	local f=$1 line for_digest='' meta
+	local re="^readonly SETTINGS_FOR_RUNTIME='([0-9a-f]+)'\$"
+	if [[ ! -f $f || ! -r $f ]]; then
+		die "cannot read the settings $f: install this server's host.conf there, or name it with --settings FILE"
+	fi
+	if ! meta=$(stat -L -c '%u %a' -- "$f" 2>&1); then
+		die "cannot read the owner and mode of $f: $meta"
+	fi
+	if [[ ${meta%% *} != 0 && ${meta%% *} != "$EUID" ]]; then
+		die "$f belongs to uid ${meta%% *}, neither root nor this user: not sourced"
+	fi
+	if ((8#${meta#* } & 8#022)); then
+		die "$f is writable by group or others (mode ${meta#* }): not sourced; chmod go-w $f"
+	fi
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			for_digest=${BASH_REMATCH[1]}
+			break
+		fi
+	done <"$f"
+	if [[ -z $for_digest ]]; then
+		die "$f has no SETTINGS_FOR_RUNTIME line: it is not rocefab host settings"
+	fi
+	if [[ $for_digest != "$RUNTIME_DIGEST" ]]; then
+		die "$f was written for runtime ${for_digest:0:16}, and this is runtime ${RUNTIME_DIGEST:0:16}: install the rocefab-host.sh and the host.conf of one rocefab build"
+	fi
+	# shellcheck source=/dev/null
+	source "$f"
+}
+
+# lock: one run at a time. The unit's instances for the netdevs of a server
+# start together at boot; each would otherwise read and write the NICs, tc
+# and the configfs groups while another does.
+lock() {
+	local fd
+	if ! { exec {fd}>>"$LOCK"; } 2>/dev/null && ! { exec {fd}<"$LOCK"; } 2>/dev/null; then
+		die "cannot open the lock file $LOCK (run as root, or name another with ROCEFAB_LOCK)"
+	fi
+	if ! flock -n "$fd"; then
+		say "waiting for another run to finish (flock $LOCK)"
+		flock -w 900 "$fd" || die "another run still holds $LOCK after 900 s; nothing was changed"
+	fi
+}
+
 # ---- main ------------------------------------------------------------------
 main() {
-	local s dev
+	local s dev rec who
+	local -a known=()
 	if ((BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4))); then
 		die "needs bash 4.4 or later (this is $BASH_VERSION)"
 	fi
 	while (($#)); do
 		case $1 in
 		--check) CHECK=1 ;;
-		--only)
-			(($# > 1)) || die "--only needs a list of sections: ${SECTIONS// /,}"
-			ONLY=$2
+		--only | --netdev | --settings)
+			(($# > 1)) || die "$1 needs a value (see --help)"
+			case $1 in
+			--only) ONLY=$2 ;;
+			--netdev) ONLY_NETDEV=$2 ;;
+			*) SETTINGS=$2 ;;
+			esac
 			shift
 			;;
 		--only=*) ONLY=${1#--only=} ;;
+		--netdev=*) ONLY_NETDEV=${1#--netdev=} ;;
+		--settings=*) SETTINGS=${1#--settings=} ;;
 		-h | --help)
 			usage
 			exit 0
@@ -844,16 +937,39 @@ main() {
 		[[ " $SECTIONS " == *" $s "* ]] || die "unknown section $s: the sections are ${SECTIONS// /,}"
 	done
 
+	if ((EMBEDDED_SETTINGS)); then
+		if [[ -n $SETTINGS ]]; then
+			die "--settings: this script carries the settings of $DEVICE; --settings is for rocefab-host.sh"
+		fi
+	else
+		load_settings "${SETTINGS:-$DEFAULT_SETTINGS}"
+	fi
+	if [[ $SETTINGS_FOR_RUNTIME != "$RUNTIME_DIGEST" ]]; then
+		die "the settings were written for runtime ${SETTINGS_FOR_RUNTIME:0:16}, and this is runtime ${RUNTIME_DIGEST:0:16}"
+	fi
+
+	who=$DEVICE
+	if [[ -n $ONLY_NETDEV ]]; then
+		known=("${NETDEVS[@]}")
+		for rec in "${SHAPE_IFACES[@]}"; do known+=("${rec%% *}"); done
+		[[ " ${known[*]} " == *" $ONLY_NETDEV "* ]] ||
+			die "--netdev $ONLY_NETDEV: $DEVICE's settings have no such RDMA netdev or shaped interface (they have: ${known[*]:-none})"
+		who="$DEVICE $ONLY_NETDEV"
+	fi
+
 	if selected mtu; then need ip "the netdev MTU"; fi
 	if selected qos || selected pfc; then need "$TOOL" "the NIC QoS settings"; fi
 	if selected ecn; then need readlink "finding the NIC's PCI address"; fi
-	if selected shaping && ((SHAPING)); then
+	if selected shaping && ((${#SHAPE_IFACES[@]})); then
 		need tc "egress shaping"
 		need sort "comparing tc filters"
 	fi
+	need flock "running one configuration at a time"
+	lock
 
 	if selected mtu || selected qos || selected ecn || selected pfc; then
 		for dev in "${NETDEVS[@]}"; do
+			if [[ -n $ONLY_NETDEV && $dev != "$ONLY_NETDEV" ]]; then continue; fi
 			if [[ -e $SYS/class/net/$dev ]]; then
 				NICS+=("$dev")
 			else
@@ -863,30 +979,30 @@ main() {
 	fi
 
 	if ((CHECK)); then
-		say "$DEVICE: checking against the intent (nothing is changed)"
+		say "$who: checking against the intent (nothing is changed)"
 	else
-		say "$DEVICE: applying the intent"
+		say "$who: applying the intent"
 	fi
 	for s in $SECTIONS; do
 		if selected "$s"; then "section_$s"; fi
 	done
 
 	if ((errors)); then
-		say "$DEVICE: $errors error(s); see the ERROR lines"
+		say "$who: $errors error(s); see the ERROR lines"
 		exit 2
 	fi
 	if ((CHECK)); then
 		if ((drifts)); then
-			say "$DEVICE: $drifts difference(s) from the intent"
+			say "$who: $drifts difference(s) from the intent"
 			exit 1
 		fi
-		say "$DEVICE: in sync with the intent"
+		say "$who: in sync with the intent"
 		exit 0
 	fi
 	if ((changes)); then
-		say "$DEVICE: $changes change(s) made"
+		say "$who: $changes change(s) made"
 	else
-		say "$DEVICE: in sync with the intent, nothing changed"
+		say "$who: in sync with the intent, nothing changed"
 	fi
 }
 

@@ -13,7 +13,8 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 )
 
-// These tests run the rendered script against stand-ins of mlnx_qos, dcb,
+// These tests run the runtime with a server's settings (and, where said,
+// the single-file host.sh) against stand-ins of mlnx_qos, dcb,
 // tc and ip placed first on PATH, and a fake sysfs tree (ROCEFAB_SYSFS).
 // The stand-ins print recorded read-back output in the formats of
 // hosts.md (mlnx_qos pretty_print, dcb -j, tc -j, tc filter text, ip -j)
@@ -226,13 +227,16 @@ if [[ "$1 $2 $3 $4" == "-j link show dev" ]]; then echo "read ip $*" >>"$st/log"
 echo "write ip $*" >>"$st/log"
 `
 
-// world is one stand-in server.
+// world is one stand-in server, with the runtime, its settings and its
+// single-file script installed.
 type world struct {
-	t      *testing.T
-	dir    string
-	script string
-	d      *ir.Device
-	env    []string
+	t        *testing.T
+	dir      string
+	runtime  string // hosts/rocefab-host.sh
+	settings string // host.conf
+	single   string // host.sh
+	d        *ir.Device
+	env      []string
 }
 
 // newWorld lays out a server for d whose NICs report nic and whose shaped
@@ -246,9 +250,12 @@ func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync
 	}
 	dir := t.TempDir()
 	w := &world{t: t, dir: dir, d: d}
-	script, _ := render(t, d)
-	w.script = filepath.Join(dir, "host.sh")
-	w.write("host.sh", script)
+	w.runtime = filepath.Join(dir, "rocefab-host.sh")
+	w.write("rocefab-host.sh", string(runtimeFile()))
+	w.settings = filepath.Join(dir, "host.conf")
+	w.write("host.conf", render(t, d))
+	w.single = filepath.Join(dir, "host.sh")
+	w.write("host.sh", renderScript(t, d))
 	stubs := map[string]string{"mlnx_qos": stubMlnxQos, "dcb": stubDcb, "tc": stubTc, "ip": stubIP}
 	if len(tools) == 0 {
 		tools = []string{"mlnx_qos", "dcb", "tc", "ip"}
@@ -335,6 +342,7 @@ func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync
 	w.env = append(os.Environ(),
 		"PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"ROCEFAB_SYSFS="+filepath.Join(dir, "sys"),
+		"ROCEFAB_LOCK="+filepath.Join(dir, "lock"),
 		"ROCEFAB_STUB_STATE="+filepath.Join(dir, "state"))
 	return w
 }
@@ -355,10 +363,22 @@ func (w *world) mkdir(rel string) {
 	}
 }
 
-// run runs the script and returns its stdout, stderr and exit status.
+// run runs the runtime with the server's settings and returns its stdout,
+// stderr and exit status.
 func (w *world) run(args ...string) (string, string, int) {
 	w.t.Helper()
-	cmd := exec.Command("bash", append([]string{w.script}, args...)...)
+	return w.exec(append([]string{w.runtime, "--settings", w.settings}, args...)...)
+}
+
+// runSingle runs the single-file host.sh.
+func (w *world) runSingle(args ...string) (string, string, int) {
+	w.t.Helper()
+	return w.exec(append([]string{w.single}, args...)...)
+}
+
+func (w *world) exec(args ...string) (string, string, int) {
+	w.t.Helper()
+	cmd := exec.Command("bash", args...)
 	cmd.Env = w.env
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -468,6 +488,10 @@ func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 			}
 			if t.Failed() {
 				t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
+			}
+			// The single-file form reads and reports the same.
+			if out1, _, code1 := w.runSingle("--check"); code1 != code || out1 != out {
+				t.Errorf("host.sh --check: exit %d, and its output differs from the runtime's:\n%s", code1, out1)
 			}
 			if ws := w.writes(); len(ws) > 0 {
 				t.Errorf("--check wrote:\n%s", strings.Join(ws, "\n"))
@@ -680,8 +704,12 @@ func TestScriptOnlySection(t *testing.T) {
 		t.Errorf("an unknown flag: exit %d, stderr %s", code, stderr)
 	}
 	out, _, code = w.run("--help")
-	if code != 0 || !strings.Contains(out, "Usage: host.sh") {
+	if code != 0 || !strings.Contains(out, "Usage: rocefab-host.sh") {
 		t.Errorf("--help: exit %d\n%s", code, out)
+	}
+	out, _, code = w.runSingle("--help")
+	if code != 0 || !strings.Contains(out, "Usage: host.sh") {
+		t.Errorf("host.sh --help: exit %d\n%s", code, out)
 	}
 }
 
@@ -696,7 +724,7 @@ func TestScriptMissingTools(t *testing.T) {
 		}
 		w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false, tools...)
 		// Keep the real iproute2 out of reach.
-		w.env = append(w.env, "PATH="+filepath.Join(w.dir, "bin")+string(os.PathListSeparator)+toolsOnly(t, w.dir, "bash", "sort", "readlink", "env", "cat"))
+		w.env = append(w.env, "PATH="+filepath.Join(w.dir, "bin")+string(os.PathListSeparator)+toolsOnly(t, w.dir, "bash", "sort", "readlink", "env", "cat", "stat", "flock"))
 		out, stderr, code := w.run("--check")
 		if code != 2 || !strings.Contains(stderr, missing+" is required") {
 			t.Errorf("without %s: exit %d\nstdout:\n%s\nstderr:\n%s", missing, code, out, stderr)

@@ -38,7 +38,10 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
   DIR/SUMMARY.md                 devices by role and platform, classes, derived thresholds, findings
   DIR/<switch>/<platform file>   eos.cfg, nvue.yaml, config_db.json or nxos.cfg, plus openconfig.json
                                  (compact, the gNMI payload; --openconfig indented to read it)
-  DIR/<server>/host.sh           idempotent NIC, ECN/DCQCN and tc script, and rocefab-qos.service
+  DIR/<server>/host.conf         the server's NIC, ECN/DCQCN and tc settings, as data for the host runtime
+  DIR/hosts/                     the host runtime (rocefab-host.sh: idempotent, --check reports drift) and
+                                 its systemd unit rocefab-qos@.service, once for every server
+  DIR/<server>/host.sh           with --emit host-script: the settings and the runtime in one script
   DIR/tenants/<name>.env         the tenant's NCCL environment
   DIR/slurm/, DIR/k8s/           the fabric's topology for schedulers: Slurm topology files, node labels, a Kueue Topology
 
@@ -81,7 +84,7 @@ func newBuildCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.out, "output", "", "output directory")
 	_ = cmd.Flags().MarkHidden("output")
 	cmd.Flags().StringVar(&a.only, "only", "", "render only devices whose name matches this glob (e.g. 'leaf-*')")
-	cmd.Flags().StringSliceVar(&a.emit, "emit", nil, "extra outputs: model (each device's compiled model as <device>/model.json)")
+	cmd.Flags().StringSliceVar(&a.emit, "emit", nil, "extra outputs: model (each device's compiled model as <device>/model.json), host-script (each server's settings and the host runtime in one file, <server>/host.sh)")
 	cmd.Flags().BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but findings")
 	cmd.Flags().StringVar(&a.openconfig, "openconfig", "compact", "how to write openconfig.json: compact (the gNMI payload), indented (for reading and review), or none")
 	cmd.Flags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for `go tool pprof`)")
@@ -114,8 +117,8 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 		return withCode(exitError, fmt.Errorf("--openconfig %q: allowed are compact, indented, none", a.openconfig))
 	}
 	for _, e := range a.emit {
-		if e != "model" {
-			return withCode(exitError, fmt.Errorf("--emit %q: allowed is model", e))
+		if e != "model" && e != "host-script" {
+			return withCode(exitError, fmt.Errorf("--emit %q: allowed are model, host-script", e))
 		}
 	}
 	if a.only != "" {
@@ -241,7 +244,7 @@ func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
 // gigabytes, more than is worth holding in memory. Each file's bytes depend
 // only on its device, so the order workers finish in changes nothing.
 func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []*ir.Device, ds diag.List, in *schema.Intent, a buildArgs, bar progress) error {
-	opt := renderOptions{openconfig: a.openconfig}
+	opt := renderOptions{openconfig: a.openconfig, hostScript: slices.Contains(a.emit, "host-script")}
 	if slices.Contains(a.emit, "model") {
 		opt.modelDir, _ = filepath.Abs(in.Dir)
 	}
@@ -319,13 +322,15 @@ type renderOptions struct {
 	// openconfig is how openconfig.json is written: "compact" (also for
 	// ""), "indented" or "none".
 	openconfig string
+	// hostScript asks for each server's single-file host.sh too.
+	hostScript bool
 }
 
 // renderDevice runs every renderer that applies to one device.
 func renderDevice(d *ir.Device, opt renderOptions) ([]renderers.Artifact, error) {
 	modelDir := opt.modelDir
 	var out []renderers.Artifact
-	for _, r := range renderersFor(d, opt.openconfig) {
+	for _, r := range append(renderersFor(d, opt.openconfig), emitRenderers(d, opt.hostScript)...) {
 		arts, err := r.Render(d)
 		if err != nil {
 			return nil, err

@@ -23,9 +23,9 @@ var goldenDevices = map[string][]string{
 }
 
 // TestExamplesGolden builds every example and compares SUMMARY.md, the
-// tenants' environments, the Slurm topology files, the chosen devices'
-// artifacts and (for the smaller examples) inventory.json with
-// testdata/golden/<example>/.
+// tenants' environments, the Slurm topology files, the host runtime and
+// unit (hosts/), the chosen devices' artifacts and (for the smaller
+// examples) inventory.json with testdata/golden/<example>/.
 // ROCEFAB_UPDATE=1 rewrites them.
 func TestExamplesGolden(t *testing.T) {
 	root := repoRoot(t)
@@ -43,7 +43,7 @@ func TestExamplesGolden(t *testing.T) {
 				}
 				keep := []string{dev}
 				if dev == devices[0] {
-					keep = append(keep, "SUMMARY.md", "slurm")
+					keep = append(keep, "SUMMARY.md", "slurm", "hosts")
 					if example != "hyperscale-100k" {
 						keep = append(keep, "inventory.json")
 					}

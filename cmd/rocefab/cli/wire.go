@@ -40,9 +40,20 @@ func renderersFor(d *ir.Device, ocMode string) []renderers.Renderer {
 	return out
 }
 
+// emitRenderers returns the renderers that --emit adds for a device:
+// with hostScript (--emit host-script), a Linux server's single-file
+// host.sh.
+func emitRenderers(d *ir.Device, hostScript bool) []renderers.Renderer {
+	if hostScript && d.Platform == ir.PlatformLinux && d.Host != nil {
+		return []renderers.Renderer{host.ScriptRenderer{}}
+	}
+	return nil
+}
+
 // renderFabricWide renders the artifacts that belong to the fabric rather
-// than to one device: tenants' NCCL environments, and the schedulers'
-// files (slurm/, k8s/) from the placement of every server.
+// than to one device: tenants' NCCL environments, the host runtime and its
+// systemd unit (hosts/), and the schedulers' files (slurm/, k8s/) from the
+// placement of every server.
 // inventory.json and SUMMARY.md are written by build itself.
 func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
 	var out []renderers.Artifact
@@ -53,6 +64,7 @@ func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
 		}
 		out = append(out, art)
 	}
+	out = append(out, host.RenderFabric(fab)...)
 	sched, err := scheduler.Render(placement.Of(fab))
 	if err != nil {
 		return nil, fmt.Errorf("rendering the scheduler files: %w", err)
