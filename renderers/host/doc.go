@@ -1,37 +1,52 @@
-// Package host renders the server side of a rocefab fabric: one idempotent
-// bash script and one systemd unit per Linux server with NVIDIA ConnectX or
-// BlueField NICs, and one NCCL environment file per tenant.
+// Package host renders the server side of a rocefab fabric: for each Linux
+// server with NVIDIA ConnectX or BlueField NICs its settings as data, once
+// per build the runtime that applies them and one systemd template unit,
+// and one NCCL environment file per tenant.
 //
-// # The script
+// # The runtime and the settings
 //
-// <device>/host.sh configures, for each RDMA netdev of the server, the DCBX
-// mode, DSCP trust, the DSCP-to-priority map for all 64 DSCPs, the
-// priority-to-traffic-class map with strict or ETS scheduling, the cable
-// length the NIC sizes its receive headroom for, ECN per priority and the
-// DCQCN parameters, the rdma_cm default ToS of each HCA, the netdev MTU, tc
-// HTB egress shaping of the shaped classes, and, last, the PFC enable
-// vector, whose change flaps the link on mlx5. It takes either path the
-// intent names: mlnx_qos (MLNX_OFED / DOCA-OFED) or iproute2 dcb (inbox
-// driver), and for ECN either the MLNX_OFED sysfs knobs or the inbox mlx5
-// debugfs ones, whichever the server has.
+// hosts/rocefab-host.sh ([RenderFabric]) is the runtime: the same bash
+// script on every server, nothing in it from the intent. From a server's
+// settings it configures, for each RDMA netdev, the DCBX mode, DSCP trust,
+// the DSCP-to-priority map for all 64 DSCPs, the priority-to-traffic-class
+// map with strict or ETS scheduling, the cable length the NIC sizes its
+// receive headroom for, ECN per priority and the DCQCN parameters, the
+// rdma_cm default ToS of each HCA, the netdev MTU, tc HTB egress shaping of
+// the shaped classes, and, last, the PFC enable vector, whose change flaps
+// the link on mlx5. It takes either path the intent names: mlnx_qos
+// (MLNX_OFED / DOCA-OFED) or iproute2 dcb (inbox driver), and for ECN either
+// the MLNX_OFED sysfs knobs or the inbox mlx5 debugfs ones, whichever the
+// server has.
 //
-// The script reads the current state first and writes only what differs, so
-// it can run at every boot and as often as wanted. `host.sh --check` reports
-// each difference on a DRIFT line and changes nothing (exit 1 on drift, 0 in
-// sync, 2 when something could not be read); `host.sh --only shaping` runs
-// one section, which also works under `ip netns exec`. Every string that
-// came from the model is a single-quoted constant at the top of the script;
-// the rest of the script is the same on every server.
+// <server>/host.conf ([Renderer]) holds a server's settings: single-quoted
+// constants and arrays of them, which the runtime sources from
+// [SettingsPath] or --settings FILE. The runtime's header states the SHA-256
+// of its body and carries it as RUNTIME_DIGEST; host.conf names the digest
+// it was written for (SETTINGS_FOR_RUNTIME), and the runtime refuses
+// settings for another runtime before sourcing them, so that a server never
+// runs one build's runtime with another build's settings.
+//
+// The runtime reads the current state first and writes only what differs,
+// so it can run at every boot and as often as wanted. --check reports each
+// difference on a DRIFT line and changes nothing (exit 1 on drift, 0 in
+// sync, 2 when something could not be read); --only shaping runs one
+// section, which also works under `ip netns exec`; --netdev NAME only what
+// concerns one interface. Runs take a lock (flock) and so run one at a time.
 //
 // Everything the model says that the host cannot take is said in a comment
-// of the script: per-priority ECN enable on the inbox driver (a firmware
+// of the settings: per-priority ECN enable on the inbox driver (a firmware
 // setting there), and that tc shapes only kernel-stack traffic, never RDMA.
+//
+// [ScriptRenderer] writes the single-file form, <server>/host.sh: the
+// settings and the runtime in one script (build --emit host-script).
 //
 // # The unit
 //
-// <device>/rocefab-qos.service runs the script, installed at [InstallPath],
-// at boot once the netdevs exist, and again whenever one of them reappears
-// (a driver reload), because none of these settings survive either.
+// hosts/rocefab-qos@.service is a template: instance <netdev> runs the
+// runtime, installed at [RuntimePath], with --netdev <netdev> whenever that
+// netdev appears, at boot and after a driver reload, because none of these
+// settings survive either. host.conf's header lists the instances a server
+// enables: one per RDMA netdev and shaped interface.
 //
 // # Tenants
 //
