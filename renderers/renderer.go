@@ -22,6 +22,9 @@ const (
 	Shell Format = "shell" // a host script
 	Env   Format = "env"   // KEY=value lines
 	Unit  Format = "unit"  // a systemd unit
+	// Prototext is a protocol buffer in its text format: the gNMI
+	// SetRequest that remediates an OpenConfig device.
+	Prototext Format = "prototext"
 )
 
 // Artifact is one rendered file.

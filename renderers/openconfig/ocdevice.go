@@ -8,10 +8,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/openconfig/goyang/pkg/yang"
 	"github.com/openconfig/ygot/ygot"
 
 	"github.com/rocefab/rocefab/renderers/openconfig/oc"
@@ -293,4 +295,18 @@ func addInputs(s *oc.Qos_SchedulerPolicy_Scheduler, ins []input) {
 		i.SetQueue(in.queue)
 		i.SetWeight(in.weight)
 	}
+}
+
+// generatedSchema gives the schema index (schema.go) what it reads of the
+// generated code: the root struct type, whose field tags name each path
+// element's module, the root's schema entry, and every identity's name
+// and defining module (for RFC 7951's qualified identity values).
+func generatedSchema() (reflect.Type, *yang.Entry, map[string][][2]string) {
+	enums := map[string][][2]string{}
+	for typ, vals := range oc.ΛEnum {
+		for _, v := range vals {
+			enums[typ] = append(enums[typ], [2]string{v.Name, v.DefiningModule})
+		}
+	}
+	return reflect.TypeFor[oc.Device](), oc.SchemaTree["Device"], enums
 }

@@ -1,0 +1,207 @@
+package openconfig
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// Platform is the OpenConfig platform of plan and apply: a switch's
+// desired state is the artifact's tree within the owned scope ([Owned]),
+// its running configuration is the device's RFC 7951 JSON as a gNMI Get
+// returns it, and a remediation is a gNMI SetRequest that replaces /qos
+// and updates (or deletes) the owned leaves of each port.
+type Platform struct{}
+
+var (
+	_ renderers.Platform = Platform{}
+	_ renderers.Applier  = Platform{}
+)
+
+// State is a switch's OpenConfig configuration within the owned scope:
+// every configuration leaf below /qos and the owned leaves of each of the
+// switch's ports, flattened. Paths are gNMI path strings
+// ("/interfaces/interface[name=Ethernet1/1]/config/mtu", the openconfig
+// reference's gnmi-path-strings.md), values RFC 7951 JSON scalars ("9214",
+// "\"1500000\"" for a uint64, "\"openconfig-if-ethernet:SPEED_400GB\"")
+// and a leaf-list its JSON array.
+type State struct {
+	elements []renderers.Element
+	// qos is the desired /qos as the value of a gNMI replace (RFC 7951,
+	// its members qualified); empty for a parsed running state, which is
+	// never pushed.
+	qos string
+}
+
+// Elements returns the state's leaves sorted by path.
+func (s *State) Elements() []renderers.Element { return slices.Clone(s.elements) }
+
+// Desired returns the desired state of switch d: the tree its artifact is
+// emitted from (the ygot tree, through the same template), read back
+// within the owned scope.
+func (Platform) Desired(d *ir.Device) (renderers.State, error) {
+	if d == nil {
+		return nil, fmt.Errorf("openconfig: nil device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, err
+	}
+	c, err := plan(d)
+	if err != nil {
+		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
+	}
+	js, err := emit(c, true)
+	if err != nil {
+		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
+	}
+	s, err := read(js, ports(d), true)
+	if err != nil {
+		return nil, fmt.Errorf("openconfig: %s: internal error: reading the rendered tree: %w", d.Name, err)
+	}
+	return s, nil
+}
+
+// Parse reads d's running OpenConfig JSON (the artifact named
+// openconfig.json, RFC 7951 as a gNMI Get of the root returns it) within
+// the owned scope. Everything else in it, other interfaces, subinterfaces,
+// network instances, vendor augmentations, state leaves, is not read. A
+// device without the file runs nothing yet: an empty state.
+func (Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	if d == nil {
+		return nil, fmt.Errorf("openconfig: nil device")
+	}
+	var found *renderers.Artifact
+	for i, a := range running {
+		if path.Base(a.Path) != FileName {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("openconfig: %s: two running configurations, %s and %s", d.Name, found.Path, a.Path)
+		}
+		found = &running[i]
+	}
+	if found == nil {
+		return &State{}, nil
+	}
+	s, err := read(found.Content, ports(d), false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", found.Path, err)
+	}
+	return s, nil
+}
+
+// ports is the set of d's port names: the interfaces whose owned leaves
+// are rocefab's.
+func ports(d *ir.Device) map[string]bool {
+	out := map[string]bool{}
+	if d.Switch != nil {
+		for _, p := range d.Switch.Ports {
+			out[p.Name] = true
+		}
+	}
+	return out
+}
+
+// portLeaves are the leaves of an interface list entry that rocefab owns
+// ([Owned]), relative to the entry, with the catalog element each
+// realises. The port speed is not a catalog element; changing it retrains
+// the link, which floorDisruption says.
+var portLeaves = map[string]string{
+	"config/mtu":                          "mtu",
+	"config/description":                  "",
+	"ethernet/config/port-speed":          kindPortSpeed,
+	"ethernet/config/enable-flow-control": "pfc",
+}
+
+const kindPortSpeed = "port-speed"
+
+// floorDisruption is the least a change of a kind disrupts whatever the
+// catalog says: a new port speed takes the link down while both ends
+// retrain (IEEE 802.3 clause 73 auto-negotiation, or a forced speed that
+// drops the link until the peer matches).
+var floorDisruption = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap}
+
+// kindOf names the catalog element that the leaf at schema path p (a
+// path without keys) realises.
+func kindOf(p string) string {
+	switch {
+	case strings.HasPrefix(p, "/interfaces/interface/"):
+		return portLeaves[strings.TrimPrefix(p, "/interfaces/interface/")]
+	case strings.HasPrefix(p, "/qos/classifiers/"):
+		return "dscp-map"
+	case strings.HasPrefix(p, "/qos/forwarding-groups/"), strings.HasPrefix(p, "/qos/queues/"):
+		return "tc-queue"
+	case strings.HasPrefix(p, "/qos/queue-management-profiles/"):
+		return "ecn"
+	case strings.HasPrefix(p, "/qos/buffer-allocation-profiles/"):
+		return "pool-percent"
+	case strings.HasPrefix(p, "/qos/scheduler-policies/"):
+		switch {
+		case strings.Contains(p, "/one-rate-two-color/"), strings.Contains(p, "/two-rate-three-color/"):
+			return "shaping"
+		case strings.HasSuffix(p, "/config/priority"):
+			return "strict"
+		}
+		return "ets"
+	case strings.HasPrefix(p, "/qos/interfaces/"):
+		switch {
+		case strings.Contains(p, "/input/classifiers/"):
+			return "dscp-map"
+		case strings.HasSuffix(p, "/queue-management-profile"):
+			return "ecn"
+		case strings.Contains(p, "/output/scheduler-policy/"):
+			return "ets"
+		case strings.Contains(p, "/output/queues/"):
+			return "tc-queue"
+		}
+	}
+	return ""
+}
+
+// compareScalars orders numbers by value and everything else as text.
+func compareScalars(a, b string) int {
+	if isDigits(a) && isDigits(b) && len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeKey escapes a key value for a gNMI path string: ']' and '\'
+// with a backslash, newlines and carriage returns as \n and \r
+// (gnmi-path-strings.md).
+func escapeKey(s string) string {
+	if !strings.ContainsAny(s, "]\\\n\r") {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s {
+		switch c {
+		case ']', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
