@@ -1,0 +1,520 @@
+// Package gnmi is the gNMI target: it reads a switch's running OpenConfig
+// tree with a gNMI Get of the root and pushes the SetRequest a platform
+// computed (renderers.Prototext) with a gNMI Set, over gRPC with TLS unless
+// plaintext is asked for by name.
+//
+// # Commit-confirm
+//
+// Where the device has the gNMI commit-confirmed extension (gnmi_ext
+// Commit, openconfig/reference rpc/gnmi/gnmi-commit-confirmed.md), a push
+// is a commit the device reverts by itself unless it is confirmed within
+// the timeout; Confirm and Rollback send the extension's confirm and
+// cancel. Whether a device has it is what its Capabilities advertise, or
+// what the operator says (CommitAlways), since devices that take the
+// extension need not advertise it (Cisco NX-OS 10.6.2 does not,
+// ironcore-dev/network-operator#171).
+//
+// A device without it still gets a push that apply can take back: before
+// the Set, the target reads the value of every path the request names
+// (what a replace or update overwrites, what a delete removes), and
+// Rollback sets them back: a replace with the old value, or a delete
+// where there was none. A timer in this process does that when Confirm
+// does not come in time; unlike the device's own timer it dies with the
+// process, which apply's report says of a device it could not confirm.
+//
+// The target knows transports, not platforms: it does not read the tree
+// it fetches, and it pushes the request as the platform wrote it.
+package gnmi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"github.com/openconfig/gnmi/proto/gnmi_ext"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets"
+)
+
+// FileName is the name the running tree is read as, the OpenConfig
+// artifact's ("<device>/openconfig.json").
+const FileName = "openconfig.json"
+
+// CommitMode says when a push uses the commit-confirmed extension.
+type CommitMode int
+
+// The commit modes.
+const (
+	// CommitAuto uses the extension where the device's Capabilities
+	// advertise it.
+	CommitAuto CommitMode = iota
+	// CommitAlways uses it on every device.
+	CommitAlways
+	// CommitNever never uses it: pushes are taken back by this process.
+	CommitNever
+)
+
+// Options configure the target.
+type Options struct {
+	// Address returns where d's gNMI server listens ("host:port").
+	Address func(d *ir.Device) (string, error)
+	// TLS is the client's TLS configuration; nil uses the system's roots
+	// and the address's host name.
+	TLS *tls.Config
+	// Plaintext sends everything, credentials included, unencrypted: for
+	// lab devices only, and only when asked for.
+	Plaintext bool
+	// Username and Password are sent as the "username" and "password"
+	// metadata of every RPC (openconfig/reference gnmi-authentication.md).
+	Username, Password string
+	// Commit says when pushes use the commit-confirmed extension.
+	Commit CommitMode
+	// Timeout bounds each RPC (30 s when 0).
+	Timeout time.Duration
+}
+
+// Target is the gNMI target.
+type Target struct {
+	opts Options
+
+	mu      sync.Mutex
+	devices map[string]*device
+}
+
+var (
+	_ targets.Target     = (*Target)(nil)
+	_ targets.Confirmer  = (*Target)(nil)
+	_ targets.RollBacker = (*Target)(nil)
+)
+
+// device is one device's connection and pending push.
+type device struct {
+	mu     sync.Mutex // one RPC sequence at a time per device
+	conn   *grpc.ClientConn
+	client gpb.GNMIClient
+	caps   *gpb.CapabilityResponse
+	// pending is the push awaiting Confirm.
+	pending *pending
+}
+
+// pending is a push not yet confirmed: by the device's extension (id), or
+// by this process (undo, timer).
+type pending struct {
+	id string
+	// deadline is when the device rolls a native commit back by itself.
+	deadline time.Time
+	undo     *gpb.SetRequest
+	timer    *time.Timer
+}
+
+// New returns a gNMI target.
+func New(opts Options) (*Target, error) {
+	if opts.Address == nil {
+		return nil, errors.New("gnmi: no way to find a device's address")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	return &Target{opts: opts, devices: map[string]*device{}}, nil
+}
+
+// Close closes every connection and stops the timers of pushes not
+// confirmed (which leaves them applied: say so in the report).
+func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for name, dev := range t.devices {
+		dev.mu.Lock()
+		if dev.pending != nil && dev.pending.timer != nil {
+			dev.pending.timer.Stop()
+		}
+		if dev.conn != nil {
+			errs = append(errs, dev.conn.Close())
+		}
+		dev.mu.Unlock()
+		delete(t.devices, name)
+	}
+	return errors.Join(errs...)
+}
+
+// device returns d's connection, dialling it the first time.
+func (t *Target) device(d *ir.Device) (*device, error) {
+	t.mu.Lock()
+	dev := t.devices[d.Name]
+	if dev == nil {
+		dev = &device{}
+		t.devices[d.Name] = dev
+	}
+	t.mu.Unlock()
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	if dev.conn != nil {
+		return dev, nil
+	}
+	addr, err := t.opts.Address(d)
+	if err != nil {
+		return nil, err
+	}
+	creds := insecure.NewCredentials()
+	if !t.opts.Plaintext {
+		cfg := t.opts.TLS
+		if cfg == nil {
+			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		creds = credentials.NewTLS(cfg)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return nil, fmt.Errorf("gnmi %s: %w", addr, err)
+	}
+	dev.conn, dev.client = conn, gpb.NewGNMIClient(conn)
+	return dev, nil
+}
+
+// rpc is the context of one RPC: the timeout and the credentials.
+func (t *Target) rpc(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	if t.opts.Username != "" || t.opts.Password != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "username", t.opts.Username, "password", t.opts.Password)
+	}
+	return ctx, cancel
+}
+
+// Read returns the device's tree, as a Get of the root in JSON_IETF
+// returns it, as "<device>/openconfig.json". A device that answers with
+// several updates (one per top-level container) gets them joined into one
+// object, in path order.
+func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	dev, err := t.device(d)
+	if err != nil {
+		return nil, err
+	}
+	c, cancel := t.rpc(ctx)
+	defer cancel()
+	resp, err := dev.client.Get(c, &gpb.GetRequest{Path: []*gpb.Path{{}}, Type: gpb.GetRequest_CONFIG, Encoding: gpb.Encoding_JSON_IETF})
+	if err != nil {
+		return nil, fmt.Errorf("gNMI Get: %w", err)
+	}
+	js, err := joinGet(resp)
+	if err != nil {
+		return nil, fmt.Errorf("gNMI Get: %w", err)
+	}
+	return []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: js}}, nil
+}
+
+// joinGet makes a Get's updates into one RFC 7951 document.
+func joinGet(resp *gpb.GetResponse) ([]byte, error) {
+	type part struct {
+		names []string
+		val   []byte
+	}
+	var parts []part
+	for _, n := range resp.GetNotification() {
+		for _, u := range n.GetUpdate() {
+			var names []string
+			for _, e := range append(slices.Clone(n.GetPrefix().GetElem()), u.GetPath().GetElem()...) {
+				if len(e.GetKey()) > 0 {
+					return nil, fmt.Errorf("an update at a list entry (%s) cannot be placed in a document", e.GetName())
+				}
+				names = append(names, e.GetName())
+			}
+			v := u.GetVal().GetJsonIetfVal()
+			if v == nil {
+				v = u.GetVal().GetJsonVal()
+			}
+			if v == nil {
+				return nil, fmt.Errorf("an update at /%s is not JSON", strings.Join(names, "/"))
+			}
+			parts = append(parts, part{names, v})
+		}
+	}
+	if len(parts) == 1 && len(parts[0].names) == 0 {
+		v := parts[0].val
+		if len(v) > 0 && v[len(v)-1] != '\n' {
+			v = append(slices.Clip(v), '\n')
+		}
+		return v, nil
+	}
+	slices.SortStableFunc(parts, func(a, b part) int { return strings.Compare(strings.Join(a.names, "/"), strings.Join(b.names, "/")) })
+	var members []string
+	for _, p := range parts {
+		if len(p.names) == 0 {
+			inner := strings.TrimSpace(string(p.val))
+			if !strings.HasPrefix(inner, "{") || !strings.HasSuffix(inner, "}") {
+				return nil, fmt.Errorf("the root is not a JSON object")
+			}
+			if inner = strings.TrimSpace(inner[1 : len(inner)-1]); inner != "" {
+				members = append(members, inner)
+			}
+			continue
+		}
+		var m strings.Builder
+		for j, n := range p.names {
+			fmt.Fprintf(&m, "%q:", n)
+			if j < len(p.names)-1 {
+				m.WriteString("{")
+			}
+		}
+		m.Write(p.val)
+		m.WriteString(strings.Repeat("}", len(p.names)-1))
+		members = append(members, m.String())
+	}
+	return []byte("{" + strings.Join(members, ",") + "}\n"), nil
+}
+
+// Push applies the SetRequest rem to d.
+func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+	req, err := setRequest(rem)
+	if err != nil {
+		return err
+	}
+	dev, err := t.device(d)
+	if err != nil {
+		return err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	return t.set(ctx, dev, req)
+}
+
+// set sends one Set and says, when it failed, whether the device may hold
+// the change: a Set is atomic (gNMI specification 3.4.3), so a refusal
+// leaves nothing, but a connection lost during the Set leaves the outcome
+// unknown.
+func (t *Target) set(ctx context.Context, dev *device, req *gpb.SetRequest) error {
+	c, cancel := t.rpc(ctx)
+	defer cancel()
+	_, err := dev.client.Set(c, req)
+	if err == nil {
+		return nil
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Unknown, codes.Internal:
+		return fmt.Errorf("gNMI Set: %w (the device may or may not have taken the change: read it again)", err)
+	}
+	return fmt.Errorf("gNMI Set refused, nothing changed: %w", err)
+}
+
+// setRequest reads a remediation's SetRequest.
+func setRequest(rem renderers.Remediation) (*gpb.SetRequest, error) {
+	if rem.Format != renderers.Prototext {
+		return nil, fmt.Errorf("gnmi: a remediation in %q, not a gNMI SetRequest in %q", rem.Format, renderers.Prototext)
+	}
+	req := &gpb.SetRequest{}
+	if err := prototext.Unmarshal(rem.Content, req); err != nil {
+		return nil, fmt.Errorf("gnmi: the remediation is not a SetRequest: %w", err)
+	}
+	if len(req.GetExtension()) > 0 {
+		return nil, fmt.Errorf("gnmi: the remediation carries extensions; the target adds its own")
+	}
+	return req, nil
+}
+
+// commitConfirmed reports whether pushes to dev use the extension.
+func (t *Target) commitConfirmed(ctx context.Context, dev *device) (bool, error) {
+	switch t.opts.Commit {
+	case CommitAlways:
+		return true, nil
+	case CommitNever:
+		return false, nil
+	}
+	if dev.caps == nil {
+		c, cancel := t.rpc(ctx)
+		defer cancel()
+		caps, err := dev.client.Capabilities(c, &gpb.CapabilityRequest{})
+		if err != nil {
+			return false, fmt.Errorf("gNMI Capabilities: %w", err)
+		}
+		dev.caps = caps
+	}
+	for _, e := range dev.caps.GetExtension() {
+		if e.GetCommit() != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// PushConfirmed applies rem as a commit that is taken back unless Confirm
+// comes within timeout: by the device (the commit-confirmed extension) or
+// by this process (see the package documentation).
+func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
+	req, err := setRequest(rem)
+	if err != nil {
+		return err
+	}
+	dev, err := t.device(d)
+	if err != nil {
+		return err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	if p := dev.pending; p != nil && p.id != "" && time.Now().After(p.deadline) {
+		dev.pending = nil // the device rolled it back when its timer ran out
+	}
+	if dev.pending != nil {
+		return fmt.Errorf("gnmi: a push to %s waits for its confirmation", d.Name)
+	}
+	native, err := t.commitConfirmed(ctx, dev)
+	if err != nil {
+		return err
+	}
+	if native {
+		id, err := commitID(d)
+		if err != nil {
+			return err
+		}
+		cr := &gnmi_ext.Commit{Id: id, Action: &gnmi_ext.Commit_Commit{Commit: &gnmi_ext.CommitRequest{RollbackDuration: durationpb.New(timeout)}}}
+		withExt := &gpb.SetRequest{Prefix: req.GetPrefix(), Delete: req.GetDelete(), Replace: req.GetReplace(), Update: req.GetUpdate(),
+			Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: cr}}}}
+		if err := t.set(ctx, dev, withExt); err != nil {
+			return err
+		}
+		dev.pending = &pending{id: id, deadline: time.Now().Add(timeout)}
+		return nil
+	}
+	undo, err := t.undo(ctx, dev, req)
+	if err != nil {
+		return fmt.Errorf("reading what the push overwrites, to take it back: %w", err)
+	}
+	if err := t.set(ctx, dev, req); err != nil {
+		return err
+	}
+	p := &pending{undo: undo}
+	p.timer = time.AfterFunc(timeout, func() {
+		dev.mu.Lock()
+		defer dev.mu.Unlock()
+		if dev.pending != p {
+			return
+		}
+		if t.set(context.Background(), dev, p.undo) == nil {
+			dev.pending = nil
+		}
+	})
+	dev.pending = p
+	return nil
+}
+
+// commitID names a commit: the device and random bits, unique enough that
+// a confirm never matches another client's commit.
+func commitID(d *ir.Device) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "rocefab-" + d.Name + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// undo reads, for every path req names, what the device holds there, and
+// returns the request that restores it.
+func (t *Target) undo(ctx context.Context, dev *device, req *gpb.SetRequest) (*gpb.SetRequest, error) {
+	var paths []*gpb.Path
+	paths = append(paths, req.GetDelete()...)
+	for _, u := range append(slices.Clone(req.GetReplace()), req.GetUpdate()...) {
+		paths = append(paths, u.GetPath())
+	}
+	out := &gpb.SetRequest{Prefix: req.GetPrefix()}
+	for _, p := range paths {
+		if len(p.GetElem()) == 0 && len(req.GetPrefix().GetElem()) == 0 {
+			return nil, fmt.Errorf("a push that names the root is not taken back")
+		}
+		c, cancel := t.rpc(ctx)
+		resp, err := dev.client.Get(c, &gpb.GetRequest{Prefix: req.GetPrefix(), Path: []*gpb.Path{p}, Type: gpb.GetRequest_CONFIG, Encoding: gpb.Encoding_JSON_IETF})
+		cancel()
+		switch {
+		case status.Code(err) == codes.NotFound:
+			out.Delete = append(out.Delete, p)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("gNMI Get: %w", err)
+		}
+		var val *gpb.TypedValue
+		for _, n := range resp.GetNotification() {
+			for _, u := range n.GetUpdate() {
+				val = u.GetVal()
+			}
+		}
+		if val == nil {
+			out.Delete = append(out.Delete, p)
+			continue
+		}
+		out.Replace = append(out.Replace, &gpb.Update{Path: p, Val: val})
+	}
+	return out, nil
+}
+
+// Confirm makes d's pending push permanent.
+func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
+	dev, err := t.device(d)
+	if err != nil {
+		return err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	p := dev.pending
+	if p == nil {
+		return fmt.Errorf("gnmi: no push to %s waits for its confirmation", d.Name)
+	}
+	if p.id != "" {
+		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Confirm{Confirm: &gnmi_ext.CommitConfirm{}}}
+		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
+			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
+				dev.pending = nil // the device holds no such commit: its timer ran out
+			}
+			return fmt.Errorf("confirming: %w", err)
+		}
+	} else if !p.timer.Stop() {
+		return fmt.Errorf("gnmi: %s: the push was taken back before the confirmation", d.Name)
+	}
+	dev.pending = nil
+	return nil
+}
+
+// Rollback takes back d's pending push now.
+func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
+	dev, err := t.device(d)
+	if err != nil {
+		return err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	p := dev.pending
+	if p == nil {
+		return fmt.Errorf("gnmi: no push to %s to take back", d.Name)
+	}
+	if p.id != "" {
+		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Cancel{Cancel: &gnmi_ext.CommitCancel{}}}
+		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
+			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
+				dev.pending = nil
+			}
+			return fmt.Errorf("cancelling the commit: %w", err)
+		}
+	} else {
+		p.timer.Stop()
+		if err := t.set(ctx, dev, p.undo); err != nil {
+			return fmt.Errorf("taking the push back: %w", err)
+		}
+	}
+	dev.pending = nil
+	return nil
+}
