@@ -39,6 +39,8 @@ func TestImportLayers(t *testing.T) {
 		"renderers/scheduler":     {"compiler/ir", "compiler/placement", "renderers"},
 		"targets":                 {"compiler/ir", "renderers"},
 		"targets/dir":             {"compiler/ir", "renderers", "targets"},
+		"targets/gnmi":            {"compiler/ir", "renderers", "targets"},
+		"targets/gnmi/gnmitest":   {"renderers/openconfig/oc"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../../...").Output()
 	if err != nil {
