@@ -16,7 +16,7 @@ import (
 // skuDevice is the test fabric's SONiC leaf with every fabric port of the
 // SKU, laid out as the compiler lays out a tier: perCage ports of speed per
 // front-panel cage.
-func skuDevice(t *testing.T, sku platforms.SONiCSKU, speedGbps, perCage int) *ir.Device {
+func skuDevice(t testing.TB, sku platforms.SONiCSKU, speedGbps, perCage int) *ir.Device {
 	t.Helper()
 	layout, err := sku.Layout(speedGbps, perCage)
 	if err != nil {

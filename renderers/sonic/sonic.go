@@ -1,11 +1,8 @@
 package sonic
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -91,26 +88,14 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := renderers.CheckDevice(d); err != nil {
 		return nil, err
 	}
-	db, _, err := build(d)
+	es, _, err := build(d)
 	if err != nil {
 		return nil, err
 	}
-	breakout := configDB{}
-	if t, ok := db[tableBreakout]; ok {
-		breakout[tableBreakout] = t
-		delete(db, tableBreakout)
-	}
-	content, err := db.marshal()
-	if err != nil {
-		return nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
-	}
-	arts := []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: content}}
+	breakout, db := split(es, tableBreakout)
+	arts := []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: writeJSON(db)}}
 	if len(breakout) > 0 {
-		b, err := breakout.marshal()
-		if err != nil {
-			return nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
-		}
-		arts = append(arts, renderers.Artifact{Path: d.Name + "/" + BreakoutFileName, Format: renderers.JSON, Content: b})
+		arts = append(arts, renderers.Artifact{Path: d.Name + "/" + BreakoutFileName, Format: renderers.JSON, Content: writeJSON(breakout)})
 	}
 	return arts, nil
 }
@@ -136,110 +121,15 @@ func Gaps(d *ir.Device) []string {
 	return gaps
 }
 
-// configDB is CONFIG_DB as config_db.json holds it: table, key, field,
-// value. Every value is a string, as in CONFIG_DB itself.
-type configDB map[string]map[string]map[string]string
-
-func (db configDB) set(table, key string, fields map[string]string) {
-	t := db[table]
-	if t == nil {
-		t = map[string]map[string]string{}
-		db[table] = t
-	}
-	t[key] = fields
-}
-
-// marshal writes db the way `config save` does (sonic-cfggen
-// --print-data: keys sorted, four-space indent), so that a saved
-// config_db.json and this file differ only where the configuration does.
-// It writes the three fixed levels directly: encoding/json's reflection and
-// re-indentation cost more than the rest of rendering a leaf. A test checks
-// the bytes equal encoding/json's.
-func (db configDB) marshal() ([]byte, error) {
-	b := make([]byte, 0, 64<<10)
-	str := func(s string) {
-		plain := true
-		for i := 0; i < len(s) && plain; i++ {
-			plain = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\'
-		}
-		if plain {
-			b = append(b, '"')
-			b = append(b, s...)
-			b = append(b, '"')
-			return
-		}
-		q, _ := json.Marshal(s) // names and values are plain; this keeps odd ones right
-		if bytes.Contains(q, []byte(`\u00`)) {
-			q = bytes.ReplaceAll(q, []byte(`\u003c`), []byte("<"))
-			q = bytes.ReplaceAll(q, []byte(`\u003e`), []byte(">"))
-			q = bytes.ReplaceAll(q, []byte(`\u0026`), []byte("&"))
-		}
-		b = append(b, q...)
-	}
-	if len(db) == 0 {
-		return []byte("{}\n"), nil
-	}
-	b = append(b, "{\n"...)
-	for i, table := range slices.Sorted(maps.Keys(db)) {
-		if i > 0 {
-			b = append(b, ",\n"...)
-		}
-		b = append(b, "    "...)
-		str(table)
-		rows := db[table]
-		if len(rows) == 0 {
-			b = append(b, ": {}"...)
-			continue
-		}
-		b = append(b, ": {\n"...)
-		for j, key := range slices.Sorted(maps.Keys(rows)) {
-			if j > 0 {
-				b = append(b, ",\n"...)
-			}
-			b = append(b, "        "...)
-			str(key)
-			fields := rows[key]
-			if len(fields) == 0 {
-				b = append(b, ": {}"...)
-				continue
-			}
-			b = append(b, ": {\n"...)
-			for k, f := range slices.Sorted(maps.Keys(fields)) {
-				if k > 0 {
-					b = append(b, ",\n"...)
-				}
-				b = append(b, "            "...)
-				str(f)
-				b = append(b, ": "...)
-				str(fields[f])
-			}
-			b = append(b, "\n        }"...)
-		}
-		b = append(b, "\n    }"...)
-	}
-	b = append(b, "\n}\n"...)
-	return b, nil
-}
-
-// marshalReflect is what marshal must equal: encoding/json's output.
-func (db configDB) marshalReflect() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(db); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // builder carries what build computes once and uses for every port.
 type builder struct {
 	d    *ir.Device
 	sw   *ir.Switch
 	qos  *ir.QoS
-	db   configDB
+	t    tables
 	gaps []string
+
+	breakouts map[string]string // parent port → BREAKOUT_CFG brkout_mode
 
 	losslessPGs []int // ingress priority groups of the lossless priorities
 	lossyPGs    []int // priority groups of every other traffic class
@@ -252,8 +142,8 @@ func (b *builder) gapf(format string, args ...any) {
 	b.gaps = append(b.gaps, fmt.Sprintf(format, args...))
 }
 
-// build computes the tables and the gap list of d.
-func build(d *ir.Device) (configDB, []string, error) {
+// build computes the tables of d, as sorted entries, and its gap list.
+func build(d *ir.Device) ([]entry, []string, error) {
 	if d.Switch == nil {
 		return nil, nil, fmt.Errorf("sonic: %s is not a switch (role %q)", d.Name, d.Role)
 	}
@@ -270,7 +160,10 @@ func build(d *ir.Device) (configDB, []string, error) {
 	if sw.Buffers == nil {
 		return nil, nil, fmt.Errorf("sonic: %s has no buffer plan", d.Name)
 	}
-	b := &builder{d: d, sw: sw, qos: sw.QoS, db: configDB{}, profiles: map[*ir.Headroom]string{}}
+	b := &builder{d: d, sw: sw, qos: sw.QoS, profiles: map[*ir.Headroom]string{}, breakouts: map[string]string{}}
+	// About 30 fields per port and 150 for the rest: one allocation for
+	// the common switch.
+	b.t.e = make([]entry, 0, 32*len(sw.Ports)+160)
 	steps := []func() error{
 		b.classify,
 		b.maps,
@@ -286,7 +179,10 @@ func build(d *ir.Device) (configDB, []string, error) {
 			return nil, nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
 		}
 	}
-	return b.db, b.gaps, nil
+	if err := b.t.finish(); err != nil {
+		return nil, nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
+	}
+	return b.t.e, b.gaps, nil
 }
 
 // classify splits priority groups and queues into lossless and lossy.
@@ -340,29 +236,23 @@ func (b *builder) classify() error {
 // back to a platform default.
 func (b *builder) maps() error {
 	q := b.qos
-	dscp := map[string]string{}
 	for v, tc := range q.DSCPToTC {
 		if tc < 0 || tc > 7 {
 			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", v, tc)
 		}
-		dscp[strconv.Itoa(v)] = strconv.Itoa(tc)
+		b.t.set("DSCP_TO_TC_MAP", mapName, strconv.Itoa(v), strconv.Itoa(tc))
 	}
-	b.db.set("DSCP_TO_TC_MAP", mapName, dscp)
-	tcq, tcpg, pfcq := map[string]string{}, map[string]string{}, map[string]string{}
 	for tc := range 8 {
 		k := strconv.Itoa(tc)
-		tcq[k] = strconv.Itoa(q.TCToQueue[tc])
-		tcpg[k] = strconv.Itoa(q.TCToPG[tc])
+		b.t.set("TC_TO_QUEUE_MAP", mapName, k, strconv.Itoa(q.TCToQueue[tc]))
+		b.t.set("TC_TO_PRIORITY_GROUP_MAP", mapName, k, strconv.Itoa(q.TCToPG[tc]))
 		// A priority is also a traffic class (ir.Class): a PFC frame for
 		// priority p pauses the queue that TC p is sent on.
-		pfcq[k] = strconv.Itoa(q.TCToQueue[tc])
+		b.t.set("MAP_PFC_PRIORITY_TO_QUEUE", mapName, k, strconv.Itoa(q.TCToQueue[tc]))
 	}
-	b.db.set("TC_TO_QUEUE_MAP", mapName, tcq)
-	b.db.set("TC_TO_PRIORITY_GROUP_MAP", mapName, tcpg)
-	b.db.set("MAP_PFC_PRIORITY_TO_QUEUE", mapName, pfcq)
 	// The global binding is the switch-wide DSCP map; without it SONiC keeps
 	// AZURE there (switches.md §3.6).
-	b.db.set("PORT_QOS_MAP", "global", map[string]string{"dscp_to_tc_map": mapName})
+	b.t.set("PORT_QOS_MAP", "global", "dscp_to_tc_map", mapName)
 	return nil
 }
 
@@ -381,25 +271,19 @@ func (b *builder) pools() error {
 	if !bp.Fits() {
 		return fmt.Errorf("buffer plan of %s is over budget by %d B (RF104): no lossy pool size can be programmed", bp.Model, -bp.LossyBytes)
 	}
-	pool := func(typ string, size int64) map[string]string {
-		return map[string]string{"type": typ, "mode": "dynamic", "size": strconv.FormatInt(size, 10)}
-	}
 	if bp.Convention == conventionBroadcomXGS {
-		return b.poolsBroadcom(pool)
+		return b.poolsBroadcom()
 	}
-	b.db.set("BUFFER_POOL", poolIngressLossless, pool("ingress", bp.LosslessBytes))
-	b.db.set("BUFFER_POOL", poolIngressLossy, pool("ingress", bp.LossyBytes))
+	b.pool(poolIngressLossless, "ingress", bp.LosslessBytes)
+	b.pool(poolIngressLossy, "ingress", bp.LossyBytes)
 	// Egress accounting of lossless traffic spans the whole buffer: PFC
 	// holds it back at ingress, and an egress limit would only drop it.
-	b.db.set("BUFFER_POOL", poolEgressLossless, pool("egress", bp.TotalBytes))
-	b.db.set("BUFFER_POOL", poolEgressLossy, pool("egress", bp.LossyBytes))
+	b.pool(poolEgressLossless, "egress", bp.TotalBytes)
+	b.pool(poolEgressLossy, "egress", bp.LossyBytes)
 
-	b.db.set("BUFFER_PROFILE", profileIngressLossy, map[string]string{
-		"pool": poolIngressLossy, "size": "0", "dynamic_th": lossyDynamicTh})
-	b.db.set("BUFFER_PROFILE", profileEgressLossless, map[string]string{
-		"pool": poolEgressLossless, "size": "0", "dynamic_th": egressLosslessDynamicTh})
-	b.db.set("BUFFER_PROFILE", profileEgressLossy, map[string]string{
-		"pool": poolEgressLossy, "size": "0", "dynamic_th": lossyDynamicTh})
+	b.t.set("BUFFER_PROFILE", profileIngressLossy, "pool", poolIngressLossy, "size", "0", "dynamic_th", lossyDynamicTh)
+	b.t.set("BUFFER_PROFILE", profileEgressLossless, "pool", poolEgressLossless, "size", "0", "dynamic_th", egressLosslessDynamicTh)
+	b.t.set("BUFFER_PROFILE", profileEgressLossy, "pool", poolEgressLossy, "size", "0", "dynamic_th", lossyDynamicTh)
 	return nil
 }
 
@@ -421,21 +305,22 @@ const conventionBroadcomXGS = "broadcom-xgs"
 // document]. The class reserve becomes the bound on lossy egress: lossy
 // traffic can hold at most the egress lossy pool, which leaves the
 // reserve, the headroom pool and the minimums to lossless traffic.
-func (b *builder) poolsBroadcom(pool func(string, int64) map[string]string) error {
+func (b *builder) poolsBroadcom() error {
 	bp := b.sw.Buffers
 	shared := bp.TotalBytes - bp.MinimumBytes
-	ingress := pool("ingress", shared)
-	ingress["xoff"] = strconv.FormatInt(bp.HeadroomBytes, 10)
-	b.db.set("BUFFER_POOL", poolIngressLossless, ingress)
-	b.db.set("BUFFER_POOL", poolEgressLossless, pool("egress", shared))
-	b.db.set("BUFFER_POOL", poolEgressLossy, pool("egress", bp.LossyBytes))
-	b.db.set("BUFFER_PROFILE", profileIngressLossy, map[string]string{
-		"pool": poolIngressLossless, "size": "0", "dynamic_th": lossyDynamicTh})
-	b.db.set("BUFFER_PROFILE", profileEgressLossless, map[string]string{
-		"pool": poolEgressLossless, "size": "0", "static_th": strconv.FormatInt(shared, 10)})
-	b.db.set("BUFFER_PROFILE", profileEgressLossy, map[string]string{
-		"pool": poolEgressLossy, "size": "0", "dynamic_th": lossyDynamicTh})
+	b.pool(poolIngressLossless, "ingress", shared)
+	b.t.set("BUFFER_POOL", poolIngressLossless, "xoff", strconv.FormatInt(bp.HeadroomBytes, 10))
+	b.pool(poolEgressLossless, "egress", shared)
+	b.pool(poolEgressLossy, "egress", bp.LossyBytes)
+	b.t.set("BUFFER_PROFILE", profileIngressLossy, "pool", poolIngressLossless, "size", "0", "dynamic_th", lossyDynamicTh)
+	b.t.set("BUFFER_PROFILE", profileEgressLossless, "pool", poolEgressLossless, "size", "0", "static_th", strconv.FormatInt(shared, 10))
+	b.t.set("BUFFER_PROFILE", profileEgressLossy, "pool", poolEgressLossy, "size", "0", "dynamic_th", lossyDynamicTh)
 	return nil
+}
+
+// pool writes a dynamic buffer pool of size bytes.
+func (b *builder) pool(name, typ string, size int64) {
+	b.t.set("BUFFER_POOL", name, "type", typ, "mode", "dynamic", "size", strconv.FormatInt(size, 10))
 }
 
 // alphaLog2 returns the dynamic-threshold exponent the buffer plan's XOFF
@@ -547,23 +432,19 @@ func (b *builder) headroomProfiles() error {
 	}
 	for _, name := range names {
 		h := byName[name]
-		prof := map[string]string{
-			"pool":       poolIngressLossless,
-			"xoff":       strconv.FormatInt(h.Xoff, 10),
-			"xon":        strconv.FormatInt(h.Xon, 10),
-			"size":       strconv.FormatInt(h.Size, 10),
-			"dynamic_th": strconv.Itoa(k),
-		}
+		xon := strconv.FormatInt(h.Xon, 10)
+		b.t.set("BUFFER_PROFILE", name, "pool", poolIngressLossless, "xoff", strconv.FormatInt(h.Xoff, 10),
+			"xon", xon, "dynamic_th", strconv.Itoa(k))
 		if b.sw.Buffers.Convention == conventionBroadcomXGS {
 			// size is the reserved minimum; xoff alone is the headroom,
 			// from the pool's shared headroom; XON comes xon_offset below
 			// the XOFF point (pg_profile_lookup.ini of the Tomahawk SKUs:
 			// size, xon, xoff, threshold, xon_offset, with xon = xon_offset
 			// in th4/gen and the DS5000).
-			prof["size"] = strconv.FormatInt(b.sw.Buffers.PGMinBytes, 10)
-			prof["xon_offset"] = strconv.FormatInt(h.Xon, 10)
+			b.t.set("BUFFER_PROFILE", name, "size", strconv.FormatInt(b.sw.Buffers.PGMinBytes, 10), "xon_offset", xon)
+		} else {
+			b.t.set("BUFFER_PROFILE", name, "size", strconv.FormatInt(h.Size, 10))
 		}
-		b.db.set("BUFFER_PROFILE", name, prof)
 	}
 	return nil
 }
@@ -607,18 +488,16 @@ func (b *builder) schedulersAndECN() error {
 		if q.ID < 0 || q.ID > 7 {
 			return fmt.Errorf("queue %d outside 0..7", q.ID)
 		}
-		s := map[string]string{}
 		switch {
 		case q.Strict:
-			s["type"] = "STRICT"
+			b.t.set("SCHEDULER", schedulerName(q), "type", "STRICT")
 		case q.Weight < 1 || q.Weight > 100:
 			w := max(1, min(q.Weight, 100))
 			b.gapf("queue %d: ETS weight %d is outside SONiC's DWRR weight 1..100; rendered %d", q.ID, q.Weight, w)
-			s["type"], s["weight"] = "DWRR", strconv.Itoa(w)
+			b.t.set("SCHEDULER", schedulerName(q), "type", "DWRR", "weight", strconv.Itoa(w))
 		default:
-			s["type"], s["weight"] = "DWRR", strconv.Itoa(q.Weight)
+			b.t.set("SCHEDULER", schedulerName(q), "type", "DWRR", "weight", strconv.Itoa(q.Weight))
 		}
-		b.db.set("SCHEDULER", schedulerName(q), s)
 		if q.ECN == nil {
 			continue
 		}
@@ -634,13 +513,12 @@ func (b *builder) schedulersAndECN() error {
 		// ecn_all marks instead of dropping for every colour; traffic is not
 		// coloured here, so green thresholds are the ones that act
 		// (sonic-wred-profile; switches.md §3.3).
-		b.db.set("WRED_PROFILE", name, map[string]string{
-			"ecn":                    "ecn_all",
-			"wred_green_enable":      "true",
-			"green_min_threshold":    strconv.FormatInt(e.MinBytes, 10),
-			"green_max_threshold":    strconv.FormatInt(e.MaxBytes, 10),
-			"green_drop_probability": strconv.Itoa(e.Probability),
-		})
+		b.t.set("WRED_PROFILE", name,
+			"ecn", "ecn_all",
+			"wred_green_enable", "true",
+			"green_min_threshold", strconv.FormatInt(e.MinBytes, 10),
+			"green_max_threshold", strconv.FormatInt(e.MaxBytes, 10),
+			"green_drop_probability", strconv.Itoa(e.Probability))
 	}
 	return nil
 }
@@ -691,45 +569,57 @@ func (b *builder) ports() error {
 			lossyQs = append(lossyQs, qid)
 		}
 	}
-	cables := map[string]string{}
+	mtu := strconv.Itoa(b.sw.MTU)
+	lossyPGs, losslessPGs := idRanges(b.lossyPGs), idRanges(b.losslessPGs)
+	losslessQs, lossyQRanges := idRanges(b.losslessQs), idRanges(lossyQs)
+	// The scheduler and WRED profile names of each queue, the same on
+	// every port.
+	queues := make([]struct{ scheduler, wred string }, len(b.qos.Queues))
+	for i, q := range b.qos.Queues {
+		queues[i].scheduler, queues[i].wred = schedulerName(q), wredName(q)
+	}
+	seen := make(map[string]bool, len(b.sw.Ports))
 	var noMap []string
 	for _, p := range b.sw.Ports {
+		if seen[p.Name] {
+			return fmt.Errorf("port %s is listed twice", p.Name)
+		}
+		seen[p.Name] = true
 		mbps, err := speedMbps(p.SpeedGbps)
 		if err != nil {
 			return fmt.Errorf("port %s: %w", p.Name, err)
 		}
-		port := map[string]string{
-			"admin_status": "up",
-			"mtu":          strconv.Itoa(b.sw.MTU),
-			"speed":        strconv.Itoa(mbps),
-		}
+		b.t.set("PORT", p.Name, "admin_status", "up", "mtu", mtu, "speed", strconv.Itoa(mbps))
 		switch {
 		case p.Peer != "" && p.PeerPort != "":
-			port["description"] = ir.Endpoint{Device: p.Peer, Port: p.PeerPort}.String()
+			b.t.set("PORT", p.Name, "description", ir.Endpoint{Device: p.Peer, Port: p.PeerPort}.String())
 		case p.Peer != "":
-			port["description"] = p.Peer
+			b.t.set("PORT", p.Name, "description", p.Peer)
 		}
 		if len(p.SerDes) > 0 {
 			// The SKU's own identity of the port: lanes, alias and index as
 			// SONiC creates it from platform.json and the breakout mode, so
 			// that a merge rewrites none of them (lanes are create-only).
-			port["lanes"] = joinInts(p.SerDes)
+			b.t.set("PORT", p.Name, "lanes", joinInts(p.SerDes))
 			if p.Alias != "" {
-				port["alias"] = p.Alias
+				b.t.set("PORT", p.Name, "alias", p.Alias)
 			}
 			if p.Index > 0 {
-				port["index"] = strconv.Itoa(p.Index)
+				b.t.set("PORT", p.Name, "index", strconv.Itoa(p.Index))
 			}
 		} else {
 			noMap = append(noMap, p.Name)
 		}
 		if p.BreakoutParent != "" && p.BreakoutMode != "" {
-			if prev, ok := b.db[tableBreakout][p.BreakoutParent]; ok && prev["brkout_mode"] != p.BreakoutMode {
-				return fmt.Errorf("port %s: parent %s is in breakout mode %s for another port, not %s", p.Name, p.BreakoutParent, prev["brkout_mode"], p.BreakoutMode)
+			prev, ok := b.breakouts[p.BreakoutParent]
+			if ok && prev != p.BreakoutMode {
+				return fmt.Errorf("port %s: parent %s is in breakout mode %s for another port, not %s", p.Name, p.BreakoutParent, prev, p.BreakoutMode)
 			}
-			b.db.set(tableBreakout, p.BreakoutParent, map[string]string{"brkout_mode": p.BreakoutMode})
+			if !ok {
+				b.breakouts[p.BreakoutParent] = p.BreakoutMode
+				b.t.set(tableBreakout, p.BreakoutParent, "brkout_mode", p.BreakoutMode)
+			}
 		}
-		b.db.set("PORT", p.Name, port)
 
 		cable, err := cableMetres(p.CableM)
 		if err != nil {
@@ -738,46 +628,42 @@ func (b *builder) ports() error {
 		if float64(cable) != p.CableM {
 			b.gapf("port %s: cable %g m rendered as CABLE_LENGTH %dm (SONiC takes whole metres); headroom comes from the explicit xoff/xon/size of its profile, not from SONiC's cable lookup", p.Name, p.CableM, cable)
 		}
-		cables[p.Name] = strconv.Itoa(cable) + "m"
+		b.t.set("CABLE_LENGTH", cableList, p.Name, strconv.Itoa(cable)+"m")
 
-		b.db.set("PORT_QOS_MAP", p.Name, map[string]string{
-			"dscp_to_tc_map":   mapName,
-			"tc_to_queue_map":  mapName,
-			"tc_to_pg_map":     mapName,
-			"pfc_to_queue_map": mapName,
-			"pfc_enable":       pfc,
-			"pfcwd_sw_enable":  wd,
-		})
+		b.t.set("PORT_QOS_MAP", p.Name,
+			"dscp_to_tc_map", mapName,
+			"tc_to_queue_map", mapName,
+			"tc_to_pg_map", mapName,
+			"pfc_to_queue_map", mapName,
+			"pfc_enable", pfc,
+			"pfcwd_sw_enable", wd)
 
-		for _, r := range idRanges(b.lossyPGs) {
-			b.db.set("BUFFER_PG", p.Name+"|"+r, map[string]string{"profile": profileIngressLossy})
+		for _, r := range lossyPGs {
+			b.t.set("BUFFER_PG", p.Name+"|"+r, "profile", profileIngressLossy)
 		}
-		if len(b.losslessPGs) > 0 {
+		if len(losslessPGs) > 0 {
 			prof, ok := b.profiles[p.Headroom]
 			if !ok {
 				return fmt.Errorf("port %s has no headroom for its lossless priorities", p.Name)
 			}
-			for _, r := range idRanges(b.losslessPGs) {
-				b.db.set("BUFFER_PG", p.Name+"|"+r, map[string]string{"profile": prof})
+			for _, r := range losslessPGs {
+				b.t.set("BUFFER_PG", p.Name+"|"+r, "profile", prof)
 			}
 		}
-		for _, r := range idRanges(b.losslessQs) {
-			b.db.set("BUFFER_QUEUE", p.Name+"|"+r, map[string]string{"profile": profileEgressLossless})
+		for _, r := range losslessQs {
+			b.t.set("BUFFER_QUEUE", p.Name+"|"+r, "profile", profileEgressLossless)
 		}
-		for _, r := range idRanges(lossyQs) {
-			b.db.set("BUFFER_QUEUE", p.Name+"|"+r, map[string]string{"profile": profileEgressLossy})
+		for _, r := range lossyQRanges {
+			b.t.set("BUFFER_QUEUE", p.Name+"|"+r, "profile", profileEgressLossy)
 		}
 
-		for _, q := range b.qos.Queues {
-			f := map[string]string{"scheduler": schedulerName(q)}
+		for i, q := range b.qos.Queues {
+			key := p.Name + "|" + strconv.Itoa(q.ID)
+			b.t.set("QUEUE", key, "scheduler", queues[i].scheduler)
 			if q.ECN != nil {
-				f["wred_profile"] = wredName(q)
+				b.t.set("QUEUE", key, "wred_profile", queues[i].wred)
 			}
-			b.db.set("QUEUE", p.Name+"|"+strconv.Itoa(q.ID), f)
 		}
-	}
-	if len(cables) > 0 {
-		b.db.set("CABLE_LENGTH", cableList, cables)
 	}
 	if len(noMap) > 0 {
 		b.gapf("ports %s: %s has no SONiC port map in the catalog; PORT lanes, alias and index are not rendered (the switch's own PORT table keeps them) and breakouts are not rendered", strings.Join(noMap, ", "), b.d.Model)
@@ -806,13 +692,13 @@ func (b *builder) watchdog() error {
 		b.gapf("PFC watchdog restoration time %d ms is outside SONiC's %d..%d ms; rendered %d ms", w.RestoreMs, minRestoreMs, maxRestoreMs, restore)
 	}
 	poll := max(minPollMs, min(defaultPollMs, detect, restore, maxPollMs))
-	b.db.set("PFC_WD", "GLOBAL", map[string]string{"POLL_INTERVAL": strconv.Itoa(poll)})
+	b.t.set("PFC_WD", "GLOBAL", "POLL_INTERVAL", strconv.Itoa(poll))
+	detectMs, restoreMs := strconv.Itoa(detect), strconv.Itoa(restore)
 	for _, p := range b.sw.Ports {
-		b.db.set("PFC_WD", p.Name, map[string]string{
-			"action":           w.Action,
-			"detection_time":   strconv.Itoa(detect),
-			"restoration_time": strconv.Itoa(restore),
-		})
+		b.t.set("PFC_WD", p.Name,
+			"action", w.Action,
+			"detection_time", detectMs,
+			"restoration_time", restoreMs)
 	}
 	return nil
 }

@@ -555,7 +555,7 @@ func validator(t *testing.T) []string {
 // the same shape (lanes from the port's number, eight per port) fills them.
 func portBase(t *testing.T, db configDB) []byte {
 	t.Helper()
-	base := configDB{}
+	var base tables
 	for name := range db["PORT"] {
 		n, err := strconv.Atoi(strings.TrimPrefix(name, "Ethernet"))
 		if err != nil {
@@ -565,13 +565,12 @@ func portBase(t *testing.T, db configDB) []byte {
 		for i := range lanes {
 			lanes[i] = strconv.Itoa(n + i)
 		}
-		base.set("PORT", name, map[string]string{"lanes": strings.Join(lanes, ",")})
+		base.set("PORT", name, "lanes", strings.Join(lanes, ","))
 	}
-	b, err := base.marshal()
-	if err != nil {
+	if err := base.finish(); err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return writeJSON(base.e)
 }
 
 func runValidator(t *testing.T, cmd []string, files ...string) (string, error) {
@@ -657,10 +656,7 @@ func TestSONiCValidatorCatchesErrors(t *testing.T) {
 	cmd := validator(t)
 	db := decode(t, render(t, irtest.Fabric().Device("leaf-sonic")))
 	db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = "9"
-	broken, err := db.marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	broken := writeJSON(entriesOf(db))
 	dir := t.TempDir()
 	art, base := filepath.Join(dir, "broken.json"), filepath.Join(dir, "port.json")
 	if err := os.WriteFile(art, broken, 0o644); err != nil {

@@ -71,17 +71,35 @@ func BenchmarkEOSLeaves(b *testing.B) {
 	}
 }
 
+// sonicLeafIntent is a rail-optimized intent whose leaves are SONiC
+// DS5000s with hyperscale-100k's port mix (64 downlinks at 3 m, 64 uplinks
+// at 30 m, 400G breakouts of 800G cages), small enough to compile in a
+// benchmark: the examples' other SONiC leaves need hyperscale-100k itself.
+const sonicLeafIntent = `name: "bench-sonic"
+topology: {
+	servers: 64
+	rails:   1
+	nic: {speed: "400G", cable: "3m"}
+	leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64}
+	spine: {platform: "nvue", model: "SN5600", speed: "400G", cable: "30m"}
+}
+`
+
 // BenchmarkRenderDevice renders one device of each platform and role of
-// the pod-2048 and multitenant examples, without writing, so that each
-// renderer's time and allocations show on their own.
+// the pod-2048 and multitenant examples, and a SONiC leaf, without
+// writing, so that each renderer's time and allocations show on their own.
 func BenchmarkRenderDevice(b *testing.B) {
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		b.Fatal(err)
 	}
+	sonicLeaf := filepath.Join(b.TempDir(), "fabric.cue")
+	if err := os.WriteFile(sonicLeaf, []byte(sonicLeafIntent), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	seen := map[string]bool{}
-	for _, example := range []string{"pod-2048", "multitenant"} {
-		in, ds, err := schema.Load(filepath.Join(root, "examples", example))
+	for _, example := range []string{filepath.Join(root, "examples", "pod-2048"), filepath.Join(root, "examples", "multitenant"), sonicLeaf} {
+		in, ds, err := schema.Load(example)
 		if err != nil || in == nil || ds.HasErrors() {
 			b.Fatalf("loading %s: %v %v", example, err, ds)
 		}
