@@ -6,8 +6,9 @@ import (
 )
 
 // attachDisruptions gives every device the catalog's disruption classes
-// for the platforms that render it: its own and, for a switch, OpenConfig.
-// A plan labels each change with them. Devices of one platform share one
+// for the platforms that render it: its own and, for a switch, OpenConfig;
+// and a SONiC switch how each CONFIG_DB table is applied. A plan labels
+// each change with them. Devices of one platform share one
 // map, which nothing changes after this.
 func attachDisruptions(fab *ir.Fabric) {
 	if fab == nil {
@@ -15,6 +16,7 @@ func attachDisruptions(fab *ir.Fabric) {
 	}
 	byPlatform := map[string]map[string]string{}
 	byDevice := map[string]map[string]map[string]string{}
+	var sonic map[string]ir.TableApply
 	classes := func(platform string) map[string]string {
 		m, ok := byPlatform[platform]
 		if !ok {
@@ -42,5 +44,23 @@ func attachDisruptions(fab *ir.Fabric) {
 			byDevice[key] = m
 		}
 		d.Disruption = m
+		if d.Platform == ir.PlatformSONiC && d.Switch != nil {
+			if sonic == nil {
+				sonic = sonicTables()
+			}
+			d.Tables = sonic
+		}
 	}
+}
+
+// sonicTables is how each CONFIG_DB table the SONiC renderer writes is
+// applied, from the catalog: a change's method when no patch rule of the
+// table admits it, which holds whatever the switch's ASIC and image.
+func sonicTables() map[string]ir.TableApply {
+	out := map[string]ir.TableApply{}
+	for _, t := range platforms.SONiCApplyTables() {
+		a, _ := platforms.SONiCApply(t)
+		out[t] = ir.TableApply{Disruption: a.Disruption, Method: a.Apply}
+	}
+	return out
 }

@@ -137,6 +137,11 @@ type Device struct {
 	// "traffic-pause" or "reboot". Devices of a platform share the maps;
 	// nothing changes them after compilation.
 	Disruption map[string]map[string]string `json:"-"`
+	// Tables says, for a SONiC switch, how a change to each CONFIG_DB
+	// table is applied and what applying it disrupts, by table name; nil
+	// on other platforms. SONiC switches share the map; nothing changes it
+	// after compilation.
+	Tables map[string]TableApply `json:"-"`
 }
 
 // Port is one switch port with what faces it.
