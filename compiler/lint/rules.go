@@ -727,6 +727,7 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 			}
 		}
 		hostGaps(p)
+		verifyForms(p)
 		sonicPortGaps(p)
 		platformRefusals(p)
 	},

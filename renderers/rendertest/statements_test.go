@@ -15,6 +15,7 @@ import (
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/compiler/lint"
 	pf "github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
@@ -99,6 +100,7 @@ func TestStatementsSourced(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %s: %v", p.id, d.Name, err)
 				}
+				verify := map[string]bool{}
 				for _, a := range as {
 					forms, err := p.forms(a.Content)
 					if err != nil {
@@ -108,9 +110,20 @@ func TestStatementsSourced(t *testing.T) {
 						if _, ok := emitted[f.form]; !ok {
 							emitted[f.form] = d.Name
 						}
-						if pf.IsVerify(p.id, f.form) && !f.marked {
-							t.Errorf("%s: %s emits `%s`, which the table marks verify, without its mark", p.id, a.Path, f.form)
+						if pf.IsVerify(p.id, f.form) {
+							verify[f.form] = true
+							if !f.marked {
+								t.Errorf("%s: %s emits `%s`, which the table marks verify, without its mark", p.id, a.Path, f.form)
+							}
 						}
+					}
+				}
+				// RF117 counts, from the model alone, the verify forms each
+				// platform's artifacts carry: it must name exactly these.
+				if p.platform != "" && rel == d.Release {
+					got := lint.VerifyForms([]*ir.Device{d})[p.id]
+					if want := slices.Sorted(maps.Keys(verify)); !slices.Equal(got, want) {
+						t.Errorf("%s: %s: RF117 counts verify forms %q, the artifact carries %q", p.id, d.Name, got, want)
 					}
 				}
 			}
