@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -54,15 +55,83 @@ func (Platform) Desired(d *ir.Device) (renderers.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
-	js, err := emit(c, true)
+	s, err := desiredOf(c, ports(d))
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
-	s, err := read(js, ports(d), true)
-	if err != nil {
-		return nil, fmt.Errorf("openconfig: %s: internal error: reading the rendered tree: %w", d.Name, err)
+	return s, nil
+}
+
+// desiredTemplate is the desired state of one shape (state.go's shape:
+// everything but the port descriptions), with a placeholder in each
+// description, as emit's template is.
+type desiredTemplate struct {
+	elements []renderers.Element
+	qos      string
+	// descs[i] is the port whose description elements[descAt[i]] holds.
+	descAt, descs []int
+}
+
+type desiredOnce struct {
+	sync.Once
+	t   *desiredTemplate
+	err error
+}
+
+// desiredTemplates holds one *desiredOnce per shape seen in this process.
+var desiredTemplates sync.Map
+
+// desiredOf reads the tree of c back within the owned scope. A plan of a
+// thousand switches of a few shapes reads each shape once: the state of
+// a switch is its shape's with its own descriptions put in, which is what
+// reading its own artifact gives (a test checks it).
+func desiredOf(c *config, ports map[string]bool) (*State, error) {
+	e, _ := desiredTemplates.LoadOrStore(shape(c), &desiredOnce{})
+	once := e.(*desiredOnce)
+	once.Do(func() { once.t, once.err = makeDesiredTemplate(c, ports) })
+	if once.err != nil {
+		return nil, once.err
+	}
+	t := once.t
+	s := &State{elements: slices.Clone(t.elements), qos: t.qos}
+	for i, at := range t.descAt {
+		s.elements[at].Value = quote(c.ports[t.descs[i]].description)
 	}
 	return s, nil
+}
+
+func makeDesiredTemplate(c *config, ports map[string]bool) (*desiredTemplate, error) {
+	marked := *c
+	marked.ports = slices.Clone(c.ports)
+	for i := range marked.ports {
+		if marked.ports[i].description != "" {
+			marked.ports[i].description = placeholder(i)
+		}
+	}
+	js, err := emit(&marked, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := read(js, ports, true)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: reading the rendered tree: %w", err)
+	}
+	t := &desiredTemplate{elements: s.elements, qos: s.qos}
+	if strings.Contains(t.qos, "@rocefab-description-") {
+		return nil, fmt.Errorf("internal error: a description placeholder in /qos")
+	}
+	for at, e := range t.elements {
+		v := e.Value
+		if !strings.Contains(v, "@rocefab-description-") {
+			continue
+		}
+		var i int
+		if _, err := fmt.Sscanf(v, `"@rocefab-description-%d@"`, &i); err != nil || i < 0 || i >= len(c.ports) || quote(placeholder(i)) != v {
+			return nil, fmt.Errorf("internal error: description placeholder %s at %s", v, e.Path)
+		}
+		t.descAt, t.descs = append(t.descAt, at), append(t.descs, i)
+	}
+	return t, nil
 }
 
 // Parse reads d's running OpenConfig JSON (the artifact named
