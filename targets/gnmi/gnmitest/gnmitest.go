@@ -54,6 +54,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/experimental"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -126,6 +128,8 @@ type state struct {
 	doc  []byte
 }
 
+var bufferPool = mem.NewTieredBufferPool(256, 4<<10, 16<<10, 32<<10, 64<<10, 128<<10, 256<<10, 512<<10, 1<<20, 4<<20)
+
 var (
 	schemaOnce sync.Once
 	schemaTree *ytypes.Schema
@@ -157,7 +161,9 @@ func (s *Server) Start() (string, error) {
 		return "", err
 	}
 	s.lis = &trackingListener{Listener: l, conns: map[net.Conn]bool{}}
-	var opts []grpc.ServerOption
+	// Finer tiers than gRPC's default, whose 1 MiB buffer is cleared for
+	// every reply above 32 KiB.
+	opts := []grpc.ServerOption{experimental.BufferPool(bufferPool)}
 	if s.opts.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(s.opts.TLS)))
 	}
