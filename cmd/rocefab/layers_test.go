@@ -12,6 +12,10 @@ import (
 // another) never import each other. Only the CLI knows everything.
 func TestImportLayers(t *testing.T) {
 	const mod = "github.com/rocefab/rocefab/"
+	// Three CLI renderers read compiler/platforms' statement table, to
+	// mark the forms no source confirms in the artifact itself. The
+	// catalog is a leaf (it imports nothing of rocefab's), so this adds no
+	// cycle; the rest of the compiler stays out of reach of renderers.
 	allowed := map[string][]string{
 		"compiler/diag":      {},
 		"compiler/ir":        {"compiler/diag"},
@@ -31,10 +35,10 @@ func TestImportLayers(t *testing.T) {
 		"renderers/rendertest":    {"compiler/ir", "renderers"},
 		"renderers/openconfig/oc": {},
 		"renderers/openconfig":    {"compiler/ir", "renderers", "renderers/openconfig/oc"},
-		"renderers/eos":           {"compiler/ir", "renderers"},
-		"renderers/nvue":          {"compiler/ir", "renderers"},
+		"renderers/eos":           {"compiler/ir", "renderers", "compiler/platforms"},
+		"renderers/nvue":          {"compiler/ir", "renderers", "compiler/platforms"},
 		"renderers/sonic":         {"compiler/ir", "renderers"},
-		"renderers/nxos":          {"compiler/ir", "renderers"},
+		"renderers/nxos":          {"compiler/ir", "renderers", "compiler/platforms"},
 		"renderers/host":          {"compiler/ir", "renderers"},
 		"renderers/scheduler":     {"compiler/ir", "compiler/placement", "renderers"},
 		"targets":                 {"compiler/ir", "renderers"},
