@@ -197,7 +197,7 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	}
 	w("# Not rendered on the inbox mlx5 driver, which has no per-priority enable at\n")
 	w("# run time: there the firmware setting ROCE_CC_PRIO_MASK_P1 (and _P2) decides,\n")
-	w("# an NV setting that needs a firmware reset, so this script leaves it alone:\n")
+	w("# an NV setting that needs a firmware reset, so the runtime leaves it alone:\n")
 	w("#   mlxconfig -d <pci> -y set ROCE_CC_PRIO_MASK_P1=%d", mask)
 	if p.CNPDSCP >= 0 {
 		w(" CNP_DSCP_P1=%d CNP_802P_PRIO_P1=%d", p.CNPDSCP, p.CNPPriority)
@@ -340,7 +340,7 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 	w("# sends (TCP/UDP sockets); RDMA (RoCE) traffic bypasses the qdisc and is NOT\n")
 	w("# shaped here: a class that also travels over RDMA (NVMe-oF, GPUDirect\n")
 	w("# Storage) needs a per-traffic-class hardware limit (mlnx_qos -r, dcb\n")
-	w("# maxrate), which the intent does not ask for and this script does not set.\n")
+	w("# maxrate), which the intent does not ask for and the runtime does not set.\n")
 	w("# Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /\n")
 	w("# traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes\n")
 	w("# to %s at line rate (the link speed; %s while the link is down).\n", classID(restMinor), rateArg(fallback))

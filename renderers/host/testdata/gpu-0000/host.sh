@@ -71,7 +71,7 @@ readonly CABLE_LEN=3
 # disabled on the others. Index = priority.
 # Not rendered on the inbox mlx5 driver, which has no per-priority enable at
 # run time: there the firmware setting ROCE_CC_PRIO_MASK_P1 (and _P2) decides,
-# an NV setting that needs a firmware reset, so this script leaves it alone:
+# an NV setting that needs a firmware reset, so the runtime leaves it alone:
 #   mlxconfig -d <pci> -y set ROCE_CC_PRIO_MASK_P1=8 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 readonly -a ECN_ENABLE=(0 0 0 1 0 0 0 0)
 # CNPs leave with DSCP 48 and 802.1p priority 6.
@@ -89,7 +89,7 @@ readonly ROCE_TOS=104
 # sends (TCP/UDP sockets); RDMA (RoCE) traffic bypasses the qdisc and is NOT
 # shaped here: a class that also travels over RDMA (NVMe-oF, GPUDirect
 # Storage) needs a per-traffic-class hardware limit (mlnx_qos -r, dcb
-# maxrate), which the intent does not ask for and this script does not set.
+# maxrate), which the intent does not ask for and the runtime does not set.
 # Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /
 # traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes
 # to 1:ff at line rate (the link speed; 400Gbit while the link is down).
