@@ -361,7 +361,8 @@ func writeNextSteps(b *strings.Builder, f *ir.Fabric, groups []*group) {
 	b.WriteString("1. Review the artifacts as a diff against the previous build: the same intent always gives the\n" +
 		"   same bytes, so every changed line comes from a changed intent or a new rocefab.\n")
 	b.WriteString("1. Load each switch's native file with its platform's own tooling (docs/switches.md says\n" +
-		"   which changes pause traffic or flap ports); run `host.sh` on each server, `host.sh --check`\n" +
+		"   which changes pause traffic or flap ports); on each server install `hosts/rocefab-host.sh`, its\n" +
+		"   `host.conf` and `hosts/rocefab-qos@.service` (README.md, Hosts), and run `rocefab-host.sh --check`\n" +
 		"   first to see what it would change")
 	if len(f.Tenants) > 0 {
 		b.WriteString("; start each job with its tenant's `tenants/<name>.env`")
