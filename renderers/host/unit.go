@@ -48,7 +48,9 @@ func unitTemplate() []byte {
 	w("After=sys-subsystem-net-devices-%%i.device\n")
 	// configfs (rdma_cm ToS) and debugfs (inbox DCQCN knobs) must be mounted,
 	// rdma_cm loaded (rdma-core loads it), and the links up for the line rate
-	// of the shaping.
+	// of the shaping. After a driver reload all of these hold already.
+	w("# configfs (rdma_cm ToS) and debugfs (inbox mlx5 DCQCN) mounted, rdma_cm\n")
+	w("# loaded, and the links up for the line rate of the shaping.\n")
 	w("Wants=network-online.target\n")
 	w("After=network-online.target sys-kernel-config.mount sys-kernel-debug.mount rdma-load-modules@rdma.service\n")
 	w("\n[Service]\n")
