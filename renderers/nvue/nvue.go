@@ -26,6 +26,20 @@ var _ renderers.Renderer = Renderer{}
 // Render returns the device's nvue.yaml. It refuses devices that are not
 // nvue switches and devices whose names could escape into the document.
 func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	r, err := newRender(d)
+	if err != nil {
+		return nil, err
+	}
+	content, err := r.document()
+	if err != nil {
+		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
+	}
+	return []renderers.Artifact{{Path: d.Name + "/" + File, Format: renderers.YAML, Content: content}}, nil
+}
+
+// newRender checks that d is an NVUE switch the renderer can write and
+// readies its render.
+func newRender(d *ir.Device) (*render, error) {
 	if d == nil {
 		return nil, errors.New("nvue: nil device")
 	}
@@ -48,12 +62,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
 	}
-	r := &render{d: d, s: d.Switch, q: d.Switch.QoS, b: d.Switch.Buffers, rel: rel}
-	content, err := r.document()
-	if err != nil {
-		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
-	}
-	return []renderers.Artifact{{Path: d.Name + "/" + File, Format: renderers.YAML, Content: content}}, nil
+	return &render{d: d, s: d.Switch, q: d.Switch.QoS, b: d.Switch.Buffers, rel: rel}, nil
 }
 
 // render holds one device while its document is built.
@@ -137,6 +146,19 @@ func (r *render) gap(format string, args ...any) string {
 }
 
 func (r *render) document() ([]byte, error) {
+	set, err := r.tree()
+	if err != nil {
+		return nil, err
+	}
+	// Forms no source confirms get a "# verify:" line above their key, from
+	// the statement table.
+	markVerify(set, []string{"set"}, func(form string) bool { return platforms.IsVerify(ir.PlatformNVUE, form) })
+	return emit(r.header(), set)
+}
+
+// tree builds the document's `set` tree: what the artifact prints and what
+// Desired flattens, so that the two cannot disagree.
+func (r *render) tree() (*node, error) {
 	if err := r.index(); err != nil {
 		return nil, err
 	}
@@ -161,10 +183,7 @@ func (r *render) document() ([]byte, error) {
 	if err := r.interfaces(set, profiles); err != nil {
 		return nil, err
 	}
-	// Forms no source confirms get a "# verify:" line above their key, from
-	// the statement table.
-	markVerify(set, []string{"set"}, func(form string) bool { return platforms.IsVerify(ir.PlatformNVUE, form) })
-	return emit(r.header(), set)
+	return set, nil
 }
 
 // index checks the ranges NVUE takes and indexes classes by priority.
