@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,9 +96,25 @@ func markVerify(n *node, path []string, isVerify func(form string) bool) {
 	}
 }
 
-// plainRE is what this writer leaves unquoted: nothing that a YAML 1.1 or
-// 1.2 reader could take for a number, a boolean, a null, a date or syntax.
-var plainRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_./-]*$`)
+// plain reports what this writer leaves unquoted, [A-Za-z_][A-Za-z0-9_./-]*:
+// nothing that a YAML 1.1 or 1.2 reader could take for a number, a
+// boolean, a null, a date or syntax. A byte loop rather than a regexp,
+// since every key and value of a document passes here.
+func plain(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '/' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // yaml11Words are the plain words YAML 1.1 reads as booleans or null; NVUE's
 // on/off leaves are strings, so they must be quoted.
@@ -111,7 +126,7 @@ var yaml11Words = map[string]bool{
 // quote returns s as a YAML scalar: plain when that is unambiguous, single
 // quoted otherwise.
 func quote(s string) string {
-	if plainRE.MatchString(s) && !yaml11Words[strings.ToLower(s)] {
+	if plain(s) && (len(s) > 5 || !yaml11Words[strings.ToLower(s)]) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
