@@ -38,6 +38,10 @@ type Access struct {
 	KnownHosts string `json:"knownHosts,omitempty"`
 	Sudo       bool   `json:"sudo,omitempty"`
 	Insecure   bool   `json:"insecure,omitempty"`
+	// CAFile is the PEM file of the authorities that sign the devices'
+	// gNMI (TLS) certificates, relative to the inventory's directory; empty
+	// means the system's roots.
+	CAFile string `json:"caFile,omitempty"`
 }
 
 // maxInventoryBytes bounds an inventory file: addresses of every device
@@ -128,6 +132,9 @@ func merge(a, b Access) Access {
 	}
 	if b.KnownHosts != "" {
 		a.KnownHosts = b.KnownHosts
+	}
+	if b.CAFile != "" {
+		a.CAFile = b.CAFile
 	}
 	a.Sudo = a.Sudo || b.Sudo
 	a.Insecure = a.Insecure || b.Insecure

@@ -52,6 +52,7 @@ Exit codes:
 
 type applyArgs struct {
 	inventory      string
+	plaintext      bool
 	only           string
 	parallelism    int
 	format         string
@@ -78,7 +79,7 @@ func newApplyCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runApply(cmd, a, args) },
 	}
-	addPlanFlags(cmd, &a.inventory, &a.only, &a.parallelism)
+	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format of the report: text or json")
 	cmd.Flags().BoolVar(&a.autoApprove, "auto-approve", false, "push without asking (apply PATH)")
 	cmd.Flags().IntVar(&a.canary, "canary", 1, "devices in the first wave (0: no canary wave)")
@@ -120,11 +121,13 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		if err != nil {
 			return err
 		}
+		defer s.close()
 	} else {
-		s, err = loadSession(cmd, arg, a.inventory, a.only, a.parallelism)
+		s, err = loadSession(cmd, arg, reach{a.inventory, a.plaintext}, a.only, a.parallelism)
 		if err != nil {
 			return err
 		}
+		defer s.close()
 		if p, err = s.plan(ctx, ""); err != nil {
 			return withCode(exitPlanError, err)
 		}
@@ -169,7 +172,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		events = newApplyBar(cmd.ErrOrStderr(), p.Summary().Change)
 	}
 	rep, err := targets.Apply(ctx, targets.Rollout{
-		Plan: p, Devices: s.fab.Devices, Target: s.target, Platforms: platformsFor,
+		Plan: p, Devices: s.fab.Devices, Target: s.target, Platforms: s.platforms,
 		Canary: a.canary, Wave: size, Parallelism: a.parallelism,
 		ConfirmTimeout: a.confirmTimeout, Timeout: a.timeout,
 		LockPath: s.lockPath, Event: events.event,
@@ -221,19 +224,23 @@ func savedSession(cmd *cobra.Command, planPath string, p *targets.Plan, a applyA
 		return nil, nil, withCode(exitPlanError, fmt.Errorf("%s was made by rocefab %s, this is rocefab %s: make the plan again with this one", planPath, p.Rocefab, version()))
 	}
 	intent := filepath.Join(filepath.Dir(planPath), filepath.FromSlash(p.Intent.Path))
-	s, err := loadSession(cmd, intent, a.inventory, "", a.parallelism)
+	s, err := loadSession(cmd, intent, reach{a.inventory, a.plaintext}, "", a.parallelism)
 	if err != nil {
 		return nil, nil, err
 	}
-	digest, err := intentDigest(s.in)
-	if err != nil {
+	fail := func(err error) (*session, *targets.Plan, error) {
+		s.close()
 		return nil, nil, withCode(exitPlanError, err)
 	}
+	digest, err := intentDigest(s.in)
+	if err != nil {
+		return fail(err)
+	}
 	if digest != p.Intent.SHA256 {
-		return nil, nil, withCode(exitPlanError, fmt.Errorf("%s was made from another version of the intent %s: it changed since; make the plan again", planPath, intent))
+		return fail(fmt.Errorf("%s was made from another version of the intent %s: it changed since; make the plan again", planPath, intent))
 	}
 	if t := s.targetName(); t != p.Target {
-		return nil, nil, withCode(exitPlanError, fmt.Errorf("%s was made against %s, and this apply reaches %s: make the plan again", planPath, p.Target, t))
+		return fail(fmt.Errorf("%s was made against %s, and this apply reaches %s: make the plan again", planPath, p.Target, t))
 	}
 	names := map[string]bool{}
 	for _, d := range s.fab.Devices {
@@ -241,7 +248,7 @@ func savedSession(cmd *cobra.Command, planPath string, p *targets.Plan, a applyA
 	}
 	for _, d := range p.Devices {
 		if !names[d.Device] {
-			return nil, nil, withCode(exitPlanError, fmt.Errorf("%s names %s, which the intent does not have", planPath, d.Device))
+			return fail(fmt.Errorf("%s names %s, which the intent does not have", planPath, d.Device))
 		}
 	}
 	return s, p, nil

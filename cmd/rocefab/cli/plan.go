@@ -37,6 +37,18 @@ config_db.json, OpenConfig JSON, the host's state). A device without a directory
 yet: its plan creates its configuration. Configuration outside what rocefab owns (BGP, management,
 ACLs, ...) is never read into a plan.
 
+With --inventory FILE (#Inventory, rocefab schema --inventory) each device is reached by the
+transport its access names. transport "gnmi": a switch's OpenConfig tree is read with a gNMI Get of
+the root and changed with the SetRequest the OpenConfig platform computes (a replace of /qos, updates
+of the owned leaves of each fabric port, never a replace of / or /interfaces), over TLS checked
+against the system's roots or the inventory's caFile, at the address the inventory gives ("{name}"
+patterns, a port from the address or the access), with the inventory's username and, for auth
+"password", the password from the environment variable passwordEnv names (never from a file or a
+flag). transport "dir": running/ beside the intent, as without an inventory. A device reached by a
+transport rocefab does not speak yet (ssh, netconf) is planned unsupported, with why.
+--insecure-plaintext sends gNMI without TLS, credentials included, for lab devices only: it warns,
+and a plan made so is applied only so.
+
 For each device the plan gives its action (create, update, no-op, unreachable; unsupported for a
 platform whose running configuration rocefab cannot read yet, error when it could not be parsed),
 each change with its element, before and after, and its disruption class (hitless, port-flap,
@@ -61,6 +73,7 @@ const (
 
 type planArgs struct {
 	inventory   string
+	plaintext   bool
 	out         string
 	format      string
 	only        string
@@ -90,7 +103,7 @@ func newPlanCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlan(cmd, a, args) },
 	}
-	addPlanFlags(cmd, &a.inventory, &a.only, &a.parallelism)
+	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
 	cmd.Flags().StringVarP(&a.out, "out", "o", "", "save the plan to this file (versioned JSON), for apply")
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&a.detailed, "detailed-exitcode", false, "exit 2 when the plan changes devices, 0 when it changes none")
@@ -99,8 +112,9 @@ func newPlanCmd() *cobra.Command {
 }
 
 // addPlanFlags adds the flags plan and apply share.
-func addPlanFlags(cmd *cobra.Command, inventory, only *string, parallelism *int) {
+func addPlanFlags(cmd *cobra.Command, inventory *string, plaintext *bool, only *string, parallelism *int) {
 	cmd.Flags().StringVar(inventory, "inventory", "", "how to reach the devices (CUE or JSON, #Inventory); without it, running/ beside the intent")
+	cmd.Flags().BoolVar(plaintext, "insecure-plaintext", false, "reach gNMI devices WITHOUT TLS: credentials and configuration in clear text, for lab devices only")
 	cmd.Flags().StringVar(only, "only", "", "plan only devices whose name matches this glob (e.g. 'leaf-*')")
 	cmd.Flags().IntVar(parallelism, "parallelism", targets.DefaultParallelism, "devices read or pushed at once")
 }
@@ -114,10 +128,11 @@ func runPlan(cmd *cobra.Command, a planArgs, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := loadSession(cmd, pathArg(args), a.inventory, a.only, a.parallelism)
+	s, err := loadSession(cmd, pathArg(args), reach{a.inventory, a.plaintext}, a.only, a.parallelism)
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	p, err := s.plan(ctx, a.out)
 	if err != nil {
 		return withCode(exitPlanError, err)
@@ -184,18 +199,30 @@ func planCount(p *targets.Plan, actions ...targets.Action) string {
 // session is an intent compiled and paired with the target that reaches
 // its devices: what plan and apply share.
 type session struct {
-	in          *schema.Intent
-	fab         *ir.Fabric
-	devs        []*ir.Device
-	target      targets.Target
+	in        *schema.Intent
+	fab       *ir.Fabric
+	devs      []*ir.Device
+	target    targets.Target
+	platforms targets.Platforms
+	// closer closes the target's connections, when it has any.
+	closer      io.Closer
+	name        string
 	lockPath    string
 	only        string
 	parallelism int
 }
 
+// reach is how plan and apply reach the devices: an inventory, and
+// whether gNMI goes without TLS.
+type reach struct {
+	inventory string
+	plaintext bool
+}
+
 // loadSession compiles the intent at path, selects the devices --only
-// names, and picks the target.
-func loadSession(cmd *cobra.Command, p, inventory, only string, parallelism int) (*session, error) {
+// names, and picks the target: the directory running/ beside the intent,
+// or, with an inventory, each device's transport.
+func loadSession(cmd *cobra.Command, p string, via reach, only string, parallelism int) (*session, error) {
 	if parallelism < 1 {
 		return nil, withCode(exitPlanError, fmt.Errorf("--parallelism %d: at least 1", parallelism))
 	}
@@ -222,16 +249,38 @@ func loadSession(cmd *cobra.Command, p, inventory, only string, parallelism int)
 	}
 	s := &session{in: in, fab: fab, devs: devs, only: only, parallelism: parallelism,
 		lockPath: filepath.Join(in.Dir, ".rocefab-apply.lock")}
-	if inventory != "" {
-		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s: rocefab reaches no device over the network yet; "+
-			"without --inventory, plan and apply use the running configurations in %s", inventory, filepath.Join(in.Dir, "running")))
+	if via.inventory == "" {
+		if via.plaintext {
+			return nil, withCode(exitPlanError, errors.New("--insecure-plaintext: without --inventory nothing is reached over gNMI"))
+		}
+		s.target, s.platforms = dir.New(filepath.Join(in.Dir, "running"), appliersFor), platformsFor(transportDir)
+		return s, nil
 	}
-	s.target = dir.New(filepath.Join(in.Dir, "running"), appliersFor)
+	r, ids, err := reachInventory(in, fab.Devices, via.inventory, via.plaintext, s.lockPath, cmd.ErrOrStderr())
+	if len(ids) > 0 {
+		summarizeDiags(cmd, ids)
+		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s has %s: fix them first", via.inventory, count(ids.Count(diag.Error), "error", "errors")))
+	}
+	if err != nil {
+		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s: %w", via.inventory, err))
+	}
+	s.target, s.platforms, s.closer = r, r.platform, r
+	s.name = inventoryName(in, via.inventory, via.plaintext)
 	return s, nil
+}
+
+// close closes the target's connections.
+func (s *session) close() {
+	if s.closer != nil {
+		s.closer.Close()
+	}
 }
 
 // targetName describes where a target reads, for plans and their checks.
 func (s *session) targetName() string {
+	if s.name != "" {
+		return s.name
+	}
 	if t, ok := s.target.(*dir.Target); ok {
 		rel, err := filepath.Rel(s.in.Dir, t.Root())
 		if err == nil {
@@ -265,7 +314,7 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := targets.Make(ctx, targets.Request{Devices: s.devs, Target: s.target, Platforms: platformsFor, Parallelism: s.parallelism})
+	p, err := targets.Make(ctx, targets.Request{Devices: s.devs, Target: s.target, Platforms: s.platforms, Parallelism: s.parallelism})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/renderers/scheduler"
 	"github.com/rocefab/rocefab/renderers/sonic"
+	"github.com/rocefab/rocefab/targets"
 )
 
 // nativeRenderers is the composition root of rendering: the native
@@ -78,12 +79,30 @@ func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
 // device's Platform here, or else on its native renderer.
 var statePlatforms = map[string]renderers.Platform{}
 
-// platformsFor returns the platform that reads, diffs and (through
+// platformsFor returns the platforms that read, diff and apply devices'
+// running configurations in the form the transport returns them. Over
+// gNMI that is the OpenConfig platform for every switch, whatever its
+// vendor: the tree a Get of the root returns and a SetRequest
+// (renderers/openconfig). Through the directory target (transport "dir",
+// or no inventory) it is the device's own platform (nativePlatform).
+func platformsFor(transport string) targets.Platforms {
+	if transport == transportGNMI {
+		return func(d *ir.Device) (renderers.Platform, error) {
+			if d.Switch == nil {
+				return nil, fmt.Errorf("the inventory reaches this %s %s over gNMI, and rocefab models only switches' OpenConfig trees", d.Platform, d.Role)
+			}
+			return openconfig.Platform{}, nil
+		}
+	}
+	return nativePlatform
+}
+
+// nativePlatform returns the platform that reads, diffs and (through
 // renderers.Applier) applies a device's running configuration in the form
 // the directory target keeps it: the device's own platform. A device
 // whose platform has none yet gets an error saying so, and plan reports
 // it as unsupported rather than skipping it.
-func platformsFor(d *ir.Device) (renderers.Platform, error) {
+func nativePlatform(d *ir.Device) (renderers.Platform, error) {
 	if p, ok := statePlatforms[d.Platform]; ok {
 		return p, nil
 	}
@@ -100,7 +119,7 @@ func platformsFor(d *ir.Device) (renderers.Platform, error) {
 // appliersFor returns what applies a remediation to a device's running
 // files, for the directory target: its platform, when it can.
 func appliersFor(d *ir.Device) (renderers.Applier, error) {
-	p, err := platformsFor(d)
+	p, err := nativePlatform(d)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,364 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir"
+	"github.com/rocefab/rocefab/targets/gnmi"
+)
+
+// The transports of an inventory (schema #Transport) that plan and apply
+// speak.
+const (
+	transportGNMI = "gnmi"
+	transportDir  = "dir"
+)
+
+// gnmiRPCTimeout bounds each gNMI RPC; apply's --timeout bounds each
+// device's whole step besides.
+const gnmiRPCTimeout = 30 * time.Second
+
+// maxCAFileBytes bounds a CA file: a bundle of every public root is a
+// few hundred KiB.
+const maxCAFileBytes = 16 << 20
+
+// routed is the target of a fabric reached through an inventory: each
+// device goes to the target of its transport. Devices the inventory
+// reaches in a way rocefab does not speak have no route; their platform
+// (routed.platform) says why, so plan reports them unsupported before
+// anything reads them.
+type routed struct {
+	route       map[string]targets.Target // by device name
+	unsupported map[string]string         // by device name: why
+	transport   map[string]string         // by device name
+	gnmi        []*gnmi.Target
+	dir         *dir.Target
+	lockPath    string
+}
+
+var (
+	_ targets.Target     = (*routed)(nil)
+	_ targets.Confirmer  = (*routed)(nil)
+	_ targets.RollBacker = (*routed)(nil)
+	_ targets.Locker     = (*routed)(nil)
+)
+
+func (r *routed) to(d *ir.Device) (targets.Target, error) {
+	t, ok := r.route[d.Name]
+	if !ok {
+		why := r.unsupported[d.Name]
+		if why == "" {
+			why = "the inventory gives it no transport"
+		}
+		return nil, fmt.Errorf("%s: %s", d.Name, why)
+	}
+	return t, nil
+}
+
+// platform is the plan's and the rollout's targets.Platforms: the
+// platform of the device's transport, or why it has none.
+func (r *routed) platform(d *ir.Device) (renderers.Platform, error) {
+	if why, ok := r.unsupported[d.Name]; ok {
+		return nil, errors.New(why)
+	}
+	return platformsFor(r.transport[d.Name])(d)
+}
+
+// Read reads d through the target of its transport.
+func (r *routed) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	t, err := r.to(d)
+	if err != nil {
+		return nil, err
+	}
+	return t.Read(ctx, d)
+}
+
+// Push pushes to d through the target of its transport.
+func (r *routed) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+	t, err := r.to(d)
+	if err != nil {
+		return err
+	}
+	return t.Push(ctx, d, rem)
+}
+
+// PushConfirmed pushes a commit that d's target takes back unless it is
+// confirmed in time. Both routed targets (gNMI, directory) have one.
+func (r *routed) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
+	t, err := r.to(d)
+	if err != nil {
+		return err
+	}
+	c, ok := t.(targets.Confirmer)
+	if !ok {
+		return fmt.Errorf("%s: its target has no commit-confirm", d.Name)
+	}
+	return c.PushConfirmed(ctx, d, rem, timeout)
+}
+
+// Confirm confirms d's pending commit.
+func (r *routed) Confirm(ctx context.Context, d *ir.Device) error {
+	t, err := r.to(d)
+	if err != nil {
+		return err
+	}
+	c, ok := t.(targets.Confirmer)
+	if !ok {
+		return fmt.Errorf("%s: its target has no commit-confirm", d.Name)
+	}
+	return c.Confirm(ctx, d)
+}
+
+// Rollback takes back d's pending push.
+func (r *routed) Rollback(ctx context.Context, d *ir.Device) error {
+	t, err := r.to(d)
+	if err != nil {
+		return err
+	}
+	rb, ok := t.(targets.RollBacker)
+	if !ok {
+		return fmt.Errorf("%s: its target cannot roll back", d.Name)
+	}
+	return rb.Rollback(ctx, d)
+}
+
+// Lock takes the fabric lock file beside the intent (the gNMI target
+// takes no device locks: gNMI has none), and the directory target's own
+// lock when some devices are reached through it, so that an apply without
+// --inventory is refused on them too.
+func (r *routed) Lock(ctx context.Context, devices []*ir.Device) (func() error, error) {
+	release, err := targets.LockFile(r.lockPath)
+	if err != nil {
+		return nil, err
+	}
+	var viaDir []*ir.Device
+	for _, d := range devices {
+		if r.dir != nil && r.route[d.Name] == targets.Target(r.dir) {
+			viaDir = append(viaDir, d)
+		}
+	}
+	if len(viaDir) == 0 {
+		return release, nil
+	}
+	releaseDir, err := r.dir.Lock(ctx, viaDir)
+	if err != nil {
+		return nil, errors.Join(err, release())
+	}
+	return func() error { return errors.Join(releaseDir(), release()) }, nil
+}
+
+// Close closes the gNMI connections.
+func (r *routed) Close() error {
+	var errs []error
+	for _, t := range r.gnmi {
+		errs = append(errs, t.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// gnmiKey is what one gNMI target is made for: devices that share their
+// credentials and their TLS trust share a target.
+type gnmiKey struct {
+	username, passwordEnv, caFile string
+}
+
+// reachInventory makes the target of the fabric's devices from the
+// inventory file: gNMI for the devices whose transport is gnmi, the
+// directory running/ beside the intent for "dir", and no route (an
+// unsupported device, with why) for the transports rocefab does not speak.
+// plaintext sends gNMI without TLS, which warn is told loudly. The
+// password is read from the environment variable the inventory names and
+// goes nowhere but into the gNMI metadata: no error or message here
+// carries it.
+func reachInventory(in *schema.Intent, devs []*ir.Device, file string, plaintext bool, lockPath string, warn io.Writer) (*routed, diag.List, error) {
+	inv, ds, err := schema.LoadInventory(file)
+	if err != nil || len(ds) > 0 {
+		return nil, ds, err
+	}
+	r := &routed{route: map[string]targets.Target{}, unsupported: map[string]string{}, transport: map[string]string{}, lockPath: lockPath}
+	byKey := map[gnmiKey]*gnmi.Target{}
+	addrs := map[string]string{}
+	viaGNMI := 0
+	for _, d := range devs {
+		acc, host := inv.For(d.Name, d.Platform)
+		r.transport[d.Name] = acc.Transport
+		switch acc.Transport {
+		case transportDir:
+			if r.dir == nil {
+				r.dir = dir.New(filepath.Join(in.Dir, "running"), appliersFor)
+			}
+			r.route[d.Name] = r.dir
+			continue
+		case transportGNMI:
+		case "":
+			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s gives it no transport (set transport in defaults, platforms.%s or hosts)", file, d.Platform)
+			continue
+		default:
+			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s reaches it over %s, which rocefab does not speak yet: plan and apply reach devices over gnmi, or through running/ beside the intent (transport \"dir\")", file, acc.Transport)
+			continue
+		}
+		if d.Switch == nil {
+			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s reaches this %s %s over gnmi, and rocefab models only switches' OpenConfig trees", file, d.Platform, d.Role)
+			continue
+		}
+		if acc.Insecure {
+			return nil, nil, fmt.Errorf("inventory %s: insecure: true for %s (platform %s): rocefab never skips checking a gNMI device's certificate; "+
+				"for a lab device without TLS, give --insecure-plaintext", file, d.Name, d.Platform)
+		}
+		addr, err := gnmiAddress(host, acc.Port)
+		if err != nil {
+			return nil, nil, fmt.Errorf("inventory %s: %s (platform %s): %w", file, d.Name, d.Platform, err)
+		}
+		addrs[d.Name] = addr
+		key := gnmiKey{username: acc.Username, caFile: acc.CAFile}
+		switch acc.Auth {
+		case "password":
+			if inv.PasswordEnv == "" {
+				return nil, nil, fmt.Errorf("inventory %s: %s (platform %s) has auth \"password\" and the inventory names no passwordEnv to read it from", file, d.Name, d.Platform)
+			}
+			key.passwordEnv = inv.PasswordEnv
+		case "", "agent":
+			// gNMI has no agent: the device is asked without credentials,
+			// and says so if it wants them.
+		default:
+			return nil, nil, fmt.Errorf("inventory %s: %s (platform %s): auth %q: over gNMI rocefab sends a username and a password (auth \"password\") or nothing; allowed are password, agent", file, d.Name, d.Platform, acc.Auth)
+		}
+		t, ok := byKey[key]
+		if !ok {
+			t, err = newGNMITarget(key, file, plaintext, addrs)
+			if err != nil {
+				return nil, nil, err
+			}
+			byKey[key] = t
+			r.gnmi = append(r.gnmi, t)
+		}
+		r.route[d.Name] = t
+		viaGNMI++
+	}
+	if plaintext && viaGNMI > 0 {
+		fmt.Fprintf(warn, "WARNING: --insecure-plaintext: %s reached over gNMI WITHOUT TLS: their configuration, "+
+			"the username and the password cross the network unencrypted, and nothing proves the device is the one it claims to be. "+
+			"Use this on lab devices only.\n", count(viaGNMI, "device is", "devices are"))
+	}
+	return r, nil, nil
+}
+
+// gnmiAddress is where a device's gNMI server listens: the inventory's
+// address when it carries a port, else the address and the access's port.
+// gNMI has no port every device listens on, so one of them must say it.
+func gnmiAddress(host string, port int) (string, error) {
+	if h, p, err := net.SplitHostPort(host); err == nil && h != "" && p != "" {
+		return host, nil
+	}
+	if port == 0 {
+		return "", fmt.Errorf("address %q has no port, and the inventory gives it none: set port in its platform's access (platforms.<platform>.port) or in defaults, or an address \"host:port\"", host)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+}
+
+// newGNMITarget makes the gNMI target of the devices that share key, at
+// the addresses addrs gives (filled in as devices are routed).
+func newGNMITarget(key gnmiKey, invFile string, plaintext bool, addrs map[string]string) (*gnmi.Target, error) {
+	opts := gnmi.Options{
+		Address: func(d *ir.Device) (string, error) {
+			a, ok := addrs[d.Name]
+			if !ok {
+				return "", fmt.Errorf("%s: the inventory gives it no gNMI address", d.Name)
+			}
+			return a, nil
+		},
+		Plaintext: plaintext,
+		Username:  key.username,
+		Timeout:   gnmiRPCTimeout,
+	}
+	if key.passwordEnv != "" {
+		pw, ok := os.LookupEnv(key.passwordEnv)
+		if !ok || pw == "" {
+			return nil, fmt.Errorf("inventory %s: auth \"password\" reads the password from the environment variable %s, which is not set or empty", invFile, key.passwordEnv)
+		}
+		opts.Password = pw
+	}
+	if !plaintext {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if key.caFile != "" {
+			pool, err := readCAFile(invFile, key.caFile)
+			if err != nil {
+				return nil, err
+			}
+			cfg.RootCAs = pool
+		}
+		opts.TLS = cfg
+	}
+	return gnmi.New(opts)
+}
+
+// readCAFile reads the PEM certificates of caFile, a path relative to the
+// inventory's directory.
+func readCAFile(invFile, caFile string) (*x509.CertPool, error) {
+	p := caFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(invFile), p)
+	}
+	b, err := readBounded(p, maxCAFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("inventory %s: caFile %q: %w", invFile, caFile, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("inventory %s: caFile %q (%s) holds no PEM certificate", invFile, caFile, p)
+	}
+	return pool, nil
+}
+
+// readBounded reads a regular file of at most limit bytes.
+func readBounded(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
+	}
+	return b, nil
+}
+
+// inventoryName is how a plan names the target of an inventory: the
+// file relative to the intent's directory, and plaintext when it was.
+func inventoryName(in *schema.Intent, file string, plaintext bool) string {
+	name := filepath.ToSlash(file)
+	if rel, err := relTo(in.Dir, file); err == nil {
+		name = rel
+	}
+	s := "inventory " + name
+	if plaintext {
+		s += " (gNMI without TLS)"
+	}
+	return s
+}

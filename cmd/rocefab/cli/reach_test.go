@@ -1,0 +1,454 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers/openconfig"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
+)
+
+// testPasswordEnv holds the gNMI password in these tests; testSecret is
+// the password, which no output and no file may ever show.
+const (
+	testPasswordEnv = "ROCEFAB_TEST_GNMI_PASSWORD"
+	testSecret      = "s3cret-Zq81-never-printed"
+)
+
+// testCA is one self-signed server certificate for every test server,
+// and its PEM, the CA file the inventory names.
+var testCA = sync.OnceValues(func() (*gnmitest.Options, []byte) {
+	cfg, _, err := gnmitest.SelfSigned()
+	if err != nil {
+		panic(err)
+	}
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cfg.Certificates[0].Certificate[0]})
+	return &gnmitest.Options{TLS: cfg}, ca
+})
+
+// compileIntent compiles the intent in dir.
+func compileIntent(t testing.TB, dir string) *ir.Fabric {
+	t.Helper()
+	in, ds, err := schema.Load(dir)
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	fab, ds := compiler.Compile(in)
+	if fab == nil || ds.HasErrors() {
+		t.Fatalf("compile: %v", ds)
+	}
+	return fab
+}
+
+// olderECN is d as an older intent had it: every ECN minimum threshold
+// half of today's, one line of the intent.
+func olderECN(d *ir.Device) *ir.Device {
+	c := *d
+	s := *d.Switch
+	q := *s.QoS
+	q.Queues = append([]ir.Queue(nil), q.Queues...)
+	for i, qu := range q.Queues {
+		if qu.ECN != nil {
+			e := *qu.ECN
+			e.MinBytes /= 2
+			q.Queues[i].ECN = &e
+		}
+	}
+	s.QoS = &q
+	c.Switch = &s
+	return &c
+}
+
+// foreignMgmt and foreignBGP are configuration rocefab does not own: a
+// management port with a subinterface, and BGP in a network instance.
+const (
+	foreignMgmt = `{"name":"Management1","config":{"name":"Management1","type":"iana-if-type:ethernetCsmacd","mtu":1500},` +
+		`"subinterfaces":{"subinterface":[{"index":0,"config":{"index":0,"description":"oob"}}]}}`
+	foreignBGP = `{"network-instance":[{"name":"default","protocols":{"protocol":[{"identifier":"openconfig-policy-types:BGP","name":"BGP","bgp":{"global":{"config":{"as":65001}}}}]}}]}`
+)
+
+// deviceTree is the tree a switch runs: the OpenConfig artifact of old
+// and the foreign configuration.
+func deviceTree(t testing.TB, old *ir.Device) []byte {
+	t.Helper()
+	arts, err := openconfig.Renderer{}.Render(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(arts[0].Content, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ifs struct {
+		Interface []json.RawMessage `json:"interface"`
+	}
+	if err := json.Unmarshal(doc["openconfig-interfaces:interfaces"], &ifs); err != nil {
+		t.Fatal(err)
+	}
+	ifs.Interface = append(ifs.Interface, json.RawMessage(foreignMgmt))
+	doc["openconfig-interfaces:interfaces"], _ = json.Marshal(ifs)
+	doc["openconfig-network-instance:network-instances"] = json.RawMessage(foreignBGP)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// foreignPart is what a tree holds outside rocefab's scope, canonical.
+func foreignPart(t testing.TB, js []byte) string {
+	t.Helper()
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ifs struct {
+		Interface []map[string]json.RawMessage `json:"interface"`
+	}
+	if err := json.Unmarshal(doc["openconfig-interfaces:interfaces"], &ifs); err != nil {
+		t.Fatal(err)
+	}
+	canon := func(b []byte) string {
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		out, _ := json.Marshal(v)
+		return string(out)
+	}
+	var parts []string
+	for _, i := range ifs.Interface {
+		if string(i["name"]) == `"Management1"` {
+			b, _ := json.Marshal(i)
+			parts = append(parts, canon(b))
+		}
+	}
+	if len(parts) != 1 {
+		t.Fatalf("Management1 is gone from the tree")
+	}
+	return strings.Join(append(parts, canon(doc["openconfig-network-instance:network-instances"])), "\n")
+}
+
+// gnmiFabric starts one gNMI server per switch of the intent in dir, each
+// running its older tree, and writes the CA file and an inventory that
+// reaches the switches over gNMI at their addresses (hosts over ssh).
+// Every other server has the commit-confirmed extension.
+func gnmiFabric(t testing.TB, dir string, tlsOn bool) map[string]*gnmitest.Server {
+	t.Helper()
+	fab := compileIntent(t, dir)
+	base, ca := testCA()
+	servers := map[string]*gnmitest.Server{}
+	addrs := map[string]string{}
+	for i, d := range fab.Switches() {
+		opts := gnmitest.Options{Username: "netops", Password: testSecret, CommitConfirm: i%2 == 0}
+		if tlsOn {
+			opts.TLS = base.TLS
+		}
+		s, err := gnmitest.New(deviceTree(t, olderECN(d)), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := s.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Stop)
+		servers[d.Name], addrs[d.Name] = s, addr
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv := map[string]any{
+		"defaults":    map[string]any{"username": "netops", "auth": "password", "caFile": "ca.pem"},
+		"platforms":   map[string]any{"eos": map[string]any{"transport": "gnmi"}, "nvue": map[string]any{"transport": "gnmi"}},
+		"hosts":       map[string]any{"transport": "ssh"},
+		"address":     addrs,
+		"passwordEnv": testPasswordEnv,
+	}
+	b, err := json.MarshalIndent(inv, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return servers
+}
+
+// gnmiLab writes the lab intent (three switches, four servers) alone.
+func gnmiLab(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(labIntent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// noSecret fails when the password is in any output or any file under dir.
+func noSecret(t *testing.T, dir string, outputs ...string) {
+	t.Helper()
+	for i, o := range outputs {
+		if strings.Contains(o, testSecret) {
+			t.Errorf("output %d shows the password:\n%s", i, o)
+		}
+	}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), testSecret) {
+			t.Errorf("%s holds the password", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInventoryGNMIPlanApplyPlan is plan -> apply -> plan against gNMI
+// servers over TLS with a test CA: the plan changes every switch, reports
+// the servers (ssh) unsupported, apply converges them, the next plan has
+// nothing to do, the foreign configuration is untouched, and the password
+// is nowhere.
+func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
+	dir := gnmiLab(t)
+	servers := gnmiFabric(t, dir, true)
+	foreign := map[string]string{}
+	for name, s := range servers {
+		foreign[name] = foreignPart(t, s.Config())
+	}
+	t.Setenv(testPasswordEnv, testSecret)
+	var outputs []string
+
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanChanges {
+		t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"running configurations from inventory inventory.json",
+		"~ leaf-r0-00 (eos leaf, rail 0): update",
+		"~ spine-00 (nvue spine): update",
+		"replace: {",
+		"? 4 devices unsupported: the inventory inventory.json reaches it over ssh, which rocefab does not speak yet",
+		"3 devices to change",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Management1") || strings.Contains(out, "network-instance") {
+		t.Errorf("the plan shows foreign configuration:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := targets.ReadPlan(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Devices {
+		want := targets.Update
+		if strings.HasPrefix(d.Device, "gpu-") {
+			want = targets.Unsupported
+		}
+		if d.Action != want {
+			t.Errorf("%s: %s (%s), want %s", d.Device, d.Action, d.Reason, want)
+		}
+	}
+	for name, s := range servers {
+		if s.Sets() != 0 {
+			t.Errorf("plan changed %s", name)
+		}
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "1")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Apply: 3 applied, 0 rolled back, 4 untouched, 0 unknown") {
+		t.Errorf("apply report:\n%s", out)
+	}
+	for name, s := range servers {
+		if s.Sets() == 0 {
+			t.Errorf("apply did not change %s", name)
+		}
+		if s.Pending() {
+			t.Errorf("%s: a commit waits for its confirmation", name)
+		}
+		if got := foreignPart(t, s.Config()); got != foreign[name] {
+			t.Errorf("%s: foreign configuration changed:\n%s\nwas\n%s", name, got, foreign[name])
+		}
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK {
+		t.Errorf("plan after apply: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Plan: no changes") {
+		t.Errorf("plan after apply:\n%s", out)
+	}
+	noSecret(t, dir, outputs...)
+}
+
+// TestInventoryGNMICredentials: the password comes only from its
+// environment variable, and neither a missing one nor a wrong one is
+// shown; the devices stay untouched.
+func TestInventoryGNMICredentials(t *testing.T) {
+	dir := gnmiLab(t)
+	servers := gnmiFabric(t, dir, true)
+	var outputs []string
+
+	t.Setenv(testPasswordEnv, "")
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanError || !strings.Contains(errOut, "environment variable "+testPasswordEnv+", which is not set or empty") {
+		t.Errorf("without the password: exit %d\n%s%s", code, out, errOut)
+	}
+
+	t.Setenv(testPasswordEnv, testSecret+"-wrong")
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--format", "json")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanError || !strings.Contains(out, `"action": "unreachable"`) || !strings.Contains(out, "Unauthenticated") {
+		t.Errorf("with a wrong password: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, testSecret+"-wrong") {
+		t.Errorf("the wrong password is shown:\n%s%s", out, errOut)
+	}
+	for name, s := range servers {
+		if s.Sets() != 0 {
+			t.Errorf("%s was changed", name)
+		}
+	}
+	noSecret(t, dir, outputs...)
+}
+
+// TestInventoryGNMIPlaintext: a plaintext lab is reached only with
+// --insecure-plaintext, which warns; a TLS client does not fall back to
+// plaintext; a plan made without TLS is applied only without TLS.
+func TestInventoryGNMIPlaintext(t *testing.T) {
+	dir := gnmiLab(t)
+	servers := gnmiFabric(t, dir, false)
+	t.Setenv(testPasswordEnv, testSecret)
+	var outputs []string
+
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--format", "json")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanError || strings.Count(out, `"action": "unreachable"`) != 3 {
+		t.Errorf("TLS to plaintext servers: exit %d\n%s%s", code, out, errOut)
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--insecure-plaintext", "-o", "plain.plan")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK || !strings.Contains(errOut, "WARNING: --insecure-plaintext: 3 devices are reached over gNMI WITHOUT TLS") {
+		t.Errorf("--insecure-plaintext: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "inventory inventory.json (gNMI without TLS)") || !strings.Contains(out, "3 devices to change") {
+		t.Errorf("--insecure-plaintext plan:\n%s", out)
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "apply", "plain.plan", "--inventory", "inventory.json", "--auto-approve")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanError || !strings.Contains(errOut, "was made against inventory inventory.json (gNMI without TLS)") {
+		t.Errorf("apply of a plaintext plan over TLS: exit %d\n%s%s", code, out, errOut)
+	}
+	for name, s := range servers {
+		if s.Sets() != 0 {
+			t.Errorf("%s was changed", name)
+		}
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--insecure-plaintext")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanError || !strings.Contains(errOut, "without --inventory nothing is reached over gNMI") {
+		t.Errorf("--insecure-plaintext without --inventory: exit %d\n%s%s", code, out, errOut)
+	}
+	noSecret(t, dir, outputs...)
+}
+
+// TestInventoryErrors: an inventory that cannot reach a gNMI device says
+// which device and what to set, before anything is read.
+func TestInventoryErrors(t *testing.T) {
+	dir := gnmiLab(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	for _, tc := range []struct{ name, inv, want string }{
+		{"no port", `{"platforms": {"eos": {"transport": "gnmi"}}, "hosts": {"transport": "dir"}}`,
+			`leaf-r0-00 (platform eos): address "leaf-r0-00" has no port, and the inventory gives it none`},
+		{"insecure", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "insecure": true}}}`,
+			"insecure: true for leaf-r0-00 (platform eos): rocefab never skips checking a gNMI device's certificate"},
+		{"key auth", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "auth": "key", "keyFile": "k"}}}`,
+			`auth "key": over gNMI rocefab sends a username and a password`},
+		{"no CA", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "caFile": "missing.pem"}}}`,
+			`caFile "missing.pem"`},
+		{"schema", `{"platforms": {"eos": {"transport": "telnet"}}}`, "has 1 error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(tc.inv), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inv.json")
+			if code != exitPlanError || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want 1 and %q\n%s%s", code, tc.want, out, errOut)
+			}
+		})
+	}
+}
+
+// TestInventoryMixed: devices through running/ (transport "dir") and
+// devices without a transport are planned side by side: the first from
+// their files, the others unsupported with why, none skipped.
+func TestInventoryMixed(t *testing.T) {
+	withLinesPlatform(t)
+	dir, _ := lab(t)
+	inv := `{"platforms": {"eos": {"transport": "dir"}, "nvue": {"transport": "netconf"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inv.json", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var p targets.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range p.Devices {
+		got[d.Device] = fmt.Sprintf("%s: %s", d.Action, d.Reason)
+	}
+	want := map[string]string{
+		"leaf-r0-00": "update: ", "leaf-r1-00": "update: ",
+		"spine-00": `unsupported: the inventory inv.json reaches it over netconf, which rocefab does not speak yet: plan and apply reach devices over gnmi, or through running/ beside the intent (transport "dir")`,
+	}
+	for i := range 4 {
+		want[fmt.Sprintf("gpu-%04d", i)] = "unsupported: the inventory inv.json gives it no transport (set transport in defaults, platforms.linux or hosts)"
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %q, want %q", name, got[name], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("planned %d devices, want %d", len(got), len(want))
+	}
+}
