@@ -35,16 +35,18 @@ func TestImportLayers(t *testing.T) {
 		"renderers/rendertest":    {"compiler/ir", "renderers"},
 		"renderers/openconfig/oc": {},
 		"renderers/openconfig":    {"compiler/ir", "renderers", "renderers/openconfig/oc"},
-		"renderers/eos":           {"compiler/ir", "renderers", "compiler/platforms"},
+		"renderers/eos":           {"compiler/ir", "renderers", "compiler/platforms", "renderers/internal/clitree"},
 		"renderers/nvue":          {"compiler/ir", "renderers", "compiler/platforms"},
 		"renderers/sonic":         {"compiler/ir", "renderers"},
-		"renderers/nxos":          {"compiler/ir", "renderers", "compiler/platforms"},
-		"renderers/host":          {"compiler/ir", "renderers"},
-		"renderers/scheduler":     {"compiler/ir", "compiler/placement", "renderers"},
-		"targets":                 {"compiler/ir", "renderers"},
-		"targets/dir":             {"compiler/ir", "renderers", "targets"},
-		"targets/gnmi":            {"compiler/ir", "renderers", "targets"},
-		"targets/gnmi/gnmitest":   {"renderers/openconfig/oc"},
+		"renderers/nxos":          {"compiler/ir", "renderers", "compiler/platforms", "renderers/internal/clitree"},
+		// The CLI stanza tree EOS and NX-OS share knows no platform.
+		"renderers/internal/clitree": {"renderers"},
+		"renderers/host":             {"compiler/ir", "renderers"},
+		"renderers/scheduler":        {"compiler/ir", "compiler/placement", "renderers"},
+		"targets":                    {"compiler/ir", "renderers"},
+		"targets/dir":                {"compiler/ir", "renderers", "targets"},
+		"targets/gnmi":               {"compiler/ir", "renderers", "targets"},
+		"targets/gnmi/gnmitest":      {"renderers/openconfig/oc"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../../...").Output()
 	if err != nil {

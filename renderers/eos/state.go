@@ -1,0 +1,200 @@
+package eos
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/internal/clitree"
+)
+
+// Platform is the EOS platform of plan and apply: a switch's desired state
+// is the stanza tree of its eos.cfg within the owned scope (docs/
+// ownership.md), its running configuration is `show running-config` text,
+// and a remediation is the CLI lines of a configuration session.
+type Platform struct{}
+
+var (
+	_ renderers.Platform = Platform{}
+	_ renderers.Applier  = Platform{}
+)
+
+// dialect is how EOS prints its configuration: three columns a level,
+// `end` last (Arista EOS User Manual, "Configuration sessions" and the
+// running-config examples throughout; aristanetworks/avd's eos_cli_config_gen
+// templates print the same shape).
+var dialect = &clitree.Dialect{
+	Indent: 3,
+	End:    "end",
+	// EOS takes `default <command>` in every configuration mode (Arista
+	// EOS User Manual, "Command-Line Interface": the no and default forms).
+	Reset: "default ",
+	Keys: []clitree.KeyRule{
+		{Prefix: "description ", Overrides: true},
+		{Prefix: "speed ", Overrides: true},
+		{Prefix: "mtu ", Overrides: true},
+		{Prefix: "service-profile ", Overrides: true},
+		// One line per traffic class lists its DSCPs; a shorter list
+		// is negated first, so that a DSCP it drops leaves the class.
+		{Prefix: "qos map dscp ", Re: regexp.MustCompile(`^qos map dscp (.+) to traffic-class [0-9]+$`)},
+		{Prefix: "qos map traffic-class ", Re: regexp.MustCompile(`^qos map traffic-class (.+) to tx-queue [0-9]+$`)},
+		{Prefix: "qos trust ", Overrides: true},
+		{Prefix: "priority-flow-control pause watchdog default timeout ", Overrides: true},
+		{Prefix: "priority-flow-control pause watchdog default recovery-time ", Overrides: true},
+		{Prefix: "priority-flow-control pause watchdog default polling-interval ", Overrides: true},
+		{Prefix: "priority-flow-control pause watchdog port action ", Overrides: true},
+		{Prefix: "priority-flow-control priority ", Re: regexp.MustCompile(`^priority-flow-control priority [0-7] (.+)$`), Overrides: true},
+		{Prefix: "priority-flow-control ", Re: regexp.MustCompile(`^priority-flow-control (on)$`), Overrides: true},
+		{Prefix: "platform trident mmu headroom-pool limit bytes ", Overrides: true},
+		{Prefix: "platform trident mmu queue profile ", Re: regexp.MustCompile(`^platform trident mmu queue profile (\S+) apply$`), Overrides: true},
+		{Prefix: "ingress headroom bytes ", Overrides: true},
+		{Prefix: "ip hardware fib load-balance distribution ", Overrides: true},
+		{Prefix: "priority ", Re: regexp.MustCompile(`^priority (strict)$`), Overrides: true},
+		{Prefix: "bandwidth percent ", Overrides: true},
+		{Prefix: "random-detect ecn minimum-threshold ", Re: regexp.MustCompile(`^random-detect ecn (minimum-threshold .+)$`), Overrides: true},
+	},
+	// The catalog element each owned line realises (compiler/platforms
+	// Elements), most specific first.
+	Kinds: []clitree.KindRule{
+		{Top: "qos map dscp ", Kind: platforms.ElementDSCPMap},
+		{Top: "qos map traffic-class ", Kind: platforms.ElementTCQueue},
+		{Top: "qos random-detect ecn", Kind: platforms.ElementECN},
+		{Top: "priority-flow-control pause watchdog", Kind: platforms.ElementPFCWatchdog},
+		{Top: "platform trident mmu", Kind: platforms.ElementHeadroomCable},
+		{Top: "ip hardware fib load-balance", Kind: platforms.ElementAdaptiveRouting},
+		{Top: "qos profile ", Leaf: "qos trust", Kind: platforms.ElementDSCPMap},
+		{Top: "qos profile ", Leaf: "priority-flow-control pause watchdog", Kind: platforms.ElementPFCWatchdog},
+		{Top: "qos profile ", Leaf: "priority-flow-control", Kind: platforms.ElementPFC},
+		{Top: "qos profile ", Leaf: "priority", Kind: platforms.ElementStrict},
+		{Top: "qos profile ", Leaf: "bandwidth", Kind: platforms.ElementETS},
+		{Top: "qos profile ", Leaf: "random-detect", Kind: platforms.ElementECN},
+		{Top: "interface ", Leaf: "mtu", Kind: platforms.ElementMTU},
+		{Top: "interface ", Leaf: "speed", Kind: kindPortSpeed},
+		{Top: "interface ", Leaf: "service-profile", Kind: platforms.ElementPFC},
+	},
+	// `no priority` marks a round-robin queue in a QoS profile, and the
+	// profile's `no priority-flow-control` lines turn PFC or its watchdog
+	// off: the running configuration keeps them as written.
+	Negations: []string{"no priority", "no priority-flow-control", "no priority-flow-control pause watchdog"},
+}
+
+// kindPortSpeed is the element of a port's speed: the catalog has none,
+// and changing it flaps the link, which floor says.
+const kindPortSpeed = "port-speed"
+
+// floor raises a change's disruption to at least this for its kind.
+var floor = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap}
+
+// whole are the top-level sections rocefab owns with all below them: what
+// Render writes, by the statement's own words. The QoS profile, MMU
+// profile and their apply statement are owned under rocefab's own name
+// only, except the apply statement, of which EOS keeps one.
+var whole = []clitree.Match{
+	{Prefix: "qos map dscp ", Re: regexp.MustCompile(`^qos map dscp [0-9 ]+ to traffic-class [0-9]+$`)},
+	{Prefix: "qos map traffic-class ", Re: regexp.MustCompile(`^qos map traffic-class [0-9 ]+ to tx-queue [0-9]+$`)},
+	{Prefix: "qos random-detect ecn allow non-ect"},
+	{Prefix: "priority-flow-control pause watchdog default "},
+	{Prefix: "platform trident mmu headroom-pool limit bytes "},
+	{Prefix: "platform trident mmu queue profile " + ProfileName, Re: regexp.MustCompile(`^platform trident mmu queue profile ` + ProfileName + `$`)},
+	{Prefix: "platform trident mmu queue profile ", Re: regexp.MustCompile(`^platform trident mmu queue profile \S+ apply$`)},
+	{Prefix: "ip hardware fib load-balance distribution "},
+	{Prefix: "qos profile " + ProfileName, Re: regexp.MustCompile(`^qos profile ` + ProfileName + `$`)},
+}
+
+// portLines are the lines of an interface rocefab owns.
+var portLines = []clitree.Match{
+	{Prefix: "description "},
+	{Prefix: "speed "},
+	{Prefix: "mtu "},
+	{Prefix: "service-profile "},
+}
+
+// scope is the owned scope on switch d: the sections above and the owned
+// lines of d's own ports; a nil d owns those lines of every interface,
+// which is what a remediation, naming only the device's ports, may touch.
+func scope(d *ir.Device) clitree.Scope {
+	var ports map[string]bool
+	if d != nil && d.Switch != nil {
+		ports = make(map[string]bool, len(d.Switch.Ports))
+		for _, p := range d.Switch.Ports {
+			ports[p.Name] = true
+		}
+	}
+	return clitree.Scope{
+		Whole: whole,
+		Parts: []clitree.Part{{
+			Parent: func(line string) bool {
+				name, ok := strings.CutPrefix(line, "interface ")
+				return ok && (ports == nil || ports[name])
+			},
+			Children: portLines,
+		}},
+	}
+}
+
+// Desired returns switch d's desired state: the lines of the eos.cfg that
+// Render prints, comments dropped, read back within the owned scope. The
+// text and the state come from the same rendering, so they cannot
+// disagree.
+func (Platform) Desired(d *ir.Device) (renderers.State, error) {
+	arts, err := Renderer{}.Render(d)
+	if err != nil {
+		return nil, err
+	}
+	return dialect.NewState(scope(d).Restrict(clitree.Parse(arts[0].Content))), nil
+}
+
+// Parse reads d's running configuration (eos.cfg, `show running-config`
+// text) within the owned scope: BGP, management, ACLs, users, other
+// interfaces and the lines of d's ports that rocefab does not write are
+// not read. A device without the file runs nothing of rocefab's yet.
+func (Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	if d == nil {
+		return nil, errors.New("eos: nil device")
+	}
+	text, err := clitree.Running(running, FileName)
+	if err != nil {
+		return nil, fmt.Errorf("eos: %s: %w", d.Name, err)
+	}
+	return dialect.NewState(scope(d).Restrict(clitree.Parse(text))), nil
+}
+
+// Diff returns the changes that make running into desired, in path order,
+// each with the disruption the catalog gives its element on EOS, and the
+// CLI lines that make them, in the order a configuration session takes
+// them (clitree's Remediate).
+func (Platform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	var ds renderers.Disruptions
+	if d != nil {
+		ds = d.Disruption[ir.PlatformEOS]
+	}
+	changes, lines, err := dialect.Diff(running, desired, scope(d), ds, floor)
+	if err != nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("eos: %w", err)
+	}
+	if len(changes) == 0 {
+		return nil, renderers.Remediation{}, nil
+	}
+	return changes, renderers.Remediation{Format: renderers.Text, Content: clitree.Text(lines)}, nil
+}
+
+// Apply enters a remediation's lines into the running eos.cfg as EOS
+// would, every line outside the owned scope kept byte for byte.
+func (Platform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
+	out, err := dialect.ApplyArtifacts(running, rem, FileName, scope(nil))
+	if err != nil {
+		return nil, fmt.Errorf("eos: %w", err)
+	}
+	return out, nil
+}
+
+// Foreign returns the lines of an EOS running configuration that lie
+// outside the owned scope of every device, exactly as they are: what
+// applying a remediation keeps byte for byte.
+func Foreign(running []byte) []string {
+	return scope(nil).Foreign(clitree.Parse(running))
+}

@@ -1,0 +1,159 @@
+// Package clitree reads and edits the hierarchical configuration text that
+// Arista EOS and Cisco NX-OS print for `show running-config`: lines nested
+// by indentation under the line that opens their mode, with `!` lines as
+// comments. It restricts such a tree to the scope rocefab owns on a
+// platform, flattens it into [renderers.Element]s, computes the CLI lines
+// that make a running tree into a desired one, and applies those lines to
+// a running configuration text while keeping every other line as it was.
+//
+// The package knows no platform: each renderer describes its own with a
+// [Dialect] (indentation, how the key of a single-valued command is split
+// from its value, which `no` forms the device keeps in its configuration)
+// and a [Scope] (what it owns).
+package clitree
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Node is one line of a configuration and the lines nested below it.
+type Node struct {
+	// Line is the command without its indentation or line ending.
+	Line string
+	// Raw is the line exactly as read (indentation included, line ending
+	// excluded), so that an unchanged line is written back byte for byte.
+	Raw string
+	// Comment marks a `!` line or a blank line: kept for printing, never
+	// part of a state.
+	Comment bool
+	// Children are the lines of the mode Line opens.
+	Children []*Node
+
+	indent int
+}
+
+// Tree is a parsed configuration: its top-level lines in order.
+type Tree struct {
+	Nodes []*Node
+	// crlf and finalNewline let Bytes give back exactly what was parsed.
+	crlf         bool
+	finalNewline bool
+}
+
+// Parse reads a configuration text into a tree. Any input parses: a line
+// belongs to the nearest earlier line indented less than it, a comment
+// line (`!`, after its indentation) closes the modes it is not indented
+// into, and a blank line stays where it is. Tabs count as one column.
+func Parse(text []byte) *Tree {
+	t := &Tree{finalNewline: len(text) > 0 && text[len(text)-1] == '\n'}
+	if t.finalNewline {
+		text = text[:len(text)-1]
+	}
+	if len(text) == 0 && !t.finalNewline {
+		return t
+	}
+	t.crlf = bytes.HasSuffix(text, []byte("\r")) || bytes.Contains(text, []byte("\r\n"))
+	type frame struct {
+		indent int
+		node   *Node
+	}
+	root := &Node{indent: -1}
+	stack := []frame{{-1, root}}
+	for {
+		var raw []byte
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			raw, text = text[:i], text[i+1:]
+		} else {
+			raw, text = text, nil
+		}
+		s := strings.TrimSuffix(string(raw), "\r")
+		content := strings.TrimLeft(s, " \t")
+		indent := len(s) - len(content)
+		line := strings.TrimRight(content, " \t")
+		n := &Node{Line: line, Raw: s, indent: indent}
+		switch {
+		case line == "":
+			n.Comment = true
+			top := stack[len(stack)-1].node
+			top.Children = append(top.Children, n)
+		case line[0] == '!':
+			n.Comment = true
+			for len(stack) > 1 && stack[len(stack)-1].indent >= indent {
+				stack = stack[:len(stack)-1]
+			}
+			top := stack[len(stack)-1].node
+			top.Children = append(top.Children, n)
+		default:
+			for len(stack) > 1 && stack[len(stack)-1].indent >= indent {
+				stack = stack[:len(stack)-1]
+			}
+			top := stack[len(stack)-1].node
+			top.Children = append(top.Children, n)
+			stack = append(stack, frame{indent, n})
+		}
+		if text == nil {
+			break
+		}
+	}
+	t.Nodes = root.Children
+	return t
+}
+
+// Bytes prints the tree: the text it was parsed from when nothing changed,
+// and otherwise each kept line byte for byte with the changed ones in
+// their places.
+func (t *Tree) Bytes() []byte {
+	var b bytes.Buffer
+	eol := "\n"
+	if t.crlf {
+		eol = "\r\n"
+	}
+	first := true
+	var walk func(ns []*Node)
+	walk = func(ns []*Node) {
+		for _, n := range ns {
+			if !first {
+				b.WriteString(eol)
+			}
+			first = false
+			b.WriteString(n.Raw)
+			walk(n.Children)
+		}
+	}
+	walk(t.Nodes)
+	if t.finalNewline {
+		b.WriteString(eol)
+	}
+	return b.Bytes()
+}
+
+// Lines returns the configuration lines of the tree in order, each with
+// the indentation of its depth (indent columns a level) and comments
+// dropped: the canonical form in which two trees compare.
+func (t *Tree) Lines(indent int) []string {
+	var out []string
+	var walk func(ns []*Node, depth int)
+	walk = func(ns []*Node, depth int) {
+		for _, n := range ns {
+			if n.Comment {
+				continue
+			}
+			out = append(out, strings.Repeat(" ", depth*indent)+n.Line)
+			walk(n.Children, depth+1)
+		}
+	}
+	walk(t.Nodes, 0)
+	return out
+}
+
+// clone copies n and its configuration lines below it, comments dropped.
+func clone(n *Node) *Node {
+	c := &Node{Line: n.Line, Raw: n.Raw, indent: n.indent}
+	for _, ch := range n.Children {
+		if !ch.Comment {
+			c.Children = append(c.Children, clone(ch))
+		}
+	}
+	return c
+}
