@@ -188,7 +188,7 @@ func (c *compilation) switches(qos *ir.QoS) {
 		key := d.Model + "|" + d.Platform + "|" + strings.Join(mix, ",")
 		plan := plans[key]
 		if plan == nil {
-			plan = c.bufferPlan(sw, s, counts, lossless)
+			plan = c.bufferPlan(sw, s, counts, lossless, d.Platform)
 			c.bufferConvention(plan, d, sw, s, counts, lossless)
 			plans[key] = plan
 		}
@@ -275,21 +275,39 @@ func (c *compilation) sourceInputs(h *ir.Headroom, d *ir.Device, p *ir.Port) {
 	}
 }
 
-// bufferPlan splits one switch model's buffer for one port mix.
-func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*ir.Headroom]int, lossless int) *ir.BufferPlan {
+// bufferPlan splits one switch model's buffer for one port mix. Where the
+// platform holds no share of the buffer for one class (EOS, NX-OS), the
+// plan is that of the switch as it runs: nothing reserved, the lossless
+// priority groups on the shared pool with the platform's default dynamic
+// threshold (the catalog's native defaults), and the intent's reserve kept
+// aside as unheld, so that explain, SUMMARY and RF102 describe the buffer
+// the switch has.
+func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*ir.Headroom]int, lossless int, platform string) *ir.BufferPlan {
 	names := slices.Sorted(maps.Keys(c.f.Buffers.Reserve))
 	pct := 0
 	for _, n := range names {
 		pct += c.f.Buffers.Reserve[n]
 	}
-	plan := &ir.BufferPlan{Model: sw.Model, ASIC: sw.ASIC, TotalBytes: sw.BufferBytes, CellBytes: sw.CellBytes,
-		Ports: len(s.Ports), ReserveName: strings.Join(names, ", "), ReservePercent: pct, Pos: c.pos("buffers")}
+	var reserves []ir.Reserve
 	for _, n := range names {
 		k, ok := c.f.Classes[n]
-		plan.Reserves = append(plan.Reserves, ir.Reserve{Class: n, Percent: c.f.Buffers.Reserve[n], Lossless: ok && k.Lossless})
+		reserves = append(reserves, ir.Reserve{Class: n, Percent: c.f.Buffers.Reserve[n], Lossless: ok && k.Lossless})
 	}
+	plan := &ir.BufferPlan{Model: sw.Model, ASIC: sw.ASIC, TotalBytes: sw.BufferBytes, CellBytes: sw.CellBytes,
+		Ports: len(s.Ports), AlphaLog2: sw.AlphaLog2, Pos: c.pos("buffers")}
 	reserved := physics.ReservedPool(sw.BufferBytes, pct)
-	plan.LosslessBytes = reserved.Value
+	held := c.f.Buffers.Reserve
+	native, shared := sw.NativeFor(platform)
+	shared = shared || (platform != "" && !platforms.HoldsReserve(platform))
+	if shared {
+		plan.Shared, plan.AlphaLog2 = true, native.AlphaLog2
+		if pct > 0 {
+			plan.Unheld, plan.UnheldName, plan.UnheldPercent, plan.UnheldBytes = reserves, strings.Join(names, ", "), pct, reserved.Value
+		}
+		held = nil
+	} else {
+		plan.Reserves, plan.ReserveName, plan.ReservePercent, plan.LosslessBytes = reserves, strings.Join(names, ", "), pct, reserved.Value
+	}
 	var per []int64
 	for _, p := range s.Ports {
 		per = append(per, p.Headroom.Size)
@@ -306,17 +324,26 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 	hp := pool.Value
 	plan.HeadroomBytes = hp
 	budget, _ := physics.BufferBudget(physics.BudgetInput{BufferBytes: sw.BufferBytes, HeadroomPoolBytes: sw.HeadroomPoolBytes,
-		Reserves: c.f.Buffers.Reserve, PortHeadroom: per, LosslessPriorities: lossless})
+		Reserves: held, PortHeadroom: per, LosslessPriorities: lossless})
 	fromShared := hp
 	if sw.HeadroomPoolBytes > 0 {
 		fromShared = 0
 	}
 	plan.LossyBytes = sw.BufferBytes - plan.LosslessBytes - fromShared
+	first := reserved
+	plan.PoolBytes = plan.LosslessBytes
+	if shared {
+		first = physics.SharedPool(sw.BufferBytes, fromShared)
+		plan.PoolBytes = first.Value
+	}
 	// Every port of a switch carries the lossless classes, so all of them
 	// can congest at once (all-to-all collectives do): the XOFF point ECN
 	// must stay below is that of N congested groups, not of one.
 	n := physics.CongestedQueues(len(s.Ports), lossless, c.f.Buffers.CongestedQueues())
-	xo := physics.CongestedXoffPoint(plan.LosslessBytes, sw.AlphaLog2, int(n.Value))
+	xo := physics.CongestedXoffPoint(plan.PoolBytes, plan.AlphaLog2, int(n.Value))
+	if native.Source != "" {
+		xo.Source += "; k is the " + platform + " default: " + native.Source
+	}
 	plan.XoffPoint, plan.CongestedQueues = xo.Value, int(n.Value)
 	nd := toIR(n)
 	if c.f.Buffers.CongestedQueues() > 0 {
@@ -326,7 +353,7 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 			}
 		}
 	}
-	plan.Derived = []ir.Derivation{toIR(reserved), toIR(pool),
+	plan.Derived = []ir.Derivation{toIR(first), toIR(pool),
 		toIR(budget), nd, toIR(xo)}
 	return plan
 }

@@ -256,9 +256,32 @@ type BufferPlan struct {
 	// "finetune, training"); ReservePercent is their total share.
 	ReserveName    string
 	ReservePercent int
-	LosslessBytes  int64 // the reserved lossless pool
+	LosslessBytes  int64 // the reserved lossless pool; 0 where the platform holds none
 	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities
 	LossyBytes     int64 // what is left; negative when over budget
+	// Shared is set where the platform holds no share of the buffer for
+	// one class (EOS, NX-OS): nothing is reserved (Reserves is empty,
+	// LosslessBytes 0), the lossless priority groups draw on the shared
+	// pool with the platform's own dynamic threshold, and Unheld says what
+	// the intent asked to reserve (RF117 reports it).
+	Shared bool
+	// PoolBytes is the pool the lossless priority groups' dynamic
+	// thresholds draw on, the pool of XoffPoint: LosslessBytes where the
+	// reserve is held, the buffer less the headroom carved from it where
+	// nothing is.
+	PoolBytes int64
+	// AlphaLog2 is the dynamic-threshold exponent of XoffPoint (α =
+	// 2^AlphaLog2): the catalog's for the switch, or its platform's
+	// default where the plan is Shared.
+	AlphaLog2 int
+	// Unheld are the reservations the intent asks for that a Shared plan
+	// does not hold, with their names, total percent and the bytes they
+	// would have held, as ReserveName, ReservePercent and LosslessBytes
+	// would give them; empty where the reserve is held.
+	Unheld        []Reserve
+	UnheldName    string
+	UnheldPercent int
+	UnheldBytes   int64
 	// Convention is how the ASIC reads a SONiC lossless BUFFER_PROFILE:
 	// "spectrum" (size = xoff + xon is the headroom) or "broadcom-xgs"
 	// (size is the reserved minimum PGMinBytes, xoff the headroom, and

@@ -223,3 +223,31 @@ func QuantizeToCells(bytes int64, cellBytes int) int64 {
 	}
 	return q * c
 }
+
+// SharedPool returns the pool lossless priority groups draw on where the
+// platform holds no share of the buffer for one class (EOS, NX-OS): the
+// whole buffer less the headroom carved from it, shared with every other
+// class,
+//
+//	shared = buffer − headroom_pool   B
+//
+// headroom_pool is 0 when the ASIC has a dedicated headroom pool. Under
+// dynamic thresholds a lossless priority group may take α·(shared − used)
+// of it, and lossy traffic in the same pool lowers what is left, which is
+// the cost of holding no reserve (RF117). Per-port and per-queue reserved
+// minima are left out: they only lower the pool. Negative inputs count as
+// 0; a headroom above the buffer gives 0.
+func SharedPool(bufferBytes, headroomBytes int64) Derivation {
+	b, h := nonNeg(bufferBytes), nonNeg(headroomBytes)
+	return Derivation{
+		Field:   "shared-pool",
+		Value:   max(b-h, 0),
+		Unit:    "B",
+		Formula: "shared = buffer − headroom_pool   (no share held for one class: every class draws on it)",
+		Inputs:  []Input{intIn("buffer", b, "B"), intIn("headroom_pool", h, "B")},
+		Source:  srcSharedPool,
+	}
+}
+
+const srcSharedPool = "EOS: `platform trident mmu headroom-pool limit` carves headroom, the rest is the shared service pool (switches.md §1.1); " +
+	"NX-OS carves no-drop buffers itself (switches.md §4.1); compiler/platforms catalog.json native, physics.md §1.3"

@@ -30,6 +30,45 @@ type Switch struct {
 	AlphaLog2         int               `json:"alphaLog2"`         // dynamic-threshold alpha for lossless PGs (α = 2^AlphaLog2)
 	MaxHeadroomBytes  int64             `json:"maxHeadroomBytes"`  // largest per-PG headroom the ASIC accepts, B; 0 = unknown
 	Sources           map[string]string `json:"sources"`           // figure (JSON name) → source; "verify: ..." where it is an estimate
+	// Native is the buffer each platform that holds no share of the buffer
+	// for one class (the catalog's pool-percent is "no": EOS, NX-OS) runs
+	// the switch with, by platform name. Every such platform the switch
+	// runs has an entry: rocefab renders no pool there, so the switch's
+	// own defaults are what the lossless priority groups get.
+	Native map[string]NativeBuffer `json:"native,omitempty"`
+}
+
+// NativeBuffer is a platform's own buffer defaults on one switch model,
+// where rocefab renders no per-class pool: lossless priority groups draw on
+// the shared pool (the buffer less the headroom carved from it) with the
+// platform's default dynamic threshold.
+type NativeBuffer struct {
+	// AlphaLog2 is the default dynamic-threshold exponent of a lossless
+	// priority group on the shared pool (α = 2^AlphaLog2).
+	AlphaLog2 int `json:"alphaLog2"`
+	// Source says where AlphaLog2 and the pool model come from; "verify:
+	// ..." where no public source gives the default.
+	Source string `json:"source"`
+}
+
+// NativeFor returns the platform's own buffer defaults on the switch, and
+// false when the catalog has none for that platform (a platform that holds
+// a reserve, or one the switch does not run).
+func (s Switch) NativeFor(platform string) (NativeBuffer, bool) {
+	n, ok := s.Native[strings.ToLower(platform)]
+	return n, ok
+}
+
+// HoldsReserve reports whether platform can hold a share of the shared
+// buffer for one class (the catalog's pool-percent element is not "no").
+// An unknown platform holds none.
+func HoldsReserve(platform string) bool {
+	c, ok := PlatformCapabilities(platform)
+	if !ok {
+		return false
+	}
+	s, ok := c.Elements[ElementPoolPercent]
+	return ok && s.Level != LevelNo
 }
 
 // RunsPlatform reports whether platform is one of the switch's platforms.
@@ -249,6 +288,29 @@ func checkSwitch(s Switch) error {
 		}
 	}
 	errs = append(errs, checkSources("switch", s.Model, s.Sources, switchFigures))
+	errs = append(errs, checkNative(s))
+	return errors.Join(errs...)
+}
+
+// nativePlatforms are the switch platforms whose pool-percent is "no" in
+// the catalog: a switch running one needs its native buffer defaults.
+var nativePlatforms = []string{"eos", "nxos"}
+
+func checkNative(s Switch) error {
+	var errs []error
+	for _, p := range nativePlatforms {
+		if _, ok := s.Native[p]; s.RunsPlatform(p) && !ok {
+			errs = append(errs, fmt.Errorf("switch %q: runs %s but has no native buffer defaults for it", s.Model, p))
+		}
+	}
+	for p, n := range s.Native {
+		if !slices.Contains(nativePlatforms, p) || !s.RunsPlatform(p) {
+			errs = append(errs, fmt.Errorf("switch %q: native buffer defaults for %q, which is not a platform of it without a pool percentage", s.Model, p))
+		}
+		if strings.TrimSpace(n.Source) == "" {
+			errs = append(errs, fmt.Errorf("switch %q: native %s: no source", s.Model, p))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -368,5 +430,6 @@ func cloneSwitch(s Switch) Switch {
 	s.Platforms = slices.Clone(s.Platforms)
 	s.Ports = maps.Clone(s.Ports)
 	s.Sources = maps.Clone(s.Sources)
+	s.Native = maps.Clone(s.Native)
 	return s
 }

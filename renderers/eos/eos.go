@@ -185,10 +185,13 @@ func checkText(d *ir.Device) error {
 	if b := d.Switch.Buffers; b != nil {
 		free["ASIC"] = b.ASIC
 		// ReserveName lists the reserving classes ("roce, storage"): each
-		// is a name.
-		for i, n := range strings.Split(b.ReserveName, ", ") {
+		// is a name, and so is each class of a reserve the platform does
+		// not hold (UnheldName), which the gap comment names.
+		i := 0
+		for _, n := range strings.Split(b.ReserveName+", "+b.UnheldName, ", ") {
 			if n != "" {
-				names[fmt.Sprintf("reserved class %d", i+1)] = n
+				i++
+				names[fmt.Sprintf("reserved class %d", i)] = n
 			}
 		}
 	}
@@ -419,8 +422,8 @@ func (r *render) buffers() {
 	if len(classes) > 0 {
 		r.gap(0, "xoff/xon per port class%s: EOS computes them itself; not rendered.", summarize(classes, xoffXon))
 	}
-	if b != nil && b.ReservePercent > 0 {
-		r.gap(0, "reserve %d %% of the shared buffer (%d B) for %s: EOS has no shared-pool percentage; the lossless priority groups use the platform's dynamic shared threshold.", b.ReservePercent, b.LosslessBytes, b.ReserveName)
+	if b != nil && b.UnheldPercent > 0 {
+		r.gap(0, "reserve %d %% of the shared buffer (%d B) for %s: EOS has no shared-pool percentage; the lossless priority groups use the platform's dynamic shared threshold on the shared pool (%d B).", b.UnheldPercent, b.UnheldBytes, b.UnheldName, b.PoolBytes)
 	}
 	var pgs []string
 	for tc, pg := range r.q.TCToPG {

@@ -582,13 +582,13 @@ func TestLaneSpeed(t *testing.T) {
 func TestSeveralReservedClasses(t *testing.T) {
 	d := tomahawk()
 	b := *d.Switch.Buffers
-	b.ReserveName = "roce, storage"
-	b.ReservePercent = 50
+	b.UnheldName = "roce, storage"
+	b.UnheldPercent = 50
 	d.Switch.Buffers = &b
 	if out := render(t, d); !strings.Contains(out, "for roce, storage:") {
 		t.Errorf("the reserve gap does not name both classes:\n%s", out)
 	}
-	b.ReserveName = "roce, st;orage"
+	b.UnheldName = "roce, st;orage"
 	if _, err := (eos.Renderer{}).Render(d); err == nil || !strings.Contains(err.Error(), "reserved class 2") {
 		t.Errorf("a reserving class that is not a name: %v", err)
 	}

@@ -168,12 +168,12 @@ func (b *builder) check() error {
 		}
 	}
 	if bp := b.sw.Buffers; bp != nil {
-		for _, n := range []struct{ what, v string }{{"buffer model", bp.Model}, {"ASIC", bp.ASIC}, {"reserved class", bp.ReserveName}} {
+		for _, n := range []struct{ what, v string }{{"buffer model", bp.Model}, {"ASIC", bp.ASIC}, {"reserved class", bp.ReserveName}, {"unheld reserve", bp.UnheldName}} {
 			if n.v == "" {
 				continue
 			}
 			check := renderers.CheckName
-			if n.what == "ASIC" || n.what == "reserved class" {
+			if n.what == "ASIC" || n.what == "reserved class" || n.what == "unheld reserve" {
 				check = renderers.CheckComment // a catalog string, written in a comment only
 			}
 			if err := check(n.what, n.v); err != nil {
@@ -592,14 +592,18 @@ func (b *builder) buffers() {
 	if bp := b.sw.Buffers; bp != nil {
 		b.comment("model buffer plan: %s (ASIC %s), %d B total, %d B cells, %d lossless ports",
 			orDash(bp.Model), orDash(bp.ASIC), bp.TotalBytes, bp.CellBytes, bp.Ports)
-		if bp.ReservePercent > 0 {
+		if bp.UnheldPercent > 0 {
 			b.comment("GAP: %d %% of the shared buffer (%d B) reserved for %q is not rendered: NX-OS has no",
-				bp.ReservePercent, bp.LosslessBytes, bp.ReserveName)
+				bp.UnheldPercent, bp.UnheldBytes, bp.UnheldName)
 			b.comment("  pool-percent knob: it carves buffers itself when the network-qos policy (class MTU,")
 			b.comment("  no-drop) is attached.")
 		}
 		b.comment("model PFC XOFF point (dynamic threshold): %d B (ECN must mark below it)", bp.XoffPoint)
-		b.comment("model headroom over all ports and lossless priorities: %d B, lossy remainder %d B", bp.HeadroomBytes, bp.LossyBytes)
+		if bp.Shared {
+			b.comment("model headroom over all ports and lossless priorities: %d B, shared pool %d B", bp.HeadroomBytes, bp.PoolBytes)
+		} else {
+			b.comment("model headroom over all ports and lossless priorities: %d B, lossy remainder %d B", bp.HeadroomBytes, bp.LossyBytes)
+		}
 	} else {
 		b.comment("the model carries no buffer plan for this switch")
 	}

@@ -319,6 +319,10 @@ func Gaps(d *ir.Device) []string {
 		gaps = append(gaps, fmt.Sprintf("shared-buffer reserve of %d%% for %s: OpenConfig has no buffer pools; %s",
 			b.ReservePercent, b.ReserveName, native))
 	}
+	if b := s.Buffers; b != nil && b.UnheldPercent > 0 {
+		gaps = append(gaps, fmt.Sprintf("shared-buffer reserve of %d%% for %s: OpenConfig has no buffer pools, and %s holds none either (RF117)",
+			b.UnheldPercent, b.UnheldName, d.Platform))
+	}
 	switch lb := s.LoadBalancing; lb {
 	case "", "ecmp":
 	default:

@@ -289,7 +289,7 @@ func TestGaps(t *testing.T) {
 	// Without lossless classes or adaptive routing nothing is missing.
 	d := lossy(irtest.Fabric()).Device("leaf-eos")
 	d.Switch.LoadBalancing = "ecmp"
-	d.Switch.Buffers.ReservePercent = 0
+	d.Switch.Buffers.ReservePercent, d.Switch.Buffers.UnheldPercent = 0, 0
 	if g := openconfig.Gaps(d); len(g) != 0 {
 		t.Errorf("lossy ECMP switch has gaps %q", g)
 	}

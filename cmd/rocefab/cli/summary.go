@@ -256,6 +256,14 @@ func writeThresholds(b *strings.Builder, f *ir.Fabric, groups []*group) {
 					if bp.ReserveName != "" {
 						reserved += fmt.Sprintf(", %d%% for %s", bp.ReservePercent, bp.ReserveName)
 					}
+					if bp.Shared {
+						// The platform holds no share for one class: every
+						// class draws on the shared pool (RF117).
+						reserved = "none: shared pool"
+						if bp.UnheldName != "" {
+							reserved += fmt.Sprintf(", %d%% for %s not held (RF117)", bp.UnheldPercent, bp.UnheldName)
+						}
+					}
 					row(string(g.role), g.platform, g.model, mix[bp], thousands(int64(count[bp])), size(bp.TotalBytes), reserved,
 						size(bp.HeadroomBytes), size(bp.LossyBytes), size(bp.XoffPoint))
 				}

@@ -61,6 +61,15 @@ func Fabric() *ir.Fabric {
 		ReserveName: "roce", ReservePercent: 30, Reserves: []ir.Reserve{{Class: "roce", Percent: 30, Lossless: true}}, LosslessBytes: 49_500_000, HeadroomBytes: 4*(159744+18432) + 4*(187392+18432),
 		XoffPoint: 24_750_000, Pos: pos(24)}
 	buffers.LossyBytes = buffers.TotalBytes - buffers.LosslessBytes - buffers.HeadroomBytes
+	buffers.PoolBytes = buffers.LosslessBytes
+	// EOS and NX-OS hold no share of the buffer for one class: their
+	// leaves get the plan the compiler makes there, the reserve unheld and
+	// the lossless priority groups on the shared pool.
+	shared := *buffers
+	shared.Reserves, shared.ReserveName, shared.ReservePercent, shared.LosslessBytes = nil, "", 0, 0
+	shared.Shared, shared.Unheld, shared.UnheldName, shared.UnheldPercent, shared.UnheldBytes = true, buffers.Reserves, "roce", 30, 49_500_000
+	shared.LossyBytes = shared.TotalBytes - shared.HeadroomBytes
+	shared.PoolBytes = shared.LossyBytes
 
 	f := &ir.Fabric{Name: "irtest", Classes: classes,
 		Topology: ir.Topology{Style: "rail-optimized", Tiers: 2, Servers: 2, Rails: 4,
@@ -90,8 +99,12 @@ func Fabric() *ir.Fabric {
 	}
 	var leaves []*ir.Device
 	for r, p := range platforms {
+		plan := buffers
+		if p == ir.PlatformEOS || p == ir.PlatformNXOS {
+			plan = &shared
+		}
 		leaf := &ir.Device{Name: "leaf-" + p, Role: ir.RoleLeaf, Platform: p, Model: "test-64", Rail: r, Pod: -1,
-			Switch: &ir.Switch{MTU: 9216, QoS: qos, Buffers: buffers, Headrooms: []*ir.Headroom{host3m, fab30m}, LoadBalancing: "adaptive"},
+			Switch: &ir.Switch{MTU: 9216, QoS: qos, Buffers: plan, Headrooms: []*ir.Headroom{host3m, fab30m}, LoadBalancing: "adaptive"},
 			Pos:    pos(9)}
 		for s, h := range hosts {
 			nic := ir.NIC{Port: fmt.Sprintf("eth%d", r+2), HCA: fmt.Sprintf("mlx5_%d", r), Rail: r, SpeedGbps: 400, CableM: 3,
