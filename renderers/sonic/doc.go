@@ -44,6 +44,17 @@
 // lossless pool has a static limit, as the Tomahawk SKU files in
 // sonic-buildimage write them.
 //
+// # Plan and apply
+//
+// [Renderer] is also the platform plan and apply use: Desired gives the
+// fields the artifacts print, Parse reads a switch's running
+// config_db.json within the owned scope (docs/ownership.md, SONiC), Diff
+// gives the changes with their disruption and a [Remediation] (breakouts,
+// a JSON patch for `config apply-patch`, and the part that needs `config
+// reload`, from compiler/platforms sonic_apply.json through
+// ir.Device.Tables), and Apply applies one to a config_db.json file,
+// keeping every byte outside the changed members.
+//
 // # What cannot be rendered
 //
 // JSON has no comments, so what the platform cannot express is returned by

@@ -144,26 +144,13 @@ func (b *builder) gapf(format string, args ...any) {
 
 // build computes the tables of d, as sorted entries, and its gap list.
 func build(d *ir.Device) ([]entry, []string, error) {
-	if d.Switch == nil {
-		return nil, nil, fmt.Errorf("sonic: %s is not a switch (role %q)", d.Name, d.Role)
+	b, err := newBuilder(d)
+	if err != nil {
+		return nil, nil, err
 	}
-	if d.Platform != ir.PlatformSONiC {
-		return nil, nil, fmt.Errorf("sonic: %s runs %q, not %q", d.Name, d.Platform, ir.PlatformSONiC)
-	}
-	if d.Role == ir.RoleHost {
-		return nil, nil, fmt.Errorf("sonic: %s is a host", d.Name)
-	}
-	sw := d.Switch
-	if sw.QoS == nil {
-		return nil, nil, fmt.Errorf("sonic: %s has no QoS policy", d.Name)
-	}
-	if sw.Buffers == nil {
-		return nil, nil, fmt.Errorf("sonic: %s has no buffer plan", d.Name)
-	}
-	b := &builder{d: d, sw: sw, qos: sw.QoS, profiles: map[*ir.Headroom]string{}, breakouts: map[string]string{}}
 	// About 30 fields per port and 150 for the rest: one allocation for
 	// the common switch.
-	b.t.e = make([]entry, 0, 32*len(sw.Ports)+160)
+	b.t.e = make([]entry, 0, 32*len(d.Switch.Ports)+160)
 	steps := []func() error{
 		b.classify,
 		b.maps,
@@ -183,6 +170,27 @@ func build(d *ir.Device) ([]entry, []string, error) {
 		return nil, nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
 	}
 	return b.t.e, b.gaps, nil
+}
+
+// newBuilder checks that d is a SONiC switch with what rendering needs.
+func newBuilder(d *ir.Device) (*builder, error) {
+	if d.Switch == nil {
+		return nil, fmt.Errorf("sonic: %s is not a switch (role %q)", d.Name, d.Role)
+	}
+	if d.Platform != ir.PlatformSONiC {
+		return nil, fmt.Errorf("sonic: %s runs %q, not %q", d.Name, d.Platform, ir.PlatformSONiC)
+	}
+	if d.Role == ir.RoleHost {
+		return nil, fmt.Errorf("sonic: %s is a host", d.Name)
+	}
+	sw := d.Switch
+	if sw.QoS == nil {
+		return nil, fmt.Errorf("sonic: %s has no QoS policy", d.Name)
+	}
+	if sw.Buffers == nil {
+		return nil, fmt.Errorf("sonic: %s has no buffer plan", d.Name)
+	}
+	return &builder{d: d, sw: sw, qos: sw.QoS, profiles: map[*ir.Headroom]string{}, breakouts: map[string]string{}}, nil
 }
 
 // classify splits priority groups and queues into lossless and lossy.

@@ -2,12 +2,14 @@ package sonic_test
 
 import (
 	"bufio"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
@@ -73,18 +75,35 @@ func form(table, key, field string) string {
 // sonicDevicesOfExamples compiles the examples and returns their SONiC
 // switches, the first few of each example (every leaf of a tier renders
 // the same forms).
+// The examples are compiled once per test binary: hyperscale-100k takes
+// seconds.
+var (
+	examplesOnce    sync.Once
+	examplesDevices []*ir.Device
+	examplesErr     error
+)
+
 func sonicDevicesOfExamples(t *testing.T) []*ir.Device {
 	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(rendertest.RepoRoot(t), "examples", "*", "fabric.cue"))
+	root := rendertest.RepoRoot(t)
+	examplesOnce.Do(func() { examplesDevices, examplesErr = compileExamples(root) })
+	if examplesErr != nil {
+		t.Fatal(examplesErr)
+	}
+	return examplesDevices
+}
+
+func compileExamples(root string) ([]*ir.Device, error) {
+	dirs, _ := filepath.Glob(filepath.Join(root, "examples", "*", "fabric.cue"))
 	var out []*ir.Device
 	for _, p := range dirs {
 		in, ds, err := schema.Load(p)
 		if err != nil || in == nil {
-			t.Fatalf("%s: %v %v", p, err, ds)
+			return nil, fmt.Errorf("%s: %v %v", p, err, ds)
 		}
 		f, ds := compiler.Compile(in)
 		if f == nil {
-			t.Fatalf("%s: %v", p, ds)
+			return nil, fmt.Errorf("%s: %v", p, ds)
 		}
 		n := 0
 		for _, d := range rendertest.Devices(f, ir.PlatformSONiC) {
@@ -94,7 +113,7 @@ func sonicDevicesOfExamples(t *testing.T) []*ir.Device {
 			n++
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TestStatementsSonic renders every example's SONiC switches, the test

@@ -1,0 +1,527 @@
+package sonic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// Apply methods of a change (ir.TableApply Method, from the catalog's
+// sonic_apply.json).
+const (
+	methodPatch    = "apply-patch"
+	methodReload   = "config-reload"
+	methodBreakout = "breakout"
+)
+
+// Remediation is what makes a SONiC switch match its desired state, run in
+// this order:
+//
+//  1. Breakout: `config interface breakout <port> <mode>` for each entry
+//     (sonic-utilities config/main.py, dynamic port breakout), which
+//     creates the ports of the mode.
+//  2. ApplyPatch: an RFC 6902 JSON patch for `config apply-patch` (GCU),
+//     its paths /TABLE/key/field with keys escaped as RFC 6901 says.
+//  3. ConfigReload: an RFC 6902 JSON patch GCU refuses (BUFFER_POOL, a
+//     field of an existing BUFFER_PROFILE: sonic_apply.json): `config save
+//     -y`, the patch applied to /etc/sonic/config_db.json, then `config
+//     reload -y`. When any change needs it, every change but the
+//     breakouts is in this part, since a patch applied first could leave a
+//     profile naming a pool that only the reload creates.
+//
+// It is the JSON content of the renderers.Remediation Diff returns.
+type Remediation struct {
+	Breakout     []Breakout `json:"breakout,omitempty"`
+	ApplyPatch   []PatchOp  `json:"apply-patch,omitempty"`
+	ConfigReload []PatchOp  `json:"config-reload,omitempty"`
+}
+
+// Breakout is one `config interface breakout`.
+type Breakout struct {
+	Port string `json:"port"`
+	Mode string `json:"mode"`
+}
+
+// PatchOp is one RFC 6902 operation: add, replace or remove. Value is a
+// JSON string for a field, or an object for a whole row or table.
+type PatchOp struct {
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// applyOrder is the order tables are added and changed in: what others
+// refer to first (ports, pools, profiles, maps, schedulers, WRED profiles),
+// then what refers to them, the way the YANG models' leafrefs run
+// (sonic-buffer-pg.yang profile → sonic-buffer-profile.yang pool →
+// sonic-buffer-pool.yang; sonic-queue.yang scheduler and wred_profile;
+// sonic-port-qos-map.yang maps). Removals run in the reverse order. GCU
+// sorts a patch itself (generic_config_updater/patch_sorter.py); the
+// order also holds for the config-reload part, which is applied to a file
+// as it stands.
+var applyOrder = []string{
+	"PORT", "BUFFER_POOL", "BUFFER_PROFILE",
+	"DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
+	"SCHEDULER", "WRED_PROFILE", "CABLE_LENGTH", "PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE", "QUEUE", "PFC_WD",
+}
+
+func tableRank(t string) int {
+	if i := slices.Index(applyOrder, t); i >= 0 {
+		return i
+	}
+	return len(applyOrder)
+}
+
+// Diff returns the changes that make running into desired, each with its
+// disruption (the catalog element's, the table's from sonic_apply.json
+// where that is worse, and a port flap for a speed or lane change), and the
+// remediation as a JSON [Remediation]. A running state of nil is a switch
+// with no config_db.json.
+func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	want, ok := desired.(*State)
+	if !ok || want == nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("sonic: the desired state is %T, not a SONiC desired state", desired)
+	}
+	have := &State{parsed: true}
+	if running != nil {
+		h, ok := running.(*State)
+		if !ok || h == nil {
+			return nil, renderers.Remediation{}, fmt.Errorf("sonic: the running state is %T, not a SONiC running state", running)
+		}
+		have = h
+	}
+	var ds renderers.Disruptions
+	var tables map[string]ir.TableApply
+	if d != nil {
+		ds, tables = d.Disruption[ir.PlatformSONiC], d.Tables
+	}
+	changes := renderers.DiffElements(have.Elements(), want.Elements(), ds)
+	if len(changes) == 0 {
+		return nil, renderers.Remediation{}, nil
+	}
+	rem, reloadTables := remediation(have, want, tables)
+	// A change takes the worse of its element's class and its table's; a
+	// config reload restarts the buffer and QoS programming of the whole
+	// switch, so every change it carries disrupts as the worst table that
+	// needed it.
+	var reload renderers.Disruption = renderers.Hitless
+	for t := range reloadTables {
+		reload = renderers.Worst(reload, tableDisruption(tables, t))
+	}
+	for i, c := range changes {
+		table, _, _ := strings.Cut(c.Path, "|")
+		dis := renderers.Worst(c.Disruption, tableDisruption(tables, table))
+		if f, ok := floorDisruption[c.Kind]; ok {
+			dis = renderers.Worst(dis, f)
+		}
+		if len(rem.ConfigReload) > 0 && table != tableBreakout {
+			dis = renderers.Worst(dis, reload)
+		}
+		changes[i].Disruption = dis
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rem); err != nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("sonic: internal error: %w", err)
+	}
+	return changes, renderers.Remediation{Format: renderers.JSON, Content: buf.Bytes()}, nil
+}
+
+// tableDisruption is the class sonic_apply.json gives changes to table:
+// none recorded for a switch the compiler did not annotate, a reboot for a
+// table the catalog does not know.
+func tableDisruption(tables map[string]ir.TableApply, table string) renderers.Disruption {
+	if tables == nil {
+		return renderers.Hitless
+	}
+	t, ok := tables[table]
+	if !ok {
+		return renderers.Reboot
+	}
+	d, err := renderers.ParseDisruption(t.Disruption)
+	if err != nil {
+		return renderers.Reboot
+	}
+	return d
+}
+
+// tableMethod is how a change to table is applied: apply-patch for a
+// switch the compiler did not annotate, config reload for a table the
+// catalog does not know.
+func tableMethod(tables map[string]ir.TableApply, table string) string {
+	if tables == nil {
+		return methodPatch
+	}
+	t, ok := tables[table]
+	if !ok {
+		return methodReload
+	}
+	return t.Method
+}
+
+// rowOp is one change of a row: its fields to set and to remove.
+type rowOp struct {
+	row    tk
+	set    [][2]string // field, value: added or replaced
+	add    []bool      // set[i] is a field the row lacks
+	drop   []string
+	exists bool // the row is in the running configuration
+	keep   bool // after the change the row has fields left
+}
+
+// remediation computes the operations that make have into want, and the
+// tables whose changes needed a config reload.
+func remediation(have, want *State, tables map[string]ir.TableApply) (Remediation, map[string]bool) {
+	var rem Remediation
+	// The running rows per table: those parsed, or, for a state that was
+	// not read from a file, those with owned fields.
+	tableRows := have.tableRows
+	if !have.parsed {
+		tableRows = map[string]int{}
+		for i, e := range have.es {
+			if i == 0 || e.key != have.es[i-1].key || e.table != have.es[i-1].table {
+				tableRows[e.table]++
+			}
+		}
+	}
+	// Rows that change, by table: both sides are sorted by table, key and
+	// field, so one merge walk finds them.
+	byTable := map[string][]*rowOp{}
+	var cur *rowOp
+	hasWant, hasHave := false, false
+	flush := func() {
+		if cur == nil || len(cur.set) == 0 && len(cur.drop) == 0 {
+			return
+		}
+		cur.exists = hasHave || have.rows[cur.row]
+		cur.keep = hasWant || have.foreign[cur.row]
+		if cur.row.table == tableBreakout {
+			for _, fv := range cur.set {
+				if fv[0] == "brkout_mode" {
+					rem.Breakout = append(rem.Breakout, Breakout{Port: cur.row.key, Mode: fv[1]})
+				}
+			}
+			return
+		}
+		byTable[cur.row.table] = append(byTable[cur.row.table], cur)
+	}
+	row := func(e entry) {
+		if cur == nil || cur.row.table != e.table || cur.row.key != e.key {
+			flush()
+			cur, hasWant, hasHave = &rowOp{row: tk{e.table, e.key}}, false, false
+		}
+	}
+	hs, ws := have.es, want.es
+	for len(hs) > 0 || len(ws) > 0 {
+		var c int
+		switch {
+		case len(hs) == 0:
+			c = 1
+		case len(ws) == 0:
+			c = -1
+		default:
+			c = compareEntry(hs[0], ws[0])
+		}
+		switch {
+		case c < 0: // running only: removed
+			row(hs[0])
+			hasHave = true
+			cur.drop = append(cur.drop, hs[0].field)
+			hs = hs[1:]
+		case c > 0: // desired only: added
+			row(ws[0])
+			hasWant = true
+			cur.set = append(cur.set, [2]string{ws[0].field, ws[0].value})
+			cur.add = append(cur.add, true)
+			ws = ws[1:]
+		default:
+			row(ws[0])
+			hasWant, hasHave = true, true
+			if hs[0].value != ws[0].value {
+				cur.set = append(cur.set, [2]string{ws[0].field, ws[0].value})
+				cur.add = append(cur.add, false)
+			}
+			hs, ws = hs[1:], ws[1:]
+		}
+	}
+	flush()
+	names := make([]string, 0, len(byTable))
+	for t := range byTable {
+		names = append(names, t)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := tableRank(a) - tableRank(b); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	type placed struct {
+		op     PatchOp
+		reload bool
+		table  string
+	}
+	var sets, drops []placed
+	reloadTables := map[string]bool{}
+	for _, t := range names {
+		ops := byTable[t]
+		method := tableMethod(tables, t)
+		tableExists := have.tables[t] || tableRows[t] > 0
+		if !tableExists {
+			// A table the switch lacks is added whole.
+			val := map[string]map[string]string{}
+			for _, o := range ops {
+				if len(o.set) > 0 {
+					val[o.row.key] = fieldsOf(o.set)
+				}
+			}
+			if len(val) > 0 {
+				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t), Value: mustJSON(val)}, method == methodReload, t})
+			}
+			continue
+		}
+		// The table keeps rows after the change unless every row that
+		// exists is removed whole: then the table goes, since GCU refuses
+		// a patch that leaves an empty table (generic_updater.py
+		// PatchApplier.apply, EmptyTableError).
+		gone := 0
+		for _, o := range ops {
+			if o.exists && !o.keep {
+				gone++
+			}
+		}
+		left := tableRows[t] > gone || slices.ContainsFunc(ops, func(o *rowOp) bool { return len(o.set) > 0 })
+		if !left {
+			drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t)}, method == methodReload, t})
+			continue
+		}
+		for _, o := range ops {
+			// GCU admits a whole BUFFER_PROFILE added or removed, not a
+			// field of one (sonic-utilities@691b1bbc
+			// generic_config_updater/field_operation_validators.py
+			// buffer_profile_config_update_validator).
+			rowMethod, fieldMethod := method, method
+			if t == "BUFFER_PROFILE" && method == methodReload {
+				rowMethod = methodPatch
+			}
+			switch {
+			case !o.exists:
+				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t, o.row.key), Value: mustJSON(fieldsOf(o.set))}, rowMethod == methodReload, t})
+			case !o.keep:
+				drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t, o.row.key)}, rowMethod == methodReload, t})
+			default:
+				for i, fv := range o.set {
+					op := "replace"
+					if o.add[i] {
+						op = "add"
+					}
+					sets = append(sets, placed{PatchOp{Op: op, Path: pointer(t, o.row.key, fv[0]), Value: mustJSON(fv[1])}, fieldMethod == methodReload, t})
+				}
+				for _, f := range o.drop {
+					drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t, o.row.key, f)}, fieldMethod == methodReload, t})
+				}
+			}
+		}
+	}
+	// Removals after additions, referrers first.
+	slices.Reverse(drops)
+	all := append(sets, drops...)
+	reload := false
+	for _, p := range all {
+		if p.reload {
+			reload = true
+			reloadTables[p.table] = true
+		}
+	}
+	for _, p := range all {
+		if reload {
+			rem.ConfigReload = append(rem.ConfigReload, p.op)
+		} else {
+			rem.ApplyPatch = append(rem.ApplyPatch, p.op)
+		}
+	}
+	return rem, reloadTables
+}
+
+func fieldsOf(set [][2]string) map[string]string {
+	m := make(map[string]string, len(set))
+	for _, fv := range set {
+		m[fv[0]] = fv[1]
+	}
+	return m
+}
+
+// pointer is the RFC 6901 JSON pointer of a table, row or field: '~' is
+// written ~0 and '/' ~1.
+func pointer(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, p := range parts {
+		b = append(b, '/')
+		if !strings.ContainsAny(p, "~/") {
+			b = append(b, p...)
+			continue
+		}
+		b = append(b, pointerEscaper.Replace(p)...)
+	}
+	return string(b)
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// unpointer splits an RFC 6901 pointer into its reference tokens.
+func unpointer(p string) ([]string, error) {
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("path %q is not a JSON pointer of a table, row or field", p)
+	}
+	parts := strings.Split(p[1:], "/")
+	for i, s := range parts {
+		// ~1 first, then ~0 (RFC 6901 section 4).
+		if strings.Contains(strings.ReplaceAll(strings.ReplaceAll(s, "~0", ""), "~1", ""), "~") {
+			return nil, fmt.Errorf("path %q: '~' not followed by 0 or 1", p)
+		}
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return parts, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Strings and maps of strings always encode.
+		return json.RawMessage(`null`)
+	}
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// Apply applies a remediation from [Renderer.Diff] to a running
+// config_db.json the way the switch would, in the remediation's order:
+// each breakout sets BREAKOUT_CFG|<port> brkout_mode (the state
+// `config interface breakout` leaves in CONFIG_DB), then the apply-patch
+// and config-reload operations. It edits the text: every table, row and
+// field no operation names keeps its bytes, and an object an operation
+// changes keeps its members' order and the document's indentation. With no
+// config_db.json among running it creates one beside the switch's other
+// files.
+func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
+	out := slices.Clone(running)
+	if len(bytes.TrimSpace(rem.Content)) == 0 {
+		return out, nil
+	}
+	if rem.Format != renderers.JSON {
+		return nil, fmt.Errorf("sonic: a remediation in %q, not SONiC's JSON", rem.Format)
+	}
+	var r Remediation
+	dec := json.NewDecoder(bytes.NewReader(rem.Content))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("sonic: the remediation: %w", err)
+	}
+	at := -1
+	for i, a := range running {
+		if path.Base(a.Path) == FileName {
+			if at >= 0 {
+				return nil, fmt.Errorf("sonic: two running configurations, %s and %s", running[at].Path, a.Path)
+			}
+			at = i
+		}
+	}
+	src := []byte("{}\n")
+	if at >= 0 {
+		src = running[at].Content
+	} else {
+		if len(running) == 0 {
+			return nil, fmt.Errorf("sonic: no running files to apply the remediation to, and a remediation names no switch: create the switch's directory first")
+		}
+		dev, _, _ := strings.Cut(running[0].Path, "/")
+		out = append(out, renderers.Artifact{Path: dev + "/" + FileName, Format: renderers.JSON})
+		at = len(out) - 1
+	}
+	doc, err := parseDocument(src)
+	if err != nil {
+		return nil, fmt.Errorf("sonic: %s: %w", out[at].Path, err)
+	}
+	ops := make([]PatchOp, 0, len(r.Breakout)+len(r.ApplyPatch)+len(r.ConfigReload))
+	for _, b := range r.Breakout {
+		ops = append(ops, PatchOp{Op: "add", Path: pointer(tableBreakout, b.Port, "brkout_mode"), Value: mustJSON(b.Mode)})
+	}
+	ops = append(append(ops, r.ApplyPatch...), r.ConfigReload...)
+	for _, op := range ops {
+		if err := doc.apply(op); err != nil {
+			return nil, fmt.Errorf("sonic: %s: %s %s: %w", out[at].Path, op.Op, op.Path, err)
+		}
+	}
+	out[at].Content = doc.bytes()
+	return out, nil
+}
+
+// apply applies one operation to the document. A breakout's row and
+// table are created as needed: `config interface breakout` makes them.
+func (d *document) apply(op PatchOp) error {
+	parts, err := unpointer(op.Path)
+	if err != nil {
+		return err
+	}
+	if len(parts) < 1 || len(parts) > 3 {
+		return fmt.Errorf("CONFIG_DB paths name a table, a row or a field")
+	}
+	o := d.root
+	for i, name := range parts[:len(parts)-1] {
+		_, m := o.get(name)
+		if m == nil {
+			if parts[0] != tableBreakout {
+				return fmt.Errorf("no %s", strings.Join(parts[:i+1], "|"))
+			}
+			o.put(name, nil, &object{touched: true})
+			_, m = o.get(name)
+		}
+		c, err := open(m)
+		if err != nil {
+			return err
+		}
+		o.touched = true
+		o = c
+	}
+	last := parts[len(parts)-1]
+	switch op.Op {
+	case "remove":
+		if !o.remove(last) {
+			return fmt.Errorf("nothing to remove")
+		}
+		return nil
+	case "add", "replace":
+		if _, m := o.get(last); m == nil && op.Op == "replace" {
+			return fmt.Errorf("nothing to replace")
+		}
+		var v any
+		if err := json.Unmarshal(op.Value, &v); err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+		switch x := v.(type) {
+		case string:
+			o.put(last, appendString(nil, x), nil)
+		case map[string]any:
+			c, err := newObject(x)
+			if err != nil {
+				return err
+			}
+			o.put(last, nil, c)
+		default:
+			return fmt.Errorf("CONFIG_DB holds strings and objects of strings, not %T", v)
+		}
+		return nil
+	}
+	return fmt.Errorf("operation %q: a remediation adds, replaces and removes", op.Op)
+}

@@ -1,0 +1,402 @@
+package sonic
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// The SONiC platform of plan and apply: a switch's desired state is the
+// CONFIG_DB fields config_db.json and breakout_cfg.json hold, its running
+// configuration the switch's config_db.json (`show runningconfiguration
+// all`, or /etc/sonic/config_db.json as `config save` writes it) read
+// within the owned scope ([Renderer.Parse]), and a remediation the
+// breakouts, the JSON patch `config apply-patch` takes and the part that
+// needs `config reload` ([Renderer.Diff]). docs/ownership.md lists the
+// scope.
+var (
+	_ renderers.Platform = Renderer{}
+	_ renderers.Applier  = Renderer{}
+)
+
+// tk names a row of CONFIG_DB.
+type tk struct{ table, key string }
+
+// State is a SONiC switch's configuration within the owned scope: the
+// owned fields, sorted by table, key and field. A state read from a
+// running configuration also records which tables and rows exist there
+// and which rows hold fields outside the scope, so that a patch adds a
+// row or table that is missing whole, and never removes one that keeps
+// foreign fields: whether a row or table exists is all that is read of
+// what lies outside the scope.
+type State struct {
+	es    []entry
+	elems []renderers.Element // es as elements, sorted by path, once asked for
+
+	parsed    bool
+	tables    map[string]bool
+	tableRows map[string]int // rows per table
+	rows      map[tk]bool
+	foreign   map[tk]bool // rows with fields outside the scope, or none at all
+}
+
+// Elements returns the state's fields, path "TABLE|key|field", sorted by
+// path.
+func (s *State) Elements() []renderers.Element {
+	if s.elems == nil {
+		s.elems = s.elements()
+	}
+	return slices.Clone(s.elems)
+}
+
+func (s *State) elements() []renderers.Element {
+	paths := make([]string, len(s.es))
+	idx := make([]int32, len(s.es))
+	for i, e := range s.es {
+		paths[i], idx[i] = e.table+"|"+e.key+"|"+e.field, int32(i)
+	}
+	// Sort indices, not elements: an element is three strings, and each
+	// move of one passes the garbage collector's write barrier.
+	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(paths[a], paths[b]) })
+	out := make([]renderers.Element, len(s.es))
+	for i, j := range idx {
+		e := s.es[j]
+		out[i] = renderers.Element{Path: paths[j], Value: e.value, Kind: kindOf(e.table, e.field)}
+	}
+	return out
+}
+
+// Catalog elements (compiler/platforms Elements) of what the tables
+// realise; kindPortSpeed is not one, and changes as a port flap.
+const (
+	kindDSCPMap     = "dscp-map"
+	kindTCQueue     = "tc-queue"
+	kindPFC         = "pfc"
+	kindPool        = "pool-percent"
+	kindCable       = "headroom-cable"
+	kindXoffXon     = "xoff-xon"
+	kindWatchdog    = "pfc-watchdog"
+	kindECN         = "ecn"
+	kindETS         = "ets"
+	kindMTU         = "mtu"
+	kindPortSpeed   = "port-speed"
+	kindDescription = ""
+)
+
+// kindOf names the catalog element a field realises.
+func kindOf(table, field string) string {
+	switch table {
+	case "DSCP_TO_TC_MAP":
+		return kindDSCPMap
+	case "TC_TO_QUEUE_MAP":
+		return kindTCQueue
+	case "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE":
+		return kindPFC
+	case "PORT_QOS_MAP":
+		switch field {
+		case "dscp_to_tc_map":
+			return kindDSCPMap
+		case "tc_to_queue_map":
+			return kindTCQueue
+		case "pfcwd_sw_enable":
+			return kindWatchdog
+		}
+		return kindPFC
+	case "BUFFER_POOL":
+		return kindPool
+	case "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE":
+		return kindXoffXon
+	case "CABLE_LENGTH":
+		return kindCable
+	case "PFC_WD":
+		return kindWatchdog
+	case "WRED_PROFILE":
+		return kindECN
+	case "SCHEDULER":
+		return kindETS
+	case "QUEUE":
+		if field == "wred_profile" {
+			return kindECN
+		}
+		return kindETS
+	case "PORT":
+		switch field {
+		case "mtu":
+			return kindMTU
+		case "speed", "lanes":
+			return kindPortSpeed
+		}
+		return kindDescription
+	case tableBreakout:
+		return kindPortSpeed
+	}
+	return ""
+}
+
+// floorDisruption is the least a change of a kind disrupts whatever the
+// catalog says: a new port speed or lane set takes the link down while
+// both ends retrain.
+var floorDisruption = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap}
+
+// Fields of shared rows that rocefab owns; the rest of those rows is the
+// switch's.
+var (
+	portFields    = []string{"admin_status", "description", "mtu", "speed"}
+	portSKUFields = []string{"alias", "index", "lanes"} // owned when rendered: the port has a SKU port map
+	portQoSFields = []string{"dscp_to_tc_map", "pfc_enable", "pfc_to_queue_map", "pfcwd_sw_enable", "tc_to_pg_map", "tc_to_queue_map"}
+	watchdogField = []string{"action", "detection_time", "restoration_time"}
+)
+
+// ownedTables are the tables rocefab writes; no other table is read.
+var ownedTables = map[string]bool{
+	"DSCP_TO_TC_MAP": true, "TC_TO_QUEUE_MAP": true, "TC_TO_PRIORITY_GROUP_MAP": true, "MAP_PFC_PRIORITY_TO_QUEUE": true,
+	"PORT_QOS_MAP": true, "BUFFER_POOL": true, "BUFFER_PROFILE": true, "BUFFER_PG": true, "BUFFER_QUEUE": true,
+	"CABLE_LENGTH": true, "WRED_PROFILE": true, "SCHEDULER": true, "QUEUE": true, "PFC_WD": true, "PORT": true,
+	tableBreakout: true,
+}
+
+// scope is what rocefab owns on one switch, from its desired state: the
+// rules of docs/ownership.md.
+type scope struct {
+	ports   map[string]bool
+	desired map[tk]bool // named rows the desired state has
+	// fields owned only while rendered: a port's SKU fields, the
+	// watchdog's poll interval; keyed by row and field.
+	rendered map[tk]bool
+}
+
+// scopeFor is the scope of d without rendering its per-port rows: the
+// named rows come from the steps that write them, and what the scope
+// takes of the ports (breakout parents, SKU fields, the watchdog's poll
+// interval) from the ports as the ports step reads them. A test checks
+// it equals the scope of the whole desired state.
+func scopeFor(d *ir.Device) (*scope, error) {
+	b, err := newBuilder(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range []func() error{b.classify, b.pools, b.headroomProfiles, b.schedulersAndECN} {
+		if err := step(); err != nil {
+			return nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
+		}
+	}
+	for _, p := range b.sw.Ports {
+		if p.BreakoutParent != "" && p.BreakoutMode != "" {
+			b.t.set(tableBreakout, p.BreakoutParent, "brkout_mode", p.BreakoutMode)
+		}
+		if len(p.SerDes) > 0 {
+			b.t.set("PORT", p.Name, "lanes", "")
+			if p.Alias != "" {
+				b.t.set("PORT", p.Name, "alias", "")
+			}
+			if p.Index > 0 {
+				b.t.set("PORT", p.Name, "index", "")
+			}
+		}
+	}
+	if b.qos.Watchdog.Enabled && len(b.qos.PFC) > 0 {
+		b.t.set("PFC_WD", "GLOBAL", "POLL_INTERVAL", "")
+	}
+	// Rows in order, as scopeOf reads them; a parent named by several
+	// ports repeats harmlessly.
+	slices.SortFunc(b.t.e, compareEntry)
+	return scopeOf(d, b.t.e), nil
+}
+
+func scopeOf(d *ir.Device, want []entry) *scope {
+	s := &scope{ports: map[string]bool{}, desired: map[tk]bool{}, rendered: map[tk]bool{}}
+	if d != nil && d.Switch != nil {
+		for _, p := range d.Switch.Ports {
+			s.ports[p.Name] = true
+		}
+	}
+	for i, e := range want {
+		switch e.table {
+		case "BUFFER_POOL", "BUFFER_PROFILE", "SCHEDULER", "WRED_PROFILE", tableBreakout:
+			if i == 0 || e.key != want[i-1].key || e.table != want[i-1].table {
+				s.desired[tk{e.table, e.key}] = true
+			}
+		case "PORT":
+			if slices.Contains(portSKUFields, e.field) {
+				s.rendered[tk{"PORT", e.key + "|" + e.field}] = true
+			}
+		case "PFC_WD":
+			if e.key == "GLOBAL" {
+				s.rendered[tk{"PFC_WD", "GLOBAL|" + e.field}] = true
+			}
+		}
+	}
+	return s
+}
+
+// owns reports whether table|key|field is rocefab's on this switch.
+func (s *scope) owns(table, key, field string) bool {
+	switch table {
+	case "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE":
+		return key == mapName
+	case "BUFFER_POOL", "BUFFER_PROFILE", "SCHEDULER", "WRED_PROFILE", tableBreakout:
+		// Named objects: those the switch's desired state defines, whole.
+		// Other names (the SKU's defaults, profiles buffermgrd made for
+		// ports rocefab does not render) may be in use by other ports.
+		return s.desired[tk{table, key}]
+	case "BUFFER_PG", "BUFFER_QUEUE", "QUEUE":
+		// Every priority group and queue of a rendered port: rocefab lays
+		// out all eight, and a range left from another layout would
+		// overlap them.
+		port, _, ok := strings.Cut(key, "|")
+		return ok && s.ports[port]
+	case "PORT":
+		if !s.ports[key] {
+			return false
+		}
+		return slices.Contains(portFields, field) || slices.Contains(portSKUFields, field) && s.rendered[tk{table, key + "|" + field}]
+	case "PORT_QOS_MAP":
+		if key == "global" {
+			return field == "dscp_to_tc_map"
+		}
+		return s.ports[key] && slices.Contains(portQoSFields, field)
+	case "CABLE_LENGTH":
+		return key == cableList && s.ports[field]
+	case "PFC_WD":
+		if key == "GLOBAL" {
+			// Owned while rendered: config apply-patch refuses to remove
+			// the poll interval (sonic-utilities@691b1bbc
+			// generic_config_updater/gu_common.py validate_field_operation).
+			return field == "POLL_INTERVAL" && s.rendered[tk{table, key + "|" + field}]
+		}
+		return s.ports[key] && slices.Contains(watchdogField, field)
+	}
+	return false
+}
+
+// Desired returns the desired state of switch d: the fields its
+// config_db.json and breakout_cfg.json are printed from.
+func (Renderer) Desired(d *ir.Device) (renderers.State, error) {
+	if d == nil {
+		return nil, fmt.Errorf("sonic: no device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, err
+	}
+	es, _, err := build(d)
+	if err != nil {
+		return nil, err
+	}
+	return &State{es: es}, nil
+}
+
+// Parse reads d's running config_db.json (the artifact of that name, as
+// `show runningconfiguration all` prints CONFIG_DB or `config save`
+// writes it) within the owned scope. Tables, rows and fields outside it
+// (DEVICE_METADATA, BGP, LOOPBACK, INTERFACE, other ports, the PORT
+// fields SONiC fills in such as fec and autoneg) are not read; only
+// whether rows and tables exist is kept. A switch without the file runs
+// nothing of rocefab's yet: an empty state. Other files are not read:
+// a switch's BREAKOUT_CFG is in its config_db.json.
+func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	if d == nil {
+		return nil, fmt.Errorf("sonic: no device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, err
+	}
+	var found *renderers.Artifact
+	for i, a := range running {
+		if path.Base(a.Path) != FileName {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("sonic: %s: two running configurations, %s and %s", d.Name, found.Path, a.Path)
+		}
+		found = &running[i]
+	}
+	sc, err := scopeFor(d)
+	if err != nil {
+		return nil, err
+	}
+	if found == nil {
+		return &State{parsed: true, tables: map[string]bool{}, tableRows: map[string]int{}, rows: map[tk]bool{}, foreign: map[tk]bool{}}, nil
+	}
+	s, err := parse(found.Content, sc)
+	if err != nil {
+		return nil, fmt.Errorf("sonic: %s: %w", found.Path, err)
+	}
+	return s, nil
+}
+
+// parse reads a config_db.json within sc.
+func parse(src []byte, sc *scope) (*State, error) {
+	s := &State{parsed: true, tables: map[string]bool{}, tableRows: map[string]int{}, rows: map[tk]bool{}, foreign: map[tk]bool{}}
+	p := &scanner{src: src}
+	tables, _, _, err := p.object(0)
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.pos != len(src) {
+		return nil, p.errorf(p.pos, "data after the top-level object")
+	}
+	var fields []jmember // reused for every row
+	for _, t := range tables {
+		if s.tables[t.name] {
+			return nil, p.errorf(t.nameStart, "table %s is given twice", t.name)
+		}
+		s.tables[t.name] = true
+		if !ownedTables[t.name] {
+			continue
+		}
+		if t.valueKind != '{' {
+			return nil, p.errorf(t.valueStart, "table %s is not an object", t.name)
+		}
+		p.pos = t.valueStart
+		rows, _, _, err := p.object(1)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			row := tk{t.name, r.name}
+			if s.rows[row] {
+				return nil, p.errorf(r.nameStart, "%s|%s is given twice", t.name, r.name)
+			}
+			s.rows[row] = true
+			s.tableRows[t.name]++
+			if r.valueKind != '{' {
+				return nil, p.errorf(r.valueStart, "%s|%s is not an object", t.name, r.name)
+			}
+			p.pos = r.valueStart
+			fields, _, _, err = p.objectInto(2, fields[:0], true)
+			if err != nil {
+				return nil, err
+			}
+			if len(fields) == 0 {
+				s.foreign[row] = true
+			}
+			for i, f := range fields {
+				for _, g := range fields[:i] {
+					if g.name == f.name {
+						return nil, p.errorf(f.nameStart, "%s|%s field %s is given twice", t.name, r.name, f.name)
+					}
+				}
+				if !sc.owns(t.name, r.name, f.name) {
+					s.foreign[row] = true
+					continue
+				}
+				if f.valueKind != '"' {
+					return nil, p.errorf(f.valueStart, "%s|%s field %s is not a string, as CONFIG_DB holds every value", t.name, r.name, f.name)
+				}
+				p.pos = f.valueStart
+				v, err := p.str()
+				if err != nil {
+					return nil, err
+				}
+				s.es = append(s.es, entry{t.name, r.name, f.name, v})
+			}
+		}
+	}
+	slices.SortFunc(s.es, compareEntry)
+	return s, nil
+}
