@@ -15,12 +15,14 @@ import (
 // Platform is the EOS platform of plan and apply: a switch's desired state
 // is the stanza tree of its eos.cfg within the owned scope (docs/
 // ownership.md), its running configuration is `show running-config` text,
-// and a remediation is the CLI lines of a configuration session.
-type Platform struct{}
+// and a remediation is the CLI lines of a configuration session. It is
+// the renderer itself, so that plan and apply find it on the device's
+// native renderer.
+type Platform = Renderer
 
 var (
-	_ renderers.Platform = Platform{}
-	_ renderers.Applier  = Platform{}
+	_ renderers.Platform = Renderer{}
+	_ renderers.Applier  = Renderer{}
 )
 
 // dialect is how EOS prints its configuration: three columns a level,
@@ -140,7 +142,7 @@ func scope(d *ir.Device) clitree.Scope {
 // Render prints, comments dropped, read back within the owned scope. The
 // text and the state come from the same rendering, so they cannot
 // disagree.
-func (Platform) Desired(d *ir.Device) (renderers.State, error) {
+func (Renderer) Desired(d *ir.Device) (renderers.State, error) {
 	arts, err := Renderer{}.Render(d)
 	if err != nil {
 		return nil, err
@@ -152,7 +154,7 @@ func (Platform) Desired(d *ir.Device) (renderers.State, error) {
 // text) within the owned scope: BGP, management, ACLs, users, other
 // interfaces and the lines of d's ports that rocefab does not write are
 // not read. A device without the file runs nothing of rocefab's yet.
-func (Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
 	if d == nil {
 		return nil, errors.New("eos: nil device")
 	}
@@ -167,7 +169,7 @@ func (Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 // each with the disruption the catalog gives its element on EOS, and the
 // CLI lines that make them, in the order a configuration session takes
 // them (clitree's Remediate).
-func (Platform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
 	var ds renderers.Disruptions
 	if d != nil {
 		ds = d.Disruption[ir.PlatformEOS]
@@ -184,7 +186,7 @@ func (Platform) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 
 // Apply enters a remediation's lines into the running eos.cfg as EOS
 // would, every line outside the owned scope kept byte for byte.
-func (Platform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
+func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
 	out, err := dialect.ApplyArtifacts(running, rem, FileName, scope(nil))
 	if err != nil {
 		return nil, fmt.Errorf("eos: %w", err)
