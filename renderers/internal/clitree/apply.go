@@ -106,6 +106,7 @@ func (d *Dialect) set(parent *Node, line string, depth int) {
 						n = c
 					} else {
 						n.Raw, n.indent = c.Raw[:c.indent]+line, c.indent
+						n.Children = c.Children
 					}
 					kept = append(kept, n)
 				}

@@ -83,8 +83,10 @@ func (s Scope) Restrict(t *Tree) *Tree {
 		}
 		c := &Node{Line: n.Line, Raw: n.Raw, indent: n.indent}
 		for _, ch := range n.Children {
+			// An owned line of a partly owned mode is a single
+			// command: anything indented below it is not rocefab's.
 			if !ch.Comment && p.owns(ch.Line) {
-				c.Children = append(c.Children, clone(ch))
+				c.Children = append(c.Children, &Node{Line: ch.Line, Raw: ch.Raw, indent: ch.indent})
 			}
 		}
 		out.Nodes = append(out.Nodes, c)
@@ -116,6 +118,10 @@ func (s Scope) Foreign(t *Tree) []string {
 			for _, c := range n.Children {
 				if c.Comment || !p.owns(c.Line) {
 					all(c)
+					continue
+				}
+				for _, g := range c.Children {
+					all(g)
 				}
 			}
 		default:
