@@ -56,7 +56,7 @@ func (d *Dialect) apply(parent *Node, cmds []*Node, depth int, s Scope, part *Pa
 			m := d.find(parent, line)
 			if m == nil {
 				m = d.newNode(parent, line)
-				d.insert(parent, m, depth)
+				d.insert(parent, m)
 			}
 			p := part
 			if depth == 0 && !s.whole(line) {
@@ -80,19 +80,20 @@ func (d *Dialect) apply(parent *Node, cmds []*Node, depth int, s Scope, part *Pa
 				d.drop(parent, k)
 			}
 			if d.negation(line) {
-				d.set(parent, line, depth)
+				d.set(parent, line, part != nil)
 			}
 			continue
 		}
-		d.set(parent, line, depth)
+		d.set(parent, line, part != nil)
 	}
 	return nil
 }
 
 // set enters a command: it takes the place of the first line with its
 // key, keeping that line's indentation, and the other lines with the key
-// go; without one it is added.
-func (d *Dialect) set(parent *Node, line string, depth int) {
+// go; without one it is added. In a partly owned mode (keep), what is
+// indented below the replaced line is foreign and stays below it.
+func (d *Dialect) set(parent *Node, line string, keep bool) {
 	k, _, _ := d.key(line)
 	n := d.newNode(parent, line)
 	kept := make([]*Node, 0, len(parent.Children)+1)
@@ -105,8 +106,10 @@ func (d *Dialect) set(parent *Node, line string, depth int) {
 					if c.Line == line {
 						n = c
 					} else {
-						n.Raw, n.indent = c.Raw[:c.indent]+line, c.indent
-						n.Children = c.Children
+						n.Raw, n.indent, n.eol = c.Raw[:c.indent]+line, c.indent, c.eol
+						if keep {
+							n.Children = c.Children
+						}
 					}
 					kept = append(kept, n)
 				}
@@ -117,7 +120,7 @@ func (d *Dialect) set(parent *Node, line string, depth int) {
 	}
 	parent.Children = kept
 	if !found {
-		d.insert(parent, n, depth)
+		d.insert(parent, n)
 	}
 }
 
@@ -170,8 +173,8 @@ func (d *Dialect) find(parent *Node, line string) *Node {
 
 // insert adds n at the end of parent, or for a top-level section before
 // the configuration's End line.
-func (d *Dialect) insert(parent *Node, n *Node, depth int) {
-	if depth == 0 && d.End != "" {
+func (d *Dialect) insert(parent *Node, n *Node) {
+	if parent.indent < 0 && d.End != "" {
 		if i := d.indexLine(parent, d.End); i >= 0 && parent.Children[i].indent == 0 {
 			parent.Children = append(parent.Children[:i], append([]*Node{n}, parent.Children[i:]...)...)
 			return

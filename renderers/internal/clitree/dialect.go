@@ -142,7 +142,16 @@ func (d *Dialect) keys(ns []*Node) []keyed {
 			out[i] = keyed{k.n, k.n.Line, "", true}
 		}
 	}
-	return out
+	// A line printed twice in a mode is one line.
+	lines := make(map[string]bool, len(out))
+	kept := out[:0]
+	for _, k := range out {
+		if !lines[k.key] {
+			lines[k.key] = true
+			kept = append(kept, k)
+		}
+	}
+	return kept
 }
 
 // Elements flattens an owned tree: one element per configuration line,

@@ -47,11 +47,7 @@ func (d *Dialect) remediate(out *[]string, have, want []*Node, depth int, s Scop
 		case !ok:
 			*out = append(*out, pad+d.remove(h.n.Line))
 		case h.n.Line != w.n.Line && !(h.overrides && w.overrides):
-			if len(h.n.Children) > 0 {
-				sections = append(sections, h)
-			} else {
-				*out = append(*out, pad+d.remove(h.n.Line))
-			}
+			*out = append(*out, pad+d.remove(h.n.Line))
 		}
 	}
 	for _, w := range wk {

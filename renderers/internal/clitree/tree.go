@@ -27,6 +27,9 @@ type Node struct {
 	// Comment marks a `!` line or a blank line: kept for printing, never
 	// part of a state.
 	Comment bool
+	// eol is how the line ended ("\n", "\r\n", "" for a last line
+	// without one or a line this package made).
+	eol string
 	// Children are the lines of the mode Line opens.
 	Children []*Node
 
@@ -36,7 +39,8 @@ type Node struct {
 // Tree is a parsed configuration: its top-level lines in order.
 type Tree struct {
 	Nodes []*Node
-	// crlf and finalNewline let Bytes give back exactly what was parsed.
+	// crlf and finalNewline say how lines this package adds end, so that
+	// Bytes gives back exactly what was parsed when nothing changed.
 	crlf         bool
 	finalNewline bool
 }
@@ -46,32 +50,32 @@ type Tree struct {
 // line (`!`, after its indentation) closes the modes it is not indented
 // into, and a blank line stays where it is. Tabs count as one column.
 func Parse(text []byte) *Tree {
-	t := &Tree{finalNewline: len(text) > 0 && text[len(text)-1] == '\n'}
-	if t.finalNewline {
-		text = text[:len(text)-1]
+	t := &Tree{
+		finalNewline: len(text) > 0 && text[len(text)-1] == '\n',
+		crlf:         bytes.Contains(text, []byte("\r\n")),
 	}
-	if len(text) == 0 && !t.finalNewline {
-		return t
-	}
-	t.crlf = bytes.HasSuffix(text, []byte("\r")) || bytes.Contains(text, []byte("\r\n"))
 	type frame struct {
 		indent int
 		node   *Node
 	}
 	root := &Node{indent: -1}
 	stack := []frame{{-1, root}}
-	for {
+	for len(text) > 0 {
 		var raw []byte
+		eol := ""
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			raw, text = text[:i], text[i+1:]
+			raw, text, eol = text[:i], text[i+1:], "\n"
+			if len(raw) > 0 && raw[len(raw)-1] == '\r' {
+				raw, eol = raw[:len(raw)-1], "\r\n"
+			}
 		} else {
 			raw, text = text, nil
 		}
-		s := strings.TrimSuffix(string(raw), "\r")
+		s := string(raw)
 		content := strings.TrimLeft(s, " \t")
 		indent := len(s) - len(content)
-		line := strings.TrimRight(content, " \t")
-		n := &Node{Line: line, Raw: s, indent: indent}
+		line := strings.TrimRight(content, " \t\r")
+		n := &Node{Line: line, Raw: s, eol: eol, indent: indent}
 		switch {
 		case line == "":
 			n.Comment = true
@@ -92,9 +96,6 @@ func Parse(text []byte) *Tree {
 			top.Children = append(top.Children, n)
 			stack = append(stack, frame{indent, n})
 		}
-		if text == nil {
-			break
-		}
 	}
 	t.Nodes = root.Children
 	return t
@@ -102,28 +103,30 @@ func Parse(text []byte) *Tree {
 
 // Bytes prints the tree: the text it was parsed from when nothing changed,
 // and otherwise each kept line byte for byte with the changed ones in
-// their places.
+// their places, ending as the lines around them end.
 func (t *Tree) Bytes() []byte {
-	var b bytes.Buffer
-	eol := "\n"
-	if t.crlf {
-		eol = "\r\n"
-	}
-	first := true
+	var all []*Node
 	var walk func(ns []*Node)
 	walk = func(ns []*Node) {
 		for _, n := range ns {
-			if !first {
-				b.WriteString(eol)
-			}
-			first = false
-			b.WriteString(n.Raw)
+			all = append(all, n)
 			walk(n.Children)
 		}
 	}
 	walk(t.Nodes)
-	if t.finalNewline {
-		b.WriteString(eol)
+	eol := "\n"
+	if t.crlf {
+		eol = "\r\n"
+	}
+	var b bytes.Buffer
+	for i, n := range all {
+		b.WriteString(n.Raw)
+		switch {
+		case n.eol != "":
+			b.WriteString(n.eol)
+		case i < len(all)-1 || t.finalNewline:
+			b.WriteString(eol)
+		}
 	}
 	return b.Bytes()
 }

@@ -1,0 +1,146 @@
+package clitree
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// testDialect is a small EOS-like dialect: three columns a level, `end`
+// last, key rules for single-valued commands, one kept negation.
+var testDialect = &Dialect{
+	Indent: 3,
+	End:    "end",
+	Reset:  "default ",
+	Keys: []KeyRule{
+		{Prefix: "mtu ", Overrides: true},
+		{Prefix: "description ", Overrides: true},
+		{Prefix: "map ", Re: regexp.MustCompile(`^map (.+) to class [0-9]+$`)},
+	},
+	Kinds:     []KindRule{{Top: "interface ", Leaf: "mtu", Kind: "mtu"}, {Top: "map ", Kind: "dscp-map"}},
+	Negations: []string{"no priority"},
+}
+
+var testScope = Scope{
+	Whole: []Match{{Prefix: "map "}, {Prefix: "profile P", Re: regexp.MustCompile(`^profile P$`)}},
+	Parts: []Part{{
+		Parent:   func(l string) bool { return l == "interface E1" || l == "interface E2" },
+		Children: []Match{{Prefix: "mtu "}, {Prefix: "description "}},
+	}},
+}
+
+// TestParseBytes checks that printing a parsed text gives it back byte for
+// byte, whatever its line endings, indentation and comments.
+func TestParseBytes(t *testing.T) {
+	for _, text := range []string{
+		"",
+		"\n",
+		"a",
+		"a\n",
+		"a\r\nb\r\n",
+		"a\nb\r\n  c\r",
+		"! comment\ninterface E1\n   mtu 9000\n   !\n   ! x\n!\nend\n",
+		"x\n\t\ty\n  z\n\n\n w\n",
+	} {
+		if got := Parse([]byte(text)).Bytes(); string(got) != text {
+			t.Errorf("Parse(%q).Bytes() = %q", text, got)
+		}
+	}
+}
+
+// TestTree checks the nesting: by indentation, a comment closing the modes
+// it is not indented into.
+func TestTree(t *testing.T) {
+	tr := Parse([]byte("profile P\n   q 1\n      prio\n   !\n   q 2\n!\nmtu 1\n"))
+	got := tr.Lines(1)
+	want := []string{"profile P", " q 1", "  prio", " q 2", "mtu 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+}
+
+// TestElements checks keys, values, kinds and the fallback to whole lines
+// for two lines of one key in a mode.
+func TestElements(t *testing.T) {
+	tr := testScope.Restrict(Parse([]byte("interface E1\n   mtu 9000\n   ip address 1\n" +
+		"interface E3\n   mtu 1\nmap 1 2 to class 3\nprofile P\n   no priority\n   x 1\n   x 1\nhostname h\n")))
+	var got []string
+	for _, e := range testDialect.Elements(tr) {
+		got = append(got, e.Path+"="+e.Value+"/"+e.Kind)
+	}
+	want := []string{
+		"interface E1=/", "interface E1 > mtu=9000/mtu", "map * to class 3=1 2/dscp-map",
+		"profile P=/", "profile P > priority=no/", "profile P > x 1=/",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("elements\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRemediateApply checks the order of the lines and that applying them
+// converges and keeps the foreign lines.
+func TestRemediateApply(t *testing.T) {
+	running := "hostname h\n!\ninterface E1\n   ip address 1\n   mtu 1500\n   description old\n!\n" +
+		"map 1 2 to class 3\nprofile P\n   no priority\n   gone 1\n      child\n!\nend\n"
+	desired := "interface E1\n   mtu 9000\ninterface E2\n   mtu 9000\nmap 1 to class 3\nprofile P\n   priority strict\n"
+	have := testScope.Restrict(Parse([]byte(running)))
+	want := testScope.Restrict(Parse([]byte(desired)))
+	lines := testDialect.Remediate(have, want, testScope)
+	wantLines := []string{
+		"no map 1 2 to class 3",
+		"interface E1",
+		"   no description old",
+		"   mtu 9000",
+		"   exit",
+		"interface E2",
+		"   mtu 9000",
+		"   exit",
+		"map 1 to class 3",
+		"profile P",
+		"   default priority",
+		"   priority strict",
+		"   no gone 1",
+		"   exit",
+	}
+	if !slices.Equal(lines, wantLines) {
+		t.Fatalf("remediation\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(wantLines, "\n"))
+	}
+	out, err := testDialect.Apply([]byte(running), Text(lines), testScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := testScope.Restrict(Parse(out))
+	if g, w := testDialect.Elements(after), testDialect.Elements(want); !slices.Equal(g, w) {
+		t.Errorf("after apply\n%s\nelements %v\nwant %v", out, g, w)
+	}
+	if f0, f1 := testScope.Foreign(Parse([]byte(running))), testScope.Foreign(Parse(out)); !slices.Equal(f0, f1) {
+		t.Errorf("foreign lines changed: %q -> %q", f0, f1)
+	}
+	if !bytes.HasSuffix(out, []byte("end\n")) {
+		t.Errorf("a new section went after end:\n%s", out)
+	}
+	if _, err := testDialect.Apply([]byte(running), []byte("hostname x\n"), testScope); err == nil {
+		t.Error("Apply took a line outside the owned scope")
+	}
+}
+
+// FuzzParse checks that printing a parsed text gives it back and that
+// restricting, flattening, remediating and applying never panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("interface E1\n   mtu 1\n"), []byte("map 1 to class 2\n"))
+	f.Add([]byte("profile P\n\tno priority\r\n x\n"), []byte("profile P\n   priority strict\n"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		ta := Parse(a)
+		if got := ta.Bytes(); !bytes.Equal(got, a) {
+			t.Fatalf("Parse(%q).Bytes() = %q", a, got)
+		}
+		have, want := testScope.Restrict(ta), testScope.Restrict(Parse(b))
+		testDialect.Elements(have)
+		lines := testDialect.Remediate(have, want, testScope)
+		if _, err := testDialect.Apply(a, Text(lines), testScope); err != nil {
+			t.Fatalf("Apply: %v\n%s", err, Text(lines))
+		}
+	})
+}
