@@ -150,13 +150,21 @@ func (c *compilation) switches(qos *ir.QoS) {
 		fixed = c.f.Buffers.Headroom.Bytes
 	}
 	lb := c.f.Routing.LoadBalancing
+	derived := map[derivedKey][]ir.Derivation{}
 	for _, d := range c.fab.Devices {
 		s := d.Switch
 		if s == nil {
 			continue
 		}
 		sw, _ := platforms.LookupSwitch(d.Model)
-		s.MTU, s.QoS, s.LoadBalancing = c.f.MTU.Switch, c.qosForCell(qos, sw, d), lb
+		s.QoS, s.LoadBalancing = c.qosForCell(qos, sw, d), lb
+		dk := derivedKey{d.Platform, s.QoS, sw.CellBytes}
+		if derived[dk] == nil {
+			derived[dk] = c.switchDerived(d.Platform, s.QoS, sw)
+		}
+		// MTU stays the intent's: a renderer whose platform takes less
+		// says so where it writes the port (Derived[0] holds the value).
+		s.MTU, s.Derived = c.f.MTU.Switch, derived[dk]
 		var mix []string
 		counts := map[*ir.Headroom]int{}
 		for i := range s.Ports {
@@ -194,6 +202,59 @@ func (c *compilation) switches(qos *ir.QoS) {
 		}
 		s.Buffers = plan
 	}
+}
+
+// derivedKey selects the switch values one platform programs from one QoS
+// policy on one cell size.
+type derivedKey struct {
+	platform string
+	qos      *ir.QoS
+	cell     int
+}
+
+// switchDerived returns the values a switch of platform is configured with
+// beyond its port classes and buffer plan, first the port MTU (the intent's,
+// at most the platform's largest), then each marking class's ECN
+// thresholds in bytes as programmed: what explain shows and the artifacts
+// hold.
+func (c *compilation) switchDerived(platform string, q *ir.QoS, sw platforms.Switch) []ir.Derivation {
+	src := "mtu.switch"
+	maxMTU := 0
+	if caps, ok := platforms.PlatformCapabilities(platform); ok {
+		maxMTU = caps.MaxMTU
+		src += "; compiler/platforms catalog.json " + platform + " mtu: " + caps.Elements[platforms.ElementMTU].Note
+	}
+	mtu := toIR(physics.PortMTU(c.f.MTU.Switch, maxMTU, src))
+	for i := range mtu.Inputs {
+		if mtu.Inputs[i].Name == "mtu_switch" {
+			mtu.Inputs[i].Pos = c.pos("mtu.switch")
+		}
+	}
+	out := []ir.Derivation{mtu}
+	for _, qu := range q.Queues {
+		if qu.ECN == nil || qu.Class == nil {
+			continue
+		}
+		var minCells, maxCells int64
+		if k, ok := c.f.Classes[qu.Class.Name]; ok && k.ECN != nil {
+			minCells, maxCells = k.ECN.Min.Cells, k.ECN.Max.Cells
+		}
+		for _, t := range []struct {
+			what         string
+			bytes, cells int64
+		}{{"min", qu.ECN.MinBytes, minCells}, {"max", qu.ECN.MaxBytes, maxCells}} {
+			th := physics.ECNThreshold("ecn-"+t.what+"["+qu.Class.Name+"]", t.bytes, t.cells, sw.CellBytes)
+			if platform == ir.PlatformNXOS {
+				th = physics.InWholeKbytes(th)
+			}
+			e := toIR(th)
+			for i := range e.Inputs {
+				e.Inputs[i].Pos = c.pos("classes." + qu.Class.Name + ".ecn." + t.what)
+			}
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // headroom derives one port class's PFC headroom.
@@ -321,6 +382,16 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 		}
 	}
 	pool := physics.HeadroomPool(classes, lossless)
+	plan.HeadroomNeeded = pool.Value
+	if caps, ok := platforms.PlatformCapabilities(platform); ok && caps.MaxHeadroomPoolBytes > 0 && pool.Value > caps.MaxHeadroomPoolBytes {
+		// The platform configures at most its largest pool: the rest of
+		// the need is not held (RF117).
+		pool.Formula += "; at most headroom_pool_max"
+		pool.Inputs = append(pool.Inputs, physics.Input{Name: "needed", Value: strconv.FormatInt(pool.Value, 10) + " B"},
+			physics.Input{Name: "headroom_pool_max", Value: strconv.FormatInt(caps.MaxHeadroomPoolBytes, 10) + " B"})
+		pool.Source += "; " + platform + ": " + caps.Elements[platforms.ElementHeadroomCable].Note
+		pool.Value = caps.MaxHeadroomPoolBytes
+	}
 	hp := pool.Value
 	plan.HeadroomBytes = hp
 	budget, _ := physics.BufferBudget(physics.BudgetInput{BufferBytes: sw.BufferBytes, HeadroomPoolBytes: sw.HeadroomPoolBytes,
@@ -417,6 +488,10 @@ func (c *compilation) hosts() {
 		prof.Shaping = append(prof.Shaping, ir.Shape{Class: cl, Interface: sh.Interface, RateBits: sh.Rate.Bits,
 			Pos: c.pos("hosts.shape." + name)})
 	}
+	hm := toIR(physics.PortMTU(c.f.MTU.Host, 0, "mtu.host; hosts.md §1 (ip link set … mtu)"))
+	hm.Inputs[0].Name, hm.Inputs[0].Pos = "mtu_host", c.pos("mtu.host")
+	hm.Formula = "mtu = mtu_host"
+	prof.Derived = append(prof.Derived, hm)
 	speed := c.f.Topology.NIC.Speed.Gbps
 	if speed > 0 {
 		prof.Derived = append(prof.Derived, toIR(physics.NICHeadroom(speed, prof.CableM, prof.MTU)))
@@ -462,8 +537,10 @@ func (c *compilation) tenants() {
 		slices.Sort(tn.Servers)
 		tn.Servers = slices.Compact(tn.Servers)
 		tc := -1
+		var tcd ir.Derivation
 		if tn.Class != nil && len(tn.Class.DSCP) > 0 {
-			tc = int(physics.NCCLTrafficClass(tn.Class.DSCP[0]).Value)
+			tcd = toIR(physics.NCCLTrafficClass(tn.Class.DSCP[0]))
+			tc = int(tcd.Value)
 		} else if tn.Class != nil {
 			tc = 0
 		}
@@ -481,6 +558,14 @@ func (c *compilation) tenants() {
 			tn.NCCLOverride = true
 		}
 		tn.TrafficClass = tc
+		if tcd.Formula == "" || tcd.Value != int64(tc) {
+			// The intent states the traffic class itself.
+			tcd = ir.Derivation{Field: "nccl-traffic-class", Value: int64(max(tc, 0)), Formula: "NCCL_IB_TC = as stated",
+				Inputs: []ir.Input{{Name: "trafficClass", Value: strconv.Itoa(tc), Pos: tn.Pos}},
+				Source: "hosts.nccl.trafficClass or tenants.<name>.nccl.trafficClass"}
+		}
+		tcd.Field = "nccl-traffic-class[" + name + "]"
+		tn.Derived = []ir.Derivation{tcd}
 		env["NCCL_IB_TC"] = strconv.Itoa(max(tc, 0))
 		env["NCCL_IB_GID_INDEX"] = strconv.Itoa(n.GIDIndex)
 		env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)

@@ -184,6 +184,11 @@ type Switch struct {
 	// Balancing is what the platform renders for LoadBalancing and whether
 	// it reorders the packets of a flow.
 	Balancing Balancing
+	// Derived are the values the switch is configured with beyond its
+	// port classes and buffer plan: first the port MTU as the platform
+	// takes it (MTU is the intent's, which a platform may lower), then each marking class's ECN thresholds in bytes as
+	// programmed. Switches of one platform, policy and cell size share it.
+	Derived []Derivation
 }
 
 // QoS is the fabric's QoS policy as every switch applies it.
@@ -257,7 +262,11 @@ type BufferPlan struct {
 	ReserveName    string
 	ReservePercent int
 	LosslessBytes  int64 // the reserved lossless pool; 0 where the platform holds none
-	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities
+	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities, at most the platform's largest pool
+	// HeadroomNeeded is the sum of headroom over ports and lossless
+	// priorities; above HeadroomBytes when the platform's headroom pool
+	// cannot take it all (EOS), which lint reports.
+	HeadroomNeeded int64
 	LossyBytes     int64 // what is left; negative when over budget
 	// Shared is set where the platform holds no share of the buffer for
 	// one class (EOS, NX-OS): nothing is reserved (Reserves is empty,
@@ -431,7 +440,10 @@ type Tenant struct {
 	// the tenant's traffic, which is why its environment turns NCCL's
 	// adaptive-routing mode on; "" when no path reorders.
 	ReorderedBy string
-	Pos         diag.Pos
+	// Derived holds the derivation of TrafficClass, as explain shows it
+	// for the tenant's servers.
+	Derived []Derivation
+	Pos     diag.Pos
 }
 
 // EnvVar is one environment variable.

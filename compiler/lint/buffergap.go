@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // The buffer gaps an intent can accept (buffers.acceptGaps).
@@ -56,6 +57,7 @@ func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
 					plat, plural(len(ds), "switch", "switches"), reserveText(b.Reserve), plat, tail)})
 		}
 	}
+	headroomGaps(p)
 	lossless := losslessPriorities(p.Fabric)
 	if ds := byPlatform["nvue"]; len(ds) > 0 && len(lossless) > 1 {
 		sev, tail := diag.Error, `; state buffers.acceptGaps: ["priority-group"] to build with it`
@@ -94,4 +96,27 @@ func losslessPriorities(f *ir.Fabric) []string {
 		}
 	}
 	return out
+}
+
+// headroomGaps reports switches whose platform cannot be configured with
+// the headroom pool their ports need (EOS takes at most 32 MiB, catalog
+// maxHeadroomPoolBytes): the pool is configured at its largest, and a pause
+// on every port at once can overrun it and drop lossless packets.
+func headroomGaps(p *Pass) {
+	ps, users := plans(p.Fabric)
+	for _, b := range ps {
+		ds := users[b]
+		if len(ds) == 0 || b.HeadroomNeeded <= b.HeadroomBytes {
+			continue
+		}
+		caps, ok := platforms.PlatformCapabilities(ds[0].Platform)
+		if !ok || caps.MaxHeadroomPoolBytes == 0 {
+			continue
+		}
+		ir.SortDevices(ds)
+		p.Report(diag.Diagnostic{Pos: p.Pos("buffers.headroom"), Severity: diag.Warning, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
+			Device: ds[0].Name, Message: fmt.Sprintf(
+				"%s %s (%s): the ports need a headroom pool of %s, but %s takes at most %s: the pool is configured at that, and a pause on every port at once can overrun it and drop lossless packets (fewer or shorter-cabled lossless ports need less)",
+				ds[0].Platform, b.Model, deviceCount(ds), bytesStr(b.HeadroomNeeded), ds[0].Platform, bytesStr(caps.MaxHeadroomPoolBytes))})
+	}
 }

@@ -96,6 +96,14 @@ type NIC struct {
 type Capabilities struct {
 	Platform string             `json:"platform"` // "eos", "nvue", "sonic", "nxos", "openconfig" or "linux"
 	Elements map[string]Support `json:"elements"` // by intent element, see Elements
+	// MaxMTU is the largest port MTU the platform takes, B; 0 when the
+	// catalog knows none below the schema's own limit. A larger switch MTU
+	// is configured as MaxMTU.
+	MaxMTU int `json:"maxMTU,omitempty"`
+	// MaxHeadroomPoolBytes is the largest headroom pool the platform can
+	// be configured with, B; 0 when it takes any size (or none). A larger
+	// need is configured as this much, and lint reports the rest.
+	MaxHeadroomPoolBytes int64 `json:"maxHeadroomPoolBytes,omitempty"`
 }
 
 // Support is how well a platform expresses one intent element.

@@ -451,7 +451,7 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 	r.comment(0, "Buffers: Trident/Tomahawk MMU. One queue profile applies to every port.")
 	r.comment(0, "change: traffic-pause: the headroom pool and an applied MMU profile reprogram the buffer of every port.")
 	if b != nil && b.HeadroomBytes > 0 {
-		pool := b.HeadroomBytes
+		pool := max(b.HeadroomBytes, b.HeadroomNeeded)
 		if pool > maxHeadroomPool {
 			r.gap(0, "headroom pool of %d B: EOS takes at most %d B; clamped, so a simultaneous storm on every port may overrun it.", pool, maxHeadroomPool)
 			pool = maxHeadroomPool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -126,6 +127,14 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 		return withCode(exitError, err)
 	}
 	vals = append(vals, explainPosition(fab, d)...)
+	if d.Host != nil && port == "" {
+		// The NCCL traffic class of every tenant that runs on the server.
+		for _, t := range fab.Tenants {
+			if len(t.Servers) == 0 || slices.Contains(t.Servers, d.Name) {
+				vals = append(vals, explainDerivations(d.Name, "", t.Derived, t.Pos)...)
+			}
+		}
+	}
 	if field != "" {
 		var keep []explained
 		for _, v := range vals {
@@ -205,27 +214,7 @@ func isPath(s string) bool {
 func explainDevice(d *ir.Device, port string) ([]explained, error) {
 	var out []explained
 	add := func(p string, ds []ir.Derivation, pos diag.Pos) {
-		for _, x := range ds {
-			e := explained{Device: d.Name, Port: p, Field: x.Field, Value: x.Value, Unit: x.Unit, Formula: x.Formula,
-				Inputs: map[string]string{}, Source: x.Source}
-			if pos.IsValid() {
-				e.Intent = relPos(pos)
-			}
-			if x.Unit == "B" {
-				e.Bytes = new(x.Value)
-			}
-			for _, in := range x.Inputs {
-				e.Inputs[in.Name] = in.Value
-				e.Order = append(e.Order, in.Name)
-				if in.Pos.IsValid() {
-					if e.From == nil {
-						e.From = map[string]string{}
-					}
-					e.From[in.Name] = relPos(in.Pos)
-				}
-			}
-			out = append(out, e)
-		}
+		out = append(out, explainDerivations(d.Name, p, ds, pos)...)
 	}
 	switch {
 	case d.Switch != nil:
@@ -248,6 +237,7 @@ func explainDevice(d *ir.Device, port string) ([]explained, error) {
 		if b := d.Switch.Buffers; b != nil {
 			add("", b.Derived, b.Pos)
 		}
+		add("", d.Switch.Derived, diag.Pos{})
 	case d.Host != nil && d.Host.Profile != nil:
 		if port != "" {
 			found := false
@@ -261,4 +251,32 @@ func explainDevice(d *ir.Device, port string) ([]explained, error) {
 		add(port, d.Host.Profile.Derived, d.Host.Profile.Pos)
 	}
 	return out, nil
+}
+
+// explainDerivations turns derivations of a device (or one of its ports)
+// into what explain prints, with the intent field each came from.
+func explainDerivations(device, port string, ds []ir.Derivation, pos diag.Pos) []explained {
+	var out []explained
+	for _, x := range ds {
+		e := explained{Device: device, Port: port, Field: x.Field, Value: x.Value, Unit: x.Unit, Formula: x.Formula,
+			Inputs: map[string]string{}, Source: x.Source}
+		if pos.IsValid() {
+			e.Intent = relPos(pos)
+		}
+		if x.Unit == "B" {
+			e.Bytes = new(x.Value)
+		}
+		for _, in := range x.Inputs {
+			e.Inputs[in.Name] = in.Value
+			e.Order = append(e.Order, in.Name)
+			if in.Pos.IsValid() {
+				if e.From == nil {
+					e.From = map[string]string{}
+				}
+				e.From[in.Name] = relPos(in.Pos)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -1,0 +1,64 @@
+package physics
+
+import "strconv"
+
+// PortMTU returns the MTU a switch port is configured with: the intent's
+// switch MTU, lowered to the platform's largest when the platform takes
+// less (EOS: 9214 on most platforms, switches.md §1.1),
+//
+//	mtu = min(mtu_switch, mtu_platform_max)
+//
+// A platform maximum of 0 or less means none is known and leaves the MTU
+// as the intent gives it; a negative MTU counts as 0.
+func PortMTU(switchMTU, platformMax int, source string) Derivation {
+	m := max(0, switchMTU)
+	formula := "mtu = mtu_switch"
+	inputs := []Input{intIn("mtu_switch", int64(m), "B")}
+	if platformMax > 0 {
+		formula = "mtu = min(mtu_switch, mtu_platform_max)"
+		inputs = append(inputs, intIn("mtu_platform_max", int64(platformMax), "B"))
+		m = min(m, platformMax)
+	}
+	return Derivation{Field: "mtu", Value: int64(m), Unit: "B", Formula: formula, Inputs: inputs, Source: source}
+}
+
+// ECNThreshold returns an ECN marking threshold of a class as the switch
+// is programmed with it, in bytes: the size the intent gives, or its cells
+// times the model's cell size when it is given in cells,
+//
+//	threshold = bytes, or cells·cell   B
+//
+// field names it, e.g. "ecn-min[roce]". A cell count with no known cell
+// size (cellBytes ≤ 0) keeps bytes, which the compiler reports.
+func ECNThreshold(field string, bytes, cells int64, cellBytes int) Derivation {
+	d := Derivation{Field: field, Value: nonNeg(bytes), Unit: "B", Formula: "threshold = size as given",
+		Inputs: []Input{intIn("size", nonNeg(bytes), "B")},
+		Source: "classes.<name>.ecn; switches.md §0 (ECN Kmin/Kmax per queue, in bytes on every platform but Junos)"}
+	if cells > 0 && cellBytes > 0 {
+		d.Value = satMul(cells, int64(cellBytes))
+		d.Formula = "threshold = cells·cell"
+		d.Inputs = []Input{intIn("cells", cells, ""), {"cell", strconv.Itoa(cellBytes) + " B"}}
+	}
+	return d
+}
+
+// InWholeKbytes returns threshold (an [ECNThreshold]) as a platform that
+// takes whole kbytes is programmed with it: NX-OS ECN thresholds are
+// written in kbytes, rounded down so that marking never starts above the
+// intent's threshold (renderers/nxos; kbytes in every Cisco example,
+// switches.md §4.1),
+//
+//	threshold = ⌊bytes/1024⌋·1024   B
+//
+// Whether NX-OS counts a kbyte as 1024 or 1000 B is not documented
+// (verify); with 1000 the threshold is lower still. At least one kbyte is
+// kept.
+func InWholeKbytes(threshold Derivation) Derivation {
+	kb := max(nonNeg(threshold.Value)/KiB, 1)
+	d := threshold
+	d.Value = kb * KiB
+	d.Formula = "threshold = ⌊bytes/1024⌋·1024   (whole kbytes, rounded down)"
+	d.Inputs = []Input{intIn("bytes", nonNeg(threshold.Value), "B"), intIn("kbytes", kb, "")}
+	d.Source = threshold.Source + "; NX-OS random-detect … kbytes (switches.md §4.1), kbyte = 1024 B (verify: 1000 B is not excluded)"
+	return d
+}

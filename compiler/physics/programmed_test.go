@@ -1,0 +1,25 @@
+package physics
+
+import "testing"
+
+func TestProgrammedValues(t *testing.T) {
+	if got := PortMTU(9216, 9214, "").Value; got != 9214 {
+		t.Errorf("EOS port MTU %d, want 9214", got)
+	}
+	if got := PortMTU(9000, 0, "").Value; got != 9000 {
+		t.Errorf("port MTU without a platform maximum %d, want 9000", got)
+	}
+	if got := ECNThreshold("ecn-min[roce]", 150_000, 0, 192).Value; got != 150_000 {
+		t.Errorf("threshold in bytes %d", got)
+	}
+	if got := ECNThreshold("ecn-min[roce]", 0, 100, 254).Value; got != 25_400 {
+		t.Errorf("threshold of 100 cells of 254 B: %d", got)
+	}
+	// NX-OS: 100 000 B is written as 97 kbytes, which marks from 99 328 B.
+	if got := InWholeKbytes(ECNThreshold("ecn-min[roce]", 100_000, 0, 0)).Value; got != 99_328 {
+		t.Errorf("100000 B in whole kbytes: %d, want 99328", got)
+	}
+	if got := InWholeKbytes(ECNThreshold("ecn-min[roce]", 10, 0, 0)).Value; got != 1024 {
+		t.Errorf("a threshold below one kbyte keeps one: %d", got)
+	}
+}
