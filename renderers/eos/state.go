@@ -81,7 +81,12 @@ var dialect = &clitree.Dialect{
 	// `no priority` marks a round-robin queue in a QoS profile, and the
 	// profile's `no priority-flow-control` lines turn PFC or its watchdog
 	// off: the running configuration keeps them as written.
-	Negations: []string{"no priority", "no priority-flow-control", "no priority-flow-control pause watchdog"},
+	Negations: []clitree.Negation{
+		{Mode: "uc-tx-queue ", Line: "no priority"},
+		{Mode: "tx-queue ", Line: "no priority"},
+		{Mode: "qos profile ", Line: "no priority-flow-control"},
+		{Mode: "qos profile ", Line: "no priority-flow-control pause watchdog"},
+	},
 }
 
 // kindPortSpeed is the element of a port's speed: the catalog has none,

@@ -78,7 +78,7 @@ var dialect = &clitree.Dialect{
 		{Top: "interface ", Leaf: "service-policy", Kind: platforms.ElementDSCPMap},
 	},
 	// NX-OS keeps `no shutdown` in an interface's configuration.
-	Negations: []string{"no shutdown"},
+	Negations: []clitree.Negation{{Mode: "interface ", Line: "no shutdown"}},
 }
 
 // Elements the catalog has none of: a port's speed and its administrative

@@ -79,7 +79,7 @@ func (d *Dialect) apply(parent *Node, cmds []*Node, depth int, s Scope, part *Pa
 				k, _, _ := d.key(rest)
 				d.drop(parent, k)
 			}
-			if d.negation(line) {
+			if d.negation(parent.Line, line) {
 				d.set(parent, line, part != nil)
 			}
 			continue

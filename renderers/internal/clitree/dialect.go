@@ -21,10 +21,10 @@ type Dialect struct {
 	// rule that matches an element's path wins.
 	Kinds []KindRule
 	// Negations are the `no ...` lines the device keeps in its running
-	// configuration (EOS `no priority` in a queue, NX-OS `no shutdown`):
-	// applying one leaves it in the configuration, where applying any
-	// other `no` line only removes what it negates.
-	Negations []string
+	// configuration (EOS `no priority` in a queue, NX-OS `no shutdown` in
+	// an interface): applying one leaves it in the configuration, where
+	// applying any other `no` line only removes what it negates.
+	Negations []Negation
 	// Reset is the prefix of the command that returns a command to its
 	// default without leaving a negation behind (EOS `default`), used to
 	// remove a line whose `no` form is a kept negation; empty when the
@@ -91,10 +91,17 @@ func (d *Dialect) key(line string) (key, value string, overrides bool) {
 	return line, "", true
 }
 
-// negation reports whether line is a `no` form the device keeps.
-func (d *Dialect) negation(line string) bool {
+// Negation is a `no` line the device keeps in the modes whose line
+// starts with Mode ("" for every mode, the top level included).
+type Negation struct {
+	Mode, Line string
+}
+
+// negation reports whether line is a `no` form the device keeps in the
+// mode opened by mode ("" at the top level).
+func (d *Dialect) negation(mode, line string) bool {
 	for _, n := range d.Negations {
-		if line == n {
+		if line == n.Line && strings.HasPrefix(mode, n.Mode) {
 			return true
 		}
 	}

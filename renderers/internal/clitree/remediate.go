@@ -15,11 +15,11 @@ import (
 // are. Equal trees give no line.
 func (d *Dialect) Remediate(have, want *Tree, s Scope) []string {
 	var out []string
-	d.remediate(&out, have.Nodes, want.Nodes, 0, s)
+	d.remediate(&out, "", have.Nodes, want.Nodes, 0, s)
 	return out
 }
 
-func (d *Dialect) remediate(out *[]string, have, want []*Node, depth int, s Scope) {
+func (d *Dialect) remediate(out *[]string, mode string, have, want []*Node, depth int, s Scope) {
 	pad := strings.Repeat(" ", depth*d.Indent)
 	hk, wk := d.keys(have), d.keys(want)
 	wantBy := make(map[string]keyed, len(wk))
@@ -39,15 +39,15 @@ func (d *Dialect) remediate(out *[]string, have, want []*Node, depth int, s Scop
 			// A partly owned mode stays; its owned lines go.
 			if len(h.n.Children) > 0 {
 				*out = append(*out, h.n.Line)
-				d.remediate(out, h.n.Children, nil, 1, s)
+				d.remediate(out, h.n.Line, h.n.Children, nil, 1, s)
 				*out = append(*out, strings.Repeat(" ", d.Indent)+"exit")
 			}
 		case !ok && len(h.n.Children) > 0:
 			sections = append(sections, h)
 		case !ok:
-			*out = append(*out, pad+d.remove(h.n.Line))
+			*out = append(*out, pad+d.remove(mode, h.n.Line))
 		case h.n.Line != w.n.Line && !(h.overrides && w.overrides):
-			*out = append(*out, pad+d.remove(h.n.Line))
+			*out = append(*out, pad+d.remove(mode, h.n.Line))
 		}
 	}
 	for _, w := range wk {
@@ -57,7 +57,7 @@ func (d *Dialect) remediate(out *[]string, have, want []*Node, depth int, s Scop
 			d.write(out, w.n, depth)
 		case !equal(d, h.n.Children, w.n.Children):
 			*out = append(*out, pad+w.n.Line)
-			d.remediate(out, h.n.Children, w.n.Children, depth+1, s)
+			d.remediate(out, w.n.Line, h.n.Children, w.n.Children, depth+1, s)
 			*out = append(*out, pad+strings.Repeat(" ", d.Indent)+"exit")
 		}
 	}
@@ -97,12 +97,12 @@ func negate(line string) string {
 // dialect's reset (`default X`) where it has one, so that the line goes
 // without leaving a negation or turning X on; otherwise a `no X` line is
 // removed by X.
-func (d *Dialect) remove(line string) string {
+func (d *Dialect) remove(mode, line string) string {
 	if d.Reset != "" {
 		if rest, ok := strings.CutPrefix(line, "no "); ok {
 			return d.Reset + rest
 		}
-		if d.negation("no " + line) {
+		if d.negation(mode, "no "+line) {
 			return d.Reset + line
 		}
 	}

@@ -20,7 +20,7 @@ var testDialect = &Dialect{
 		{Prefix: "map ", Re: regexp.MustCompile(`^map (.+) to class [0-9]+$`)},
 	},
 	Kinds:     []KindRule{{Top: "interface ", Leaf: "mtu", Kind: "mtu"}, {Top: "map ", Kind: "dscp-map"}},
-	Negations: []string{"no priority"},
+	Negations: []Negation{{Line: "no priority"}},
 }
 
 var testScope = Scope{
