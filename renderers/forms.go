@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Statement forms: a configuration line or key with what varies between
@@ -38,6 +40,16 @@ func formUnits(s string) string {
 	})
 }
 
+// formCache holds the forms of lines seen in this process: a fabric's
+// switches repeat the same few thousand lines, and a form costs six
+// regular expressions. It stops growing at formCacheMax lines.
+var (
+	formCache     sync.Map // trimmed line -> form
+	formCacheSize atomic.Int64
+)
+
+const formCacheMax = 1 << 16
+
 // CLIForm returns the statement form of one line of an EOS or NX-OS
 // configuration, and false for comment and blank lines.
 func CLIForm(line string) (string, bool) {
@@ -46,15 +58,29 @@ func CLIForm(line string) (string, bool) {
 		return "", false
 	}
 	if strings.HasPrefix(l, "description ") {
-		l = "description TEXT"
+		return "description TEXT", true
 	}
+	if f, ok := formCache.Load(l); ok {
+		return f.(string), true
+	}
+	f := cliForm(l)
+	if formCacheSize.Load() < formCacheMax {
+		if _, loaded := formCache.LoadOrStore(l, f); !loaded {
+			formCacheSize.Add(1)
+		}
+	}
+	return f, true
+}
+
+// cliForm computes the form of a trimmed configuration line.
+func cliForm(l string) string {
 	l = formIfRE.ReplaceAllString(l, "IF")
 	l = formClassRE.ReplaceAllString(l, "CLASS")
 	l = formUnits(l)
 	l = formNumRE.ReplaceAllString(l, "N")
 	l = formNumListRE.ReplaceAllString(l, "N...")
 	l = formIfListRE.ReplaceAllString(l, "IF...")
-	return l, true
+	return l
 }
 
 // NVUEForm returns the statement form of one NVUE leaf: the key path from
