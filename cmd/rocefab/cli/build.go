@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path"
@@ -221,21 +220,23 @@ func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
 	if err != nil {
 		return outdir.Manifest{}, fmt.Errorf("cannot read intent: %w", err)
 	}
-	h := sha256.New()
-	if exe, err := os.Executable(); err == nil {
-		if f, err := os.Open(exe); err == nil {
-			_, err = io.Copy(h, f)
-			f.Close()
-			if err != nil {
-				return outdir.Manifest{Rocefab: version(), Intent: intent}, nil
-			}
-		}
-	} else {
-		// Without the program's own bytes no rebuild can be known to be
-		// the same: leave the key empty, and every build writes.
+	// The program is known by its file (path, size, modification time)
+	// rather than its bytes: reading tens of megabytes on every build would
+	// cost more than the check saves, and a rebuilt binary has a new mtime.
+	exe, err := os.Executable()
+	if err != nil {
+		// Without the program's identity no rebuild can be known to be the
+		// same: leave the key empty, and every build writes.
 		return outdir.Manifest{Rocefab: version(), Intent: intent}, nil
 	}
-	fmt.Fprintf(h, "\x00only=%s\x00emit=%s", a.only, strings.Join(a.emit, ","))
+	st, err := os.Stat(exe)
+	if err != nil {
+		return outdir.Manifest{Rocefab: version(), Intent: intent}, nil
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano())
+	// Every option that changes what is written.
+	fmt.Fprintf(h, "\x00only=%s\x00emit=%s\x00openconfig=%s", a.only, strings.Join(a.emit, ","), a.openconfig)
 	return outdir.Manifest{Rocefab: version(), Intent: intent, Key: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
