@@ -445,6 +445,10 @@ func (c *compilation) hosts() {
 		qos = c.qos()
 	}
 	prof.DSCPToPrio = qos.DSCPToTC
+	prof.DefaultPriority = -1
+	if qos.DefaultClass != nil {
+		prof.DefaultPriority = qos.DefaultClass.Priority
+	}
 	for tc := range 8 {
 		prof.PrioToTC[tc] = tc
 		prof.TSA[tc] = "ets"
@@ -463,11 +467,6 @@ func (c *compilation) hosts() {
 			if cl.ECN != nil && h.DCQCN.Enabled {
 				prof.ECNPriorities = append(prof.ECNPriorities, cl.Priority)
 			}
-			if prof.RoCETOS == 0 && len(cl.DSCP) > 0 {
-				t := physics.RoCETOS(cl.DSCP[0])
-				prof.RoCETOS = int(t.Value)
-				prof.Derived = append(prof.Derived, toIR(t))
-			}
 		}
 	}
 	if cnp := qos.CNP; cnp != nil && len(cnp.DSCP) > 0 {
@@ -477,17 +476,42 @@ func (c *compilation) hosts() {
 	for _, n := range slices.Sorted(maps.Keys(h.DCQCN.Parameters)) {
 		prof.DCQCN.Params = append(prof.DCQCN.Params, ir.Param{Name: n, Value: h.DCQCN.Parameters[n]})
 	}
+	if fe := h.Frontend; fe != nil {
+		prof.Frontend, prof.FrontendGbps = fe.Interface, fe.Speed.Gbps
+	}
+	rdmaNICs := c.rdmaNetdevs()
 	for _, name := range slices.Sorted(maps.Keys(h.Shape)) {
 		sh := h.Shape[name]
+		at := c.pos("hosts.shape." + name)
 		cl := c.fab.Class(name)
 		if cl == nil {
-			c.errorf(c.pos("hosts.shape."+name), "hosts.shape.%s: no class named %q: shaping is by class name (classes are %s)",
+			c.errorf(at, "hosts.shape.%s: no class named %q: shaping is by class name (classes are %s)",
 				name, name, strings.Join(c.classNames(), ", "))
 			continue
 		}
-		prof.Shaping = append(prof.Shaping, ir.Shape{Class: cl, Interface: sh.Interface, RateBits: sh.Rate.Bits,
-			Pos: c.pos("hosts.shape." + name)})
+		s := ir.Shape{Class: cl, Transport: cmp.Or(sh.Transport, ir.TransportTCP), RateBits: sh.Rate.Bits, Pos: at}
+		switch s.Transport {
+		case ir.TransportTCP:
+			if sh.Interface == "" || len(sh.NICs) > 0 {
+				c.errorf(at, "hosts.shape.%s: a tcp shape names the one interface its kernel traffic leaves by (interface: hosts.frontend.interface or an RDMA netdev, %s), not nics",
+					name, strings.Join(rdmaNICs, ", "))
+				continue
+			}
+			s.Interface, s.Unmarked = sh.Interface, sh.Unmarked == nil || *sh.Unmarked
+		case ir.TransportRDMA:
+			if sh.Interface != "" || sh.Unmarked != nil {
+				c.errorf(at, "hosts.shape.%s: an rdma shape limits the class in the RDMA NICs (nics, default all of %s): interface and unmarked are for tcp",
+					name, strings.Join(rdmaNICs, ", "))
+				continue
+			}
+			s.NICs = slices.Clone(sh.NICs)
+			if len(s.NICs) == 0 {
+				s.NICs = rdmaNICs
+			}
+		}
+		prof.Shaping = append(prof.Shaping, s)
 	}
+	c.rdmaCM(prof)
 	hm := toIR(physics.PortMTU(c.f.MTU.Host, 0, "mtu.host; hosts.md §1 (ip link set … mtu)"))
 	hm.Inputs[0].Name, hm.Inputs[0].Pos = "mtu_host", c.pos("mtu.host")
 	hm.Formula = "mtu = mtu_host"
@@ -504,6 +528,66 @@ func (c *compilation) hosts() {
 			d.Host.Profile = prof
 		}
 	}
+}
+
+// rdmaNetdevs returns the servers' RDMA netdevs, NIC i on rail i: the
+// intent's hosts.nic.ports, or those of the first server the topology made.
+func (c *compilation) rdmaNetdevs() []string {
+	if ps := c.f.Hosts.NIC.Ports; len(ps) > 0 {
+		return slices.Clone(ps)
+	}
+	for _, d := range c.fab.Devices {
+		if d.Host != nil && len(d.Host.NICs) > 0 {
+			var out []string
+			for _, n := range d.Host.NICs {
+				if !slices.Contains(out, n.Port) {
+					out = append(out, n.Port)
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// rdmaCM picks the class rdma_cm QPs are marked with and derives their
+// ToS (cma_roce_tos): the intent's hosts.rdmaCM.class; else the class the
+// hosts shape over RDMA, since rdma_cm carries NVMe-oF and iSER, storage
+// that RF115 keeps off lossless priorities; else the first lossless class.
+func (c *compilation) rdmaCM(prof *ir.HostProfile) {
+	var cl *ir.Class
+	from := "the first lossless class"
+	switch r := c.f.Hosts.RDMACM; {
+	case r != nil:
+		if cl = c.fab.Class(r.Class); cl == nil {
+			c.errorf(c.pos("hosts.rdmaCM.class"), "hosts.rdmaCM.class: no class named %q (classes are %s)",
+				r.Class, strings.Join(c.classNames(), ", "))
+			return
+		}
+		from = "hosts.rdmaCM.class"
+	default:
+		for _, s := range prof.Shaping {
+			if s.Transport == ir.TransportRDMA {
+				cl, from = s.Class, "the class shaped over rdma (hosts.shape."+s.Class.Name+")"
+				break
+			}
+		}
+		if cl == nil {
+			for _, k := range c.fab.LosslessClasses() {
+				if len(k.DSCP) > 0 {
+					cl = k
+					break
+				}
+			}
+		}
+	}
+	if cl == nil || len(cl.DSCP) == 0 {
+		return
+	}
+	t := toIR(physics.RoCETOS(cl.DSCP[0]))
+	t.Inputs = append(t.Inputs, ir.Input{Name: "class", Value: cl.Name + ", " + from, Pos: cl.Pos})
+	prof.RDMACMClass, prof.RoCETOS = cl, int(t.Value)
+	prof.Derived = append(prof.Derived, t)
 }
 
 func (c *compilation) classNames() []string {
@@ -549,7 +633,16 @@ func (c *compilation) tenants() {
 			tn.NCCLOverride = true
 		}
 		env := map[string]string{}
-		maps.Copy(env, n.Env)
+		// A tenant on a lossy class that states no traffic class of its
+		// own (a checkpoint writer) is kept off RDMA: NCCL would otherwise
+		// send RDMA on a priority PFC does not protect. The fabric-wide
+		// NCCL_IB_* settings are not its; its own are RF113's to report.
+		tn.NoRDMA = tn.Class != nil && !tn.Class.Lossless && (t.NCCL == nil || t.NCCL.TrafficClass == nil)
+		for k, v := range n.Env {
+			if !tn.NoRDMA || !strings.HasPrefix(k, "NCCL_IB_") {
+				env[k] = v
+			}
+		}
 		if t.NCCL != nil {
 			if t.NCCL.TrafficClass != nil {
 				tc = *t.NCCL.TrafficClass
@@ -565,17 +658,23 @@ func (c *compilation) tenants() {
 				Source: "hosts.nccl.trafficClass or tenants.<name>.nccl.trafficClass"}
 		}
 		tcd.Field = "nccl-traffic-class[" + name + "]"
-		tn.Derived = []ir.Derivation{tcd}
-		env["NCCL_IB_TC"] = strconv.Itoa(max(tc, 0))
-		env["NCCL_IB_GID_INDEX"] = strconv.Itoa(n.GIDIndex)
-		env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)
-		hcas := n.HCA
-		if len(hcas) == 0 {
-			for i := range c.f.Topology.Rails {
-				hcas = append(hcas, "mlx5_"+strconv.Itoa(i))
+		if tn.NoRDMA {
+			// NCCL_IB_DISABLE=1 makes NCCL use its socket transport
+			// (NVIDIA NCCL environment variables, NCCL_IB_DISABLE).
+			env["NCCL_IB_DISABLE"] = "1"
+		} else {
+			tn.Derived = []ir.Derivation{tcd}
+			env["NCCL_IB_TC"] = strconv.Itoa(max(tc, 0))
+			env["NCCL_IB_GID_INDEX"] = strconv.Itoa(n.GIDIndex)
+			env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)
+			hcas := n.HCA
+			if len(hcas) == 0 {
+				for i := range c.f.Topology.Rails {
+					hcas = append(hcas, "mlx5_"+strconv.Itoa(i))
+				}
 			}
+			env["NCCL_IB_HCA"] = strings.Join(hcas, ",")
 		}
-		env["NCCL_IB_HCA"] = strings.Join(hcas, ",")
 		for _, k := range slices.Sorted(maps.Keys(env)) {
 			tn.Env = append(tn.Env, ir.EnvVar{Name: k, Value: env[k]})
 		}

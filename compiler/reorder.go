@@ -71,8 +71,8 @@ func (c *compilation) reordering() {
 				break
 			}
 		}
-		if t.ReorderedBy == "" || slices.ContainsFunc(t.Env, func(e ir.EnvVar) bool { return e.Name == ir.NCCLAdaptiveRouting }) {
-			continue // the intent's own value stands; RF109 checks it
+		if t.ReorderedBy == "" || t.NoRDMA || slices.ContainsFunc(t.Env, func(e ir.EnvVar) bool { return e.Name == ir.NCCLAdaptiveRouting }) {
+			continue // the intent's own value stands (RF109 checks it); a tenant kept off RDMA needs none
 		}
 		t.Env = append(t.Env, ir.EnvVar{Name: ir.NCCLAdaptiveRouting, Value: "1"})
 		slices.SortFunc(t.Env, func(a, b ir.EnvVar) int { return strings.Compare(a.Name, b.Name) })

@@ -129,8 +129,16 @@ func CheckDevice(d *ir.Device) error {
 		}
 		if p := h.Profile; p != nil {
 			for _, s := range p.Shaping {
-				if err := CheckInterface("interface", s.Interface); err != nil {
-					return fmt.Errorf("%s: %w", d.Name, err)
+				// An RDMA limit names the NICs it applies to, not one
+				// interface.
+				ifaces := append([]string{s.Interface}, s.NICs...)
+				if s.Transport == ir.TransportRDMA {
+					ifaces = s.NICs
+				}
+				for _, n := range ifaces {
+					if err := CheckInterface("interface", n); err != nil {
+						return fmt.Errorf("%s: %w", d.Name, err)
+					}
 				}
 				if s.Class != nil {
 					if err := CheckName("class", s.Class.Name); err != nil {

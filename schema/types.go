@@ -165,7 +165,29 @@ type Hosts struct {
 	DCQCN DCQCN            `json:"dcqcn"`
 	Shape map[string]Shape `json:"shape"`
 	NCCL  NCCL             `json:"nccl"`
+	// Frontend is the servers' frontend interface, nil when the intent
+	// names none.
+	Frontend *Frontend `json:"frontend"`
+	// RDMACM is the class rdma_cm QPs are marked with, nil for the default.
+	RDMACM *RDMACM `json:"rdmaCM"`
 }
+
+// Frontend is the servers' frontend (TCP/IP) interface.
+type Frontend struct {
+	Interface string `json:"interface"`
+	Speed     Speed  `json:"speed"`
+}
+
+// RDMACM names the class of QPs made through rdma_cm.
+type RDMACM struct {
+	Class string `json:"class"`
+}
+
+// The transports a shaped class's traffic leaves a server by.
+const (
+	TransportTCP  = "tcp"
+	TransportRDMA = "rdma"
+)
 
 // NIC describes the servers' RDMA NICs.
 type NIC struct {
@@ -183,8 +205,15 @@ type DCQCN struct {
 
 // Shape is an egress rate limit on a host interface.
 type Shape struct {
-	Interface string `json:"interface"`
-	Rate      Rate   `json:"rate"`
+	// Transport is TransportTCP (kernel traffic, tc on Interface) or
+	// TransportRDMA (a per-traffic-class limit in the RDMA NICs).
+	Transport string   `json:"transport"`
+	Interface string   `json:"interface"`
+	NICs      []string `json:"nics"`
+	Rate      Rate     `json:"rate"`
+	// Unmarked, for TCP, says whether traffic with a DSCP no class lists
+	// counts as the class; nil means yes.
+	Unmarked *bool `json:"unmarked"`
 }
 
 // NCCL holds the NCCL settings shared by every tenant.

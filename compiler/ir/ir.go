@@ -365,9 +365,20 @@ type HostProfile struct {
 	// CNPDSCP and CNPPriority are what the NIC sends CNPs with; -1 when
 	// there is no CNP class.
 	CNPDSCP, CNPPriority int
-	// RoCETOS is the ToS byte rdma_cm uses (cma_roce_tos): DSCP << 2 of the
-	// first lossless class.
+	// RoCETOS is the ToS byte rdma_cm uses (cma_roce_tos): DSCP << 2 of
+	// RDMACMClass.
 	RoCETOS int
+	// RDMACMClass is the class rdma_cm QPs (NVMe-oF, iSER) are marked
+	// with: the intent's hosts.rdmaCM.class, else the class shaped over
+	// RDMA, else the first lossless class; nil when there is none.
+	RDMACMClass *Class
+	// DefaultPriority is the priority of the default class, which takes
+	// every DSCP no class lists (unmarked traffic); -1 when there is none.
+	DefaultPriority int
+	// Frontend is the servers' frontend interface and FrontendGbps its
+	// speed (0 unknown); "" when the intent names none.
+	Frontend     string
+	FrontendGbps int
 	// NICFirmware are firmware (NV config, mlxconfig) settings the NICs
 	// need, such as ROCE_ADAPTIVE_ROUTING_EN=1 when switches reorder.
 	NICFirmware []Param
@@ -391,13 +402,30 @@ type Param struct {
 	Value int
 }
 
-// Shape is an egress rate limit of one class on one host interface.
+// Shape is an egress rate limit of one class's traffic leaving a server.
 type Shape struct {
-	Class     *Class
+	Class *Class
+	// Transport is "tcp" (kernel traffic on Interface, shaped with tc) or
+	// "rdma" (RDMA traffic on the NICs, limited per traffic class in the
+	// NIC: mlnx_qos -r or dcb maxrate, hosts.md §1.2, §2).
+	Transport string
+	// Interface is where tcp traffic leaves; "" for rdma.
 	Interface string
-	RateBits  int64
-	Pos       diag.Pos
+	// NICs are the RDMA netdevs an rdma limit applies to, in NIC order;
+	// empty for tcp.
+	NICs     []string
+	RateBits int64
+	// Unmarked, for tcp, counts traffic with a DSCP no class lists (the
+	// default class's DSCPs, and unmarked sockets) as the class.
+	Unmarked bool
+	Pos      diag.Pos
 }
+
+// The transports of a Shape.
+const (
+	TransportTCP  = "tcp"
+	TransportRDMA = "rdma"
+)
 
 // Link joins two ports.
 type Link struct {
@@ -436,6 +464,11 @@ type Tenant struct {
 	// NCCLOverride is set when the intent set the tenant's NCCL traffic
 	// class or environment itself.
 	NCCLOverride bool
+	// NoRDMA is set for a tenant on a lossy class that states no traffic
+	// class of its own: its environment keeps NCCL off RDMA
+	// (NCCL_IB_DISABLE=1) rather than send RDMA on a priority PFC does not
+	// protect, and carries no NCCL_IB_* setting.
+	NoRDMA bool
 	// ReorderedBy names a switch whose per-packet load balancing reorders
 	// the tenant's traffic, which is why its environment turns NCCL's
 	// adaptive-routing mode on; "" when no path reorders.

@@ -430,8 +430,10 @@ var NCCLClass = &Analyzer{
 	Doc: `NCCL marks its RDMA traffic with NCCL_IB_TC, the IP ToS byte: DSCP << 2. If that DSCP does not map
 to a lossless class on the switches, collective traffic runs lossy and every drop costs a RoCE
 retransmit timeout. The traffic class of a tenant on a lossless class, or of one whose own
-nccl.trafficClass the intent sets, must map to a lossless priority.`,
+nccl.trafficClass the intent sets, must map to a lossless priority. A tenant on a lossy class is kept
+off RDMA (NCCL_IB_DISABLE=1 in its environment), so an NCCL_IB_* setting of its own is an error too.`,
 	Run: func(p *Pass) {
+		lossyTenantNCCL(p)
 		var qos *ir.QoS
 		for _, d := range p.Fabric.Devices {
 			if d.Switch != nil {
@@ -477,33 +479,14 @@ nccl.trafficClass the intent sets, must map to a lossless priority.`,
 var Shaping = &Analyzer{
 	ID: "RF114", Name: "shaping", Severity: diag.Error,
 	Title: "a shaping rate at or above the link speed, or shaping a lossless class",
-	Doc: `Host egress shaping (tc) limits bulk traffic such as checkpoints so it cannot crowd out collective
+	Doc: `Host egress shaping limits bulk traffic such as checkpoints so it cannot crowd out collective
 traffic. A rate at or above the link speed shapes nothing. Shaping a lossless class is wrong twice:
-RDMA bypasses the kernel's qdiscs, and throttling the class PFC protects only adds pauses.`,
-	Run: func(p *Pass) {
-		speed := p.Intent.Fabric.Topology.NIC.Speed.Gbps
-		for _, d := range p.Fabric.Devices {
-			if d.Host == nil || d.Host.Profile == nil {
-				continue
-			}
-			for _, s := range d.Host.Profile.Shaping {
-				if s.Class.Lossless {
-					p.Reportf(s.Pos, "hosts.shape.%s: class %s is lossless: do not shape it", s.Class.Name, s.Class.Name)
-				}
-				speed := speed
-				for _, n := range d.Host.NICs {
-					if n.Port == s.Interface && n.SpeedGbps > 0 {
-						speed = n.SpeedGbps // an explicit topology gives each link's speed
-					}
-				}
-				if speed > 0 && s.RateBits >= int64(speed)*1_000_000_000 {
-					p.Reportf(s.Pos, "hosts.shape.%s: rate %s is at or above the %s link speed", s.Class.Name,
-						strconv.FormatFloat(float64(s.RateBits)/1e9, 'f', -1, 64)+"Gbit", speedStr(speed))
-				}
-			}
-			return // one profile is shared by every host
-		}
-	},
+throttling the class PFC protects only adds pauses, and its RDMA bypasses the kernel's qdiscs. Each
+shape says how the class's traffic leaves the servers: "tcp" traffic is shaped with tc on one
+interface, which must be one the model has (hosts.frontend.interface or an RDMA netdev), or nothing
+says the traffic leaves by it; "rdma" traffic bypasses tc and is limited in the NICs per traffic class
+(mlnx_qos -r, dcb maxrate), on RDMA netdevs of the servers.`,
+	Run: shapingChecks,
 }
 
 // Tenant is RF115.
@@ -514,8 +497,11 @@ var Tenant = &Analyzer{
 defined, or servers the fabric does not have, means the tenant's environment is rendered for nothing.
 Storage and checkpoint traffic (a tenant or class whose name says storage or checkpoint, or a class
 the hosts shape) on a lossless priority fills the buffer RoCE needs: the checkpoint stall. PFC pauses
-priorities, not classes, so a lossy class on the priority of a lossless one counts as lossless.`,
+priorities, not classes, so a lossy class on the priority of a lossless one counts as lossless.
+rdma_cm QPs (NVMe-oF, iSER) carry the storage the hosts shape over RDMA: the class that marks them
+(hosts.rdmaCM.class, cma_roce_tos) must not be lossless then.`,
 	Run: func(p *Pass) {
+		rdmaCMStorage(p)
 		shaped := map[string]bool{}
 		for name := range p.Intent.Fabric.Hosts.Shape {
 			shaped[name] = true
@@ -755,6 +741,9 @@ func hostGaps(p *Pass) {
 				n, fw.Name, fw.Value, fw.Name, fw.Value)})
 	}
 	for _, sh := range prof.Shaping {
+		if sh.Transport == ir.TransportRDMA {
+			continue // limited in the NICs, which RDMA does not bypass
+		}
 		p.Report(diag.Diagnostic{Pos: sh.Pos, Severity: diag.Info, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: hosts[0].Name,
 			Message: fmt.Sprintf("linux (%s): tc on %s shapes kernel-stack traffic of class %s only; RDMA traffic bypasses qdiscs and is not shaped",
 				n, sh.Interface, sh.Class.Name)})

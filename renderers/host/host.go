@@ -218,10 +218,27 @@ func check(d *ir.Device) error {
 		}
 	}
 	shaped := map[[2]string]bool{}
-	prios := map[string]string{} // interface and priority -> class
+	prios := map[string]string{}    // interface and priority -> class
+	unmarked := map[string]string{} // interface -> the class that takes unmarked traffic
+	limited := map[string]string{}  // RDMA netdev and traffic class -> class
 	for _, s := range p.Shaping {
 		if s.Class == nil {
 			return fmt.Errorf("shaping on %s has no class", s.Interface)
+		}
+		if s.Transport == ir.TransportRDMA {
+			if err := checkMaxrate(d, s, limited); err != nil {
+				return err
+			}
+			continue
+		}
+		if s.Transport != "" && s.Transport != ir.TransportTCP {
+			return fmt.Errorf("class %s: transport %q: want tcp or rdma", s.Class.Name, s.Transport)
+		}
+		if s.Unmarked {
+			if other, ok := unmarked[s.Interface]; ok {
+				return fmt.Errorf("classes %s and %s both take unmarked traffic on %s", other, s.Class.Name, s.Interface)
+			}
+			unmarked[s.Interface] = s.Class.Name
 		}
 		if s.Class.Priority < 0 || s.Class.Priority > 7 {
 			return fmt.Errorf("shaped class %s has priority %d: want 0..7", s.Class.Name, s.Class.Priority)
@@ -244,6 +261,39 @@ func check(d *ir.Device) error {
 			return fmt.Errorf("classes %s and %s, both priority %d, shaped on %s: a shaped class needs a priority of its own", other, s.Class.Name, s.Class.Priority, s.Interface)
 		}
 		prios[pk] = s.Class.Name
+	}
+	return nil
+}
+
+// checkMaxrate checks an RDMA class limit: RDMA netdevs of the server, a
+// rate the tool can write (mlnx_qos -r takes whole Gbit/s, dcb maxrate
+// kbit/s: hosts.md 1.2, 2; the kernel UAPI counts kbit/s), and one class
+// per traffic class and NIC.
+func checkMaxrate(d *ir.Device, s ir.Shape, limited map[string]string) error {
+	p := d.Host.Profile
+	if s.Class.Priority < 0 || s.Class.Priority > 7 {
+		return fmt.Errorf("limited class %s has priority %d: want 0..7", s.Class.Name, s.Class.Priority)
+	}
+	unit, what := int64(1000), "whole kbit/s (dcb maxrate)"
+	if p.Tool == "mlnx_qos" {
+		unit, what = 1_000_000_000, "whole Gbit/s (mlnx_qos -r)"
+	}
+	if s.RateBits <= 0 || s.RateBits%unit != 0 || s.RateBits/1000 > math.MaxUint32*1000 {
+		return fmt.Errorf("class %s: RDMA limit %d bit/s: the NIC takes %s", s.Class.Name, s.RateBits, what)
+	}
+	if len(s.NICs) == 0 {
+		return fmt.Errorf("class %s: RDMA limit on no NIC", s.Class.Name)
+	}
+	tc := p.PrioToTC[s.Class.Priority]
+	for _, n := range s.NICs {
+		if !slices.ContainsFunc(d.Host.NICs, func(x ir.NIC) bool { return x.Port == n }) {
+			return fmt.Errorf("class %s: RDMA limit on %s, which is not an RDMA netdev of %s", s.Class.Name, n, d.Name)
+		}
+		k := n + "/" + strconv.Itoa(tc)
+		if other, ok := limited[k]; ok {
+			return fmt.Errorf("classes %s and %s share traffic class %d on %s: a limited class needs a traffic class of its own", other, s.Class.Name, tc, n)
+		}
+		limited[k] = s.Class.Name
 	}
 	return nil
 }

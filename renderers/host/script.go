@@ -80,7 +80,9 @@ func instances(d *ir.Device) []string {
 		devs = append(devs, n.Port)
 	}
 	for _, s := range d.Host.Profile.Shaping {
-		devs = append(devs, s.Interface)
+		if s.Transport != ir.TransportRDMA {
+			devs = append(devs, s.Interface)
+		}
 	}
 	slices.Sort(devs)
 	devs = slices.Compact(devs)
@@ -277,6 +279,9 @@ type shapedIface struct {
 func shapingPlan(p *ir.HostProfile) []shapedIface {
 	var out []shapedIface
 	for _, s := range p.Shaping {
+		if s.Transport == ir.TransportRDMA {
+			continue // limited in the NICs, not by tc
+		}
 		i := slices.IndexFunc(out, func(x shapedIface) bool { return x.name == s.Interface })
 		if i < 0 {
 			out = append(out, shapedIface{name: s.Interface, deflt: restMinor})
@@ -301,6 +306,24 @@ func shapingPlan(p *ir.HostProfile) []shapedIface {
 		for _, s := range si.shapes {
 			minor := 0x10 + s.Class.Priority
 			si.classes = append(si.classes, fmt.Sprintf("%s %d %s", classID(minor), s.RateBits, s.Class.Name))
+			if s.Unmarked && !s.Class.Default && len(s.Class.DSCP) > 0 {
+				// Unmarked traffic (the DSCPs no class lists, which the
+				// default class takes) counts as this class: it is the HTB
+				// default, its own DSCPs are matched, and the DSCPs of the
+				// other unshaped classes go to the line-rate class.
+				si.deflt = minor
+				for d, prio := range p.DSCPToPrio {
+					switch {
+					case prio == s.Class.Priority:
+						filter(d, minor)
+					case prio == p.DefaultPriority || shapedPrio[prio]:
+					default:
+						filter(d, restMinor)
+					}
+				}
+				si.notes = append(si.notes, fmt.Sprintf("%s also takes unmarked traffic (every DSCP no class lists): it is the HTB default, and the DSCPs of the other classes go to %s", s.Class.Name, classID(restMinor)))
+				continue
+			}
 			if s.Class.Default || len(s.Class.DSCP) == 0 {
 				// The default class has no DSCP of its own: it takes what no
 				// filter matches, and the unshaped priorities are filtered away.
@@ -336,11 +359,11 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 		fallback = 100_000_000_000
 	}
 
+	writeMaxrate(b, d)
 	w("# Egress shaping with tc HTB. tc sees only traffic the kernel's network stack\n")
 	w("# sends (TCP/UDP sockets); RDMA (RoCE) traffic bypasses the qdisc and is NOT\n")
-	w("# shaped here: a class that also travels over RDMA (NVMe-oF, GPUDirect\n")
-	w("# Storage) needs a per-traffic-class hardware limit (mlnx_qos -r, dcb\n")
-	w("# maxrate), which the intent does not ask for and the runtime does not set.\n")
+	w("# shaped here: a class the intent sends over RDMA (NVMe-oF, GPUDirect\n")
+	w("# Storage) is limited in the NICs instead (TC_MAXRATE above).\n")
 	w("# Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /\n")
 	w("# traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes\n")
 	w("# to %s at line rate (the link speed; %s while the link is down).\n", classID(restMinor), rateArg(fallback))
@@ -380,6 +403,48 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 	writeArray(b, "SHAPE_CLASSES", classes, 1)
 	w("# Per DSCP filter: interface, protocol, DSCP, HTB class.\n")
 	writeArray(b, "SHAPE_FILTERS", filters, 4)
+}
+
+// writeMaxrate writes the per-traffic-class rate limit of every RDMA netdev
+// (kbit/s, the kernel's DCB unit; 0 = unlimited): the classes the intent
+// sends over RDMA are limited in the NIC (mlnx_qos -r in whole Gbit/s, or
+// dcb maxrate; hosts.md 0.7, 1.2, 2), since RDMA bypasses tc. Every RDMA
+// netdev gets a record, so a limit an earlier intent set is lifted.
+func writeMaxrate(b *strings.Builder, d *ir.Device) {
+	p := d.Host.Profile
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	rates := map[string]*[8]int64{}
+	var recs []string
+	w("# Per-traffic-class rate limit of the RDMA NICs (mlnx_qos -r / dcb maxrate),\n")
+	w("# for RDMA traffic that tc cannot see. 0 = unlimited.\n")
+	for _, s := range p.Shaping {
+		if s.Transport != ir.TransportRDMA {
+			continue
+		}
+		tc := p.PrioToTC[s.Class.Priority]
+		w("# class %s (priority %d, tc %d, DSCP %s) over RDMA: at most %s on %s.\n", s.Class.Name, s.Class.Priority, tc,
+			strings.ReplaceAll(ints(s.Class.DSCP), " ", ","), rateArg(s.RateBits), strings.Join(s.NICs, ", "))
+		for _, n := range s.NICs {
+			if rates[n] == nil {
+				rates[n] = &[8]int64{}
+			}
+			rates[n][tc] = s.RateBits / 1000
+		}
+	}
+	for _, n := range d.Host.NICs {
+		r := rates[n.Port]
+		if r == nil {
+			r = &[8]int64{}
+		}
+		rec := n.Port
+		for _, v := range r {
+			rec += " " + strconv.FormatInt(v, 10)
+		}
+		recs = append(recs, rec)
+	}
+	w("# Per RDMA netdev: name, then the limit of traffic classes 0-7 in kbit/s.\n")
+	writeArray(b, "TC_MAXRATE", recs, 1)
+	w("\n")
 }
 
 // writeArray writes a readonly array of single-quoted strings: on one line

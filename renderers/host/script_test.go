@@ -32,11 +32,17 @@ type nicState struct {
 	pfc      [8]bool
 	cable    int
 	mtu      int
+	rate     [8]int64 // per traffic class, kbit/s; 0 = unlimited
 }
 
 func desiredNIC(p *ir.HostProfile) nicState {
 	s := nicState{hostDCBX: true, trust: "dscp", dscp: p.DSCPToPrio, prioTC: p.PrioToTC, tsa: p.TSA,
 		bw: p.ETS, pfc: p.PFC, cable: cableLen(p.CableM), mtu: p.MTU}
+	for _, sh := range p.Shaping {
+		if sh.Transport == ir.TransportRDMA {
+			s.rate[p.PrioToTC[sh.Class.Priority]] = sh.RateBits / 1000
+		}
+	}
 	return s
 }
 
@@ -104,7 +110,11 @@ func mlnxQosText(s nicState) string {
 		byTC[tc] = append(byTC[tc], p)
 	}
 	for _, tc := range order {
-		fmt.Fprintf(&b, "tc: %d ratelimit: unlimited, tsa: ", tc)
+		if r := s.rate[tc]; r > 0 {
+			fmt.Fprintf(&b, "tc: %d ratelimit: %.1f Gbps, tsa: ", tc, float64(r)/1e6)
+		} else {
+			fmt.Fprintf(&b, "tc: %d ratelimit: unlimited, tsa: ", tc)
+		}
 		if s.tsa[tc] == "ets" {
 			fmt.Fprintf(&b, "ets, bw: %d%%\n", s.bw[tc])
 		} else {
@@ -126,8 +136,9 @@ func dcbJSON(s nicState) map[string]string {
 			apps = append(apps, fmt.Sprintf(`[%d,%d," "]`, d, p))
 		}
 	}
-	var pfc, tsa, bw, ptc []string
+	var pfc, tsa, bw, ptc, rate []string
 	for i := range 8 {
+		rate = append(rate, fmt.Sprint(s.rate[i]*125))
 		pfc = append(pfc, jb(s.pfc[i]))
 		tsa = append(tsa, `"`+s.tsa[i]+`"`)
 		bw = append(bw, itoa(s.bw[i]))
@@ -143,7 +154,8 @@ func dcbJSON(s nicState) map[string]string {
 		"ets": `{"willing":false,"ets_cap":8,"cbs":false,"tc_bw":[` + strings.Join(bw, ",") + `],"pg_bw":[0,0,0,0,0,0,0,0],"tc_tsa":[` +
 			strings.Join(tsa, ",") + `],"prio_tc":[` + strings.Join(ptc, ",") + `],"reco_tc_bw":[0,0,0,0,0,0,0,0],` +
 			`"reco_tc_tsa":["strict","strict","strict","strict","strict","strict","strict","strict"],"reco_prio_tc":[0,0,0,0,0,0,0,0]}`,
-		"pfc": fmt.Sprintf(`{"pfc_cap":8,"macsec_bypass":false,"delay":%d,"prio_pfc":[%s]}`, s.cable, strings.Join(pfc, ",")),
+		"maxrate": `{"tc_maxrate":[` + strings.Join(rate, ",") + `]}`,
+		"pfc":     fmt.Sprintf(`{"pfc_cap":8,"macsec_bypass":false,"delay":%d,"prio_pfc":[%s]}`, s.cable, strings.Join(pfc, ",")),
 	}
 }
 

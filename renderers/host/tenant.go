@@ -53,9 +53,21 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 
 	env := slices.Clone(t.Env)
 	tc := strconv.Itoa(t.TrafficClass)
-	if i := slices.IndexFunc(env, func(e ir.EnvVar) bool { return e.Name == "NCCL_IB_TC" }); i < 0 {
+	switch i := slices.IndexFunc(env, func(e ir.EnvVar) bool { return e.Name == "NCCL_IB_TC" }); {
+	case t.NoRDMA:
+		// A lossy class: NCCL stays off RDMA, and no NCCL_IB_* setting
+		// says otherwise.
+		if !slices.Contains(env, ir.EnvVar{Name: "NCCL_IB_DISABLE", Value: "1"}) {
+			return renderers.Artifact{}, fmt.Errorf("tenant %s: class %s is lossy but NCCL_IB_DISABLE=1 is not set", t.Name, t.Class.Name)
+		}
+		for _, e := range env {
+			if strings.HasPrefix(e.Name, "NCCL_IB_") && e.Name != "NCCL_IB_DISABLE" {
+				return renderers.Artifact{}, fmt.Errorf("tenant %s: class %s is lossy, so NCCL stays off RDMA, but %s is set", t.Name, t.Class.Name, e.Name)
+			}
+		}
+	case i < 0:
 		env = append(env, ir.EnvVar{Name: "NCCL_IB_TC", Value: tc})
-	} else if env[i].Value != tc {
+	case env[i].Value != tc:
 		return renderers.Artifact{}, fmt.Errorf("tenant %s: NCCL_IB_TC=%s but the tenant's traffic class is %s", t.Name, env[i].Value, tc)
 	}
 	slices.SortFunc(env, func(a, b ir.EnvVar) int { return strings.Compare(a.Name, b.Name) })
@@ -81,9 +93,16 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 	if c.Lossless {
 		b.WriteString(", lossless")
 	}
-	fmt.Fprintf(&b, "; NCCL_IB_TC %d = DSCP %d << 2", t.TrafficClass, t.TrafficClass>>2)
-	if t.TrafficClass&3 != 0 {
-		fmt.Fprintf(&b, " | ECN %d", t.TrafficClass&3)
+	if t.NoRDMA {
+		// NCCL_IB_DISABLE=1: NCCL falls back to its socket transport
+		// (NVIDIA NCCL documentation, environment variables).
+		b.WriteString("; lossy, so NCCL is kept off RDMA (NCCL_IB_DISABLE=1): RDMA on a priority PFC does not protect\n")
+		b.WriteString("# loses packets to every burst and recovers only by timeout and go-back-N")
+	} else {
+		fmt.Fprintf(&b, "; NCCL_IB_TC %d = DSCP %d << 2", t.TrafficClass, t.TrafficClass>>2)
+		if t.TrafficClass&3 != 0 {
+			fmt.Fprintf(&b, " | ECN %d", t.TrafficClass&3)
+		}
 	}
 	b.WriteString(".\n")
 	servers := "any server"

@@ -190,10 +190,10 @@ func hostValue(fab *ir.Fabric, d *ir.Device, files, env map[string]string, v exp
 			return n, "tenants/" + index(v.Field) + ".env NCCL_IB_TC", nil
 		}
 	case "nccl-adaptive-routing":
-		// Every tenant on the server runs with it.
+		// Every tenant on the server that runs NCCL over RDMA has it.
 		var got int64 = -1
 		for _, t := range fab.Tenants {
-			if len(t.Servers) > 0 && !containsName(t.Servers, d.Name) {
+			if (len(t.Servers) > 0 && !containsName(t.Servers, d.Name)) || t.NoRDMA {
 				continue
 			}
 			n, ok := firstInt(regexp.MustCompile(`(?m)^(?:export )?`+ir.NCCLAdaptiveRouting+`=(\d+)$`), env["tenants/"+t.Name+".env"])

@@ -21,7 +21,7 @@ set -euo pipefail
 
 # The runtime these settings are for: the SHA-256 of its body, as its
 # RUNTIME_DIGEST says. Another runtime refuses them.
-readonly SETTINGS_FOR_RUNTIME='1cc2bda740ca115f68af46437102a15532c3148ed261da92aef4b62a074ce292'
+readonly SETTINGS_FOR_RUNTIME='9685d8041aca1a6b16e3c12600361cfc2ffa0de082ed628f38fc02335a9ef1d9'
 readonly DEVICE='gpu-0000'
 # mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).
 readonly TOOL='mlnx_qos'
@@ -85,11 +85,20 @@ readonly -a DCQCN_PARAMS=()
 # (NVMe-oF, iSER, some MPI/UCX paths); NCCL sets its own, NCCL_IB_TC.
 readonly ROCE_TOS=104
 
+# Per-traffic-class rate limit of the RDMA NICs (mlnx_qos -r / dcb maxrate),
+# for RDMA traffic that tc cannot see. 0 = unlimited.
+# Per RDMA netdev: name, then the limit of traffic classes 0-7 in kbit/s.
+readonly -a TC_MAXRATE=(
+	'eth2 0 0 0 0 0 0 0 0'
+	'eth3 0 0 0 0 0 0 0 0'
+	'eth4 0 0 0 0 0 0 0 0'
+	'eth5 0 0 0 0 0 0 0 0'
+)
+
 # Egress shaping with tc HTB. tc sees only traffic the kernel's network stack
 # sends (TCP/UDP sockets); RDMA (RoCE) traffic bypasses the qdisc and is NOT
-# shaped here: a class that also travels over RDMA (NVMe-oF, GPUDirect
-# Storage) needs a per-traffic-class hardware limit (mlnx_qos -r, dcb
-# maxrate), which the intent does not ask for and the runtime does not set.
+# shaped here: a class the intent sends over RDMA (NVMe-oF, GPUDirect
+# Storage) is limited in the NICs instead (TC_MAXRATE above).
 # Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /
 # traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes
 # to 1:ff at line rate (the link speed; 400Gbit while the link is down).
@@ -107,7 +116,7 @@ readonly -a SHAPE_CLASSES=('eth0 1:11 50000000000 storage')
 readonly -a SHAPE_FILTERS=('eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11')
 
 # The runtime below, as hosts/rocefab-host.sh of the same build has it.
-readonly RUNTIME_DIGEST='1cc2bda740ca115f68af46437102a15532c3148ed261da92aef4b62a074ce292'
+readonly RUNTIME_DIGEST='9685d8041aca1a6b16e3c12600361cfc2ffa0de082ed628f38fc02335a9ef1d9'
 readonly EMBEDDED_SETTINGS=1
 
 # ---------------------------------------------------------------------------
@@ -296,17 +305,18 @@ need() {
 #   q_trust     dscp | pcp | none
 #   q_dscp[d]   priority of DSCP d, "-" when unmapped, "a+b" when mapped twice
 #   q_prio_tc[p], q_tsa[tc], q_bw[tc], q_pfc[p], q_cable   ("-" when unknown)
+#   q_rate[tc]  the traffic class's rate limit in kbit/s, 0 = unlimited
 declare -A QOS_OUT=()
 q_dcbx='' q_trust='' q_cable=''
-q_dscp=() q_prio_tc=() q_tsa=() q_bw=() q_pfc=()
+q_dscp=() q_prio_tc=() q_tsa=() q_bw=() q_pfc=() q_rate=()
 
 qos_reset() {
 	local i
 	q_dcbx='-' q_trust='-' q_cable='-'
-	q_dscp=() q_prio_tc=() q_tsa=() q_bw=() q_pfc=()
+	q_dscp=() q_prio_tc=() q_tsa=() q_bw=() q_pfc=() q_rate=()
 	for i in {0..63}; do q_dscp[i]='-'; done
 	for i in {0..7}; do
-		q_prio_tc[i]='-' q_tsa[i]='-' q_bw[i]='-' q_pfc[i]='-'
+		q_prio_tc[i]='-' q_tsa[i]='-' q_bw[i]='-' q_pfc[i]='-' q_rate[i]='-'
 	done
 }
 
@@ -334,6 +344,9 @@ qos_read_mlnx_qos() {
 	local re_pfc='^[[:space:]]*enabled(([[:space:]]+[01]){8})[[:space:]]*$'
 	local re_tc='^[[:space:]]*tc:[[:space:]]*([0-7])[[:space:]].*tsa:[[:space:]]*([a-z]+)(,[[:space:]]*bw:[[:space:]]*([0-9]+)%)?'
 	local re_prio='^[[:space:]]*priority:[[:space:]]*([0-7])[[:space:]]*$'
+	# "tc: 3 ratelimit: 25.0 Gbps, tsa: ets": Gbit/s with one decimal, or
+	# "unlimited" (hosts.md 1.3).
+	local re_rate='^[[:space:]]*tc:[[:space:]]*([0-7])[[:space:]]+ratelimit:[[:space:]]*(unlimited|([0-9]+)(\.([0-9]))?[0-9]*[[:space:]]*Gbps)'
 	if [[ -z ${QOS_OUT[$dev]+set} ]]; then
 		if ! out=$(mlnx_qos -i "$dev" 2>&1); then
 			err "$dev: mlnx_qos -i $dev failed: $out"
@@ -354,6 +367,14 @@ qos_read_mlnx_qos() {
 		elif [[ $line =~ $re_pfc ]]; then
 			read -ra q_pfc <<<"${BASH_REMATCH[1]}"
 		elif [[ $line =~ $re_tc ]]; then
+			if [[ $line =~ $re_rate ]]; then
+				if [[ ${BASH_REMATCH[2]} == unlimited ]]; then
+					q_rate[BASH_REMATCH[1]]=0
+				else
+					q_rate[BASH_REMATCH[1]]=$((10#${BASH_REMATCH[3]} * 1000000 + 10#${BASH_REMATCH[5]:-0} * 100000))
+				fi
+				[[ $line =~ $re_tc ]]
+			fi
 			tc=${BASH_REMATCH[1]}
 			q_tsa[tc]=${BASH_REMATCH[2]}
 			q_bw[tc]=${BASH_REMATCH[4]:-0}
@@ -407,6 +428,15 @@ qos_read_dcb() {
 	done
 	q_cable=$(json_value "$js" delay)
 	q_cable=${q_cable:--}
+	# tc_maxrate in bytes/s, the kernel's kbit/s times 125 (hosts.md 2.1).
+	if ! js=$(dcb -j maxrate show dev "$dev" 2>&1); then
+		err "$dev: dcb maxrate show failed: $js"
+		return 1
+	fi
+	read -ra v <<<"$(json_list "$js" tc_maxrate)"
+	for i in "${!v[@]}"; do
+		if [[ ${v[i]} =~ ^[0-9]+$ ]]; then q_rate[i]=$((v[i] / 125)); fi
+	done
 }
 
 # ---- mtu -------------------------------------------------------------------
@@ -507,6 +537,31 @@ qos_netdev() {
 			args+=(tc-bw)
 			for tc in {0..7}; do args+=("$tc:${TCBW[tc]}"); done
 			run dcb ets set dev "$dev" "${args[@]}"
+		fi
+		qos_forget "$dev"
+		qos_read "$dev" || return 0
+	fi
+
+	# Per-traffic-class rate limits: the classes the intent sends over RDMA,
+	# which tc cannot see (hosts.md 0.7). mlnx_qos -r takes whole Gbit/s, dcb
+	# maxrate a rate per traffic class; 0 lifts a limit.
+	local rec
+	local -a want_rate=()
+	for rec in "${TC_MAXRATE[@]}"; do
+		if [[ ${rec%% *} == "$dev" ]]; then read -ra want_rate <<<"${rec#* }"; fi
+	done
+	if ((${#want_rate[@]} == 8)) && [[ "${q_rate[*]}" != "${want_rate[*]}" ]] &&
+		differ "$dev tc maxrate (kbit/s)" "$(join , "${q_rate[@]}")" "$(join , "${want_rate[@]}")"; then
+		if [[ $TOOL == mlnx_qos ]]; then
+			args=()
+			for tc in {0..7}; do args+=($((want_rate[tc] / 1000000))); done
+			run mlnx_qos -i "$dev" -r "$(join , "${args[@]}")"
+		else
+			args=(tc-maxrate)
+			for tc in {0..7}; do
+				if ((want_rate[tc] == 0)); then args+=("$tc:0"); else args+=("$tc:${want_rate[tc]}kbit"); fi
+			done
+			run dcb maxrate set dev "$dev" "${args[@]}"
 		fi
 		qos_forget "$dev"
 		qos_read "$dev" || return 0
