@@ -214,9 +214,9 @@ type derivedKey struct {
 
 // switchDerived returns the values a switch of platform is configured with
 // beyond its port classes and buffer plan, first the port MTU (the intent's,
-// at most the platform's largest), then each marking class's ECN
-// thresholds in bytes as programmed: what explain shows and the artifacts
-// hold.
+// at most the platform's largest), then the PFC watchdog's times and each
+// marking class's ECN thresholds in bytes as programmed: what explain shows
+// and the artifacts hold.
 func (c *compilation) switchDerived(platform string, q *ir.QoS, sw platforms.Switch) []ir.Derivation {
 	src := "mtu.switch"
 	maxMTU := 0
@@ -231,6 +231,10 @@ func (c *compilation) switchDerived(platform string, q *ir.QoS, sw platforms.Swi
 		}
 	}
 	out := []ir.Derivation{mtu}
+	if w := q.Watchdog; w.Enabled && len(q.PFC) > 0 {
+		det, res := physics.WatchdogTimes(platform, w.DetectMs, w.RestoreMs)
+		out = append(out, toIR(det), toIR(res))
+	}
 	for _, qu := range q.Queues {
 		if qu.ECN == nil || qu.Class == nil {
 			continue

@@ -186,7 +186,8 @@ type Switch struct {
 	Balancing Balancing
 	// Derived are the values the switch is configured with beyond its
 	// port classes and buffer plan: first the port MTU as the platform
-	// takes it (MTU is the intent's, which a platform may lower), then each marking class's ECN thresholds in bytes as
+	// takes it (MTU is the intent's, which a platform may lower), then the
+	// PFC watchdog's times and each marking class's ECN thresholds, as
 	// programmed. Switches of one platform, policy and cell size share it.
 	Derived []Derivation
 }

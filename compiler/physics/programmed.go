@@ -62,3 +62,38 @@ func InWholeKbytes(threshold Derivation) Derivation {
 	d.Source = threshold.Source + "; NX-OS random-detect … kbytes (switches.md §4.1), kbyte = 1024 B (verify: 1000 B is not excluded)"
 	return d
 }
+
+// WatchdogTimes returns the PFC watchdog's detection and restoration
+// times, in ms, as a platform programs the intent's (pfc.watchdog): as given
+// on EOS, SONiC and NX-OS, which take both times (NX-OS as an interval
+// times a multiplier each), and on NVUE
+//
+//	poll = min(detect, restore), robustness = ⌈detect/poll⌉
+//	detect' = poll·robustness, restore' = poll
+//
+// since NVUE detects a storm after robustness polling intervals of
+// continuous pause and restores after one polling interval without pause
+// frames (Cumulus Linux QoS guide, PFC Watchdog; renderers/nvue). NVUE's
+// defaults (100 ms, 3) apply when detect is 0 or less.
+func WatchdogTimes(platform string, detectMs, restoreMs int) (detect, restore Derivation) {
+	in := []Input{intIn("detect", int64(max(0, detectMs)), "ms"), intIn("restore", int64(max(0, restoreMs)), "ms")}
+	src := "pfc.watchdog; physics.md §4"
+	detect = Derivation{Field: "pfc-watchdog-detect", Value: int64(max(0, detectMs)), Unit: "ms", Formula: "detect as given", Inputs: in, Source: src}
+	restore = Derivation{Field: "pfc-watchdog-restore", Value: int64(max(0, restoreMs)), Unit: "ms", Formula: "restore as given", Inputs: in, Source: src}
+	if platform != "nvue" {
+		return detect, restore
+	}
+	poll, rob := 100, 3
+	if detectMs > 0 {
+		poll = detectMs
+		if restoreMs > 0 && restoreMs < poll {
+			poll = restoreMs
+		}
+		rob = max((detectMs+poll-1)/poll, 1)
+	}
+	nv := append(append([]Input{}, in...), intIn("poll", int64(poll), "ms"), intIn("robustness", int64(rob), ""))
+	src += "; Cumulus Linux QoS guide, PFC Watchdog (polling-interval, robustness)"
+	detect.Value, detect.Formula, detect.Inputs, detect.Source = int64(poll*rob), "detect = poll·⌈detect/poll⌉, poll = min(detect, restore)", nv, src
+	restore.Value, restore.Formula, restore.Inputs, restore.Source = int64(poll), "restore = poll = min(detect, restore)   (NVUE restores after one polling interval)", nv, src
+	return detect, restore
+}

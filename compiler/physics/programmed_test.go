@@ -22,4 +22,15 @@ func TestProgrammedValues(t *testing.T) {
 	if got := InWholeKbytes(ECNThreshold("ecn-min[roce]", 10, 0, 0)).Value; got != 1024 {
 		t.Errorf("a threshold below one kbyte keeps one: %d", got)
 	}
+	// NVUE: detect 200 ms, restore 400 ms -> polling 200 ms, robustness 1,
+	// restore after one interval, 200 ms.
+	if det, res := WatchdogTimes("nvue", 200, 400); det.Value != 200 || res.Value != 200 {
+		t.Errorf("nvue 200/400 ms: detect %d, restore %d, want 200 and 200", det.Value, res.Value)
+	}
+	if det, res := WatchdogTimes("nvue", 250, 100); det.Value != 300 || res.Value != 100 {
+		t.Errorf("nvue 250/100 ms: detect %d, restore %d, want 300 and 100", det.Value, res.Value)
+	}
+	if det, res := WatchdogTimes("eos", 200, 400); det.Value != 200 || res.Value != 400 {
+		t.Errorf("eos 200/400 ms: detect %d, restore %d", det.Value, res.Value)
+	}
 }

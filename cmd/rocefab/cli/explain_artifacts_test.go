@@ -294,6 +294,10 @@ func sonicValue(d *ir.Device, doc string, h *ir.Headroom, v explained) (int64, s
 		return b.TotalBytes - l - y, "buffer − ingress pools", nil
 	case "mtu":
 		return num("PORT", d.Switch.Ports[0].Name, "mtu")
+	case "pfc-watchdog-detect":
+		return num("PFC_WD", d.Switch.Ports[0].Name, "detection_time")
+	case "pfc-watchdog-restore":
+		return num("PFC_WD", d.Switch.Ports[0].Name, "restoration_time")
 	case "ecn-min", "ecn-max":
 		for name, p := range db["WRED_PROFILE"] {
 			_ = name
@@ -388,6 +392,15 @@ func nvueValue(d *ir.Device, doc string, h *ir.Headroom, v explained) (int64, st
 		return sum, "Σ port-buffer · ports · lossless priorities", nil
 	case "mtu":
 		return num("interface", d.Switch.Ports[0].Name, "link", "mtu")
+	case "pfc-watchdog-detect", "pfc-watchdog-restore":
+		// NVUE detects after robustness polling intervals and restores
+		// after one.
+		poll, where, err := num("qos", "pfc-watchdog", "polling-interval")
+		if err != nil || v.Field == "pfc-watchdog-restore" {
+			return poll, where, err
+		}
+		rob, _, err := num("qos", "pfc-watchdog", "robustness")
+		return poll * rob, "polling-interval · robustness", err
 	case "ecn-min", "ecn-max":
 		prio, err := queueOf(d, v.Field)
 		if err != nil {
@@ -452,6 +465,31 @@ func textValue(d *ir.Device, cfg, name string, h *ir.Headroom, v explained) (int
 		return find(`shared pool (\d+) B`)
 	case "mtu":
 		return find(`(?m)^ +mtu (\d+)$`)
+	case "pfc-watchdog-detect", "pfc-watchdog-restore":
+		if d.Platform == ir.PlatformEOS {
+			// Seconds with up to two decimals (switches.md §1.1).
+			key := "timeout"
+			if v.Field == "pfc-watchdog-restore" {
+				key = "recovery-time"
+			}
+			m := regexp.MustCompile(`(?m)^priority-flow-control pause watchdog default ` + key + ` ([0-9.]+)$`).FindStringSubmatch(cfg)
+			if m == nil {
+				return 0, "", fmt.Errorf("eos.cfg has no watchdog %s", key)
+			}
+			sec, err := strconv.ParseFloat(m[1], 64)
+			return int64(sec*1000 + 0.5), "eos.cfg watchdog default " + key, err
+		}
+		// NX-OS: an interval times a multiplier each.
+		interval, _, err := find(`(?m)^priority-flow-control watch-dog interval (\d+)$`)
+		if err != nil {
+			return 0, "", err
+		}
+		re := `(?m)^priority-flow-control watch-dog shutdown-multiplier (\d+)$`
+		if v.Field == "pfc-watchdog-restore" {
+			re = `(?m)^priority-flow-control auto-restore multiplier (\d+)$`
+		}
+		mult, where, err := find(re)
+		return interval * mult, "interval · " + where, err
 	case "ecn-min", "ecn-max":
 		re := `random-detect ecn minimum-threshold (\d+) bytes maximum-threshold (\d+) bytes max-mark-probability %d`
 		unit := int64(1)
