@@ -40,6 +40,14 @@ var notConfigured = map[string]string{
 // of a server. It explains one switch per platform and role, one more for
 // every port class not seen yet, and one server.
 func TestExplainMatchesArtifacts(t *testing.T) {
+	perPlatform := map[string]int{}
+	defer func() {
+		for _, p := range []string{ir.PlatformEOS, ir.PlatformNVUE, ir.PlatformSONiC, ir.PlatformNXOS, ir.PlatformLinux} {
+			if perPlatform[p] == 0 {
+				t.Errorf("no value of a %s device was checked", p)
+			}
+		}
+	}()
 	for _, ex := range []string{"pod-2048", "multitenant", "hyperscale-100k"} {
 		t.Run(ex, func(t *testing.T) {
 			src, fab, _ := compileExample(t, ex)
@@ -62,8 +70,7 @@ func TestExplainMatchesArtifacts(t *testing.T) {
 					files[a.Path] = string(a.Content)
 				}
 				for _, v := range explainJSON(t, src, d.Name) {
-					if why, ok := notConfigured[stripIndex(v.Field)]; ok {
-						_ = why
+					if _, ok := notConfigured[stripIndex(v.Field)]; ok {
 						continue
 					}
 					got, where, err := artifactValue(fab, d, files, env, v)
@@ -74,6 +81,7 @@ func TestExplainMatchesArtifacts(t *testing.T) {
 						t.Errorf("%s %s %s: explain %d %s, %s holds %d", d.Name, v.Port, v.Field, v.Value, v.Unit, where, got)
 					default:
 						checked++
+						perPlatform[d.Platform]++
 					}
 				}
 			}
@@ -491,32 +499,37 @@ func textValue(d *ir.Device, cfg, name string, h *ir.Headroom, v explained) (int
 		mult, where, err := find(re)
 		return interval * mult, "interval · " + where, err
 	case "ecn-min", "ecn-max":
-		re := `random-detect ecn minimum-threshold (\d+) bytes maximum-threshold (\d+) bytes max-mark-probability %d`
+		// The random-detect line in the block of the class's queue:
+		// "uc-tx-queue N" on EOS, "class type queuing c-out-8q-qN" on NX-OS.
+		prio, err := queueOf(d, v.Field)
+		if err != nil {
+			return 0, "", err
+		}
+		head := fmt.Sprintf(`(?m)^ +uc-tx-queue %d$`, prio)
+		line := `random-detect ecn minimum-threshold (\d+) bytes maximum-threshold (\d+) bytes`
 		unit := int64(1)
 		if d.Platform == ir.PlatformNXOS {
-			re, unit = `random-detect minimum-threshold (\d+) kbytes maximum-threshold (\d+) kbytes drop-probability %d`, 1024
+			head = fmt.Sprintf(`(?m)^ +class type queuing c-out-8q-q%d$`, prio)
+			line, unit = `random-detect minimum-threshold (\d+) kbytes maximum-threshold (\d+) kbytes`, 1024
 		}
-		var prob int
-		for _, q := range d.Switch.QoS.Queues {
-			if q.Class != nil && q.Class.Name == index(v.Field) && q.ECN != nil {
-				prob = q.ECN.Probability
-				// Classes with the same probability share the form: pick
-				// the line whose numbers belong to this class.
-				for _, m := range regexp.MustCompile(fmt.Sprintf(re, prob)).FindAllStringSubmatch(cfg, -1) {
-					lo, _ := strconv.ParseInt(m[1], 10, 64)
-					hi, _ := strconv.ParseInt(m[2], 10, 64)
-					got := lo * unit
-					if stripIndex(v.Field) == "ecn-max" {
-						got = hi * unit
-					}
-					if got == v.Value {
-						return got, name + " random-detect", nil
-					}
-				}
-				return 0, "", fmt.Errorf("%s has no random-detect line with %d B for class %s", name, v.Value, index(v.Field))
-			}
+		loc := regexp.MustCompile(head).FindStringIndex(cfg)
+		if loc == nil {
+			return 0, "", fmt.Errorf("%s has no block for queue %d", name, prio)
 		}
-		return 0, "", fmt.Errorf("no marking class %q", index(v.Field))
+		block := cfg[loc[1]:]
+		if next := regexp.MustCompile(`(?m)^ +(uc-tx-queue|class type queuing) `).FindStringIndex(block); next != nil {
+			block = block[:next[0]]
+		}
+		m := regexp.MustCompile(line).FindStringSubmatch(block)
+		if m == nil {
+			return 0, "", fmt.Errorf("%s: queue %d has no random-detect line", name, prio)
+		}
+		k := m[1]
+		if stripIndex(v.Field) == "ecn-max" {
+			k = m[2]
+		}
+		n, err := strconv.ParseInt(k, 10, 64)
+		return n * unit, fmt.Sprintf("%s queue %d random-detect", name, prio), err
 	}
 	return 0, "", fmt.Errorf("field not classified: add it to notConfigured or find it in %s", name)
 }
