@@ -39,14 +39,19 @@ func TestImportLayers(t *testing.T) {
 		"renderers/nvue":          {"compiler/ir", "renderers", "compiler/platforms"},
 		"renderers/sonic":         {"compiler/ir", "renderers"},
 		"renderers/nxos":          {"compiler/ir", "renderers", "compiler/platforms", "renderers/internal/clitree"},
-		// The CLI stanza tree EOS and NX-OS share knows no platform.
-		"renderers/internal/clitree": {"renderers"},
+		// The CLI stanza tree EOS and NX-OS share, and their plan and
+		// apply plumbing, knows no platform: each gives it its tables.
+		"renderers/internal/clitree": {"compiler/ir", "renderers"},
 		"renderers/host":             {"compiler/ir", "renderers"},
 		"renderers/scheduler":        {"compiler/ir", "compiler/placement", "renderers"},
 		"targets":                    {"compiler/ir", "renderers"},
 		"targets/dir":                {"compiler/ir", "renderers", "targets"},
 		"targets/gnmi":               {"compiler/ir", "renderers", "targets"},
 		"targets/gnmi/gnmitest":      {"renderers/openconfig/oc"},
+
+		// The properties both CLI platforms' tests check; it compiles the
+		// examples, so it reaches the compiler and schema (tests only).
+		"renderers/internal/clitree/clitreetest": {"compiler", "compiler/ir", "compiler/ir/irtest", "renderers", "schema"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../../...").Output()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers/internal/clitree/clitreetest"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -99,7 +100,7 @@ end
 func runningOf(t *testing.T, d *ir.Device, i int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, runningHead, d.Name, i+1, i+10)
-	for _, l := range strings.SplitAfter(string(renderText(t, variant(d, before))), "\n") {
+	for _, l := range strings.SplitAfter(string(h.RenderText(t, clitreetest.Variant(d, before))), "\n") {
 		if strings.HasPrefix(strings.TrimLeft(l, " "), "! ") {
 			continue
 		}
@@ -153,7 +154,7 @@ func TestPod2048Running(t *testing.T) {
 		if !bytes.Equal(got, text) {
 			t.Fatalf("%s differs from its generator (ROCEFAB_UPDATE=1 rewrites it)", path)
 		}
-		ch, rem := diff(t, d, parse(t, d, got), desired(t, d))
+		ch, rem := h.Diff(t, d, h.Parse(t, d, got), h.Desired(t, d))
 		if len(ch) == 0 {
 			t.Fatalf("%s: the before state has no change", d.Name)
 		}

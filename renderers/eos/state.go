@@ -1,10 +1,7 @@
 package eos
 
 import (
-	"errors"
-	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
@@ -124,84 +121,53 @@ var portLines = []clitree.Match{
 // lines of d's own ports; a nil d owns those lines of every interface,
 // which is what a remediation, naming only the device's ports, may touch.
 func scope(d *ir.Device) clitree.Scope {
-	var ports map[string]bool
-	if d != nil && d.Switch != nil {
-		ports = make(map[string]bool, len(d.Switch.Ports))
-		for _, p := range d.Switch.Ports {
-			ports[p.Name] = true
-		}
-	}
 	return clitree.Scope{
 		Whole: whole,
 		Parts: []clitree.Part{{
-			Parent: func(line string) bool {
-				name, ok := strings.CutPrefix(line, "interface ")
-				return ok && (ports == nil || ports[name])
-			},
+			Parent:   clitree.Ports(d),
 			Children: portLines,
 		}},
 	}
 }
 
-// Desired returns switch d's desired state: the lines of the eos.cfg that
-// Render prints, comments dropped, read back within the owned scope. The
-// text and the state come from the same rendering, so they cannot
-// disagree.
-func (Renderer) Desired(d *ir.Device) (renderers.State, error) {
-	arts, err := Renderer{}.Render(d)
-	if err != nil {
-		return nil, err
-	}
-	return dialect.NewState(scope(d).Restrict(clitree.Parse(arts[0].Content))), nil
+// cli is the plan and apply plumbing EOS shares with the other CLI
+// platforms (clitree.Platform), given EOS's tables above.
+var cli = &clitree.Platform{
+	Name:    ir.PlatformEOS,
+	File:    FileName,
+	Dialect: dialect,
+	Floor:   floor,
+	Scope:   scope,
+	Render:  Renderer{}.Render,
 }
+
+// Desired returns switch d's desired state: the lines of the eos.cfg that
+// Render prints, read back within the owned scope (clitree.Platform).
+func (Renderer) Desired(d *ir.Device) (renderers.State, error) { return cli.Desired(d) }
 
 // Parse reads d's running configuration (eos.cfg, `show running-config`
 // text) within the owned scope: BGP, management, ACLs, users, other
 // interfaces and the lines of d's ports that rocefab does not write are
 // not read. A device without the file runs nothing of rocefab's yet.
 func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
-	if d == nil {
-		return nil, errors.New("eos: nil device")
-	}
-	text, err := clitree.Running(running, FileName)
-	if err != nil {
-		return nil, fmt.Errorf("eos: %s: %w", d.Name, err)
-	}
-	return dialect.NewState(scope(d).Restrict(clitree.Parse(text))), nil
+	return cli.Parse(d, running)
 }
 
-// Diff returns the changes that make running into desired, in path order,
-// each with the disruption the catalog gives its element on EOS, and the
-// CLI lines that make them, in the order a configuration session takes
-// them (clitree's Remediate).
+// Diff returns the changes that make running into desired, each with the
+// disruption the catalog gives its element on EOS, and the CLI lines
+// that make them, in the order a configuration session takes them
+// (clitree's Remediate).
 func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
-	var ds renderers.Disruptions
-	if d != nil {
-		ds = d.Disruption[ir.PlatformEOS]
-	}
-	changes, lines, err := dialect.Diff(running, desired, scope(d), ds, floor)
-	if err != nil {
-		return nil, renderers.Remediation{}, fmt.Errorf("eos: %w", err)
-	}
-	if len(changes) == 0 {
-		return nil, renderers.Remediation{}, nil
-	}
-	return changes, renderers.Remediation{Format: renderers.Text, Content: clitree.Text(lines)}, nil
+	return cli.Diff(d, running, desired)
 }
 
 // Apply enters a remediation's lines into the running eos.cfg as EOS
 // would, every line outside the owned scope kept byte for byte.
 func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
-	out, err := dialect.ApplyArtifacts(running, rem, FileName, scope(nil))
-	if err != nil {
-		return nil, fmt.Errorf("eos: %w", err)
-	}
-	return out, nil
+	return cli.Apply(running, rem)
 }
 
 // Foreign returns the lines of an EOS running configuration that lie
 // outside the owned scope of every device, exactly as they are: what
 // applying a remediation keeps byte for byte.
-func Foreign(running []byte) []string {
-	return scope(nil).Foreign(clitree.Parse(running))
-}
+func Foreign(running []byte) []string { return cli.Foreign(running) }

@@ -1,187 +1,31 @@
 package eos_test
 
 import (
-	"bytes"
-	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/ir/irtest"
-	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
-	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/renderers/internal/clitree/clitreetest"
 )
 
-var platform eos.Platform
-
-// exampleSwitches compiles the examples once and returns every EOS switch
-// of pod-2048, multitenant and the irtest fabric.
-var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
-	all := irtest.Fabric().Switches()
-	representative = map[*ir.Device]bool{}
-	mark := func(ds []*ir.Device) {
-		for _, d := range ds {
-			if d.Platform == ir.PlatformEOS {
-				representative[d] = true
-				return
-			}
-		}
-	}
-	mark(all)
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		return nil, err
-	}
-	for _, ex := range []string{"pod-2048", "multitenant"} {
-		in, ds, err := schema.Load(filepath.Join(root, "examples", ex))
-		if err != nil || in == nil || ds.HasErrors() {
-			return nil, fmt.Errorf("loading %s: %v %v", ex, err, ds)
-		}
-		f, _ := compiler.Compile(in)
-		if f == nil {
-			return nil, fmt.Errorf("%s does not compile", ex)
-		}
-		mark(f.Switches())
-		all = append(all, f.Switches()...)
-	}
-	var out []*ir.Device
-	for _, d := range all {
-		if d.Platform == ir.PlatformEOS {
-			out = append(out, d)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no EOS switch in the examples")
-	}
-	return out, nil
-})
-
-// representative holds the first EOS switch of each fabric, on which
-// every pair of intent variants is checked; the others, of the same
-// shapes, are checked on fewer pairs.
-var representative map[*ir.Device]bool
-
-func switches(t testing.TB) []*ir.Device {
-	t.Helper()
-	ds, err := exampleSwitches()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
-}
-
-func renderText(t testing.TB, d *ir.Device) []byte {
-	t.Helper()
-	arts, err := eos.Renderer{}.Render(d)
-	if err != nil {
-		t.Fatalf("%s: %v", d.Name, err)
-	}
-	return arts[0].Content
-}
-
-func artifact(d *ir.Device, text []byte) []renderers.Artifact {
-	return []renderers.Artifact{{Path: d.Name + "/" + eos.FileName, Format: renderers.Text, Content: text}}
-}
-
-func desired(t testing.TB, d *ir.Device) renderers.State {
-	t.Helper()
-	s, err := platform.Desired(d)
-	if err != nil {
-		t.Fatalf("%s: Desired: %v", d.Name, err)
-	}
-	return s
-}
-
-func parse(t testing.TB, d *ir.Device, text []byte) renderers.State {
-	t.Helper()
-	s, err := platform.Parse(d, artifact(d, text))
-	if err != nil {
-		t.Fatalf("%s: Parse: %v", d.Name, err)
-	}
-	return s
-}
-
-func diff(t testing.TB, d *ir.Device, running, want renderers.State) ([]renderers.Change, renderers.Remediation) {
-	t.Helper()
-	ch, rem, err := platform.Diff(d, running, want)
-	if err != nil {
-		t.Fatalf("%s: Diff: %v", d.Name, err)
-	}
-	return ch, rem
-}
-
-// variant returns a copy of d whose switch and QoS policy f changed; d is
-// not touched.
-func variant(d *ir.Device, f func(sw *ir.Switch, q *ir.QoS)) *ir.Device {
-	c := *d
-	sw := *d.Switch
-	q := *d.Switch.QoS
-	q.Queues = slices.Clone(q.Queues)
-	for i := range q.Queues {
-		if e := q.Queues[i].ECN; e != nil {
-			ec := *e
-			q.Queues[i].ECN = &ec
-		}
-	}
-	q.PFC = slices.Clone(q.PFC)
-	sw.QoS = &q
-	sw.Ports = slices.Clone(sw.Ports)
-	c.Switch = &sw
-	f(&sw, &q)
-	return &c
-}
-
-// variants are the intent changes the properties are checked across.
-var variants = map[string]func(sw *ir.Switch, q *ir.QoS){
-	"same": func(*ir.Switch, *ir.QoS) {},
-	"mtu":  func(sw *ir.Switch, _ *ir.QoS) { sw.MTU = 1500 },
-	"ecn": func(_ *ir.Switch, q *ir.QoS) {
-		for i := range q.Queues {
-			if e := q.Queues[i].ECN; e != nil {
-				e.MinBytes, e.MaxBytes, e.Probability = 150_000, 1_500_000, 100
-			}
-		}
-	},
-	"lossy": func(_ *ir.Switch, q *ir.QoS) {
-		q.PFC = nil
-		for i := range q.Queues {
-			q.Queues[i].Lossless = false
-		}
-	},
-	"watchdog-off": func(_ *ir.Switch, q *ir.QoS) { q.Watchdog.Enabled = false },
-	"ecmp":         func(sw *ir.Switch, _ *ir.QoS) { sw.LoadBalancing = "ecmp" },
-	"dscp": func(_ *ir.Switch, q *ir.QoS) {
-		// Move every DSCP of the first lossless class to traffic class 0
-		// but one, and one more DSCP onto it.
-		for dscp, tc := range q.DSCPToTC {
-			if tc != 0 && dscp != 26 {
-				q.DSCPToTC[dscp] = 0
-			}
-		}
-		q.DSCPToTC[27] = q.DSCPToTC[26]
-	},
-	"strict": func(_ *ir.Switch, q *ir.QoS) {
-		for i := range q.Queues {
-			q.Queues[i].Strict = !q.Queues[i].Strict
-			if q.Queues[i].Strict {
-				q.Queues[i].Weight = 0
-			} else {
-				q.Queues[i].Weight = 10
-			}
-		}
-	},
-	"fewer-ports": func(sw *ir.Switch, _ *ir.QoS) {
-		for i := range sw.Ports {
-			sw.Ports[i].Peer = ""
-		}
-	},
+// h runs the properties EOS shares with the other CLI platforms
+// (clitreetest) with EOS's renderer and foreign configuration.
+var h = &clitreetest.Harness{
+	Platform:    eos.Platform{},
+	Render:      eos.Renderer{}.Render,
+	Foreign:     eos.Foreign,
+	Name:        ir.PlatformEOS,
+	Label:       "EOS",
+	File:        eos.FileName,
+	ForeignHead: foreignHead,
+	ForeignTail: foreignTail,
+	PortForeign: "   no switchport\n   ip address 10.1.0.0/31\n",
+	Reorder:     reorder,
+	OtherPort:   "interface Ethernet99/1\n   mtu 1500\n   service-profile OTHER\n",
+	// EOS resets a line by its default form, so one round converges.
+	Rounds: 1,
 }
 
 // foreignHead and foreignTail are configuration rocefab does not own, in
@@ -245,203 +89,57 @@ management api http-commands
 end
 `
 
-// withForeign returns the owned configuration text wrapped in foreign
-// sections, every interface given foreign lines too, comments kept.
-func withForeign(name string, owned []byte) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, foreignHead, name)
-	for _, l := range strings.SplitAfter(string(owned), "\n") {
-		b.WriteString(l)
-		if strings.HasPrefix(l, "interface Ethernet") {
-			b.WriteString("   no switchport\n   ip address 10.1.0.0/31\n")
-		}
+// reorder reverses the order of the top-level sections, which EOS
+// separates by "!" lines.
+func reorder(text []byte) []byte {
+	sections := strings.Split(string(text), "\n!\n")
+	slices.Reverse(sections)
+	shuffled := strings.Join(sections, "\n!\n")
+	if !strings.HasSuffix(shuffled, "\n") {
+		shuffled += "\n"
 	}
-	b.WriteString(foreignTail)
-	return b.Bytes()
+	return []byte(shuffled)
 }
 
 // TestDiffOfEqualIsEmpty checks diff(render(a), render(a)) on every EOS
-// switch of the examples: the desired state against itself and against
-// its artifact parsed as a running configuration.
-func TestDiffOfEqualIsEmpty(t *testing.T) {
-	for _, d := range switches(t) {
-		want := desired(t, d)
-		if len(want.Elements()) == 0 {
-			t.Fatalf("%s: empty desired state", d.Name)
-		}
-		if ch, rem := diff(t, d, want, want); len(ch) != 0 || len(rem.Content) != 0 {
-			t.Errorf("%s: diff of the desired state with itself: %v\n%s", d.Name, ch, rem.Content)
-		}
-		have := parse(t, d, renderText(t, d))
-		if ch, rem := diff(t, d, have, want); len(ch) != 0 || len(rem.Content) != 0 {
-			t.Errorf("%s: diff of the parsed artifact: %v\n%s", d.Name, ch, rem.Content)
-		}
-	}
-}
+// switch of the examples (clitreetest).
+func TestDiffOfEqualIsEmpty(t *testing.T) { h.DiffOfEqualIsEmpty(t) }
 
-// TestParseForeign checks that foreign sections, another ordering of the
-// top-level sections, comments and defaults the device prints outside the
-// owned lines parse to the owned model, and that an interface that is not
-// the device's is not read.
-func TestParseForeign(t *testing.T) {
-	for _, d := range switches(t) {
-		want := desired(t, d).Elements()
-		text := renderText(t, d)
-		// Reverse the order of the top-level sections ("!"-separated).
-		sections := strings.Split(string(text), "\n!\n")
-		slices.Reverse(sections)
-		shuffled := strings.Join(sections, "\n!\n")
-		if !strings.HasSuffix(shuffled, "\n") {
-			shuffled += "\n"
-		}
-		run := withForeign(d.Name, []byte(shuffled+"interface Ethernet99/1\n   mtu 1500\n   service-profile OTHER\n"))
-		got := parse(t, d, run).Elements()
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("%s: parsed owned model differs (-want +got):\n%s", d.Name, diff)
-		}
-	}
-}
+// TestParseForeign checks that foreign configuration, reordered sections
+// and another interface parse to the owned model (clitreetest).
+func TestParseForeign(t *testing.T) { h.ParseForeign(t) }
 
 // TestApplyConverges checks, for every EOS switch and intent variant,
-// that applying diff(parse(running), render(b)) to running, then parsing,
-// gives render(b) within the scope, and that every foreign line is kept
-// byte for byte; running is the artifact of another intent a with foreign
-// sections, or foreign sections alone.
-func TestApplyConverges(t *testing.T) {
-	for _, d := range switches(t) {
-		froms, tos := []string{"ecn", "fewer-ports"}, []string{"same"}
-		if representative[d] {
-			froms, tos = sortedKeys(variants), []string{"same", "ecn", "lossy", "mtu", "dscp", "strict"}
-		}
-		for _, from := range froms {
-			for _, to := range tos {
-				a, b := variant(d, variants[from]), variant(d, variants[to])
-				check(t, d, fmt.Sprintf("%s -> %s", from, to), withForeign(d.Name, renderText(t, a)), b)
-			}
-		}
-		check(t, d, "foreign only", withForeign(d.Name, nil), d)
-		check(t, d, "empty", nil, d)
-	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func check(t *testing.T, d *ir.Device, name string, run []byte, b *ir.Device) {
-	t.Helper()
-	want := desired(t, b)
-	have := parse(t, d, run)
-	_, rem := diff(t, b, have, want)
-	arts := artifact(d, run)
-	out, err := platform.Apply(arts, rem)
-	if err != nil {
-		t.Fatalf("%s %s: Apply: %v\n%s", d.Name, name, err, rem.Content)
-	}
-	if !bytes.Equal(arts[0].Content, run) {
-		t.Fatalf("%s %s: Apply changed its input", d.Name, name)
-	}
-	after := out[0].Content
-	if d := cmp.Diff(want.Elements(), parse(t, b, after).Elements()); d != "" {
-		t.Fatalf("%s %s: after applying\n%s\nthe state differs (-want +got):\n%s", b.Name, name, rem.Content, d)
-	}
-	if ch, rem2 := diff(t, b, parse(t, b, after), want); len(ch) != 0 {
-		t.Fatalf("%s %s: a second diff is not empty: %v\n%s", b.Name, name, ch, rem2.Content)
-	}
-	if f0, f1 := eos.Foreign(run), eos.Foreign(after); !slices.Equal(f0, f1) {
-		t.Fatalf("%s %s: foreign configuration changed:\n%s", b.Name, name, cmp.Diff(f0, f1))
-	}
-}
+// that applying a diff converges and keeps every foreign line (clitreetest).
+func TestApplyConverges(t *testing.T) { h.ApplyConverges(t) }
 
 // TestRemediation pins the CLI lines of small changes: a modified MTU is
 // one line in its interface, a changed DSCP list is negated first, and a
 // queue section that goes is removed after the lines that change.
 func TestRemediation(t *testing.T) {
-	d := switches(t)[0]
+	d := h.Switches(t)[0]
 	port := d.Switch.Ports[0].Name
-	run := strings.Replace(string(renderText(t, d)), "interface "+port+"\n", "interface "+port+"\n   mtu 1500\n", 1)
+	run := strings.Replace(string(h.RenderText(t, d)), "interface "+port+"\n", "interface "+port+"\n   mtu 1500\n", 1)
 	run = strings.Replace(run, "   mtu 9214\n", "", 1)
-	_, rem := diff(t, d, parse(t, d, []byte(run)), desired(t, d))
+	_, rem := h.Diff(t, d, h.Parse(t, d, []byte(run)), h.Desired(t, d))
 	want := "interface " + port + "\n   mtu 9214\n   exit\n"
 	if string(rem.Content) != want {
 		t.Errorf("MTU remediation:\n%s\nwant\n%s", rem.Content, want)
 	}
-	ch, _ := diff(t, d, parse(t, d, []byte(run)), desired(t, d))
+	ch, _ := h.Diff(t, d, h.Parse(t, d, []byte(run)), h.Desired(t, d))
 	if len(ch) != 1 || ch[0].Action() != "modify" || ch[0].Kind != "mtu" || ch[0].Path != "interface "+port+" > mtu" {
 		t.Errorf("MTU change: %+v", ch)
 	}
 }
 
 // FuzzParse feeds arbitrary text to the parser, the diff and the Applier:
-// none may panic, and applying a diff converges.
+// none may panic, and applying diffs converges (clitreetest).
 func FuzzParse(f *testing.F) {
-	ds, err := exampleSwitches()
-	if err != nil {
-		f.Fatal(err)
-	}
-	d := ds[0]
-	arts, err := eos.Renderer{}.Render(d)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(arts[0].Content)
-	f.Add(withForeign(d.Name, arts[0].Content))
-	f.Add([]byte("qos profile ROCEFAB\n\t!\n   uc-tx-queue 1\n no priority\n\r\n!\n"))
-	f.Add([]byte("interface Ethernet1/1\n   mtu 1500\n   mtu 1600\nno qos map dscp 1 to traffic-class 1\n"))
-	want, err := platform.Desired(d)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, text []byte) {
-		have, err := platform.Parse(d, artifact(d, text))
-		if err != nil {
-			return
-		}
-		_, rem, err := platform.Diff(d, have, want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := platform.Apply(artifact(d, text), rem)
-		if err != nil {
-			t.Fatalf("Apply: %v\n%s", err, rem.Content)
-		}
-		got, err := platform.Parse(d, out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ch, _, _ := platform.Diff(d, got, want); len(ch) != 0 {
-			t.Fatalf("no convergence: %v\nrunning:\n%q\nremediation:\n%s", ch, text, rem.Content)
-		}
-	})
+	h.Fuzz(f,
+		[]byte("qos profile ROCEFAB\n\t!\n   uc-tx-queue 1\n no priority\n\r\n!\n"),
+		[]byte("interface Ethernet1/1\n   mtu 1500\n   mtu 1600\nno qos map dscp 1 to traffic-class 1\n"),
+	)
 }
 
-// BenchmarkParseDiff64 measures what plan does per EOS device: parse a
-// 64-port leaf's running configuration (foreign sections, an old ECN
-// template) and diff it against its desired state, computed once.
-func BenchmarkParseDiff64(b *testing.B) {
-	var d *ir.Device
-	for _, s := range switches(b) {
-		if len(s.Switch.Ports) >= 64 {
-			d = s
-			break
-		}
-	}
-	if d == nil {
-		b.Skip("no 64-port EOS leaf in the examples")
-	}
-	run := withForeign(d.Name, renderText(b, variant(d, variants["ecn"])))
-	want := desired(b, d)
-	b.Logf("%s: %d ports, running configuration %d bytes", d.Name, len(d.Switch.Ports), len(run))
-	b.ReportAllocs()
-	for b.Loop() {
-		have := parse(b, d, run)
-		if ch, _ := diff(b, d, have, want); len(ch) == 0 {
-			b.Fatal("no change")
-		}
-	}
-}
+// BenchmarkParseDiff64 measures what plan does per EOS device (clitreetest).
+func BenchmarkParseDiff64(b *testing.B) { h.BenchmarkParseDiff64(b) }

@@ -1,0 +1,429 @@
+// Package clitreetest holds the properties every CLI platform's plan and
+// apply must keep (EOS, NX-OS): diff of equal states is empty, foreign
+// configuration parses to the owned model, applying a diff converges and
+// keeps every foreign line, and arbitrary text neither panics nor fails
+// to converge. Each platform's tests call it with their own renderer,
+// foreign configuration and seeds, so that the two cannot drift apart in
+// what they check. It is imported by tests only.
+package clitreetest
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/schema"
+)
+
+// Platform is what the properties exercise: plan and apply of one CLI
+// platform.
+type Platform interface {
+	renderers.Platform
+	renderers.Applier
+}
+
+// Harness is one platform's specifics. Its methods are the shared
+// properties; they compile the examples under ../.. of the calling test's
+// package directory (renderers/<platform>), once.
+type Harness struct {
+	// Platform is the platform under test.
+	Platform Platform
+	// Render renders a switch; its first artifact is the File.
+	Render func(d *ir.Device) ([]renderers.Artifact, error)
+	// Foreign returns the lines outside every device's owned scope.
+	Foreign func(running []byte) []string
+	// Name is the platform's key in the IR (ir.PlatformEOS, ...), Label
+	// its name in messages, File the base name of its configuration.
+	Name, Label, File string
+	// ForeignHead (a format with the device name as %[1]s) and
+	// ForeignTail are configuration rocefab does not own, in the form
+	// `show running-config` prints it; PortForeign are lines rocefab does
+	// not own that follow every `interface Ethernet` line.
+	ForeignHead, ForeignTail, PortForeign string
+	// Reorder returns a configuration's top-level sections in another
+	// order, and OtherPort is an interface that is no device's, with
+	// owned-looking lines: neither may change the parsed owned model.
+	Reorder   func(text []byte) []byte
+	OtherPort string
+	// Rounds is how many rounds of parse, diff and apply arbitrary text
+	// must converge within.
+	Rounds int
+
+	once           sync.Once
+	switches       []*ir.Device
+	err            error
+	representative map[*ir.Device]bool
+}
+
+// load compiles the examples once and keeps every switch of the platform
+// of pod-2048, multitenant and the irtest fabric, and the first of each
+// fabric, on which every pair of intent variants is checked; the others,
+// of the same shapes, are checked on fewer pairs.
+func (h *Harness) load() {
+	all := irtest.Fabric().Switches()
+	h.representative = map[*ir.Device]bool{}
+	mark := func(ds []*ir.Device) {
+		for _, d := range ds {
+			if d.Platform == h.Name {
+				h.representative[d] = true
+				return
+			}
+		}
+	}
+	mark(all)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		h.err = err
+		return
+	}
+	for _, ex := range []string{"pod-2048", "multitenant"} {
+		in, ds, err := schema.Load(filepath.Join(root, "examples", ex))
+		if err != nil || in == nil || ds.HasErrors() {
+			h.err = fmt.Errorf("loading %s: %v %v", ex, err, ds)
+			return
+		}
+		f, _ := compiler.Compile(in)
+		if f == nil {
+			h.err = fmt.Errorf("%s does not compile", ex)
+			return
+		}
+		mark(f.Switches())
+		all = append(all, f.Switches()...)
+	}
+	for _, d := range all {
+		if d.Platform == h.Name {
+			h.switches = append(h.switches, d)
+		}
+	}
+	if len(h.switches) == 0 {
+		h.err = fmt.Errorf("no %s switch in the examples", h.Label)
+	}
+}
+
+// Examples returns every switch of the platform in the examples.
+func (h *Harness) Examples() ([]*ir.Device, error) {
+	h.once.Do(h.load)
+	return h.switches, h.err
+}
+
+// Switches returns every switch of the platform in the examples, failing
+// t if they do not compile.
+func (h *Harness) Switches(t testing.TB) []*ir.Device {
+	t.Helper()
+	ds, err := h.Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// RenderText returns the configuration text Render prints for d.
+func (h *Harness) RenderText(t testing.TB, d *ir.Device) []byte {
+	t.Helper()
+	arts, err := h.Render(d)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Name, err)
+	}
+	return arts[0].Content
+}
+
+// Artifact returns text as d's running configuration file.
+func (h *Harness) Artifact(d *ir.Device, text []byte) []renderers.Artifact {
+	return []renderers.Artifact{{Path: d.Name + "/" + h.File, Format: renderers.Text, Content: text}}
+}
+
+// Desired returns d's desired state, failing t on an error.
+func (h *Harness) Desired(t testing.TB, d *ir.Device) renderers.State {
+	t.Helper()
+	s, err := h.Platform.Desired(d)
+	if err != nil {
+		t.Fatalf("%s: Desired: %v", d.Name, err)
+	}
+	return s
+}
+
+// Parse returns text parsed as d's running state, failing t on an error.
+func (h *Harness) Parse(t testing.TB, d *ir.Device, text []byte) renderers.State {
+	t.Helper()
+	s, err := h.Platform.Parse(d, h.Artifact(d, text))
+	if err != nil {
+		t.Fatalf("%s: Parse: %v", d.Name, err)
+	}
+	return s
+}
+
+// Diff returns the changes and remediation from running to want, failing
+// t on an error.
+func (h *Harness) Diff(t testing.TB, d *ir.Device, running, want renderers.State) ([]renderers.Change, renderers.Remediation) {
+	t.Helper()
+	ch, rem, err := h.Platform.Diff(d, running, want)
+	if err != nil {
+		t.Fatalf("%s: Diff: %v", d.Name, err)
+	}
+	return ch, rem
+}
+
+// Variant returns a copy of d whose switch and QoS policy f changed; d is
+// not touched.
+func Variant(d *ir.Device, f func(sw *ir.Switch, q *ir.QoS)) *ir.Device {
+	c := *d
+	sw := *d.Switch
+	q := *d.Switch.QoS
+	q.Queues = slices.Clone(q.Queues)
+	for i := range q.Queues {
+		if e := q.Queues[i].ECN; e != nil {
+			ec := *e
+			q.Queues[i].ECN = &ec
+		}
+	}
+	q.PFC = slices.Clone(q.PFC)
+	sw.QoS = &q
+	sw.Ports = slices.Clone(sw.Ports)
+	c.Switch = &sw
+	f(&sw, &q)
+	return &c
+}
+
+// Variants are the intent changes the properties are checked across.
+var Variants = map[string]func(sw *ir.Switch, q *ir.QoS){
+	"same": func(*ir.Switch, *ir.QoS) {},
+	"mtu":  func(sw *ir.Switch, _ *ir.QoS) { sw.MTU = 1500 },
+	"ecn": func(_ *ir.Switch, q *ir.QoS) {
+		for i := range q.Queues {
+			if e := q.Queues[i].ECN; e != nil {
+				e.MinBytes, e.MaxBytes, e.Probability = 150_000, 1_500_000, 100
+			}
+		}
+	},
+	"lossy": func(_ *ir.Switch, q *ir.QoS) {
+		q.PFC = nil
+		for i := range q.Queues {
+			q.Queues[i].Lossless = false
+		}
+	},
+	"watchdog-off": func(_ *ir.Switch, q *ir.QoS) { q.Watchdog.Enabled = false },
+	"ecmp":         func(sw *ir.Switch, _ *ir.QoS) { sw.LoadBalancing = "ecmp" },
+	"dscp": func(_ *ir.Switch, q *ir.QoS) {
+		// Move every DSCP of the first lossless class to traffic class 0
+		// but one, and one more DSCP onto it.
+		for dscp, tc := range q.DSCPToTC {
+			if tc != 0 && dscp != 26 {
+				q.DSCPToTC[dscp] = 0
+			}
+		}
+		q.DSCPToTC[27] = q.DSCPToTC[26]
+	},
+	"strict": func(_ *ir.Switch, q *ir.QoS) {
+		for i := range q.Queues {
+			q.Queues[i].Strict = !q.Queues[i].Strict
+			if q.Queues[i].Strict {
+				q.Queues[i].Weight = 0
+			} else {
+				q.Queues[i].Weight = 10
+			}
+		}
+	},
+	"fewer-ports": func(sw *ir.Switch, _ *ir.QoS) {
+		for i := range sw.Ports {
+			sw.Ports[i].Peer = ""
+		}
+	},
+}
+
+// WithForeign returns the owned configuration text wrapped in foreign
+// sections, every interface given foreign lines too, comments kept.
+func (h *Harness) WithForeign(name string, owned []byte) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, h.ForeignHead, name)
+	for _, l := range strings.SplitAfter(string(owned), "\n") {
+		b.WriteString(l)
+		if strings.HasPrefix(l, "interface Ethernet") {
+			b.WriteString(h.PortForeign)
+		}
+	}
+	b.WriteString(h.ForeignTail)
+	return b.Bytes()
+}
+
+// DiffOfEqualIsEmpty checks diff(render(a), render(a)) on every switch of
+// the examples: the desired state against itself and against its artifact
+// parsed as a running configuration.
+func (h *Harness) DiffOfEqualIsEmpty(t *testing.T) {
+	for _, d := range h.Switches(t) {
+		want := h.Desired(t, d)
+		if len(want.Elements()) == 0 {
+			t.Fatalf("%s: empty desired state", d.Name)
+		}
+		if ch, rem := h.Diff(t, d, want, want); len(ch) != 0 || len(rem.Content) != 0 {
+			t.Errorf("%s: diff of the desired state with itself: %v\n%s", d.Name, ch, rem.Content)
+		}
+		have := h.Parse(t, d, h.RenderText(t, d))
+		if ch, rem := h.Diff(t, d, have, want); len(ch) != 0 || len(rem.Content) != 0 {
+			t.Errorf("%s: diff of the parsed artifact: %v\n%s", d.Name, ch, rem.Content)
+		}
+	}
+}
+
+// ParseForeign checks that foreign sections, another ordering of the
+// top-level sections, comments and defaults the device prints outside the
+// owned lines parse to the owned model, and that an interface that is not
+// the device's is not read.
+func (h *Harness) ParseForeign(t *testing.T) {
+	for _, d := range h.Switches(t) {
+		want := h.Desired(t, d).Elements()
+		shuffled := h.Reorder(h.RenderText(t, d))
+		run := h.WithForeign(d.Name, append(shuffled, h.OtherPort...))
+		got := h.Parse(t, d, run).Elements()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: parsed owned model differs (-want +got):\n%s", d.Name, diff)
+		}
+	}
+}
+
+// ApplyConverges checks, for every switch and intent variant, that
+// applying diff(parse(running), render(b)) to running, then parsing, gives
+// render(b) within the scope, and that every foreign line is kept byte for
+// byte; running is the artifact of another intent a with foreign
+// sections, or foreign sections alone.
+func (h *Harness) ApplyConverges(t *testing.T) {
+	for _, d := range h.Switches(t) {
+		froms, tos := []string{"ecn", "fewer-ports"}, []string{"same"}
+		if h.representative[d] {
+			froms, tos = sortedKeys(Variants), []string{"same", "ecn", "lossy", "mtu", "dscp", "strict"}
+		}
+		for _, from := range froms {
+			for _, to := range tos {
+				a, b := Variant(d, Variants[from]), Variant(d, Variants[to])
+				h.check(t, d, fmt.Sprintf("%s -> %s", from, to), h.WithForeign(d.Name, h.RenderText(t, a)), b)
+			}
+		}
+		h.check(t, d, "foreign only", h.WithForeign(d.Name, nil), d)
+		h.check(t, d, "empty", nil, d)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (h *Harness) check(t *testing.T, d *ir.Device, name string, run []byte, b *ir.Device) {
+	t.Helper()
+	want := h.Desired(t, b)
+	have := h.Parse(t, d, run)
+	_, rem := h.Diff(t, b, have, want)
+	arts := h.Artifact(d, run)
+	out, err := h.Platform.Apply(arts, rem)
+	if err != nil {
+		t.Fatalf("%s %s: Apply: %v\n%s", d.Name, name, err, rem.Content)
+	}
+	if !bytes.Equal(arts[0].Content, run) {
+		t.Fatalf("%s %s: Apply changed its input", d.Name, name)
+	}
+	after := out[0].Content
+	if d := cmp.Diff(want.Elements(), h.Parse(t, b, after).Elements()); d != "" {
+		t.Fatalf("%s %s: after applying\n%s\nthe state differs (-want +got):\n%s", b.Name, name, rem.Content, d)
+	}
+	if ch, rem2 := h.Diff(t, b, h.Parse(t, b, after), want); len(ch) != 0 {
+		t.Fatalf("%s %s: a second diff is not empty: %v\n%s", b.Name, name, ch, rem2.Content)
+	}
+	if f0, f1 := h.Foreign(run), h.Foreign(after); !slices.Equal(f0, f1) {
+		t.Fatalf("%s %s: foreign configuration changed:\n%s", b.Name, name, cmp.Diff(f0, f1))
+	}
+}
+
+// Fuzz feeds arbitrary text to the parser, the diff and the Applier: none
+// may panic, and applying diffs converges within h.Rounds rounds. The
+// corpus is seeded with the first switch's artifact, alone and within
+// foreign configuration, and the platform's own seeds.
+func (h *Harness) Fuzz(f *testing.F, seeds ...[]byte) {
+	ds, err := h.Examples()
+	if err != nil {
+		f.Fatal(err)
+	}
+	d := ds[0]
+	arts, err := h.Render(d)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(arts[0].Content)
+	f.Add(h.WithForeign(d.Name, arts[0].Content))
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	want, err := h.Platform.Desired(d)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		run := text
+		var ch []renderers.Change
+		var rem renderers.Remediation
+		for round := range h.Rounds {
+			have, err := h.Platform.Parse(d, h.Artifact(d, run))
+			if err != nil {
+				return
+			}
+			ch, rem, err = h.Platform.Diff(d, have, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A later round with nothing to do has converged.
+			if round > 0 && len(ch) == 0 {
+				return
+			}
+			out, err := h.Platform.Apply(h.Artifact(d, run), rem)
+			if err != nil {
+				t.Fatalf("Apply: %v\n%s", err, rem.Content)
+			}
+			run = out[0].Content
+		}
+		got, err := h.Platform.Parse(d, h.Artifact(d, run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch, _, _ = h.Platform.Diff(d, got, want); len(ch) != 0 {
+			t.Fatalf("no convergence in %d rounds: %v\nrunning:\n%q\nremediation:\n%s", h.Rounds, ch, text, rem.Content)
+		}
+	})
+}
+
+// BenchmarkParseDiff64 measures what plan does per device: parse a 64-port
+// leaf's running configuration (foreign sections, an old ECN template)
+// and diff it against its desired state, computed once.
+func (h *Harness) BenchmarkParseDiff64(b *testing.B) {
+	var d *ir.Device
+	for _, s := range h.Switches(b) {
+		if len(s.Switch.Ports) >= 64 {
+			d = s
+			break
+		}
+	}
+	if d == nil {
+		b.Skipf("no 64-port %s leaf in the examples", h.Label)
+	}
+	run := h.WithForeign(d.Name, h.RenderText(b, Variant(d, Variants["ecn"])))
+	want := h.Desired(b, d)
+	b.Logf("%s: %d ports, running configuration %d bytes", d.Name, len(d.Switch.Ports), len(run))
+	b.ReportAllocs()
+	for b.Loop() {
+		have := h.Parse(b, d, run)
+		if ch, _ := h.Diff(b, d, have, want); len(ch) == 0 {
+			b.Fatal("no change")
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package clitree
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// Platform is the plan and apply plumbing a CLI platform shares: desired
+// state from its own rendering, running state from `show running-config`
+// text, both read within the owned scope, and the diff and apply of the
+// dialect. A platform supplies only its tables, so that EOS and NX-OS
+// cannot drift apart in how they read, compare or enter a configuration.
+type Platform struct {
+	// Name is the platform's key in the IR (ir.PlatformEOS, ...): its
+	// device disruptions are looked up under it, and its errors begin
+	// with it.
+	Name string
+	// File is the base name of the configuration file, in the rendered
+	// and the running artifacts alike.
+	File string
+	// Dialect is how the platform prints and enters its configuration.
+	Dialect *Dialect
+	// Floor raises a change's disruption to at least this for its kind.
+	Floor map[string]renderers.Disruption
+	// Scope is the owned scope on switch d; a nil d owns the lines of
+	// every interface, which is what a remediation, naming only the
+	// device's ports, may touch.
+	Scope func(d *ir.Device) Scope
+	// Render renders switch d; its first artifact is the File.
+	Render func(d *ir.Device) ([]renderers.Artifact, error)
+}
+
+// Desired returns switch d's desired state: the lines of the file Render
+// prints, comments dropped, read back within the owned scope. The text and
+// the state come from the same rendering, so they cannot disagree.
+func (p *Platform) Desired(d *ir.Device) (renderers.State, error) {
+	arts, err := p.Render(d)
+	if err != nil {
+		return nil, err
+	}
+	return p.Dialect.NewState(p.Scope(d).Restrict(Parse(arts[0].Content))), nil
+}
+
+// Parse reads d's running configuration within the owned scope; what lies
+// outside it is not read. A device without the file runs nothing of
+// rocefab's yet.
+func (p *Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	if d == nil {
+		return nil, errors.New(p.Name + ": nil device")
+	}
+	text, err := Running(running, p.File)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", p.Name, d.Name, err)
+	}
+	return p.Dialect.NewState(p.Scope(d).Restrict(Parse(text))), nil
+}
+
+// Diff returns the changes that make running into desired, in path order,
+// each with the disruption the catalog gives its element on the platform,
+// and the CLI lines that make them, in the order a configuration session
+// takes them ([Remediate]).
+func (p *Platform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	var ds renderers.Disruptions
+	if d != nil {
+		ds = d.Disruption[p.Name]
+	}
+	changes, lines, err := p.Dialect.Diff(running, desired, p.Scope(d), ds, p.Floor)
+	if err != nil {
+		return nil, renderers.Remediation{}, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	if len(changes) == 0 {
+		return nil, renderers.Remediation{}, nil
+	}
+	return changes, renderers.Remediation{Format: renderers.Text, Content: Text(lines)}, nil
+}
+
+// Apply enters a remediation's lines into the running file as the device
+// would, every line outside the owned scope kept byte for byte.
+func (p *Platform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
+	out, err := p.Dialect.ApplyArtifacts(running, rem, p.File, p.Scope(nil))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	return out, nil
+}
+
+// Foreign returns the lines of a running configuration that lie outside
+// the owned scope of every device, exactly as they are: what applying a
+// remediation keeps byte for byte.
+func (p *Platform) Foreign(running []byte) []string {
+	return p.Scope(nil).Foreign(Parse(running))
+}
+
+// Ports returns whether a top-level line opens one of switch d's own
+// interfaces; for a nil d (or one without a switch), any interface.
+func Ports(d *ir.Device) func(line string) bool {
+	var ports map[string]bool
+	if d != nil && d.Switch != nil {
+		ports = make(map[string]bool, len(d.Switch.Ports))
+		for _, p := range d.Switch.Ports {
+			ports[p.Name] = true
+		}
+	}
+	return func(line string) bool {
+		name, ok := strings.CutPrefix(line, "interface ")
+		return ok && (ports == nil || ports[name])
+	}
+}
