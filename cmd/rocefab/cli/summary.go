@@ -275,8 +275,12 @@ func writeThresholds(b *strings.Builder, f *ir.Fabric, groups []*group) {
 		if hp.DCQCN.Enabled {
 			dcqcn = "on"
 		}
-		fmt.Fprintf(b, "\nHosts: %s via %s, trust %s, PFC on %s, NIC cable %gm, MTU %d, RoCE ToS %d, DCQCN %s.\n",
-			hp.NICModel, hp.Tool, hp.Trust, prioList(hp.PFC), hp.CableM, hp.MTU, hp.RoCETOS, dcqcn)
+		cm := ""
+		if hp.RDMACMClass != nil {
+			cm = " (class " + hp.RDMACMClass.Name + ")"
+		}
+		fmt.Fprintf(b, "\nHosts: %s via %s, trust %s, PFC on %s, NIC cable %gm, MTU %d, rdma_cm ToS %d%s, DCQCN %s.\n",
+			hp.NICModel, hp.Tool, hp.Trust, prioList(hp.PFC), hp.CableM, hp.MTU, hp.RoCETOS, cm, dcqcn)
 	}
 	b.WriteString("\n")
 }
