@@ -515,6 +515,21 @@ func (c *compilation) hosts() {
 		}
 		prof.Shaping = append(prof.Shaping, s)
 	}
+	// Without hosts.frontend, the one interface that tcp shapes name and
+	// that is no RDMA NIC is the frontend: the intent says the class's
+	// traffic leaves by it (INTENT.md's own example shapes eth0 so). Its
+	// speed is then unknown, so RF114 cannot compare the rate with it.
+	if prof.Frontend == "" {
+		var others []string
+		for _, s := range prof.Shaping {
+			if s.Transport == ir.TransportTCP && !slices.Contains(rdmaNICs, s.Interface) && !slices.Contains(others, s.Interface) {
+				others = append(others, s.Interface)
+			}
+		}
+		if len(others) == 1 {
+			prof.Frontend = others[0]
+		}
+	}
 	c.rdmaCM(prof)
 	hm := toIR(physics.PortMTU(c.f.MTU.Host, 0, "mtu.host; hosts.md §1 (ip link set … mtu)"))
 	hm.Inputs[0].Name, hm.Inputs[0].Pos = "mtu_host", c.pos("mtu.host")
