@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path"
@@ -344,7 +346,12 @@ func relTo(base, target string) (string, error) {
 
 // writePlanFile writes the plan whole: into a file beside it, renamed
 // into place, so that an interrupted write never leaves half a plan.
+// A file already at out is replaced only when it is a plan rocefab wrote:
+// -o fabric.cue must never overwrite the intent.
 func writePlanFile(out string, p *targets.Plan) error {
+	if err := replaceablePlan(out); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	if err := targets.WritePlan(&b, p); err != nil {
 		return err
@@ -363,6 +370,25 @@ func writePlanFile(out string, p *targets.Plan) error {
 		return fmt.Errorf("-o %s: %w", out, err)
 	}
 	return nil
+}
+
+// replaceablePlan returns an error unless nothing is at out or what is
+// there is a plan file (any format version) that a plan may replace.
+func replaceablePlan(out string) error {
+	st, err := os.Lstat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", out, err)
+	}
+	if st.Mode().IsRegular() {
+		var head map[string]json.RawMessage
+		if b, err := os.ReadFile(out); err == nil && json.Unmarshal(b, &head) == nil && head["format_version"] != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("-o %s: the file exists and is not a rocefab plan; rocefab never overwrites a file it did not write: choose another name", out)
 }
 
 // actionMark is the sign a plan line starts with, as Terraform's.
