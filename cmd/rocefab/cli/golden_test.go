@@ -23,8 +23,8 @@ var goldenDevices = map[string][]string{
 }
 
 // TestExamplesGolden builds every example and compares SUMMARY.md, the
-// tenants' environments, the Slurm topology files, the host runtime and
-// unit (hosts/), the chosen devices' artifacts and (for the smaller
+// tenants' environments, the Slurm topology files, the chosen devices'
+// artifacts and (for the smaller
 // examples) inventory.json with testdata/golden/<example>/.
 // ROCEFAB_UPDATE=1 rewrites them.
 func TestExamplesGolden(t *testing.T) {
@@ -43,12 +43,9 @@ func TestExamplesGolden(t *testing.T) {
 				}
 				keep := []string{dev}
 				if dev == devices[0] {
+					// hosts/ (the runtime and unit, the same for every
+					// fabric) is kept once, by renderers/host's goldens.
 					keep = append(keep, "SUMMARY.md", "slurm")
-					// The host runtime and unit are the same for every
-					// fabric: one example keeps them.
-					if example == "pod-2048" {
-						keep = append(keep, "hosts")
-					}
 					if example != "hyperscale-100k" {
 						keep = append(keep, "inventory.json")
 					}
