@@ -285,7 +285,7 @@ feed:
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	rest, err := renderFabricWide(fab)
+	wide, err := renderFabricWide(fab)
 	if err != nil {
 		return err
 	}
@@ -293,8 +293,8 @@ feed:
 	if err != nil {
 		return err
 	}
-	rest = append(rest, renderers.Artifact{Path: "inventory.json", Format: renderers.JSON, Content: inv},
-		renderers.Artifact{Path: "SUMMARY.md", Format: renderers.Text, Content: summary(fab, ds, in, opt)})
+	rest := append(wide, renderers.Artifact{Path: "inventory.json", Format: renderers.JSON, Content: inv},
+		renderers.Artifact{Path: "SUMMARY.md", Format: renderers.Text, Content: summary(fab, ds, in, opt, wide)})
 	return writeArtifacts(stage, rest)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -20,7 +21,9 @@ import (
 // be in units (cells) that only a platform turns into bytes. Positions are
 // relative to the intent's directory so the file is the same on every
 // machine; in is used for that directory alone.
-func summary(f *ir.Fabric, ds diag.List, in *schema.Intent, opt renderOptions) []byte {
+// wide are the fabric-wide artifacts the build writes (renderFabricWide),
+// listed in the file map.
+func summary(f *ir.Fabric, ds diag.List, in *schema.Intent, opt renderOptions, wide []renderers.Artifact) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	t := f.Topology
@@ -48,7 +51,7 @@ func summary(f *ir.Fabric, ds diag.List, in *schema.Intent, opt renderOptions) [
 	}
 	p("\n\n")
 
-	writeFileMap(&b, f, groups, opt)
+	writeFileMap(&b, f, groups, opt, wide)
 	writeClasses(&b, f, groups)
 	writeThresholds(&b, f, groups)
 	writeTenants(&b, f)
@@ -119,7 +122,7 @@ func nameRange(ds []*ir.Device) string {
 // writeFileMap lists what build writes, from the artifacts the renderers
 // give for the first device of each group, so the map cannot drift from
 // the files.
-func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, opt renderOptions) {
+func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, opt renderOptions, wide []renderers.Artifact) {
 	b.WriteString("## Files\n\n")
 	table(b, []string{"files", "for"}, 2, func(row func(...string)) {
 		row(codeSpan("SUMMARY.md"), "this summary")
@@ -139,12 +142,12 @@ func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, opt renderO
 			}
 			row(strings.Join(files, ", "), fmt.Sprintf("%s (%s %s): %s", devicesOf(len(g.devices), g.role), g.platform, g.model, nameRange(g.devices)))
 		}
-		if arts, err := renderFabricWide(f); err == nil {
+		{
 			// Tenants get a row each; other fabric-wide files one row
 			// per directory.
 			var dirs []string
 			byDir := map[string][]string{}
-			for _, a := range arts {
+			for _, a := range wide {
 				dir, _, _ := strings.Cut(a.Path, "/")
 				if dir == "tenants" {
 					row(codeSpan(a.Path), "NCCL environment of tenant "+mdText(strings.TrimSuffix(filepath.Base(a.Path), ".env")))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -29,7 +30,7 @@ func compileExample(t *testing.T, name string) (string, *ir.Fabric, string) {
 	if fab == nil {
 		t.Fatalf("compile %s: %v", name, ds)
 	}
-	return src, fab, string(summary(fab, ds, in, renderOptions{}))
+	return src, fab, string(summary(fab, ds, in, renderOptions{}, mustFabricWide(t, fab)))
 }
 
 // mdTable is one markdown table of a document: its header and rows.
@@ -349,7 +350,7 @@ classes: {
 	if fab == nil {
 		t.Fatalf("compile: %v", ds)
 	}
-	md := string(summary(fab, ds, in, renderOptions{}))
+	md := string(summary(fab, ds, in, renderOptions{}, mustFabricWide(t, fab)))
 	cls := tableWith(t, parseTables(t, "cells", md), "class", "priority")
 	for _, r := range cls.rows {
 		if r[0] != "roce" {
@@ -425,4 +426,14 @@ func TestSummaryFileMap(t *testing.T) {
 			t.Errorf("file map names %s, which the build did not write", pat)
 		}
 	}
+}
+
+// mustFabricWide renders the fabric-wide artifacts that SUMMARY's file map lists.
+func mustFabricWide(t *testing.T, fab *ir.Fabric) []renderers.Artifact {
+	t.Helper()
+	wide, err := renderFabricWide(fab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wide
 }
