@@ -81,15 +81,38 @@ func (c *compilation) bufferConvention(plan *ir.BufferPlan, d *ir.Device, sw pla
 		fromShared = minimum
 	}
 	plan.LossyBytes = sw.BufferBytes - plan.LosslessBytes - fromShared
-	// The convention's demand replaces the generic one.
+	var xoff *ir.Derivation
+	if plan.Convention == physics.ConventionBroadcomXGS {
+		// Lossy and lossless priority groups share the one ingress pool
+		// renderers/sonic writes (size = buffer − minimums, holding the
+		// headroom pool as its xoff); lossy traffic is bounded by the
+		// egress lossy pool alone. The XOFF point is that of the pool the
+		// lossless groups see when lossy traffic holds all it can.
+		lp := physics.BroadcomLosslessPool(sw.BufferBytes-minimum, plan.HeadroomBytes, plan.LossyBytes)
+		plan.PoolBytes = lp.Value
+		xo := physics.CongestedXoffPoint(plan.PoolBytes, plan.AlphaLog2, plan.CongestedQueues)
+		plan.XoffPoint = xo.Value
+		derived = append(derived, lp)
+		x := toIR(xo)
+		xoff = &x
+	}
+	// The convention's demand and XOFF point replace the generic ones.
 	out := plan.Derived[:0]
+	var tail []ir.Derivation
 	for _, dv := range plan.Derived {
-		if dv.Field != "buffer-demand" {
+		switch {
+		case dv.Field == "buffer-demand":
+		case dv.Field == "xoff-point" && xoff != nil:
+			// Keep the generic derivation's source notes (the platform's
+			// default α) on the convention's.
+			xoff.Source = dv.Source
+			tail = append(tail, *xoff)
+		default:
 			out = append(out, dv)
 		}
 	}
 	for _, dv := range derived {
 		out = append(out, toIR(dv))
 	}
-	plan.Derived = out
+	plan.Derived = append(out, tail...)
 }

@@ -154,3 +154,44 @@ func ConventionHeadroom(convention string, xoff, xon int64) Derivation {
 		Source:  srcConvention,
 	}
 }
+
+const srcBroadcomPool = "SAI saibuffer.h SAI_BUFFER_POOL_ATTR_XOFF_SIZE, the shared headroom pool, is part of SAI_BUFFER_POOL_ATTR_SIZE " +
+	"(opencomputeproject/SAI pull request 980); SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH: 2^n of the pool's available buffer; " +
+	"Tomahawk SKU files put lossy and lossless priority groups in ingress_lossless_pool (sonic-buildimage@086b03bd " +
+	"device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE-O128S2/buffers_defaults_t1.j2); physics.md §2"
+
+// BroadcomLosslessPool returns the pool a lossless priority group's
+// dynamic threshold draws on, at worst, in the one ingress pool a
+// Broadcom XGS SONiC switch is rendered with, lossy and lossless priority
+// groups alike:
+//
+//	pool = (size − xoff) − lossy_max
+//
+// size is ingress_lossless_pool's size, which holds the shared headroom
+// pool xoff (SAI: XOFF_SIZE is part of SIZE), so size − xoff is what the
+// priority groups share; lossy_max is what lossy traffic can hold of that
+// at worst. Every cell a lossy packet holds at ingress it also holds in a
+// lossy egress queue, and the lossy egress queues draw on egress_lossy_pool
+// alone, so lossy traffic holds at most that pool's size. The lossless
+// groups' α·(pool − used) then sees this pool when lossy traffic is at its
+// worst, which is the case the PFC XOFF point must be checked for. Rendered
+// with size = buffer − minimums and the egress lossy pool = buffer −
+// reserve − minimums − xoff, the pool is the reserve: the reserve is held
+// against lossy traffic, for the lossless classes together.
+//
+// Negative inputs count as 0; a result below 0 gives 0.
+func BroadcomLosslessPool(ingressSize, xoff, lossyMax int64) Derivation {
+	s, x, l := nonNeg(ingressSize), nonNeg(xoff), nonNeg(lossyMax)
+	return Derivation{
+		Field:   "lossless-pool",
+		Value:   max(s-x-l, 0),
+		Unit:    "B",
+		Formula: "pool = (size − xoff) − lossy_max   (broadcom-xgs: one ingress pool for lossy and lossless priority groups; size holds the shared headroom pool xoff; lossy traffic holds at most egress_lossy_pool)",
+		Inputs: []Input{
+			intIn("size", s, "B"),
+			intIn("xoff", x, "B"),
+			intIn("lossy_max", l, "B"),
+		},
+		Source: srcBroadcomPool,
+	}
+}

@@ -387,6 +387,20 @@ func TestBroadcomConvention(t *testing.T) {
 	if _, ok := db["BUFFER_POOL"]["ingress_lossy_pool"]; ok {
 		t.Error("Broadcom SKU files have one ingress pool; an ingress_lossy_pool is rendered")
 	}
+	// The lossless PGs' dynamic threshold sees the ingress pool less its
+	// shared headroom and less what lossy traffic can hold, the egress
+	// lossy pool: the plan's XOFF point is computed on that pool
+	// (compiler/physics BroadcomLosslessPool).
+	num := func(key, f string) int64 {
+		n, err := strconv.ParseInt(db["BUFFER_POOL"][key][f], 10, 64)
+		if err != nil {
+			t.Fatalf("BUFFER_POOL|%s %s: %v", key, f, err)
+		}
+		return n
+	}
+	if got := num("ingress_lossless_pool", "size") - num("ingress_lossless_pool", "xoff") - num("egress_lossy_pool", "size"); got != bp.PoolBytes {
+		t.Errorf("ingress size − xoff − egress lossy size = %d B, the plan's XOFF point is computed on %d B", got, bp.PoolBytes)
+	}
 	if got := db["BUFFER_PROFILE"]["ingress_lossy_profile"]["pool"]; got != "ingress_lossless_pool" {
 		t.Errorf("lossy PGs in pool %q", got)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -288,6 +289,16 @@ func sonicValue(d *ir.Device, doc string, h *ir.Headroom, v explained) (int64, s
 			return b.TotalBytes - b.MinimumBytes - b.HeadroomBytes - n, "buffer − minimums − headroom pool − " + where, err
 		}
 		return num("BUFFER_POOL", "ingress_lossless_pool", "size")
+	case "lossless-pool":
+		// Broadcom XGS: the one ingress pool less its shared headroom and
+		// less what lossy traffic can hold, the egress lossy pool.
+		s, _, err1 := num("BUFFER_POOL", "ingress_lossless_pool", "size")
+		x, _, err2 := num("BUFFER_POOL", "ingress_lossless_pool", "xoff")
+		l, _, err3 := num("BUFFER_POOL", "egress_lossy_pool", "size")
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return 0, "", err
+		}
+		return s - x - l, "ingress_lossless_pool size − xoff − egress_lossy_pool size", nil
 	case "headroom-pool":
 		if b.Convention == physics.ConventionBroadcomXGS {
 			return num("BUFFER_POOL", "ingress_lossless_pool", "xoff")
