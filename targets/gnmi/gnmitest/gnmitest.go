@@ -10,6 +10,15 @@
 //   - It checks what the YANG schema says (types, ranges, leafrefs, with
 //     ygot's ValidateGoStruct) and nothing else: no when or must, no vendor
 //     limits (an MTU a platform refuses, a queue count its ASIC lacks).
+//   - A Set whose paths all lie below /qos or within single interfaces
+//     (every Set rocefab sends) is checked on the parts of the tree it
+//     touches (partial.go): /qos with its references to interface names,
+//     and the interfaces it names. A reference into what the Set changes
+//     from elsewhere in the tree (a subinterface, a network instance) is
+//     not checked, where a device checks its whole configuration. Such a
+//     Set's result is computed once per distinct tree part and request in
+//     the process and reused, which a device does not, but which gives the
+//     same tree.
 //   - Get ignores the request's data type (CONFIG, STATE) and returns the
 //     tree as it holds it; paths other than the root are answered from the
 //     first node a wildcard matches.
@@ -74,6 +83,12 @@ type Faults struct {
 	// Delay holds every RPC this long before answering (or until the
 	// client gives up).
 	Delay time.Duration
+	// SlowSet holds the answer to a Set that changes the tree this long
+	// (or until the client gives up) after the change is taken, as a
+	// device that commits slowly: a client that times out meanwhile does
+	// not know the device took it. A Set that only confirms or cancels a
+	// commit answers at once.
+	SlowSet time.Duration
 }
 
 // Options configure a server.
@@ -95,9 +110,13 @@ type Server struct {
 	opts Options
 
 	mu      sync.Mutex
-	tree    *oc.Device // nil until a Set or a Get of a path needs it
+	tree    *oc.Device // nil until a request outside partial.go's reach needs it
 	extra   []member   // root members outside the schema, as given
 	doc     []byte     // the whole tree as a Get of the root returns it
+	part    *docPart   // doc parsed, nil until needed
+	// whole serves every request from the whole tree, as partial.go's
+	// test compares.
+	whole bool
 	faults  Faults
 	pending *commit
 	sets    int
@@ -124,8 +143,7 @@ type commit struct {
 
 // state is what a rollback restores.
 type state struct {
-	tree *oc.Device
-	doc  []byte
+	doc []byte
 }
 
 var bufferPool = mem.NewTieredBufferPool(256, 4<<10, 16<<10, 32<<10, 64<<10, 128<<10, 256<<10, 512<<10, 1<<20, 4<<20)
@@ -279,7 +297,7 @@ func (s *Server) render() error {
 		b.Write(ind.Bytes())
 	}
 	b.WriteString("\n}\n")
-	s.doc = b.Bytes()
+	s.doc, s.part = b.Bytes(), nil
 	return nil
 }
 
@@ -385,14 +403,24 @@ func jsonVal(enc gpb.Encoding, b []byte) *gpb.TypedValue {
 
 // node returns the value at a path of the tree (callers hold mu).
 func (s *Server) node(p *gpb.Path) (*gpb.TypedValue, error) {
+	if !s.whole {
+		if v, done, err := s.getPartial(p); done {
+			return v, err
+		}
+	}
 	if err := s.loadTree(); err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
+	return nodeOf(s.tree, p)
+}
+
+// nodeOf returns the value at a path of tree.
+func nodeOf(tree *oc.Device, p *gpb.Path) (*gpb.TypedValue, error) {
 	sch, err := schema()
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	nodes, err := ytypes.GetNode(sch.RootSchema(), s.tree, p, &ytypes.GetHandleWildcards{}, &ytypes.GetPartialKeyMatch{})
+	nodes, err := ytypes.GetNode(sch.RootSchema(), tree, p, &ytypes.GetHandleWildcards{}, &ytypes.GetPartialKeyMatch{})
 	if err != nil || len(nodes) == 0 || isNil(nodes[0].Data) {
 		ps, _ := ygot.PathToString(p)
 		return nil, status.Errorf(codes.NotFound, "%s: no such node", ps)
@@ -433,12 +461,25 @@ func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 		return nil, status.Error(codes.Unavailable, "connection dropped")
 	}
 	resp, err := s.set(req)
+	if f.SlowSet > 0 && err == nil && changes(req) {
+		select {
+		case <-time.After(f.SlowSet):
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
 	if f.DropSet {
 		s.lis.dropAll()
 		<-ctx.Done()
 		return nil, status.Error(codes.Unavailable, "connection dropped")
 	}
 	return resp, err
+}
+
+// changes reports whether a Set changes the tree, rather than only
+// confirming or cancelling a commit.
+func changes(req *gpb.SetRequest) bool {
+	return len(req.GetDelete())+len(req.GetReplace())+len(req.GetUpdate())+len(req.GetUnionReplace()) > 0
 }
 
 func (s *Server) set(req *gpb.SetRequest) (*gpb.SetResponse, error) {
@@ -470,10 +511,7 @@ func (s *Server) set(req *gpb.SetRequest) (*gpb.SetResponse, error) {
 	if s.pending != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "commit %s waits for its confirmation", s.pending.id)
 	}
-	if err := s.loadTree(); err != nil {
-		return nil, status.Error(codes.Internal, err.Error())
-	}
-	before := &state{tree: s.tree, doc: s.doc}
+	before := &state{doc: s.doc}
 	if err := s.apply(req); err != nil {
 		return nil, err
 	}
@@ -498,6 +536,14 @@ func (s *Server) apply(req *gpb.SetRequest) error {
 		if o := p.GetOrigin(); o != "" && o != "openconfig" {
 			return status.Errorf(codes.Unimplemented, "origin %q: only openconfig", o)
 		}
+	}
+	if !s.whole {
+		if done, err := s.setPartial(req); done {
+			return err
+		}
+	}
+	if err := s.loadTree(); err != nil {
+		return status.Error(codes.Internal, err.Error())
 	}
 	cp, err := ygot.DeepCopy(s.tree)
 	if err != nil {
@@ -532,7 +578,7 @@ func (s *Server) finish(id string, cancel bool) (*gpb.SetResponse, error) {
 	}
 	s.pending.timer.Stop()
 	if cancel {
-		s.tree, s.doc = s.pending.before.tree, s.pending.before.doc
+		s.setDoc(s.pending.before.doc)
 	}
 	s.pending = nil
 	return &gpb.SetResponse{Timestamp: time.Now().UnixNano()}, nil
@@ -545,7 +591,7 @@ func (s *Server) lapse(id string) {
 	if s.pending == nil || s.pending.id != id {
 		return
 	}
-	s.tree, s.doc = s.pending.before.tree, s.pending.before.doc
+	s.setDoc(s.pending.before.doc)
 	s.pending = nil
 }
 
