@@ -109,14 +109,14 @@ type Server struct {
 	gpb.UnimplementedGNMIServer
 	opts Options
 
-	mu      sync.Mutex
-	tree    *oc.Device // nil until a request outside partial.go's reach needs it
-	extra   []member   // root members outside the schema, as given
-	doc     []byte     // the whole tree as a Get of the root returns it
-	part    *docPart   // doc parsed, nil until needed
+	mu    sync.Mutex
+	tree  *oc.Device // nil until a request outside partial.go's reach needs it
+	extra []member   // root members outside the schema, as given
+	doc   []byte     // the whole tree as a Get of the root returns it
+	part  *docPart   // doc parsed, nil until needed
 	// whole serves every request from the whole tree, as partial.go's
 	// test compares.
-	whole bool
+	whole   bool
 	faults  Faults
 	pending *commit
 	sets    int
