@@ -57,6 +57,7 @@ func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
 					plat, plural(len(ds), "switch", "switches"), reserveText(b.Reserve), plat, tail)})
 		}
 	}
+	sonicReserveGap(p, byPlatform[ir.PlatformSONiC])
 	headroomGaps(p)
 	lossless := losslessPriorities(p.Fabric)
 	if ds := byPlatform["nvue"]; len(ds) > 0 && len(lossless) > 1 {
@@ -119,4 +120,67 @@ func headroomGaps(p *Pass) {
 				"%s %s (%s): the ports need a headroom pool of %s, but %s takes at most %s: the pool is configured at that, and a pause on every port at once can overrun it and drop lossless packets (fewer or shorter-cabled lossless ports need less)",
 				ds[0].Platform, b.Model, deviceCount(ds), bytesStr(b.HeadroomNeeded), ds[0].Platform, bytesStr(caps.MaxHeadroomPoolBytes))})
 	}
+}
+
+// sonicReserveGap reports a buffers.reserve that SONiC cannot hold as the
+// intent means it, a share for one class alone. renderers/sonic writes the
+// reserves as one ingress_lossless_pool that every lossless priority group
+// draws on: on Spectrum that pool is the reserve itself, on Broadcom XGS
+// lossy and lossless groups share the ingress pool and the reserve is what
+// the egress lossy pool leaves to the lossless groups (compiler/physics
+// BroadcomLosslessPool). Either way the reserve is held against lossy
+// traffic for the lossless classes together: a single reserved lossless
+// class is what the intent asks for, but two lossless classes share each
+// other's share, and a lossy class's reserve goes to the lossless pool
+// instead of to it. Severity follows the EOS and NX-OS reserve gap.
+func sonicReserveGap(p *Pass, ds []*ir.Device) {
+	b := p.Intent.Fabric.Buffers
+	if len(ds) == 0 || len(b.Reserve) == 0 {
+		return
+	}
+	var lossy, lossless []string
+	for _, n := range slices.Sorted(maps.Keys(b.Reserve)) {
+		if b.Reserve[n] <= 0 {
+			continue
+		}
+		if c := p.Fabric.Class(n); c != nil && c.Lossless {
+			lossless = append(lossless, n)
+		} else {
+			lossy = append(lossy, n)
+		}
+	}
+	var unreserved []string
+	for _, c := range p.Fabric.LosslessClasses() {
+		if b.Reserve[c.Name] <= 0 {
+			unreserved = append(unreserved, c.Name)
+		}
+	}
+	var why []string
+	if len(lossy) > 0 {
+		what := "lossy classes %s have"
+		if len(lossy) == 1 {
+			what = "lossy class %s has"
+		}
+		why = append(why, fmt.Sprintf(what+" no pool of its own, and the share goes to the lossless priority groups", strings.Join(lossy, ", ")))
+	}
+	if len(lossless) > 0 && len(lossless)+len(unreserved) > 1 {
+		why = append(why, fmt.Sprintf("lossless classes %s draw on that one pool, so a burst of one can take the share meant for another",
+			strings.Join(append(slices.Clone(lossless), unreserved...), ", ")))
+	}
+	if len(why) == 0 {
+		return
+	}
+	ds = slices.Clone(ds)
+	ir.SortDevices(ds)
+	sev, tail := diag.Error, `; state buffers.acceptGaps: ["reserve"] to build with it`
+	switch {
+	case b.Accepts(GapReserve):
+		sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
+	case !p.Intent.Has("buffers", "reserve"):
+		sev, tail = diag.Warning, " (the default reserve; the intent states none)"
+	}
+	p.Report(diag.Diagnostic{Pos: p.Pos("buffers.reserve"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
+		Device: ds[0].Name, Message: fmt.Sprintf(
+			"sonic (%s): buffers.reserve holds %s, but SONiC holds it as one ingress lossless pool that every lossless priority group shares, kept from lossy traffic only: %s%s",
+			plural(len(ds), "switch", "switches"), reserveText(b.Reserve), strings.Join(why, "; "), tail)})
 }

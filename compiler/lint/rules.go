@@ -665,8 +665,10 @@ each platform can express and reports each element it cannot, with what was rend
 nothing is left out silently. Two buffer gaps are errors unless buffers.acceptGaps names them, since
 the buffer plan, RF102 and SUMMARY would otherwise describe a buffer the switch does not have: a
 buffers.reserve the intent writes on EOS or NX-OS, which hold no share of the buffer for one class
-("reserve"; a default reserve is a warning), and two lossless priorities on NVUE, which keeps them in
-one priority group and pool so that a pause for one stops the other ("priority-group"). The
+("reserve"; a default reserve is a warning), or on SONiC for more than one class or for a lossy
+class, since SONiC holds the reserve as one ingress lossless pool that every lossless priority group
+shares, kept from lossy traffic only ("reserve"), and two lossless priorities on NVUE, which keeps them
+in one priority group and pool so that a pause for one stops the other ("priority-group"). The
 openconfig.json of every switch carries only what OpenConfig
 models; the rest is in the native artifact, which is reported once as information. A fixed
 traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.`,
