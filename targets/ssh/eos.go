@@ -1,0 +1,122 @@
+package ssh
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// eos drives an Arista EOS CLI: a configuration session per push, the
+// session's own diff, a commit with a timer, and its confirmation or
+// abort. The command forms, and where they come from:
+//
+//   - paging and width off on login: scrapligo's arista_eos platform
+//     (scrapli/scrapligo@v1.4.3 assets/platforms/arista_eos.yaml,
+//     network-on-open: `terminal width 32767`, `terminal length 0`), which
+//     also lists the errors EOS prints (`% Invalid input`, `% Error`,
+//     `% Cannot commit`, ...): a line answered with one fails;
+//   - `show running-config`: the text the EOS platform parses;
+//   - `configure session NAME`, the lines, `show session-config diffs`,
+//     and to discard an uncommitted session `end`, `configure session
+//     NAME`, `abort`: ansible-collections/arista.eos@666e4205
+//     plugins/cliconf/eos.py (edit_config, discard_changes); lines typed
+//     with the indentation `show running-config` prints, as an EOS
+//     session takes them (prompt `(config-s-NAME-acl-X)#` before indented
+//     lines in ansible-collections/arista.eos issue #476);
+//   - `configure session NAME commit timer hh:mm:ss` to commit with a
+//     timer, `configure session NAME commit` to confirm (or to commit at
+//     once), `configure session NAME abort` to revert a commit whose timer
+//     runs, `write memory` after the final commit (sessions do not save the
+//     startup configuration): napalm-automation/napalm@ee70e634
+//     napalm/eos/eos.py (commit_config, confirm_commit, rollback).
+type eos struct{}
+
+func (eos) scrapli() string { return "arista_eos" }
+func (eos) file() string    { return "eos.cfg" }
+
+func (eos) read(c *cli) ([]byte, error) {
+	out, err := c.send("show running-config")
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimLeft(out, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return []byte(s), nil
+}
+
+func (e eos) push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error {
+	if _, err := c.send("configure session " + tx); err != nil {
+		return err
+	}
+	for i, l := range lines {
+		if _, err := c.send(l); err != nil {
+			var de *DeviceError
+			if errors.As(err, &de) {
+				return e.discard(c, tx, fmt.Errorf("%w (line %d of %d); the session was aborted, nothing of it was applied", err, i+1, len(lines)))
+			}
+			// The connection is gone: a session never committed applies
+			// nothing on EOS.
+			return fmt.Errorf("%w, after %d of %d lines; the session was not committed, so nothing of it was applied", err, i, len(lines))
+		}
+	}
+	out, err := c.send("show session-config diffs")
+	if err != nil {
+		return e.discard(c, tx, err)
+	}
+	if diff != nil {
+		diff(out)
+	}
+	if _, err := c.send("end"); err != nil {
+		return fmt.Errorf("%w; the session was not committed, so nothing of it was applied", err)
+	}
+	if timer > 0 {
+		if _, err := c.send(fmt.Sprintf("configure session %s commit timer %s", tx, timerText(timer))); err != nil {
+			var de *DeviceError
+			if errors.As(err, &de) {
+				return e.discard(c, tx, err)
+			}
+			return fmt.Errorf("%w: the commit may have taken effect; if it did, the device reverts it when its timer of %s lapses", err, timerText(timer))
+		}
+		return nil
+	}
+	if _, err := c.send("configure session " + tx + " commit"); err != nil {
+		var de *DeviceError
+		if errors.As(err, &de) {
+			return e.discard(c, tx, err)
+		}
+		return fmt.Errorf("%w: the commit may or may not have taken effect", err)
+	}
+	return e.save(c)
+}
+
+// discard aborts the uncommitted session after err.
+func (eos) discard(c *cli, tx string, err error) error {
+	for _, cmd := range []string{"end", "configure session " + tx, "abort"} {
+		if _, aerr := c.send(cmd); aerr != nil {
+			return fmt.Errorf("%w; aborting the session failed too (%v), but it was never committed", err, aerr)
+		}
+	}
+	return err
+}
+
+func (eos) save(c *cli) error {
+	if _, err := c.send("write memory"); err != nil {
+		return fmt.Errorf("the change is committed but not saved to the startup configuration: %w", err)
+	}
+	return nil
+}
+
+func (e eos) confirm(c *cli, tx string) error {
+	if _, err := c.send("configure session " + tx + " commit"); err != nil {
+		return err
+	}
+	return e.save(c)
+}
+
+func (eos) rollback(c *cli, tx string) error {
+	_, err := c.send("configure session " + tx + " abort")
+	return err
+}

@@ -1,0 +1,376 @@
+// Package ssh is the SSH target: it reaches switches through their CLI,
+// the way most production fabrics are changed, each platform through its
+// own transaction (an EOS configuration session committed with a timer).
+//
+// The CLI is driven by scrapligo (prompts, privilege levels, paging off,
+// the errors a platform prints) over an SSH connection this package makes
+// itself on golang.org/x/crypto/ssh: ssh-agent, key files whose
+// passphrase comes from the agent or a terminal prompt, or a password the
+// caller read from the environment; host keys checked against known_hosts
+// unless the caller asked, loudly, not to. No secret is written to any
+// error, log or output of this package.
+//
+// A target returns a device's running configuration in the form the
+// device prints it and pushes the remediation its platform computed;
+// parsing and diffing stay with the platform (renderers.Platform).
+package ssh
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scrapli/scrapligo/driver/network"
+	"github.com/scrapli/scrapligo/driver/options"
+	"github.com/scrapli/scrapligo/platform"
+	"github.com/scrapli/scrapligo/util"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets"
+)
+
+// Endpoint is how one device is reached.
+type Endpoint struct {
+	// Address is host:port.
+	Address string
+	// Credentials may be shared by many devices; an encrypted key's
+	// passphrase is then asked once.
+	Credentials *Credentials
+}
+
+// Options configure a Target.
+type Options struct {
+	// Endpoint says how to reach a device.
+	Endpoint func(d *ir.Device) (Endpoint, error)
+	// HostKeys checks the devices' host keys.
+	HostKeys *HostKeys
+	// CommandTimeout bounds each command on a device (default 60s); the
+	// context of each call bounds the whole call besides.
+	CommandTimeout time.Duration
+	// Diff, when set, is given the device's own diff of every push, as the
+	// device printed it (EOS `show session-config diffs`), before the
+	// commit.
+	Diff func(device, diff string)
+}
+
+// Target reaches devices over SSH.
+type Target struct {
+	opts Options
+
+	mu      sync.Mutex
+	methods map[*Credentials]*authMethods
+	pending map[string]string // device: its uncommitted or unconfirmed transaction
+}
+
+var (
+	_ targets.Target     = (*Target)(nil)
+	_ targets.Confirmer  = (*Target)(nil)
+	_ targets.RollBacker = (*Target)(nil)
+)
+
+// New returns an SSH target.
+func New(opts Options) (*Target, error) {
+	if opts.Endpoint == nil {
+		return nil, errors.New("ssh target: no endpoints")
+	}
+	if opts.HostKeys == nil {
+		opts.HostKeys = &HostKeys{}
+	}
+	if opts.CommandTimeout <= 0 {
+		opts.CommandTimeout = 60 * time.Second
+	}
+	return &Target{opts: opts, methods: map[*Credentials]*authMethods{}, pending: map[string]string{}}, nil
+}
+
+// Close forgets the credentials' agent connections.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, m := range t.methods {
+		m.close()
+	}
+	t.methods = map[*Credentials]*authMethods{}
+	return nil
+}
+
+// driver is what one platform's CLI transaction does.
+type driver interface {
+	// scrapli is the scrapligo platform definition (assets/platforms).
+	scrapli() string
+	// file is the artifact the running configuration is returned as.
+	file() string
+	read(c *cli) ([]byte, error)
+	// push enters lines in a transaction named tx and commits it: with a
+	// timer the device rolls it back by itself after, without one for
+	// good. On an error nothing of lines is left applied unless the
+	// error says so.
+	push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error
+	confirm(c *cli, tx string) error
+	rollback(c *cli, tx string) error
+}
+
+// drivers by the device's platform (ir.Device.Platform).
+var drivers = map[string]driver{
+	"eos": eos{},
+}
+
+// Supports reports whether the target speaks to a platform's CLI.
+func Supports(platform string) bool {
+	_, ok := drivers[platform]
+	return ok
+}
+
+// cli is one open CLI session with a device.
+type cli struct {
+	device string
+	d      *network.Driver
+	client *gossh.Client
+	stop   func() bool
+	ctx    context.Context
+}
+
+// DeviceError is an error the device printed in answer to a command.
+type DeviceError struct {
+	Device, Command, Output string
+}
+
+func (e *DeviceError) Error() string {
+	return fmt.Sprintf("%s refused %q: %s", e.Device, e.Command, strings.TrimSpace(e.Output))
+}
+
+// send runs one command at the current prompt and returns its output, or
+// a *DeviceError when the device printed one of the platform's errors.
+func (c *cli) send(cmd string) (string, error) {
+	r, err := c.d.Driver.SendCommand(cmd)
+	if err != nil {
+		return "", c.lost(cmd, err)
+	}
+	if r.Failed != nil {
+		return r.Result, &DeviceError{Device: c.device, Command: strings.TrimSpace(cmd), Output: r.Result}
+	}
+	return r.Result, nil
+}
+
+// lost explains an error of the channel: the context ended (the
+// connection was closed by it) or the device went away.
+func (c *cli) lost(cmd string, err error) error {
+	if c.ctx.Err() != nil {
+		return fmt.Errorf("%s: %w while sending %q", c.device, c.ctx.Err(), strings.TrimSpace(cmd))
+	}
+	if errors.Is(err, util.ErrConnectionError) {
+		return fmt.Errorf("%s: the connection was lost while sending %q", c.device, strings.TrimSpace(cmd))
+	}
+	if errors.Is(err, util.ErrTimeoutError) {
+		return fmt.Errorf("%s: no prompt came back after %q: %v", c.device, strings.TrimSpace(cmd), err)
+	}
+	return fmt.Errorf("%s: sending %q: %w", c.device, strings.TrimSpace(cmd), err)
+}
+
+func (c *cli) close() {
+	c.stop()
+	// The platform's on-close leaves with `exit`; the device hanging up
+	// first is how that ends.
+	_ = c.d.Close()
+	c.client.Close()
+}
+
+// open connects to d and opens its CLI with paging off.
+func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
+	drv, ok := drivers[d.Platform]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: rocefab does not speak the %s CLI over SSH", d.Name, d.Platform)
+	}
+	ep, err := t.opts.Endpoint(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ep.Credentials == nil {
+		return nil, nil, fmt.Errorf("%s: no credentials", d.Name)
+	}
+	host, _, err := net.SplitHostPort(ep.Address)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: address %q: %w", d.Name, ep.Address, err)
+	}
+	t.mu.Lock()
+	m := t.methods[ep.Credentials]
+	if m == nil {
+		m = &authMethods{}
+		t.methods[ep.Credentials] = m
+	}
+	t.mu.Unlock()
+	client, err := dial(ctx, d.Name, ep.Address, ep.Credentials, m, t.opts.HostKeys)
+	if err != nil {
+		return nil, nil, err
+	}
+	timeout := t.opts.CommandTimeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = max(time.Until(dl), time.Millisecond)
+	}
+	p, err := platform.NewPlatform(drv.scrapli(), host,
+		options.WithCustomTransport(&shell{client: client}),
+		options.WithTimeoutOps(timeout),
+		options.WithTimeoutSocket(timeout),
+	)
+	if err != nil {
+		client.Close()
+		return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
+	}
+	nd, err := p.GetNetworkDriver()
+	if err != nil {
+		client.Close()
+		return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
+	}
+	// scrapligo's operations take no context: closing the connection is
+	// what cuts one short.
+	stop := context.AfterFunc(ctx, func() { client.Close() })
+	c := &cli{device: d.Name, d: nd, client: client, stop: stop, ctx: ctx}
+	if err := nd.Open(); err != nil {
+		stop()
+		client.Close()
+		return nil, nil, c.lost("the CLI's opening commands", err)
+	}
+	return c, drv, nil
+}
+
+// Read returns d's running configuration as the device prints it.
+func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	c, drv, err := t.open(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	b, err := drv.read(c)
+	if err != nil {
+		return nil, err
+	}
+	return []renderers.Artifact{{Path: d.Name + "/" + drv.file(), Format: renderers.Text, Content: b}}, nil
+}
+
+// Push applies rem and commits it for good.
+func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+	return t.push(ctx, d, rem, 0)
+}
+
+// PushConfirmed applies rem in a commit the device rolls back by itself
+// unless Confirm comes within timeout.
+func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
+	if timeout < time.Second {
+		return fmt.Errorf("%s: a commit timer of %s: the devices count it in seconds", d.Name, timeout)
+	}
+	return t.push(ctx, d, rem, timeout)
+}
+
+func (t *Target) push(ctx context.Context, d *ir.Device, rem renderers.Remediation, timer time.Duration) error {
+	if rem.Format != renderers.Text {
+		return fmt.Errorf("%s: a %s remediation cannot be typed into a CLI", d.Name, rem.Format)
+	}
+	lines := remediationLines(rem.Content)
+	if len(lines) == 0 {
+		return nil
+	}
+	c, drv, err := t.open(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	tx, err := txName()
+	if err != nil {
+		return err
+	}
+	var diff func(string)
+	if t.opts.Diff != nil {
+		diff = func(s string) { t.opts.Diff(d.Name, s) }
+	}
+	t.mu.Lock()
+	t.pending[d.Name] = tx
+	t.mu.Unlock()
+	err = drv.push(c, tx, lines, timer, diff)
+	if timer == 0 && err == nil {
+		t.mu.Lock()
+		delete(t.pending, d.Name)
+		t.mu.Unlock()
+	}
+	return err
+}
+
+// Confirm makes d's pending commit permanent.
+func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
+	t.mu.Lock()
+	tx, ok := t.pending[d.Name]
+	t.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%s: no commit of this apply waits for confirmation", d.Name)
+	}
+	c, drv, err := t.open(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if err := drv.confirm(c, tx); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	delete(t.pending, d.Name)
+	t.mu.Unlock()
+	return nil
+}
+
+// Rollback takes back d's last push that is not confirmed.
+func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
+	t.mu.Lock()
+	tx, ok := t.pending[d.Name]
+	t.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%s: no unconfirmed commit of this apply to roll back", d.Name)
+	}
+	c, drv, err := t.open(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if err := drv.rollback(c, tx); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	delete(t.pending, d.Name)
+	t.mu.Unlock()
+	return nil
+}
+
+// remediationLines are the lines to type: blank lines dropped, the
+// indentation the platform gave kept (the CLIs read it as the running
+// configuration prints it).
+func remediationLines(b []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// txName names a transaction: unique, so that two applies never enter the
+// same session, and short, since prompts show it.
+func txName() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "rocefab-" + hex.EncodeToString(b[:]), nil
+}
+
+// timerText is a commit timer as hh:mm:ss, rounded up to the second.
+func timerText(d time.Duration) string {
+	s := int64((d + time.Second - 1) / time.Second)
+	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
+}
