@@ -308,5 +308,5 @@ func generatedSchema() (reflect.Type, *yang.Entry, map[string][][2]string) {
 			enums[typ] = append(enums[typ], [2]string{v.Name, v.DefiningModule})
 		}
 	}
-	return reflect.TypeFor[oc.Device](), oc.SchemaTree["Device"], enums
+	return reflect.TypeFor[oc.Device](), oc.SchemaTree()["Device"], enums
 }

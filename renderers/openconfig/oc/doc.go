@@ -15,8 +15,11 @@
 // runs gen.sh, which runs the generator with relative paths, formats the
 // result with gofmt -s and rewrites the header so that it names the ygot
 // version and the openconfig/public commit and holds no machine-specific
-// path. The output is byte-identical from run to run; a test fails when
-// oc.go is stale.
+// path. It also makes the schema lazy: the generator's init would unzip it
+// at every start of rocefab, so gen.sh turns the variable SchemaTree into
+// the function [SchemaTree] (lazy.go), which unzips it on first use. The
+// output is byte-identical from run to run; a test fails when oc.go is
+// stale.
 //
 // The root is [Device] (paths compressed, fake root "device"): its Interface
 // map holds /interfaces and its Qos field /qos. ygot's generated names depend

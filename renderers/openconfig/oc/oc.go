@@ -82,16 +82,11 @@ type UnionUnsupported struct {
 }
 
 var (
-	SchemaTree map[string]*yang.Entry
 	ΛEnumTypes map[string][]reflect.Type
 )
 
 func init() {
-	var err error
 	initΛEnumTypes()
-	if SchemaTree, err = UnzipSchema(); err != nil {
-		panic("schema error: " + err.Error())
-	}
 }
 
 // Schema returns the details of the generated schema.
@@ -127,7 +122,7 @@ func UnzipSchema() (map[string]*yang.Entry, error) {
 // thrown for unknown fields in the input JSON.
 func Unmarshal(data []byte, destStruct ygot.GoStruct, opts ...ytypes.UnmarshalOpt) error {
 	tn := reflect.TypeOf(destStruct).Elem().Name()
-	schema, ok := SchemaTree[tn]
+	schema, ok := SchemaTree()[tn]
 	if !ok {
 		return fmt.Errorf("could not find schema for type %s", tn)
 	}
@@ -1607,7 +1602,7 @@ func (t *Component) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -1675,7 +1670,7 @@ func (t *Component_Backplane) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Backplane) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Backplane"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Backplane"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -1717,7 +1712,7 @@ func (t *Component_BootLoader) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_BootLoader) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_BootLoader"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_BootLoader"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -1781,7 +1776,7 @@ func (t *Component_Chassis) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Chassis) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Chassis"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Chassis"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -1954,7 +1949,7 @@ func (t *Component_Chassis_Utilization) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Chassis_Utilization) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Chassis_Utilization"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Chassis_Utilization"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2237,7 +2232,7 @@ func (t *Component_Chassis_Utilization_Resource) ΛListKeyMap() (map[string]inte
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Chassis_Utilization_Resource) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Chassis_Utilization_Resource"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Chassis_Utilization_Resource"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2281,7 +2276,7 @@ func (t *Component_ControllerCard) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_ControllerCard) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_ControllerCard"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_ControllerCard"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2323,7 +2318,7 @@ func (t *Component_Cpu) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Cpu) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Cpu"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Cpu"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2365,7 +2360,7 @@ func (t *Component_Fabric) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Fabric) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Fabric"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Fabric"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2407,7 +2402,7 @@ func (t *Component_Fan) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Fan) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Fan"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Fan"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2471,7 +2466,7 @@ func (t *Component_IntegratedCircuit) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_IntegratedCircuit) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_IntegratedCircuit"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_IntegratedCircuit"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2644,7 +2639,7 @@ func (t *Component_IntegratedCircuit_Utilization) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_IntegratedCircuit_Utilization) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_IntegratedCircuit_Utilization"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_IntegratedCircuit_Utilization"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -2929,7 +2924,7 @@ func (t *Component_IntegratedCircuit_Utilization_Resource) ΛListKeyMap() (map[s
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_IntegratedCircuit_Utilization_Resource) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_IntegratedCircuit_Utilization_Resource"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_IntegratedCircuit_Utilization_Resource"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -3019,7 +3014,7 @@ func (t *Component_LastPoweroffReason) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_LastPoweroffReason) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_LastPoweroffReason"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_LastPoweroffReason"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -3107,7 +3102,7 @@ func (t *Component_LastSwitchoverReason) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_LastSwitchoverReason) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_LastSwitchoverReason"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_LastSwitchoverReason"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -3197,7 +3192,7 @@ func (t *Component_Memory) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Memory) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Memory"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Memory"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -3305,7 +3300,7 @@ func (t *Component_Pcie) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Pcie) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Pcie"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Pcie"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -3554,7 +3549,7 @@ func (t *Component_Pcie_CorrectableErrors) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Pcie_CorrectableErrors) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Pcie_CorrectableErrors"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Pcie_CorrectableErrors"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4012,7 +4007,7 @@ func (t *Component_Pcie_FatalErrors) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Pcie_FatalErrors) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Pcie_FatalErrors"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Pcie_FatalErrors"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4468,7 +4463,7 @@ func (t *Component_Pcie_NonFatalErrors) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Pcie_NonFatalErrors) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Pcie_NonFatalErrors"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Pcie_NonFatalErrors"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4510,7 +4505,7 @@ func (t *Component_Port) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Port) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Port"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Port"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4552,7 +4547,7 @@ func (t *Component_PowerSupply) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_PowerSupply) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_PowerSupply"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_PowerSupply"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4674,7 +4669,7 @@ func (t *Component_Property) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Property) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Property"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Property"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4766,7 +4761,7 @@ func (t *Component_SoftwareModule) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_SoftwareModule) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_SoftwareModule"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_SoftwareModule"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4808,7 +4803,7 @@ func (t *Component_Storage) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Storage) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Storage"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Storage"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -4884,7 +4879,7 @@ func (t *Component_Subcomponent) ΛListKeyMap() (map[string]interface{}, error) 
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Subcomponent) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Subcomponent"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Subcomponent"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -5156,7 +5151,7 @@ func (t *Component_Temperature) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Component_Temperature) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Component_Temperature"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Component_Temperature"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -5591,7 +5586,7 @@ func (t *DefinedSets) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *DefinedSets) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["DefinedSets"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["DefinedSets"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -5736,7 +5731,7 @@ func (t *DefinedSets_Ipv4PrefixSet) ΛListKeyMap() (map[string]interface{}, erro
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *DefinedSets_Ipv4PrefixSet) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["DefinedSets_Ipv4PrefixSet"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["DefinedSets_Ipv4PrefixSet"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -5881,7 +5876,7 @@ func (t *DefinedSets_Ipv6PrefixSet) ΛListKeyMap() (map[string]interface{}, erro
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *DefinedSets_Ipv6PrefixSet) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["DefinedSets_Ipv6PrefixSet"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["DefinedSets_Ipv6PrefixSet"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -6026,7 +6021,7 @@ func (t *DefinedSets_PortSet) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *DefinedSets_PortSet) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["DefinedSets_PortSet"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["DefinedSets_PortSet"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -6447,7 +6442,7 @@ func (t *Device) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Device) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Device"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Device"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -7025,7 +7020,7 @@ func (t *Interface) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -7619,7 +7614,7 @@ func (t *Interface_Counters) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Counters) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Counters"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Counters"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -7969,7 +7964,7 @@ func (t *Interface_Ethernet) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Ethernet) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Ethernet"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Ethernet"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -8540,7 +8535,7 @@ func (t *Interface_Ethernet_Counters) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Ethernet_Counters) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Ethernet_Counters"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Ethernet_Counters"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -8743,7 +8738,7 @@ func (t *Interface_Ethernet_PostFecBer) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Ethernet_PostFecBer) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Ethernet_PostFecBer"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Ethernet_PostFecBer"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -8946,7 +8941,7 @@ func (t *Interface_Ethernet_PreFecBer) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Ethernet_PreFecBer) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Ethernet_PreFecBer"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Ethernet_PreFecBer"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -9042,7 +9037,7 @@ func (t *Interface_HoldTime) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_HoldTime) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_HoldTime"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_HoldTime"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -9219,7 +9214,7 @@ func (t *Interface_PenaltyBasedAied) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_PenaltyBasedAied) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_PenaltyBasedAied"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_PenaltyBasedAied"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -9555,7 +9550,7 @@ func (t *Interface_Subinterface) ΛListKeyMap() (map[string]interface{}, error) 
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Subinterface) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Subinterface"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Subinterface"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -10011,7 +10006,7 @@ func (t *Interface_Subinterface_Counters) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Interface_Subinterface_Counters) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Interface_Subinterface_Counters"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Interface_Subinterface_Counters"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -10994,7 +10989,7 @@ func (t *Qos) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -11201,7 +11196,7 @@ func (t *Qos_BufferAllocationProfile) ΛListKeyMap() (map[string]interface{}, er
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_BufferAllocationProfile) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_BufferAllocationProfile"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_BufferAllocationProfile"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -11461,7 +11456,7 @@ func (t *Qos_BufferAllocationProfile_Queue) ΛListKeyMap() (map[string]interface
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_BufferAllocationProfile_Queue) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_BufferAllocationProfile_Queue"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_BufferAllocationProfile_Queue"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -11693,7 +11688,7 @@ func (t *Qos_Classifier) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -11813,7 +11808,7 @@ func (t *Qos_Classifier_Term) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -11900,7 +11895,7 @@ func (t *Qos_Classifier_Term_Actions) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Actions) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Actions"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Actions"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -12011,7 +12006,7 @@ func (t *Qos_Classifier_Term_Actions_Remark) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Actions_Remark) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Actions_Remark"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Actions_Remark"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -12187,7 +12182,7 @@ func (t *Qos_Classifier_Term_Conditions) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -12254,7 +12249,7 @@ func (t *Qos_Classifier_Term_Conditions_Fabric) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Fabric) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Fabric"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Fabric"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -12550,7 +12545,7 @@ func (t *Qos_Classifier_Term_Conditions_Ipv4) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Ipv4) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Ipv4"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Ipv4"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -12708,7 +12703,7 @@ func (t *Qos_Classifier_Term_Conditions_Ipv4_Icmpv4) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Ipv4_Icmpv4) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Ipv4_Icmpv4"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Ipv4_Icmpv4"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -13027,7 +13022,7 @@ func (t *Qos_Classifier_Term_Conditions_Ipv6) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Ipv6) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Ipv6"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Ipv6"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -13148,7 +13143,7 @@ func (t *Qos_Classifier_Term_Conditions_Ipv6_Icmpv6) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Ipv6_Icmpv6) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Ipv6_Icmpv6"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Ipv6_Icmpv6"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -13307,7 +13302,7 @@ func (t *Qos_Classifier_Term_Conditions_L2) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_L2) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_L2"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_L2"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -13474,7 +13469,7 @@ func (t *Qos_Classifier_Term_Conditions_Mpls) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Mpls) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Mpls"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Mpls"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -13764,7 +13759,7 @@ func (t *Qos_Classifier_Term_Conditions_Transport) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Classifier_Term_Conditions_Transport) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Classifier_Term_Conditions_Transport"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Classifier_Term_Conditions_Transport"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -14010,7 +14005,7 @@ func (t *Qos_ForwardingGroup) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_ForwardingGroup) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_ForwardingGroup"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_ForwardingGroup"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -14152,7 +14147,7 @@ func (t *Qos_Interface) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -14674,7 +14669,7 @@ func (t *Qos_Interface_Input) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -14901,7 +14896,7 @@ func (t *Qos_Interface_Input_Classifier) ΛListKeyMap() (map[string]interface{},
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_Classifier) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_Classifier"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_Classifier"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -15025,7 +15020,7 @@ func (t *Qos_Interface_Input_Classifier_Term) ΛListKeyMap() (map[string]interfa
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_Classifier_Term) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_Classifier_Term"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_Classifier_Term"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -15356,7 +15351,7 @@ func (t *Qos_Interface_Input_Queue) ΛListKeyMap() (map[string]interface{}, erro
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_Queue) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_Queue"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_Queue"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -15552,7 +15547,7 @@ func (t *Qos_Interface_Input_SchedulerPolicy) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_SchedulerPolicy) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_SchedulerPolicy"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_SchedulerPolicy"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -15768,7 +15763,7 @@ func (t *Qos_Interface_Input_SchedulerPolicy_Scheduler) ΛListKeyMap() (map[stri
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_SchedulerPolicy_Scheduler) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_SchedulerPolicy_Scheduler"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_SchedulerPolicy_Scheduler"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -15977,7 +15972,7 @@ func (t *Qos_Interface_Input_VoqInterface) ΛListKeyMap() (map[string]interface{
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_VoqInterface) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_VoqInterface"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_VoqInterface"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -16285,7 +16280,7 @@ func (t *Qos_Interface_Input_VoqInterface_Queue) ΛListKeyMap() (map[string]inte
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Input_VoqInterface_Queue) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Input_VoqInterface_Queue"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Input_VoqInterface_Queue"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -16375,7 +16370,7 @@ func (t *Qos_Interface_InterfaceRef) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_InterfaceRef) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_InterfaceRef"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_InterfaceRef"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -16766,7 +16761,7 @@ func (t *Qos_Interface_Output) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Output) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Output"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Output"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -16993,7 +16988,7 @@ func (t *Qos_Interface_Output_Classifier) ΛListKeyMap() (map[string]interface{}
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Output_Classifier) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Output_Classifier"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Output_Classifier"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -17117,7 +17112,7 @@ func (t *Qos_Interface_Output_Classifier_Term) ΛListKeyMap() (map[string]interf
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Output_Classifier_Term) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Output_Classifier_Term"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Output_Classifier_Term"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -17517,7 +17512,7 @@ func (t *Qos_Interface_Output_Queue) ΛListKeyMap() (map[string]interface{}, err
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Output_Queue) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Output_Queue"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Output_Queue"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -17713,7 +17708,7 @@ func (t *Qos_Interface_Output_SchedulerPolicy) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Output_SchedulerPolicy) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Output_SchedulerPolicy"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Output_SchedulerPolicy"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -17929,7 +17924,7 @@ func (t *Qos_Interface_Output_SchedulerPolicy_Scheduler) ΛListKeyMap() (map[str
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Interface_Output_SchedulerPolicy_Scheduler) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Interface_Output_SchedulerPolicy_Scheduler"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Interface_Output_SchedulerPolicy_Scheduler"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18019,7 +18014,7 @@ func (t *Qos_PacketTrim) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_PacketTrim) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_PacketTrim"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_PacketTrim"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18118,7 +18113,7 @@ func (t *Qos_Queue) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_Queue) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_Queue"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_Queue"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18238,7 +18233,7 @@ func (t *Qos_QueueManagementProfile) ΛListKeyMap() (map[string]interface{}, err
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_QueueManagementProfile) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_QueueManagementProfile"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_QueueManagementProfile"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18302,7 +18297,7 @@ func (t *Qos_QueueManagementProfile_Red) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_QueueManagementProfile_Red) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_QueueManagementProfile_Red"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_QueueManagementProfile_Red"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18492,7 +18487,7 @@ func (t *Qos_QueueManagementProfile_Red_Uniform) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_QueueManagementProfile_Red_Uniform) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_QueueManagementProfile_Red_Uniform"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_QueueManagementProfile_Red_Uniform"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18558,7 +18553,7 @@ func (t *Qos_QueueManagementProfile_Wred) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_QueueManagementProfile_Wred) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_QueueManagementProfile_Wred"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_QueueManagementProfile_Wred"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -18794,7 +18789,7 @@ func (t *Qos_QueueManagementProfile_Wred_Uniform) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_QueueManagementProfile_Wred_Uniform) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_QueueManagementProfile_Wred_Uniform"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_QueueManagementProfile_Wred_Uniform"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -19003,7 +18998,7 @@ func (t *Qos_SchedulerPolicy) ΛListKeyMap() (map[string]interface{}, error) {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -19322,7 +19317,7 @@ func (t *Qos_SchedulerPolicy_Scheduler) ΛListKeyMap() (map[string]interface{}, 
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -19467,7 +19462,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_Input) ΛListKeyMap() (map[string]interfa
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_Input) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_Input"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_Input"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -19739,7 +19734,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_OneRateTwoColor) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_OneRateTwoColor) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_OneRateTwoColor"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_OneRateTwoColor"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -19852,7 +19847,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ConformAction) PopulateDe
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ConformAction) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ConformAction"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ConformAction"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -19988,7 +19983,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ExceedAction) PopulateDef
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ExceedAction) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ExceedAction"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_OneRateTwoColor_ExceedAction"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -20101,7 +20096,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_Output) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_Output) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_Output"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_Output"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -20395,7 +20390,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor) PopulateDefaults() {
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -20508,7 +20503,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ConformAction) Populate
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ConformAction) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ConformAction"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ConformAction"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -20644,7 +20639,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ExceedAction) PopulateD
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ExceedAction) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ExceedAction"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ExceedAction"], t, opts...); err != nil {
 		return err
 	}
 	return nil
@@ -20780,7 +20775,7 @@ func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ViolateAction) Populate
 
 // Validate validates s against the YANG schema corresponding to its type.
 func (t *Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ViolateAction) ΛValidate(opts ...ygot.ValidationOption) error {
-	if err := ytypes.Validate(SchemaTree["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ViolateAction"], t, opts...); err != nil {
+	if err := ytypes.Validate(SchemaTree()["Qos_SchedulerPolicy_Scheduler_TwoRateThreeColor_ViolateAction"], t, opts...); err != nil {
 		return err
 	}
 	return nil
