@@ -1,23 +1,19 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -240,63 +236,24 @@ func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
 	return outdir.Manifest{Rocefab: version(), Intent: intent, Key: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// renderAll renders every device's artifacts and writes them as it goes,
-// spreading devices over all cores: a 100,000-GPU fabric's artifacts are
-// gigabytes, more than is worth holding in memory. Each file's bytes depend
-// only on its device, so the order workers finish in changes nothing.
+// renderAll renders the fabric (renderers.RenderFabric) and writes each
+// device's files as soon as they are rendered: a 100,000-GPU fabric's
+// artifacts are gigabytes, more than is worth holding in memory. Writing
+// is mostly system time, and it overlaps the other workers' rendering.
 func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []*ir.Device, ds diag.List, in *schema.Intent, a buildArgs, bar progress) error {
 	opt := renderOptions{openconfig: a.openconfig, hostScript: slices.Contains(a.emit, "host-script")}
 	if slices.Contains(a.emit, "model") {
 		opt.modelDir, _ = filepath.Abs(in.Dir)
 	}
-	// Each worker renders a device and writes its files: writing is mostly
-	// system time, and it overlaps the other worker's rendering.
-	workers := runtime.GOMAXPROCS(0)
-	errs := make([]error, len(devs))
-	var wg sync.WaitGroup
-	next := make(chan int, workers)
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				arts, err := renderDevice(devs[i], opt)
-				if err == nil {
-					err = writeArtifacts(stage, arts)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: %w", devs[i].Name, err)
-				}
-				bar.add()
-			}
-		})
-	}
-feed:
-	for i := range devs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return errors.New("interrupted")
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	wide, err := renderFabricWide(fab)
-	if err != nil {
-		return err
-	}
-	inv, err := inventoryJSON(fab)
-	if err != nil {
-		return err
-	}
-	rest := append(wide, renderers.Artifact{Path: "inventory.json", Format: renderers.JSON, Content: inv},
-		renderers.Artifact{Path: "SUMMARY.md", Format: renderers.Text, Content: summary(fab, ds, in, opt, wide)})
-	return writeArtifacts(stage, rest)
+	return renderers.RenderFabric(ctx, fab, devs, buildRegistry(opt, ds, in.Dir), renderers.Options{Progress: bar.add}, stageSink{stage})
 }
+
+// stageSink writes what is rendered into the build's stage.
+type stageSink struct{ stage *outdir.Stage }
+
+func (s stageSink) Device(r renderers.Rendered) error { return writeArtifacts(s.stage, r.Artifacts) }
+
+func (s stageSink) Fabric(arts []renderers.Artifact) error { return writeArtifacts(s.stage, arts) }
 
 // writeArtifacts writes files into the stage; it checks that each path
 // stays inside the output directory before opening anything.
@@ -311,93 +268,6 @@ func writeArtifacts(stage *outdir.Stage, arts []renderers.Artifact) error {
 		}
 	}
 	return nil
-}
-
-// renderOptions are the build's choices about what a device's artifacts
-// are; the zero value is every artifact in its default form.
-type renderOptions struct {
-	// modelDir, when not empty, asks for the device's model as model.json
-	// too, with positions relative to that directory (the intent's) so
-	// that the file is the same on every machine.
-	modelDir string
-	// openconfig is how openconfig.json is written: "compact" (also for
-	// ""), "indented" or "none".
-	openconfig string
-	// hostScript asks for each server's single-file host.sh too.
-	hostScript bool
-}
-
-// renderDevice runs every renderer that applies to one device.
-func renderDevice(d *ir.Device, opt renderOptions) ([]renderers.Artifact, error) {
-	modelDir := opt.modelDir
-	var out []renderers.Artifact
-	for _, r := range append(renderersFor(d, opt.openconfig), emitRenderers(d, opt.hostScript)...) {
-		arts, err := r.Render(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, arts...)
-	}
-	if modelDir != "" {
-		b, err := json.MarshalIndent(d, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		prefix, _ := json.Marshal(filepath.ToSlash(modelDir) + "/")
-		b = bytes.ReplaceAll(b, append([]byte(`"file": `), prefix[:len(prefix)-1]...), []byte(`"file": "`))
-		out = append(out, renderers.Artifact{Path: d.Name + "/model.json", Format: renderers.JSON, Content: append(b, '\n')})
-	}
-	return out, nil
-}
-
-// inventoryJSON writes the expanded fabric in the format the explicit
-// topology reads back.
-func inventoryJSON(fab *ir.Fabric) ([]byte, error) {
-	l := schema.DeviceList{Devices: make([]schema.ListedDevice, 0, len(fab.Devices)), Links: make([]schema.ListedLink, 0, len(fab.Links))}
-	for _, d := range fab.Devices {
-		ld := schema.ListedDevice{Name: d.Name, Role: string(d.Role), Platform: d.Platform, Model: d.Model}
-		if d.Rail >= 0 {
-			ld.Rail = new(d.Rail)
-		}
-		if d.Pod >= 0 {
-			ld.Pod = new(d.Pod)
-		}
-		l.Devices = append(l.Devices, ld)
-	}
-	for _, k := range fab.Links {
-		l.Links = append(l.Links, schema.ListedLink{A: k.A.String(), B: k.B.String(),
-			Speed: schema.FormatSpeed(k.SpeedGbps), Cable: schema.FormatLength(k.CableM)})
-	}
-	// One element per line keeps the file diffable and fast to read back.
-	var b bytes.Buffer
-	b.WriteString("{\"devices\": [\n")
-	for i, d := range l.Devices {
-		line, err := json.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString("  ")
-		b.Write(line)
-		if i < len(l.Devices)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("],\n\"links\": [\n")
-	for i, k := range l.Links {
-		line, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString("  ")
-		b.Write(line)
-		if i < len(l.Links)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("]}\n")
-	return b.Bytes(), nil
 }
 
 func humanBytes(n int) string {

@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/summary"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -30,7 +32,64 @@ func compileExample(t *testing.T, name string) (string, *ir.Fabric, string) {
 	if fab == nil {
 		t.Fatalf("compile %s: %v", name, ds)
 	}
-	return src, fab, string(summary(fab, ds, in, renderOptions{}, mustFabricWide(t, fab)))
+	return src, fab, string(renderSummary(t, fab, ds, in.Dir))
+}
+
+// renderSummary renders SUMMARY.md as build does, after the fabric-wide
+// files it lists.
+func renderSummary(t *testing.T, fab *ir.Fabric, ds diag.List, dir string) []byte {
+	t.Helper()
+	reg := buildRegistry(renderOptions{}, ds, dir)
+	var earlier []renderers.Artifact
+	for _, r := range reg.Fabric {
+		arts, err := r.RenderFabric(fab, earlier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		earlier = append(earlier, arts...)
+	}
+	for _, a := range earlier {
+		if a.Path == summary.File {
+			return a.Content
+		}
+	}
+	t.Fatal("the build's registry renders no SUMMARY.md")
+	return nil
+}
+
+// mdText escapes a name as SUMMARY.md writes it.
+func mdText(s string) string { return strings.ReplaceAll(s, "_", `\_`) }
+
+// sameGroup is the devices of one role, platform and model, as SUMMARY's
+// tables name them.
+type sameGroup struct {
+	role    ir.Role
+	devices []*ir.Device
+}
+
+// groupsOf groups fab's devices by "role/platform/model".
+func groupsOf(fab *ir.Fabric) map[string]*sameGroup {
+	out := map[string]*sameGroup{}
+	for _, d := range fab.Devices {
+		k := string(d.Role) + "/" + d.Platform + "/" + d.Model
+		if out[k] == nil {
+			out[k] = &sameGroup{role: d.Role}
+		}
+		out[k].devices = append(out[k].devices, d)
+	}
+	return out
+}
+
+// plansOf returns the distinct buffer plans of a group's switches, in
+// fabric order.
+func plansOf(g *sameGroup) []*ir.BufferPlan {
+	var out []*ir.BufferPlan
+	for _, d := range g.devices {
+		if d.Switch != nil && d.Switch.Buffers != nil && !slices.Contains(out, d.Switch.Buffers) {
+			out = append(out, d.Switch.Buffers)
+		}
+	}
+	return out
 }
 
 // mdTable is one markdown table of a document: its header and rows.
@@ -200,10 +259,7 @@ func TestSummaryAgreesWithExplain(t *testing.T) {
 		t.Run(ex, func(t *testing.T) {
 			src, fab, md := compileExample(t, ex)
 			tables := parseTables(t, ex, md)
-			groups := map[string]*group{}
-			for _, g := range deviceGroups(fab) {
-				groups[string(g.role)+"/"+g.platform+"/"+g.model] = g
-			}
+			groups := groupsOf(fab)
 			native := map[string]string{}
 			nativeOf := func(d *ir.Device) string {
 				if s, ok := native[d.Name]; ok {
@@ -289,7 +345,7 @@ func TestSummaryAgreesWithExplain(t *testing.T) {
 				if g.role == ir.RoleHost {
 					continue
 				}
-				plans, _, _ := groupPlans(g)
+				plans := plansOf(g)
 				var want []string
 				for _, p := range plans {
 					i := slices.IndexFunc(g.devices, func(d *ir.Device) bool { return d.Switch.Buffers == p })
@@ -324,60 +380,6 @@ func TestSummaryAgreesWithExplain(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestSummaryECNInCells: thresholds given in cells appear in bytes, as the
-// switches program them, not as 0 B.
-func TestSummaryECNInCells(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "cells.cue")
-	intent := `name: "lab"
-topology: {servers: 16, leaf: {platform: "nvue", model: "SN5600"}}
-classes: {
-	roce: {priority: 3, dscp: [26], lossless: true, bandwidth: 50, ecn: {min: "800cells", max: "7800cells", probability: 20}}
-	cnp: {priority: 6, dscp: [48], cnp: true, strict: true}
-	bulk: {priority: 0, default: true, bandwidth: 50}
-}
-`
-	if err := os.WriteFile(src, []byte(intent), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(src)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	fab, ds := compiler.Compile(in)
-	if fab == nil {
-		t.Fatalf("compile: %v", ds)
-	}
-	md := string(summary(fab, ds, in, renderOptions{}, mustFabricWide(t, fab)))
-	cls := tableWith(t, parseTables(t, "cells", md), "class", "priority")
-	for _, r := range cls.rows {
-		if r[0] != "roce" {
-			continue
-		}
-		ecn := r[5]
-		var q *ir.Queue
-		for _, d := range fab.Devices {
-			if d.Switch != nil {
-				for i := range d.Switch.QoS.Queues {
-					if d.Switch.QoS.Queues[i].Class.Name == "roce" {
-						q = &d.Switch.QoS.Queues[i]
-					}
-				}
-				break
-			}
-		}
-		if q == nil || q.ECN == nil || q.ECN.MinBytes == 0 {
-			t.Fatalf("no ECN in bytes on the switch queue: %+v", q)
-		}
-		want := fmt.Sprintf("%s / %s / 20%%", size(q.ECN.MinBytes), size(q.ECN.MaxBytes))
-		if ecn != want {
-			t.Errorf("ECN cell %q, want %q", ecn, want)
-		}
-		return
-	}
-	t.Fatal("no roce row")
 }
 
 // TestSummaryFileMap checks that the file map names every file a build
@@ -426,14 +428,4 @@ func TestSummaryFileMap(t *testing.T) {
 			t.Errorf("file map names %s, which the build did not write", pat)
 		}
 	}
-}
-
-// mustFabricWide renders the fabric-wide artifacts that SUMMARY's file map lists.
-func mustFabricWide(t *testing.T, fab *ir.Fabric) []renderers.Artifact {
-	t.Helper()
-	wide, err := renderFabricWide(fab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wide
 }

@@ -1,4 +1,12 @@
-package cli
+// Package summary writes SUMMARY.md, what a reviewer of a build reads
+// first: the devices by role and platform, the files the build wrote, the
+// classes, the derived thresholds, the tenants and the findings.
+//
+// Every figure in it is read from the compiled fabric (the IR), the same
+// values explain prints and the renderers write, never from the intent,
+// whose sizes may be in units (cells) that only a platform turns into
+// bytes.
+package summary
 
 import (
 	"cmp"
@@ -12,18 +20,38 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/schema"
 )
 
-// summary writes SUMMARY.md: what a reviewer reads first. Every figure in
-// it is read from the compiled fabric (the IR), the same values explain
-// prints and the renderers write, never from the intent, whose sizes may
-// be in units (cells) that only a platform turns into bytes. Positions are
-// relative to the intent's directory so the file is the same on every
-// machine; in is used for that directory alone.
-// wide are the fabric-wide artifacts the build writes (renderFabricWide),
-// listed in the file map.
-func summary(f *ir.Fabric, ds diag.List, in *schema.Intent, opt renderOptions, wide []renderers.Artifact) []byte {
+// File is the summary's path in a build.
+const File = "SUMMARY.md"
+
+// Renderer renders SUMMARY.md as the last of a build's fabric-wide
+// artifacts: its file map lists the ones rendered before it.
+type Renderer struct {
+	// Files lists the renderers of a device's files as a build writes them
+	// by default; the file map shows those of the first device of each
+	// group, so that it cannot drift from the files.
+	Files func(d *ir.Device) []renderers.Renderer
+	// Findings are the compiler's findings on the intent.
+	Findings diag.List
+	// Dir is the intent's directory: findings' positions are written
+	// relative to it, so that the file is the same on every machine.
+	Dir string
+}
+
+var _ renderers.FabricRenderer = Renderer{}
+
+// RenderFabric renders SUMMARY.md; earlier are the fabric-wide artifacts
+// the build writes besides it.
+func (r Renderer) RenderFabric(f *ir.Fabric, earlier []renderers.Artifact) ([]renderers.Artifact, error) {
+	return []renderers.Artifact{{Path: File, Format: renderers.Text, Content: r.render(f, earlier)}}, nil
+}
+
+// inventoryFile is the path of the expanded fabric, which the file map
+// describes in its own row.
+const inventoryFile = "inventory.json"
+
+func (r Renderer) render(f *ir.Fabric, earlier []renderers.Artifact) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	t := f.Topology
@@ -51,21 +79,21 @@ func summary(f *ir.Fabric, ds diag.List, in *schema.Intent, opt renderOptions, w
 	}
 	p("\n\n")
 
-	writeFileMap(&b, f, groups, opt, wide)
+	r.writeFileMap(&b, f, groups, earlier)
 	writeClasses(&b, f, groups)
 	writeThresholds(&b, f, groups)
 	writeTenants(&b, f)
 	writeNextSteps(&b, f, groups)
 
 	p("## Findings\n\n")
-	if len(ds) == 0 {
+	if len(r.Findings) == 0 {
 		p("None.\n")
 	}
 	base := ""
-	if in != nil {
-		base, _ = filepath.Abs(in.Dir)
+	if r.Dir != "" {
+		base, _ = filepath.Abs(r.Dir)
 	}
-	for _, d := range ds.Dedupe() {
+	for _, d := range r.Findings.Dedupe() {
 		if rel, err := filepath.Rel(base, d.Pos.File); err == nil && base != "" && filepath.IsAbs(d.Pos.File) {
 			d.Pos.File = filepath.ToSlash(rel)
 		}
@@ -120,17 +148,19 @@ func nameRange(ds []*ir.Device) string {
 }
 
 // writeFileMap lists what build writes, from the artifacts the renderers
-// give for the first device of each group, so the map cannot drift from
-// the files.
-func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, opt renderOptions, wide []renderers.Artifact) {
+// give for the first device of each group and the fabric-wide ones, so the
+// map cannot drift from the files.
+func (r Renderer) writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, earlier []renderers.Artifact) {
 	b.WriteString("## Files\n\n")
 	table(b, []string{"files", "for"}, 2, func(row func(...string)) {
-		row(codeSpan("SUMMARY.md"), "this summary")
-		row(codeSpan("inventory.json"), fmt.Sprintf("the expanded fabric, %s devices and %s links; an intent with %s reads it back",
-			thousands(int64(len(f.Devices))), thousands(int64(len(f.Links))), codeSpan(`topology: {style: "explicit", inventory: "inventory.json"}`)))
+		row(codeSpan(File), "this summary")
+		if slices.ContainsFunc(earlier, func(a renderers.Artifact) bool { return a.Path == inventoryFile }) {
+			row(codeSpan(inventoryFile), fmt.Sprintf("the expanded fabric, %s devices and %s links; an intent with %s reads it back",
+				thousands(int64(len(f.Devices))), thousands(int64(len(f.Links))), codeSpan(`topology: {style: "explicit", inventory: "inventory.json"}`)))
+		}
 		for _, g := range groups {
 			d := g.devices[0]
-			arts, err := renderDevice(d, renderOptions{openconfig: opt.openconfig})
+			arts, err := r.deviceFiles(d)
 			if err != nil {
 				row("-", fmt.Sprintf("%s: not rendered (%v)", d.Name, err))
 				continue
@@ -142,28 +172,45 @@ func writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group, opt renderO
 			}
 			row(strings.Join(files, ", "), fmt.Sprintf("%s (%s %s): %s", devicesOf(len(g.devices), g.role), g.platform, g.model, nameRange(g.devices)))
 		}
-		{
-			// Tenants get a row each; other fabric-wide files one row
-			// per directory.
-			var dirs []string
-			byDir := map[string][]string{}
-			for _, a := range wide {
-				dir, _, _ := strings.Cut(a.Path, "/")
-				if dir == "tenants" {
-					row(codeSpan(a.Path), "NCCL environment of tenant "+mdText(strings.TrimSuffix(filepath.Base(a.Path), ".env")))
-					continue
-				}
-				if _, ok := byDir[dir]; !ok {
-					dirs = append(dirs, dir)
-				}
-				byDir[dir] = append(byDir[dir], codeSpan(a.Path))
+		// Tenants get a row each; other fabric-wide files one row per
+		// directory.
+		var dirs []string
+		byDir := map[string][]string{}
+		for _, a := range earlier {
+			if a.Path == inventoryFile {
+				continue
 			}
-			for _, dir := range dirs {
-				row(strings.Join(byDir[dir], ", "), "the whole fabric, for "+dir)
+			dir, _, _ := strings.Cut(a.Path, "/")
+			if dir == "tenants" {
+				row(codeSpan(a.Path), "NCCL environment of tenant "+mdText(strings.TrimSuffix(filepath.Base(a.Path), ".env")))
+				continue
 			}
+			if _, ok := byDir[dir]; !ok {
+				dirs = append(dirs, dir)
+			}
+			byDir[dir] = append(byDir[dir], codeSpan(a.Path))
+		}
+		for _, dir := range dirs {
+			row(strings.Join(byDir[dir], ", "), "the whole fabric, for "+dir)
 		}
 	})
 	b.WriteString("\n")
+}
+
+// deviceFiles renders d's default files, for their names.
+func (r Renderer) deviceFiles(d *ir.Device) ([]renderers.Artifact, error) {
+	if r.Files == nil {
+		return nil, nil
+	}
+	var out []renderers.Artifact
+	for _, rd := range r.Files(d) {
+		arts, err := rd.Render(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, arts...)
+	}
+	return out, nil
 }
 
 // writeClasses writes the class table. ECN thresholds are those the

@@ -1,0 +1,172 @@
+package renderers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+)
+
+// FabricRenderer renders files that belong to the whole fabric rather than
+// to one device: tenants' environments, the host runtime, the schedulers'
+// files, the inventory, the summary. earlier are the fabric-wide artifacts
+// the renderers before it in the registry gave, in order, so that an index
+// of the build (SUMMARY.md) lists exactly what was written.
+type FabricRenderer interface {
+	RenderFabric(f *ir.Fabric, earlier []Artifact) ([]Artifact, error)
+}
+
+// Registry is what RenderFabric renders with. It is given by the caller,
+// the only one that knows the concrete renderers, rather than filled by
+// init() side effects, so that a test or a command renders with exactly
+// the renderers it names.
+type Registry struct {
+	// Device lists the renderers of a device's artifacts, in the order
+	// their artifacts are given; nil renders no device artifacts.
+	Device func(d *ir.Device) []Renderer
+	// Desired returns the platform whose desired state of d is wanted
+	// (nil for none, and for a device that no platform models: the caller
+	// says why it has none where it needs one); nil computes no desired
+	// states.
+	Desired func(d *ir.Device) Platform
+	// Fabric renders the fabric-wide artifacts, in order, once every device
+	// is rendered without error.
+	Fabric []FabricRenderer
+}
+
+// Rendered is one device's part of a fabric.
+type Rendered struct {
+	Device *ir.Device
+	// Artifacts are the device's files, in the registry's order.
+	Artifacts []Artifact
+	// Desired is the device's desired state, when the registry asks for it.
+	Desired State
+}
+
+// Sink receives a fabric as RenderFabric renders it. Device is called for
+// each device as soon as it is rendered, from several goroutines at once
+// and in no particular order, so that a build writes its files while
+// others are rendered and never holds a whole fabric's artifacts (gigabytes
+// at 100,000 GPUs). Fabric is called once, last, with the fabric-wide
+// artifacts. An error from either stops the rendering.
+type Sink interface {
+	Device(r Rendered) error
+	Fabric(arts []Artifact) error
+}
+
+// Options tune RenderFabric; the zero value renders on every core.
+type Options struct {
+	// Workers bounds the devices rendered at once (GOMAXPROCS when 0 or
+	// less).
+	Workers int
+	// Progress, when not nil, is called once for every device done,
+	// rendered or failed, from the workers.
+	Progress func()
+}
+
+// DeviceError is one device that could not be rendered (or whose
+// rendering the sink refused).
+type DeviceError struct {
+	Device string
+	Err    error
+}
+
+func (e *DeviceError) Error() string { return e.Device + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *DeviceError) Unwrap() error { return e.Err }
+
+// RenderFabric renders the devices devs of f (all of f's, or those a
+// command selected) with the registry's renderers, spread over the cores,
+// and hands each device's artifacts and desired state to sink as soon as
+// they are made; then the fabric-wide artifacts. Every byte depends only
+// on f and the device, never on the order workers finish in.
+//
+// A device that fails does not stop the others: the error joins one
+// *DeviceError per failed device, in the order of devs, and the
+// fabric-wide artifacts are not rendered. A cancelled ctx stops the
+// workers between devices and returns ctx's cause.
+func RenderFabric(ctx context.Context, f *ir.Fabric, devs []*ir.Device, reg Registry, opt Options, sink Sink) error {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(len(devs), 1))
+	errs := make([]error, len(devs))
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := renderDevice(devs[i], reg, sink); err != nil {
+					errs[i] = &DeviceError{Device: devs[i].Name, Err: err}
+				}
+				if opt.Progress != nil {
+					opt.Progress()
+				}
+			}
+		})
+	}
+feed:
+	for i := range devs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", context.Cause(ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var wide []Artifact
+	for _, r := range reg.Fabric {
+		arts, err := r.RenderFabric(f, wide)
+		if err != nil {
+			return err
+		}
+		wide = append(wide, arts...)
+	}
+	if len(reg.Fabric) == 0 {
+		return nil
+	}
+	return sink.Fabric(wide)
+}
+
+// renderDevice renders one device and hands it to the sink. A panic in a
+// renderer is the renderer's bug, but it would end the whole process from
+// a worker goroutine: it becomes this device's error instead.
+func renderDevice(d *ir.Device, reg Registry, sink Sink) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	out := Rendered{Device: d}
+	if reg.Device != nil {
+		for _, r := range reg.Device(d) {
+			arts, err := r.Render(d)
+			if err != nil {
+				return err
+			}
+			out.Artifacts = append(out.Artifacts, arts...)
+		}
+	}
+	if reg.Desired != nil {
+		if p := reg.Desired(d); p != nil {
+			s, err := p.Desired(d)
+			if err != nil {
+				return fmt.Errorf("computing its desired state: %w", err)
+			}
+			out.Desired = s
+		}
+	}
+	return sink.Device(out)
+}
