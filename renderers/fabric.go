@@ -146,7 +146,7 @@ feed:
 func renderDevice(d *ir.Device, reg Registry, sink Sink) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
+			err = fmt.Errorf("internal error (a bug: please report it): %v", r)
 		}
 	}()
 	out := Rendered{Device: d}
@@ -163,7 +163,7 @@ func renderDevice(d *ir.Device, reg Registry, sink Sink) (err error) {
 		if p := reg.Desired(d); p != nil {
 			s, err := p.Desired(d)
 			if err != nil {
-				return fmt.Errorf("computing its desired state: %w", err)
+				return err
 			}
 			out.Desired = s
 		}

@@ -169,7 +169,7 @@ func TestRenderFabricErrors(t *testing.T) {
 	if got := strings.Join(failed, " "); got != "dev-003 dev-010 dev-020 dev-040" {
 		t.Errorf("failed devices %s, want dev-003 dev-010 dev-020 dev-040", got)
 	}
-	for _, want := range []string{"dev-003: no a.cfg for it", "dev-010: disk full", "dev-020: internal error: assignment to entry in nil map"} {
+	for _, want := range []string{"dev-003: no a.cfg for it", "dev-010: disk full", "dev-020: internal error (a bug: please report it): assignment to entry in nil map"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -117,6 +118,7 @@ func newPlanCmd() *cobra.Command {
 func addPlanFlags(cmd *cobra.Command, inventory *string, plaintext *bool, only *string, parallelism *int) {
 	cmd.Flags().StringVar(inventory, "inventory", "", "how to reach the devices (CUE or JSON, #Inventory); without it, running/ beside the intent")
 	cmd.Flags().BoolVar(plaintext, "insecure-plaintext", false, "reach gNMI devices WITHOUT TLS: credentials and configuration in clear text, for lab devices only")
+	addSSHFlags(cmd)
 	cmd.Flags().StringVar(only, "only", "", "plan only devices whose name matches this glob (e.g. 'leaf-*')")
 	cmd.Flags().IntVar(parallelism, "parallelism", targets.DefaultParallelism, "devices read or pushed at once")
 }
@@ -258,7 +260,8 @@ func loadSession(cmd *cobra.Command, p string, via reach, only string, paralleli
 		s.target, s.platforms = dir.New(filepath.Join(in.Dir, "running"), appliersFor), platformsFor(transportDir)
 		return s, nil
 	}
-	r, ids, err := reachInventory(in, fab.Devices, via.inventory, via.plaintext, s.lockPath, cmd.ErrOrStderr())
+	ignoreHostKeys, _ := cmd.Flags().GetBool(flagIgnoreHostKeys)
+	r, ids, err := reachInventoryKeys(in, fab.Devices, via.inventory, via.plaintext, ignoreHostKeys, s.lockPath, cmd.ErrOrStderr())
 	if len(ids) > 0 {
 		summarizeDiags(cmd, ids)
 		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s has %s: fix them first", via.inventory, count(ids.Count(diag.Error), "error", "errors")))
@@ -316,7 +319,11 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := targets.Make(ctx, targets.Request{Devices: s.devs, Target: s.target, Platforms: s.platforms, Parallelism: s.parallelism})
+	platforms, err := s.rendered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := targets.Make(ctx, targets.Request{Devices: s.devs, Target: s.target, Platforms: platforms, Parallelism: s.parallelism})
 	if err != nil {
 		return nil, err
 	}
@@ -328,6 +335,85 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// rendered renders the desired state of every selected device with the
+// platform that plans it, through the pipeline build renders with
+// (renderers.RenderFabric), and returns the session's platforms with
+// those states: a device's desired state is computed once, on every core,
+// before any device is read. A device whose state cannot be computed is
+// planned failed with why, as the platform itself would have it.
+func (s *session) rendered(ctx context.Context) (targets.Platforms, error) {
+	sink := &desiredSink{states: make(map[*ir.Device]renderers.State, len(s.devs))}
+	reg := renderers.Registry{Desired: func(d *ir.Device) renderers.Platform {
+		p, err := s.platforms(d)
+		if err != nil {
+			return nil // planned unsupported, with the platform's reason
+		}
+		return p
+	}}
+	failed := map[string]error{}
+	if err := renderers.RenderFabric(ctx, s.fab, s.devs, reg, renderers.Options{}, sink); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("plan %w", err)
+		}
+		for _, e := range unjoin(err) {
+			var de *renderers.DeviceError
+			if !errors.As(e, &de) {
+				return nil, err
+			}
+			failed[de.Device] = de.Err
+		}
+	}
+	return func(d *ir.Device) (renderers.Platform, error) {
+		p, err := s.platforms(d)
+		if err != nil || p == nil {
+			return p, err
+		}
+		return renderedPlatform{Platform: p, desired: sink.states[d], err: failed[d.Name]}, nil
+	}, nil
+}
+
+// unjoin returns the errors errors.Join joined into err, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// desiredSink keeps each device's desired state.
+type desiredSink struct {
+	mu     sync.Mutex
+	states map[*ir.Device]renderers.State
+}
+
+func (k *desiredSink) Device(r renderers.Rendered) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.states[r.Device] = r.Desired
+	return nil
+}
+
+func (k *desiredSink) Fabric([]renderers.Artifact) error { return nil }
+
+// renderedPlatform is a platform whose desired state of its device was
+// rendered beforehand; reading and diffing are the platform's own.
+type renderedPlatform struct {
+	renderers.Platform
+	desired renderers.State
+	err     error
+}
+
+// Desired returns the state rendered for the device, or why there is none.
+func (p renderedPlatform) Desired(*ir.Device) (renderers.State, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.desired == nil {
+		return nil, errors.New("no desired state was rendered for it")
+	}
+	return p.desired, nil
 }
 
 // relTo returns target's path relative to the directory base.
