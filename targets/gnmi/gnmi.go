@@ -22,6 +22,13 @@
 // does not come in time; unlike the device's own timer it dies with the
 // process, which apply's report says of a device it could not confirm.
 //
+// A push whose Set gets no answer in time, or loses its connection, may
+// or may not have been taken (the device can commit and answer late). It
+// is recorded as pending all the same, so that Rollback cancels the commit
+// by its id or restores what was read before it, and the device's timer
+// (or this process's) takes it back when nothing else does; the error says
+// the outcome is unknown.
+//
 // The target knows transports, not platforms: it does not read the tree
 // it fetches, and it pushes the request as the platform wrote it.
 package gnmi
@@ -306,8 +313,8 @@ func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 
 // set sends one Set and says, when it failed, whether the device may hold
 // the change: a Set is atomic (gNMI specification 3.4.3), so a refusal
-// leaves nothing, but a connection lost during the Set leaves the outcome
-// unknown.
+// leaves nothing, but a connection lost during the Set, or an answer that
+// does not come in time, leaves the outcome unknown ([uncertain]).
 func (t *Target) set(ctx context.Context, dev *device, req *gpb.SetRequest) error {
 	c, cancel := t.rpc(ctx)
 	defer cancel()
@@ -317,9 +324,20 @@ func (t *Target) set(ctx context.Context, dev *device, req *gpb.SetRequest) erro
 	}
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Unknown, codes.Internal:
-		return fmt.Errorf("gNMI Set: %w (the device may or may not have taken the change: read it again)", err)
+		return &uncertainError{fmt.Errorf("gNMI Set: %w (the device may or may not have taken the change: read it again)", err)}
 	}
 	return fmt.Errorf("gNMI Set refused, nothing changed: %w", err)
+}
+
+// uncertainError is a Set whose outcome is unknown.
+type uncertainError struct{ error }
+
+func (e *uncertainError) Unwrap() error { return e.error }
+
+// uncertain reports whether err is a Set the device may have taken.
+func uncertain(err error) bool {
+	var u *uncertainError
+	return errors.As(err, &u)
 }
 
 // setRequest reads a remediation's SetRequest.
@@ -395,6 +413,11 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 		withExt := &gpb.SetRequest{Prefix: req.GetPrefix(), Delete: req.GetDelete(), Replace: req.GetReplace(), Update: req.GetUpdate(),
 			Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: cr}}}}
 		if err := t.set(ctx, dev, withExt); err != nil {
+			if uncertain(err) {
+				// The device may hold the commit: Rollback cancels it by
+				// its id, and the device's timer takes it back otherwise.
+				dev.pending = &pending{id: id, deadline: time.Now().Add(timeout)}
+			}
 			return err
 		}
 		dev.pending = &pending{id: id, deadline: time.Now().Add(timeout)}
@@ -404,9 +427,12 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	if err != nil {
 		return fmt.Errorf("reading what the push overwrites, to take it back: %w", err)
 	}
-	if err := t.set(ctx, dev, req); err != nil {
+	err = t.set(ctx, dev, req)
+	if err != nil && !uncertain(err) {
 		return err
 	}
+	// A push the device may have taken is pending like one it took:
+	// restoring what was read before it is right either way.
 	p := &pending{undo: undo}
 	p.timer = time.AfterFunc(timeout, func() {
 		dev.mu.Lock()
@@ -419,7 +445,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 		}
 	})
 	dev.pending = p
-	return nil
+	return err
 }
 
 // commitID names a commit: the device and random bits, unique enough that
