@@ -44,6 +44,8 @@ type Endpoint struct {
 	// Credentials may be shared by many devices; an encrypted key's
 	// passphrase is then asked once.
 	Credentials *Credentials
+	// HostKeys checks the device's host key; nil means the target's.
+	HostKeys *HostKeys
 }
 
 // Options configure a Target.
@@ -206,7 +208,11 @@ func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
 		t.methods[ep.Credentials] = m
 	}
 	t.mu.Unlock()
-	client, err := dial(ctx, d.Name, ep.Address, ep.Credentials, m, t.opts.HostKeys)
+	keys := ep.HostKeys
+	if keys == nil {
+		keys = t.opts.HostKeys
+	}
+	client, err := dial(ctx, d.Name, ep.Address, ep.Credentials, m, keys)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,7 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -20,6 +25,7 @@ import (
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/dir"
 	"github.com/rocefab/rocefab/targets/gnmi"
+	"github.com/rocefab/rocefab/targets/ssh"
 )
 
 // The transports of an inventory (schema #Transport) that plan and apply
@@ -27,7 +33,21 @@ import (
 const (
 	transportGNMI = "gnmi"
 	transportDir  = "dir"
+	transportSSH  = "ssh"
 )
+
+// flagIgnoreHostKeys is the lab switch that logs in to SSH devices
+// without checking their host keys.
+const flagIgnoreHostKeys = "insecure-ignore-host-keys"
+
+// sshPort is where a device's SSH server listens unless the inventory
+// says otherwise.
+const sshPort = 22
+
+// addSSHFlags adds the flags of the SSH transport to plan and apply.
+func addSSHFlags(cmd *cobra.Command) {
+	cmd.Flags().Bool(flagIgnoreHostKeys, false, "log in to SSH devices WITHOUT checking their host keys against known_hosts: anyone on the path can pose as them, for lab devices only")
+}
 
 // gnmiRPCTimeout bounds each gNMI RPC; apply's --timeout bounds each
 // device's whole step besides.
@@ -47,6 +67,7 @@ type routed struct {
 	unsupported map[string]string         // by device name: why
 	transport   map[string]string         // by device name
 	gnmi        []*gnmi.Target
+	ssh         *ssh.Target
 	dir         *dir.Target
 	lockPath    string
 }
@@ -98,7 +119,7 @@ func (r *routed) Push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 }
 
 // PushConfirmed pushes a commit that d's target takes back unless it is
-// confirmed in time. Both routed targets (gNMI, directory) have one.
+// confirmed in time. Every routed target (gNMI, SSH, directory) has one.
 func (r *routed) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
 	t, err := r.to(d)
 	if err != nil {
@@ -162,11 +183,15 @@ func (r *routed) Lock(ctx context.Context, devices []*ir.Device) (func() error, 
 	return func() error { return errors.Join(releaseDir(), release()) }, nil
 }
 
-// Close closes the gNMI connections.
+// Close closes the gNMI connections and the SSH target's agent
+// connections.
 func (r *routed) Close() error {
 	var errs []error
 	for _, t := range r.gnmi {
 		errs = append(errs, t.Close())
+	}
+	if r.ssh != nil {
+		errs = append(errs, r.ssh.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -183,9 +208,16 @@ type gnmiKey struct {
 // unsupported device, with why) for the transports rocefab does not speak.
 // plaintext sends gNMI without TLS, which warn is told loudly. The
 // password is read from the environment variable the inventory names and
-// goes nowhere but into the gNMI metadata: no error or message here
-// carries it.
+// goes nowhere but to the devices (gNMI metadata, SSH login): no error or
+// message here carries it. SSH host keys are checked.
 func reachInventory(in *schema.Intent, devs []*ir.Device, file string, plaintext bool, lockPath string, warn io.Writer) (*routed, diag.List, error) {
+	return reachInventoryKeys(in, devs, file, plaintext, false, lockPath, warn)
+}
+
+// reachInventoryKeys is reachInventory where ignoreHostKeys logs in over
+// SSH without checking host keys (--insecure-ignore-host-keys), which
+// warn is told loudly.
+func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plaintext, ignoreHostKeys bool, lockPath string, warn io.Writer) (*routed, diag.List, error) {
 	inv, ds, err := schema.LoadInventory(file)
 	if err != nil || len(ds) > 0 {
 		return nil, ds, err
@@ -194,6 +226,8 @@ func reachInventory(in *schema.Intent, devs []*ir.Device, file string, plaintext
 	byKey := map[gnmiKey]*gnmi.Target{}
 	addrs := map[string]string{}
 	viaGNMI := 0
+	viaSSH := &sshRoutes{inv: inv, file: file, endpoints: map[string]ssh.Endpoint{}, creds: map[sshKey]*ssh.Credentials{},
+		hostKeys: map[string]*ssh.HostKeys{}, ignoreHostKeys: ignoreHostKeys, warn: warn}
 	for _, d := range devs {
 		acc, host := inv.For(d.Name, d.Platform)
 		r.transport[d.Name] = acc.Transport
@@ -204,12 +238,21 @@ func reachInventory(in *schema.Intent, devs []*ir.Device, file string, plaintext
 			}
 			r.route[d.Name] = r.dir
 			continue
+		case transportSSH:
+			why, err := viaSSH.add(d, acc, host)
+			if err != nil {
+				return nil, nil, err
+			}
+			if why != "" {
+				r.unsupported[d.Name] = why
+			}
+			continue
 		case transportGNMI:
 		case "":
 			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s gives it no transport (set transport in defaults, platforms.%s or hosts)", file, d.Platform)
 			continue
 		default:
-			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s reaches it over %s, which rocefab does not speak yet: plan and apply reach devices over gnmi, or through running/ beside the intent (transport \"dir\")", file, acc.Transport)
+			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s reaches it over %s, which rocefab does not speak yet: plan and apply reach devices over gnmi, ssh (EOS), or through running/ beside the intent (transport \"dir\")", file, acc.Transport)
 			continue
 		}
 		if d.Switch == nil {
@@ -249,6 +292,21 @@ func reachInventory(in *schema.Intent, devs []*ir.Device, file string, plaintext
 		}
 		r.route[d.Name] = t
 		viaGNMI++
+	}
+	if len(viaSSH.endpoints) > 0 {
+		t, err := viaSSH.target()
+		if err != nil {
+			return nil, nil, err
+		}
+		r.ssh = t
+		for name := range viaSSH.endpoints {
+			r.route[name] = t
+		}
+	}
+	if ignoreHostKeys && len(viaSSH.endpoints) > 0 {
+		fmt.Fprintf(warn, "WARNING: --%s: %s reached over SSH WITHOUT checking their host keys: anyone on the path can pose as them "+
+			"and receive the configuration and the credentials (a password in full). Use this on lab devices only.\n",
+			flagIgnoreHostKeys, count(len(viaSSH.endpoints), "device is", "devices are"))
 	}
 	if plaintext && viaGNMI > 0 {
 		fmt.Fprintf(warn, "WARNING: --insecure-plaintext: %s reached over gNMI WITHOUT TLS: their configuration, "+
@@ -361,4 +419,148 @@ func inventoryName(in *schema.Intent, file string, plaintext bool) string {
 		s += " (gNMI without TLS)"
 	}
 	return s
+}
+
+// sshKey is what one set of SSH credentials is made for: devices that
+// log in alike share them, and an encrypted key's passphrase is asked
+// once for all of them.
+type sshKey struct {
+	username, auth, keyFile, passwordEnv string
+}
+
+// sshRoutes collects the devices an inventory reaches over SSH.
+type sshRoutes struct {
+	inv            *schema.Inventory
+	file           string
+	endpoints      map[string]ssh.Endpoint
+	creds          map[sshKey]*ssh.Credentials
+	hostKeys       map[string]*ssh.HostKeys // by known_hosts file
+	ignoreHostKeys bool
+	warn           io.Writer
+}
+
+// add routes d over SSH, or says why rocefab cannot reach it that way (an
+// unsupported device); an error is an inventory that cannot work.
+func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, error) {
+	where := fmt.Sprintf("inventory %s: %s (platform %s)", s.file, d.Name, d.Platform)
+	if d.Switch == nil {
+		return fmt.Sprintf("the inventory %s reaches this %s %s over ssh, and rocefab does not change hosts over SSH yet: give hosts transport \"dir\" to plan them from running/", s.file, d.Platform, d.Role), nil
+	}
+	if !ssh.Supports(d.Platform) {
+		return fmt.Sprintf("the inventory %s reaches it over ssh, which rocefab does not speak to %s yet: over ssh it speaks to EOS; reach %s over gnmi, or through running/ beside the intent (transport \"dir\")", s.file, d.Platform, d.Platform), nil
+	}
+	if acc.Insecure {
+		return "", fmt.Errorf("%s: insecure: true: rocefab never skips checking a device's host key because a file says so; for lab devices, give --%s", where, flagIgnoreHostKeys)
+	}
+	if acc.Username == "" {
+		return "", fmt.Errorf("%s: no username: set username in its platform's access (platforms.%s.username) or in defaults", where, d.Platform)
+	}
+	addr, err := sshAddress(host, acc.Port)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", where, err)
+	}
+	key := sshKey{username: acc.Username, auth: acc.Auth}
+	switch acc.Auth {
+	case "", "agent":
+		key.auth = string(ssh.AuthAgent)
+	case "key":
+		if acc.KeyFile == "" {
+			return "", fmt.Errorf("%s: auth \"key\" and no keyFile: set keyFile, the private key's path (relative to the inventory's directory, or ~/...)", where)
+		}
+		key.keyFile = s.path(acc.KeyFile)
+	case "password":
+		if s.inv.PasswordEnv == "" {
+			return "", fmt.Errorf("%s has auth \"password\" and the inventory names no passwordEnv to read it from", where)
+		}
+		key.passwordEnv = s.inv.PasswordEnv
+	default:
+		return "", fmt.Errorf("%s: auth %q: allowed are agent, key, password", where, acc.Auth)
+	}
+	creds, ok := s.creds[key]
+	if !ok {
+		creds = &ssh.Credentials{Username: key.username, Auth: ssh.Auth(key.auth), KeyFile: key.keyFile, Passphrase: terminalPassphrase(s.warn)}
+		if key.passwordEnv != "" {
+			pw, ok := os.LookupEnv(key.passwordEnv)
+			if !ok || pw == "" {
+				return "", fmt.Errorf("inventory %s: auth \"password\" reads the password from the environment variable %s, which is not set or empty", s.file, key.passwordEnv)
+			}
+			creds.Password = pw
+		}
+		s.creds[key] = creds
+	}
+	kh := ssh.DefaultKnownHosts()
+	if acc.KnownHosts != "" {
+		kh = s.path(acc.KnownHosts)
+	}
+	hk, ok := s.hostKeys[kh]
+	if !ok {
+		hk = &ssh.HostKeys{File: kh, Insecure: s.ignoreHostKeys}
+		s.hostKeys[kh] = hk
+	}
+	s.endpoints[d.Name] = ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk}
+	return "", nil
+}
+
+// path resolves a file the inventory names: ~/ is the home directory, a
+// relative path is relative to the inventory's directory.
+func (s *sshRoutes) path(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.file), p)
+}
+
+// target makes the SSH target of the routed devices.
+func (s *sshRoutes) target() (*ssh.Target, error) {
+	return ssh.New(ssh.Options{
+		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
+			ep, ok := s.endpoints[d.Name]
+			if !ok {
+				return ssh.Endpoint{}, fmt.Errorf("%s: the inventory gives it no SSH address", d.Name)
+			}
+			return ep, nil
+		},
+	})
+}
+
+// sshAddress is where a device's SSH server listens: the inventory's
+// address with its port, else with the access's port, else port 22.
+func sshAddress(host string, port int) (string, error) {
+	if h, p, err := net.SplitHostPort(host); err == nil && h != "" && p != "" {
+		return host, nil
+	}
+	if host == "" {
+		return "", errors.New("no address")
+	}
+	if port == 0 {
+		port = sshPort
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+}
+
+// passphraseMu keeps two credentials' prompts from interleaving.
+var passphraseMu sync.Mutex
+
+// terminalPassphrase asks an encrypted key's passphrase on the terminal,
+// without echo; without a terminal on stdin it returns nil, and the key
+// must then be in the agent. The passphrase goes to the key's decryption
+// only.
+func terminalPassphrase(prompt io.Writer) func(string) ([]byte, error) {
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		return nil
+	}
+	return func(keyFile string) ([]byte, error) {
+		passphraseMu.Lock()
+		defer passphraseMu.Unlock()
+		fmt.Fprintf(prompt, "Enter passphrase for key %s: ", keyFile)
+		b, err := term.ReadPassword(fd)
+		fmt.Fprintln(prompt)
+		return b, err
+	}
 }

@@ -1,22 +1,27 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
+	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
 // testPasswordEnv holds the gNMI password in these tests; testSecret is
@@ -247,7 +252,7 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 		"~ leaf-r0-00 (eos leaf, rail 0): update",
 		"~ spine-00 (nvue spine): update",
 		"replace: {",
-		"? 4 devices unsupported: the inventory inventory.json reaches it over ssh, which rocefab does not speak yet",
+		"? 4 devices unsupported: the inventory inventory.json reaches this linux host over ssh, and rocefab does not change hosts over SSH yet",
 		"3 devices to change",
 	} {
 		if !strings.Contains(out, want) {
@@ -438,7 +443,7 @@ func TestInventoryMixed(t *testing.T) {
 	}
 	want := map[string]string{
 		"leaf-r0-00": "update: ", "leaf-r1-00": "update: ",
-		"spine-00": `unsupported: the inventory inv.json reaches it over netconf, which rocefab does not speak yet: plan and apply reach devices over gnmi, or through running/ beside the intent (transport "dir")`,
+		"spine-00": `unsupported: the inventory inv.json reaches it over netconf, which rocefab does not speak yet: plan and apply reach devices over gnmi, ssh (EOS), or through running/ beside the intent (transport "dir")`,
 	}
 	for i := range 4 {
 		want[fmt.Sprintf("gpu-%04d", i)] = "unsupported: the inventory inv.json gives it no transport (set transport in defaults, platforms.linux or hosts)"
@@ -450,5 +455,189 @@ func TestInventoryMixed(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("planned %d devices, want %d", len(got), len(want))
+	}
+}
+
+// sshPod copies examples/pod-2048 into a temporary directory, serves each
+// EOS leaf's running configuration from an emulated EOS switch over SSH,
+// and writes an inventory that reaches the leaves over ssh (password
+// auth, the servers' keys in known_hosts beside it) and the spines and
+// hosts through running/.
+func sshPod(t *testing.T) (string, map[string]*sshtest.EOS) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "pod-2048"))); err != nil {
+		t.Fatal(err)
+	}
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(running []byte, lines string) ([]byte, error) {
+		arts, err := eos.Renderer{}.Apply([]renderers.Artifact{{Path: "d/eos.cfg", Format: renderers.Text, Content: running}},
+			renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
+		if err != nil || len(arts) != 1 {
+			return nil, fmt.Errorf("%d artifacts: %v", len(arts), err)
+		}
+		return arts[0].Content, nil
+	}
+	devs := map[string]*sshtest.EOS{}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, d := range compileIntent(t, dir).Switches() {
+		if d.Platform != "eos" {
+			continue
+		}
+		p := filepath.Join(dir, "running", d.Name, "eos.cfg")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The switch holds its configuration now, not the directory.
+		if err := os.RemoveAll(filepath.Dir(p)); err != nil {
+			t.Fatal(err)
+		}
+		dev := sshtest.NewEOS(d.Name, b, apply)
+		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "netops", Password: testSecret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		devs[d.Name], addrs[d.Name] = dev, s.Addr
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(kh.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv := map[string]any{
+		"defaults":    map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts", "transport": "dir"},
+		"platforms":   map[string]any{"eos": map[string]any{"transport": "ssh"}},
+		"address":     addrs,
+		"passwordEnv": testPasswordEnv,
+	}
+	b, err := json.MarshalIndent(inv, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, devs
+}
+
+// TestInventorySSHPlanApplyPlan is plan -> apply -> plan on pod-2048 with
+// its EOS leaves behind SSH (configuration sessions, commit timers) and
+// its spines in running/: the plan changes every leaf, apply converges
+// them wave by wave and confirms their commits, the next plan is empty,
+// the leaves' configuration outside rocefab's scope is byte for byte what
+// it was, and the password is nowhere.
+func TestInventorySSHPlanApplyPlan(t *testing.T) {
+	dir, devs := sshPod(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	foreign := map[string][]string{}
+	for n, d := range devs {
+		foreign[n] = eos.Foreign(d.Running())
+	}
+	var outputs []string
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanChanges {
+		t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"running configurations from inventory inventory.json", "~ leaf-r0-00 (eos leaf, rail 0): update", "qos profile"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan does not say %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := targets.ReadPlan(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := 0
+	for _, d := range p.Devices {
+		if devs[d.Device] != nil {
+			leaves++
+			if d.Action != targets.Update {
+				t.Errorf("%s: %s (%s), want update", d.Device, d.Action, d.Reason)
+			}
+		}
+	}
+	if leaves != len(devs) || leaves == 0 {
+		t.Fatalf("the plan has %d of the %d SSH leaves", leaves, len(devs))
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "50%")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
+		t.Errorf("apply report:\n%s", out)
+	}
+	for n, d := range devs {
+		if d.Pending() != "" {
+			t.Errorf("%s: a commit waits for its confirmation", n)
+		}
+		if got := eos.Foreign(d.Running()); !slices.Equal(got, foreign[n]) {
+			t.Errorf("%s: foreign configuration changed", n)
+		}
+		if !bytes.Equal(d.Startup(), d.Running()) {
+			t.Errorf("%s: the confirmed change is not saved", n)
+		}
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode", "--only", "leaf-*")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK || !strings.Contains(out, "Plan: no changes") {
+		t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
+	}
+	noSecret(t, dir, outputs...)
+}
+
+// TestInventorySSHHostKeys: a leaf whose key known_hosts does not have is
+// planned unreachable with its fingerprint, the others are planned; with
+// --insecure-ignore-host-keys it is reached, with a loud warning.
+func TestInventorySSHHostKeys(t *testing.T) {
+	dir, _ := sshPod(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	kh := filepath.Join(dir, "known_hosts")
+	b, err := os.ReadFile(kh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(kh, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-r0-*", "--format", "json")
+	if code != exitPlanError || !strings.Contains(errOut, "the plan is incomplete: 1 device could not be read") {
+		t.Fatalf("plan: exit %d, want 1 and an incomplete plan\n%s%s", code, out, errOut)
+	}
+	var p targets.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	unknown := 0
+	for _, d := range p.Devices {
+		if d.Action == targets.Unreachable {
+			unknown++
+			if !strings.Contains(d.Reason, "unknown host key for "+d.Device) || !strings.Contains(d.Reason, "SHA256:") {
+				t.Errorf("%s: %s", d.Device, d.Reason)
+			}
+		}
+	}
+	if unknown != 1 {
+		t.Errorf("%d leaves unreachable, want the one known_hosts lacks\n%s", unknown, out)
+	}
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-r0-*", "--insecure-ignore-host-keys")
+	if code != exitOK || strings.Contains(out, "unreachable") || !strings.Contains(out, "8 devices to change") {
+		t.Errorf("plan ignoring host keys: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "WARNING: --insecure-ignore-host-keys: 64 devices are reached over SSH WITHOUT checking their host keys") {
+		t.Errorf("no warning:\n%s", errOut)
 	}
 }
