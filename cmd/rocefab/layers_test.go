@@ -48,6 +48,8 @@ func TestImportLayers(t *testing.T) {
 		"targets/dir":                {"compiler/ir", "renderers", "targets"},
 		"targets/gnmi":               {"compiler/ir", "renderers", "targets"},
 		"targets/gnmi/gnmitest":      {"renderers/openconfig/oc"},
+		"targets/ssh":                {"compiler/ir", "renderers", "targets"},
+		"targets/ssh/sshtest":        {},
 
 		// The build's index files: they read the IR (and the compiler's
 		// findings, which SUMMARY lists), never the intent.
