@@ -235,30 +235,36 @@ type result struct {
 }
 
 // results keeps each distinct Set's result and each distinct Get's value,
-// by the digest of the parts and the request.
+// by the digest of the parts and the request. A result is computed once
+// even when many servers ask for it at the same time, as the devices of
+// a wave do.
 var results = struct {
 	sync.Mutex
-	m map[[sha256.Size]byte]any
-}{m: map[[sha256.Size]byte]any{}}
+	m map[[sha256.Size]byte]*cell
+}{m: map[[sha256.Size]byte]*cell{}}
+
+// cell is one result, computed once.
+type cell struct {
+	once sync.Once
+	v    any
+}
 
 // maxResults bounds results; past it the cache starts again empty.
 const maxResults = 1 << 14
 
 func cached(key [sha256.Size]byte, compute func() any) any {
 	results.Lock()
-	v, ok := results.m[key]
-	results.Unlock()
-	if ok {
-		return v
+	c, ok := results.m[key]
+	if !ok {
+		if len(results.m) >= maxResults {
+			clear(results.m)
+		}
+		c = &cell{}
+		results.m[key] = c
 	}
-	v = compute()
-	results.Lock()
-	if len(results.m) >= maxResults {
-		clear(results.m)
-	}
-	results.m[key] = v
 	results.Unlock()
-	return v
+	c.once.Do(func() { c.v = compute() })
+	return c.v
 }
 
 func digest(parts ...[]byte) [sha256.Size]byte {
