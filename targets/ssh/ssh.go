@@ -246,6 +246,17 @@ func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
 	return c, drv, nil
 }
 
+// Probe connects to d, logs in and opens its CLI, and leaves: whether d
+// can be reached, and what that costs, without reading anything.
+func (t *Target) Probe(ctx context.Context, d *ir.Device) error {
+	c, _, err := t.open(ctx, d)
+	if err != nil {
+		return err
+	}
+	c.close()
+	return nil
+}
+
 // Read returns d's running configuration as the device prints it.
 func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
 	c, drv, err := t.open(ctx, d)

@@ -87,6 +87,19 @@ type world struct {
 
 func newWorld(t testing.TB, devs []*ir.Device) *world {
 	t.Helper()
+	return newWorldWith(t, devs, func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "pod-2048", "running", name, "eos.cfg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+}
+
+// newWorldWith serves each device with the running configuration
+// runningFor gives it.
+func newWorldWith(t testing.TB, devs []*ir.Device, runningFor func(name string) []byte) *world {
+	t.Helper()
 	hk, err := sshtest.NewHostKey()
 	if err != nil {
 		t.Fatal(err)
@@ -94,10 +107,7 @@ func newWorld(t testing.TB, devs []*ir.Device) *world {
 	w := &world{devs: devs, eos: map[string]*sshtest.EOS{}, srv: map[string]*sshtest.Server{}, diffs: map[string]string{}}
 	var kh bytes.Buffer
 	for _, d := range devs {
-		running, err := os.ReadFile(filepath.Join("..", "..", "examples", "pod-2048", "running", d.Name, "eos.cfg"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		running := runningFor(d.Name)
 		dev := sshtest.NewEOS(d.Name, running, eosApply)
 		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "netops", Password: testPassword})
 		if err != nil {
