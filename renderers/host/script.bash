@@ -20,6 +20,7 @@ readonly SECTIONS='mtu qos ecn tos shaping pfc'
 readonly DEFAULT_SETTINGS=/etc/rocefab/host.conf
 PROG=${0##*/}
 CHECK=0
+JSON=0
 ONLY=''
 ONLY_NETDEV=''
 SETTINGS=''
@@ -27,10 +28,16 @@ drifts=0
 changes=0
 errors=0
 NICS=()
+# --check --json: the settings checked, as JSON member lines, and the
+# notes and errors of the run as JSON strings.
+J_SETTINGS=()
+J_UNMANAGED=()
+J_NOTES=()
+J_ERRORS=()
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--check] [--only SECTION[,SECTION...]] [--netdev NAME]
+Usage: $PROG [--check [--json]] [--only SECTION[,SECTION...]] [--netdev NAME]
        [--settings FILE]
 
 Configures this server's RDMA NICs and tc shaping as the fabric intent says.
@@ -38,6 +45,9 @@ Every section reads the current state first and changes only what differs.
 
   --check     report each difference from the intent, one per line, and
               change nothing; exit 0 when in sync, 1 on drift
+  --json      with --check: every setting checked, as one JSON document on
+              stdout (path, have, want; the lines of the text report go to
+              stderr); the exit status is the same
   --only      run only these sections, always in this order:
                 mtu      netdev MTU of the RDMA NICs
                 qos      DCBX mode, trust, dscp2prio, prio->tc, ETS, cable length
@@ -56,11 +66,94 @@ read or written (see the ERROR lines).
 EOF
 }
 
-say() { printf '%s\n' "$*"; }
-note() { printf 'NOTE %s\n' "$*"; }
+# say: one line of the text report; with --json it goes to stderr, so
+# that stdout holds the JSON document alone.
+say() {
+	if ((JSON)); then
+		printf '%s\n' "$*" >&2
+	else
+		printf '%s\n' "$*"
+	fi
+}
+note() {
+	say "NOTE $*"
+	if ((JSON)); then J_NOTES+=("$(json_str "$*")"); fi
+}
 err() {
 	printf 'ERROR %s\n' "$*" >&2
 	errors=$((errors + 1))
+	if ((JSON)); then J_ERRORS+=("$(json_str "$*")"); fi
+}
+
+# json_str S: S as a JSON string. Control characters other than newline,
+# tab and carriage return, which no setting holds, become blanks.
+json_str() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\t'/\\t}
+	s=${s//$'\r'/\\r}
+	s=${s//[[:cntrl:]]/ }
+	printf '"%s"' "$s"
+}
+
+# setting PATH HAVE WANT: with --json, records one setting checked: its
+# path (netdev, HCA or interface, then what), the value it has and the one
+# the intent wants, in the encoding rocefab's host platform uses
+# (renderers/host, Desired). A WANT of "-" with a fourth argument "absent"
+# says the intent wants the thing gone (an HTB class of an earlier intent).
+setting() {
+	((JSON)) || return 0
+	local want
+	want=$(json_str "$3")
+	if [[ ${4:-} == absent ]]; then want=null; fi
+	J_SETTINGS+=("{\"path\": $(json_str "$1"), \"have\": $(json_str "$2"), \"want\": $want}")
+}
+
+# unmanaged PATH WHY: with --json, a setting of the intent this server
+# cannot take at run time, and why.
+unmanaged() {
+	((JSON)) || return 0
+	J_UNMANAGED+=("{\"path\": $(json_str "$1"), \"why\": $(json_str "$2")}")
+}
+
+# json_document: the --check --json report. Its layout (one member or
+# array element per line, in this order) is the one rocefab writes for a
+# host's running state, so that a state file rocefab rewrites reads like
+# one the host wrote.
+json_document() {
+	printf '{\n'
+	printf '  "device": %s,\n' "$(json_str "$DEVICE")"
+	printf '  "runtime": %s,\n' "$(json_str "$RUNTIME_DIGEST")"
+	printf '  "tool": %s,\n' "$(json_str "$TOOL")"
+	json_array settings "${J_SETTINGS[@]}"
+	printf ',\n'
+	json_array unmanaged "${J_UNMANAGED[@]}"
+	printf ',\n'
+	json_array notes "${J_NOTES[@]}"
+	printf ',\n'
+	json_array errors "${J_ERRORS[@]}"
+	printf '\n}\n'
+}
+
+# json_array NAME ELEMENT...: a member whose value is an array, one element
+# per line, without the line's end.
+json_array() {
+	local name=$1 i
+	shift
+	if (($# == 0)); then
+		printf '  "%s": []' "$name"
+		return 0
+	fi
+	printf '  "%s": [\n' "$name"
+	for ((i = 1; i <= $#; i++)); do
+		if ((i < $#)); then
+			printf '    %s,\n' "${!i}"
+		else
+			printf '    %s\n  ]' "${!i}"
+		fi
+	done
 }
 die() {
 	printf '%s: %s\n' "$PROG" "$*" >&2
@@ -116,15 +209,17 @@ get() {
 	printf '%s' "${v//[[:space:]]/}"
 }
 
-# knob WHAT FILE WANT: makes FILE hold WANT.
+# knob WHAT PATH FILE WANT: makes FILE hold WANT. PATH names the setting
+# in the --json report; an empty PATH leaves it out.
 knob() {
 	local have
-	if ! have=$(get "$2"); then
-		err "$1: cannot read $2"
+	if ! have=$(get "$3"); then
+		err "$1: cannot read $3"
 		return 0
 	fi
-	if [[ $have != "$3" ]] && differ "$1" "$have" "$3"; then
-		put "$3" "$2"
+	if [[ -n $2 ]]; then setting "$2" "$have" "$4"; fi
+	if [[ $have != "$4" ]] && differ "$1" "$have" "$4"; then
+		put "$4" "$3"
 	fi
 }
 
@@ -328,6 +423,7 @@ section_mtu() {
 			continue
 		fi
 		have=$(json_value "$js" mtu)
+		setting "$dev/mtu" "$have" "$MTU"
 		if [[ $have != "$MTU" ]] && differ "$dev mtu" "$have" "$MTU"; then
 			run ip link set dev "$dev" mtu "$MTU"
 		fi
@@ -349,6 +445,7 @@ qos_netdev() {
 
 	# Host-controlled DCBX: in firmware mode a willing NIC may take the
 	# switch's advertised settings over these.
+	setting "$dev/dcbx" "$q_dcbx" host
 	if [[ $q_dcbx != host ]] && differ "$dev dcbx" "$q_dcbx" host; then
 		if [[ $TOOL == mlnx_qos ]]; then
 			run mlnx_qos -i "$dev" -d os
@@ -363,6 +460,7 @@ qos_netdev() {
 	# invocation, so trust is its own write. With dcb the DSCP entries below
 	# are the trust: mlx5 trusts DSCP from its first DSCP APP entry and has no
 	# apptrust operation (hosts.md 0.3, 1.6).
+	if [[ $TOOL == mlnx_qos ]]; then setting "$dev/trust" "$q_trust" "$TRUST"; fi
 	if [[ $TOOL == mlnx_qos && $q_trust != "$TRUST" ]] && differ "$dev trust" "$q_trust" "$TRUST"; then
 		run mlnx_qos -i "$dev" --trust "$TRUST"
 		qos_forget "$dev"
@@ -371,6 +469,14 @@ qos_netdev() {
 
 	# dscp2prio for all 64 DSCPs: trust dscp alone maps DSCP d to d>>3,
 	# which would put unlisted DSCPs 8-15 on priority 1.
+	if ((JSON)); then
+		for d in {0..63}; do
+			have+=("$d:${q_dscp[d]}")
+			want+=("$d:${DSCP2PRIO[d]}")
+		done
+		setting "$dev/dscp2prio" "$(runs "${have[@]}")" "$(runs "${want[@]}")"
+		have=() want=()
+	fi
 	for d in {0..63}; do
 		if [[ ${q_dscp[d]} != "${DSCP2PRIO[d]}" ]]; then
 			have+=("$d:${q_dscp[d]}")
@@ -405,6 +511,7 @@ qos_netdev() {
 			want+=("tc$tc=${TSA[tc]}/${TCBW[tc]}")
 		fi
 	done
+	setting "$dev/ets" "${have[*]}" "${want[*]}"
 	if [[ ${have[*]} != "${want[*]}" ]] && differ "$dev ets" "${have[*]}" "${want[*]}"; then
 		if [[ $TOOL == mlnx_qos ]]; then
 			run mlnx_qos -i "$dev" --prio_tc "$(join , "${PRIO_TC[@]}")" \
@@ -430,6 +537,9 @@ qos_netdev() {
 	for rec in "${TC_MAXRATE[@]}"; do
 		if [[ ${rec%% *} == "$dev" ]]; then read -ra want_rate <<<"${rec#* }"; fi
 	done
+	if ((${#want_rate[@]} == 8)); then
+		setting "$dev/maxrate" "$(join , "${q_rate[@]}")" "$(join , "${want_rate[@]}")"
+	fi
 	if ((${#want_rate[@]} == 8)) && [[ "${q_rate[*]}" != "${want_rate[*]}" ]] &&
 		differ "$dev tc maxrate (kbit/s)" "$(join , "${q_rate[@]}")" "$(join , "${want_rate[@]}")"; then
 		if [[ $TOOL == mlnx_qos ]]; then
@@ -448,6 +558,7 @@ qos_netdev() {
 	fi
 
 	# Cable length: mlx5 sizes the receive headroom (xoff/xon) from it.
+	if ((CABLE_LEN > 0)); then setting "$dev/cable_len" "$q_cable" "$CABLE_LEN"; fi
 	if ((CABLE_LEN > 0)) && [[ $q_cable != "$CABLE_LEN" ]] && differ "$dev cable_len" "$q_cable" "$CABLE_LEN"; then
 		if [[ $TOOL == mlnx_qos ]]; then
 			# Older mlnx_qos writes PFC and cable length as one unit and zeroes
@@ -471,6 +582,7 @@ section_pfc() {
 	local -a args=()
 	for dev in "${NICS[@]}"; do
 		qos_read "$dev" || continue
+		setting "$dev/pfc" "$(join , "${q_pfc[@]}")" "$(join , "${PFC[@]}")"
 		if [[ "${q_pfc[*]}" == "${PFC[*]}" ]]; then
 			continue
 		fi
@@ -526,7 +638,7 @@ ecn_ofed() {
 	local dev=$1 base=$2 p point name file value rec rp np
 	for p in {0..7}; do
 		for point in roce_rp roce_np; do
-			knob "$dev ecn $point prio $p" "$base/$point/enable/$p" "${ECN_ENABLE[p]}"
+			knob "$dev ecn $point prio $p" "$dev/ecn/${point#roce_}/$p" "$base/$point/enable/$p" "${ECN_ENABLE[p]}"
 		done
 	done
 	# NVIDIA documents both ecn/<point>/params/<name> and ecn/<point>/<name>.
@@ -535,34 +647,47 @@ ecn_ofed() {
 	if [[ -d $rp/params ]]; then rp=$rp/params; fi
 	if [[ -d $np/params ]]; then np=$np/params; fi
 	if ((CNP_DSCP >= 0)); then
-		knob "$dev ecn cnp_dscp" "$np/cnp_dscp" "$CNP_DSCP"
-		knob "$dev ecn cnp_802p_prio" "$np/cnp_802p_prio" "$CNP_PRIO"
+		knob "$dev ecn cnp_dscp" "$dev/ecn/cnp_dscp" "$np/cnp_dscp" "$CNP_DSCP"
+		knob "$dev ecn cnp_802p_prio" "$dev/ecn/cnp_prio" "$np/cnp_802p_prio" "$CNP_PRIO"
 	fi
 	for rec in "${DCQCN_PARAMS[@]}"; do
 		read -r point name _ value <<<"$rec"
 		if [[ $point == rp ]]; then file=$rp/$name; else file=$np/$name; fi
-		knob "$dev dcqcn $name" "$file" "$value"
+		knob "$dev dcqcn $name" "$dev/dcqcn/$name" "$file" "$value"
 	done
 }
 
 # Inbox mlx5: debugfs cc_params, per port for all priorities
 # (drivers/infiniband/hw/mlx5/cong.c).
 ecn_debugfs() {
-	local dev=$1 dbg=$2 rec name value have mode
+	local dev=$1 dbg=$2 rec iname name value have mode p point
 	note "$dev: inbox mlx5 driver: per-priority ECN enable is not exposed at run time; the firmware's ROCE_CC_PRIO_MASK governs it (see the comment on ECN_ENABLE)"
+	for p in {0..7}; do
+		for point in rp np; do
+			unmanaged "$dev/ecn/$point/$p" "inbox mlx5 driver: the firmware setting ROCE_CC_PRIO_MASK decides, not a run-time knob"
+		done
+	done
 	if ((CNP_DSCP >= 0)); then
-		knob "$dev dcqcn np_cnp_dscp" "$dbg/np_cnp_dscp" "$CNP_DSCP"
+		knob "$dev dcqcn np_cnp_dscp" "$dev/ecn/cnp_dscp" "$dbg/np_cnp_dscp" "$CNP_DSCP"
 		# Writing np_cnp_prio also sets np_cnp_prio_mode to 0 (use it).
 		if ! have=$(get "$dbg/np_cnp_prio") || ! mode=$(get "$dbg/np_cnp_prio_mode"); then
 			err "$dev: cannot read $dbg/np_cnp_prio or np_cnp_prio_mode"
-		elif [[ $have != "$CNP_PRIO" || $mode != 0 ]] &&
-			differ "$dev dcqcn np_cnp_prio" "$have (mode $mode)" "$CNP_PRIO (mode 0)"; then
-			put "$CNP_PRIO" "$dbg/np_cnp_prio"
+		else
+			# A priority the NIC does not use (mode 1) is not the intent's.
+			if [[ $mode == 0 ]]; then
+				setting "$dev/ecn/cnp_prio" "$have" "$CNP_PRIO"
+			else
+				setting "$dev/ecn/cnp_prio" "$have (mode $mode)" "$CNP_PRIO"
+			fi
+			if [[ $have != "$CNP_PRIO" || $mode != 0 ]] &&
+				differ "$dev dcqcn np_cnp_prio" "$have (mode $mode)" "$CNP_PRIO (mode 0)"; then
+				put "$CNP_PRIO" "$dbg/np_cnp_prio"
+			fi
 		fi
 	fi
 	for rec in "${DCQCN_PARAMS[@]}"; do
-		read -r _ _ name value <<<"$rec"
-		knob "$dev dcqcn $name" "$dbg/$name" "$value"
+		read -r _ iname name value <<<"$rec"
+		knob "$dev dcqcn $name" "$dev/dcqcn/$iname" "$dbg/$name" "$value"
 	done
 }
 
@@ -571,8 +696,9 @@ ecn_debugfs() {
 # the HCA if it is not there, set every port, remove the group again. The
 # group is a handle on the device, not a setting; the ToS stays.
 section_tos() {
-	local cfg=$SYS/kernel/config/rdma_cm i hca dir made port ports
-	local -A done_hca=()
+	local cfg=$SYS/kernel/config/rdma_cm i hca dir made port ports v
+	local -a vals
+	local -A done_hca=() tos_have=()
 	if [[ ! -d $cfg ]]; then
 		err "$cfg is missing: mount configfs (mount -t configfs none $SYS/kernel/config) and load rdma_cm (modprobe rdma_cm); cma_roce_tos not set"
 		return 0
@@ -587,7 +713,11 @@ section_tos() {
 				continue
 			fi
 		fi
-		if [[ -n ${done_hca[$hca]:-} ]]; then continue; fi
+		if [[ -n ${done_hca[$hca]:-} ]]; then
+			# A second netdev of the HCA: its ToS is the HCA's, read once.
+			if [[ -n ${tos_have[$hca]+set} ]]; then setting "$(tos_path "$i")" "${tos_have[$hca]}" "$ROCE_TOS"; fi
+			continue
+		fi
 		done_hca[$hca]=1
 		dir=$cfg/$hca
 		made=0
@@ -599,13 +729,44 @@ section_tos() {
 			made=1
 		fi
 		ports=0
+		vals=()
 		for port in "$dir"/ports/*; do
-			knob "$hca port ${port##*/} cma_roce_tos" "$port/default_roce_tos" "$ROCE_TOS"
+			if v=$(get "$port/default_roce_tos"); then vals+=("${port##*/}:$v"); fi
+			knob "$hca port ${port##*/} cma_roce_tos" '' "$port/default_roce_tos" "$ROCE_TOS"
 			ports=$((ports + 1))
 		done
 		if ((ports == 0)); then err "$hca: no ports under $dir/ports; cma_roce_tos not set"; fi
+		if ((ports > 0 && ${#vals[@]} == ports)); then
+			tos_have[$hca]=$(tos_of "${vals[@]}")
+			setting "$(tos_path "$i")" "${tos_have[$hca]}" "$ROCE_TOS"
+		fi
 		if ((made)); then rmdir "$dir" 2>/dev/null || true; fi
 	done
+}
+
+# tos_path I: the --json path of NETDEVS[I]'s rdma_cm ToS: its HCA's name
+# from the settings, or the netdev's when the settings leave the HCA to be
+# found at run time, so that the path does not depend on what this server
+# finds.
+tos_path() {
+	if [[ -n ${HCAS[$1]} ]]; then
+		printf '%s/tos' "${HCAS[$1]}"
+	else
+		printf '%s/tos' "${NETDEVS[$1]}"
+	fi
+}
+
+# tos_of PORT:TOS...: the HCA's ToS, one value when every port has it,
+# otherwise each port's as "PORT:TOS" separated by blanks.
+tos_of() {
+	local first=${1#*:} pv
+	for pv in "$@"; do
+		if [[ ${pv#*:} != "$first" ]]; then
+			printf '%s' "$*"
+			return 0
+		fi
+	done
+	printf '%s' "$first"
 }
 
 hca_of() {
@@ -730,6 +891,14 @@ u32_filter() {
 u32_add() {
 	local tos
 	tos=$(printf '0x%02x' $(($2 << 2)))
+	if ((HTB_OFFLOAD)); then
+		if [[ $1 == ip ]]; then
+			run tc filter add dev "$4" egress protocol ip pref 1 u32 match ip dsfield "$tos" 0xfc action skbedit priority "$3"
+		else
+			run tc filter add dev "$4" egress protocol ipv6 pref 2 u32 match ip6 priority "$tos" 0xfc action skbedit priority "$3"
+		fi
+		return 0
+	fi
 	if [[ $1 == ip ]]; then
 		run tc filter add dev "$4" parent 1: protocol ip pref 1 u32 match ip dsfield "$tos" 0xfc flowid "$3"
 	else
@@ -746,10 +915,133 @@ u32_add() {
 htb_class() {
 	local rate burst
 	rate=$(tc_rate_arg "$3")
+	if ((HTB_OFFLOAD)); then
+		# mlx5 takes rate and ceil (to 1 Mbit/s) and refuses quantum and
+		# prio (mlx5e "prio and quantum parameters are not supported by
+		# device with HTB offload enabled"; sch_htb refused quantum itself
+		# before Linux 6.3); burst means nothing to the NIC. The kernel
+		# still reports quantum as min(rate/r2q, 200000) B, HTB_QUANTUM at
+		# any rate above 16 Mbit/s, so the read-back compares as usual.
+		run tc class replace dev "$1" parent 1: classid "$2" htb rate "$rate" ceil "$rate"
+		return 0
+	fi
 	burst=$(($3 / 8 / 1000))
 	if ((burst < 65536)); then burst=65536; fi
 	run tc class replace dev "$1" parent 1: classid "$2" htb rate "$rate" ceil "$rate" \
 		burst "$burst" cburst "$burst" quantum "$HTB_QUANTUM"
+}
+
+# HTB offload (Linux 5.12 "sch_htb: Hierarchical QoS hardware offload",
+# mlx5e "Support HTB offload"): the NIC runs the HTB algorithm, so no
+# qdisc lock sits over a 400G port. iproute2 enables it with
+# `tc qdisc replace dev DEV root handle 1: htb offload` and prints
+# "offload" (JSON "offload":null) on such a root (iproute2 "tc: Add support
+# for HTB offload", tc-htb(8)). Filters on the HTB itself are not
+# supported there: packets are classified in clsact egress, whose
+# `action skbedit priority 1:N` names the class (tc-skbedit(8)). The kernel
+# refuses the offload unless the netdev's hw-tc-offload feature is on
+# (sch_htb htb_init: "hw-tc-offload ethtool feature flag must be on";
+# `ethtool -K DEV hw-tc-offload on`, ethtool(8)). HTB_OFFLOAD is 1 while
+# the interface being shaped has, or is being given, an offloaded tree.
+HTB_OFFLOAD=0
+
+# htb_offload_capable DEV: status 0 when DEV is an mlx5 netdev whose
+# hw-tc-offload feature can be on, with HW_TC_OFFLOAD set to its state
+# ("on" or "off"); otherwise status 1 with OFFLOAD_WHY saying why not.
+# Detected, not assumed: the driver from sysfs, the feature from ethtool;
+# whether the firmware has the QoS capability shows only when the kernel
+# takes or refuses the offloaded root (htb_root).
+htb_offload_capable() {
+	local drv out re='(^|'$'\n'')hw-tc-offload: (on|off)( \[fixed\])?'
+	HW_TC_OFFLOAD='' OFFLOAD_WHY=''
+	drv=$(readlink "$SYS/class/net/$1/device/driver" 2>/dev/null) || drv=''
+	drv=${drv##*/}
+	if [[ $drv != mlx5_core ]]; then
+		OFFLOAD_WHY="driver ${drv:-none} (HTB offload is used on mlx5 only)"
+		return 1
+	fi
+	if ! command -v ethtool >/dev/null 2>&1; then
+		OFFLOAD_WHY='ethtool is not installed, so hw-tc-offload cannot be read'
+		return 1
+	fi
+	if ! out=$(ethtool -k "$1" 2>&1); then
+		OFFLOAD_WHY="ethtool -k failed: $out"
+		return 1
+	fi
+	if [[ ! $out =~ $re ]]; then
+		OFFLOAD_WHY='ethtool -k lists no hw-tc-offload feature'
+		return 1
+	fi
+	if [[ ${BASH_REMATCH[2]} == off && -n ${BASH_REMATCH[3]} ]]; then
+		OFFLOAD_WHY='hw-tc-offload is off [fixed]'
+		return 1
+	fi
+	HW_TC_OFFLOAD=${BASH_REMATCH[2]}
+	return 0
+}
+
+# htb_root DEV DEFAULT-MINOR HAVE-KIND: replaces DEV's root with our HTB,
+# offloaded when HTB_OFFLOAD says so and the kernel takes it, otherwise in
+# software (HTB_OFFLOAD becomes 0 and a NOTE says why).
+htb_root() {
+	local out
+	if [[ $3 == htb ]]; then run tc qdisc del dev "$1" root; fi
+	if ((HTB_OFFLOAD)); then
+		if [[ $HW_TC_OFFLOAD != on ]]; then run ethtool -K "$1" hw-tc-offload on; fi
+		if ! tc_has_clsact "$1"; then run tc qdisc add dev "$1" clsact; fi
+		say "  +$(shown tc qdisc replace dev "$1" root handle 1: htb offload default "$2")"
+		if out=$(tc qdisc replace dev "$1" root handle 1: htb offload default "$2" 2>&1); then
+			return 0
+		fi
+		HTB_OFFLOAD=0
+		note "$1: the kernel refused the offloaded HTB (${out//$'\n'/ }); software HTB instead"
+	fi
+	run tc qdisc replace dev "$1" root handle 1: htb default "$2"
+}
+
+# tc_has_clsact DEV: status 0 when DEV has a clsact qdisc.
+tc_has_clsact() {
+	local out
+	out=$(tc -j qdisc show dev "$1" clsact 2>/dev/null) || return 1
+	[[ $out == *'"kind":"clsact"'* ]]
+}
+
+# tc_egress_filters DEV: the u32 filters of DEV's clsact egress hook that
+# set a class with skbedit priority, one line per match, in tc_filters'
+# form ("protocol pref classid value/mask@offset"): the classification of
+# an offloaded HTB. A filter's matches print before its action, so they
+# wait for it.
+tc_egress_filters() {
+	local out proto=- pref=- i m
+	local -a tok matches=()
+	out=$(tc filter show dev "$1" egress 2>&1) || {
+		printf '%s\n' "$out" >&2
+		return 1
+	}
+	while read -ra tok; do
+		case ${tok[0]:-} in
+		filter)
+			matches=() proto=- pref=-
+			for ((i = 1; i < ${#tok[@]}; i++)); do
+				case ${tok[i]} in
+				protocol) proto=${tok[i + 1]:--} ;;
+				pref) pref=${tok[i + 1]:--} ;;
+				esac
+			done
+			;;
+		match) matches+=("${tok[1]:-}@${tok[3]:-}") ;;
+		action)
+			for ((i = 1; i < ${#tok[@]}; i++)); do
+				if [[ ${tok[i]} == skbedit && ${tok[i + 1]:-} == priority ]]; then
+					for m in "${matches[@]}"; do
+						printf '%s %s %s %s\n' "$proto" "$pref" "${tok[i + 2]:--}" "$m"
+					done
+				fi
+			done
+			matches=()
+			;;
+		esac
+	done <<<"$out"
 }
 
 # section_shaping shapes each interface of SHAPE_IFACES ("dev default-minor
@@ -770,6 +1062,31 @@ section_shaping() {
 		done
 		shape_interface "$dev" "$deflt" "$rest" "$fallback" "${classes[@]}" -- "${filters[@]}"
 	done
+}
+
+# filter_list LINES: tc filters, one per line, as one "; "-separated
+# value for --json; "none" for none.
+filter_list() {
+	if [[ -z $1 ]]; then
+		printf 'none'
+	else
+		printf '%s' "${1//$'\n'/; }"
+	fi
+}
+
+# shaping_class DEV CLASSID REST-CLASSID LINE-BITS HAVE WANT: with --json,
+# records an HTB class as "parent rate ceil quantum". The line-rate class's
+# rate is the link's, which the settings cannot know: where it is the link
+# speed, the report says "line-rate", as rocefab's desired state does.
+shaping_class() {
+	local hv=$5 wv=$6 lr
+	((JSON)) || return 0
+	if [[ $2 == "$3" ]]; then
+		lr=$(tc_rate_text $(($4 / 8)))
+		if [[ $hv == "$wv" ]]; then hv=${hv//$lr/line-rate}; fi
+		wv=${wv//$lr/line-rate}
+	fi
+	setting "$1/shaping/class/$2" "$hv" "$wv"
 }
 
 # shape_interface DEV DEFAULT-CLASSID REST-CLASSID FALLBACK-BITS CLASS... -- FILTER...
@@ -820,15 +1137,33 @@ shape_interface() {
 	kind=$(json_value "$js" kind)
 	handle=$(json_value "$js" handle)
 	have_def=$(json_value "$js" default)
+	# Offloaded where the NIC can take it (htb_offload_capable); a root the
+	# kernel already offloaded stays so.
+	local have_off=0 want_off=0
+	if [[ $kind == htb && $handle == 1: && -n $(json_value "$js" offload) ]]; then have_off=1; fi
+	if htb_offload_capable "$dev"; then
+		want_off=1
+	elif ((have_off)); then
+		want_off=1 HW_TC_OFFLOAD=on
+	else
+		note "$dev: software HTB, not offloaded to the NIC: $OFFLOAD_WHY"
+	fi
+	HTB_OFFLOAD=$want_off
 	# Classes and filters count only under our HTB root; under any other
-	# root qdisc the tree is built from scratch.
+	# root qdisc the tree is built from scratch. An offloaded root's
+	# filters are in clsact egress.
 	local have_classes='' have_filters=''
 	if [[ $kind == htb && $handle == 1: ]]; then
 		if ! have_classes=$(tc_classes "$dev"); then
 			err "$dev: tc class show failed"
 			return 0
 		fi
-		if ! have_filters=$(tc_filters "$dev"); then
+		if ((have_off)); then
+			if ! have_filters=$(tc_egress_filters "$dev"); then
+				err "$dev: tc filter show egress failed"
+				return 0
+			fi
+		elif ! have_filters=$(tc_filters "$dev"); then
 			err "$dev: tc filter show failed"
 			return 0
 		fi
@@ -839,8 +1174,10 @@ shape_interface() {
 	# are changed in place; filters are replaced as a set.
 	local rebuild=0 refilter=0 line_ c
 	local -a fix=()
-	if [[ $kind != htb || $handle != 1: || $have_def != "$deflt" ]] &&
-		differ "$dev qdisc" "${kind:-none} ${handle:--} default ${have_def:--}" "htb 1: default $deflt"; then
+	setting "$dev/shaping/qdisc" "${kind:-none} ${handle:--} default ${have_def:--}" "htb 1: default $deflt"
+	local offs=('' ' offload')
+	if [[ $kind != htb || $handle != 1: || $have_def != "$deflt" || $have_off != "$want_off" ]] &&
+		differ "$dev qdisc" "${kind:-none} ${handle:--} default ${have_def:--}${offs[have_off]}" "htb 1: default $deflt${offs[want_off]}"; then
 		rebuild=1
 	fi
 	while read -r cid line_; do
@@ -849,6 +1186,7 @@ shape_interface() {
 	for rec in "${want_classes[@]}"; do
 		cid=${rec%% *}
 		line_=${rec#* }
+		shaping_class "$dev" "$cid" "$rest" "$line" "${cur[$cid]:-none}" "$line_"
 		if [[ -z ${cur[$cid]+set} ]]; then
 			if differ "$dev class $cid" none "$line_"; then fix+=("$cid"); fi
 		elif [[ ${cur[$cid]} != "$line_" ]]; then
@@ -860,19 +1198,20 @@ shape_interface() {
 		unset 'cur[$cid]'
 	done
 	for c in "${!cur[@]}"; do
+		setting "$dev/shaping/class/$c" "${cur[$c]}" - absent
 		if differ "$dev class $c" "${cur[$c]}" none; then rebuild=1; fi
 	done
 	local hf wf
 	hf=$(printf '%s\n' "$have_filters" | LC_ALL=C sort)
 	wf=$(printf '%s\n' "${want_filters[@]}" | LC_ALL=C sort)
+	setting "$dev/shaping/filters" "$(filter_list "$hf")" "$(filter_list "$wf")"
 	if [[ $hf != "$wf" ]] &&
 		differ "$dev filters" "${hf:+${hf//$'\n'/; }}${hf:-none}" "${wf//$'\n'/; }"; then
 		refilter=1
 	fi
 
 	if ((rebuild)); then
-		if [[ $kind == htb ]]; then run tc qdisc del dev "$dev" root; fi
-		run tc qdisc replace dev "$dev" root handle 1: htb default "$deflt"
+		htb_root "$dev" "$deflt" "$kind"
 		fix=()
 		for rec in "${want_classes[@]}"; do fix+=("${rec%% *}"); done
 		refilter=1
@@ -888,7 +1227,19 @@ shape_interface() {
 		done
 	done
 	if ((refilter)); then
-		if ((!rebuild)) && [[ -n $have_filters ]]; then run tc filter del dev "$dev" parent 1:; fi
+		if ((have_off)); then
+			# Ours are prefs 1 (ip) and 2 (ipv6) of the egress hook,
+			# which outlive the root qdisc.
+			local -A prefs=()
+			while read -r _ c _; do
+				if [[ $c == [12] ]]; then prefs[$c]=1; fi
+			done <<<"$have_filters"
+			for c in 1 2; do
+				if [[ -n ${prefs[$c]:-} ]]; then run tc filter del dev "$dev" egress pref "$c"; fi
+			done
+		elif ((!rebuild)) && [[ -n $have_filters ]]; then
+			run tc filter del dev "$dev" parent 1:
+		fi
 		for rec in "${filters[@]}"; do
 			read -r proto dscp cid <<<"$rec"
 			u32_add "$proto" "$dscp" "$cid" "$dev"
@@ -956,6 +1307,7 @@ main() {
 	while (($#)); do
 		case $1 in
 		--check) CHECK=1 ;;
+		--json) JSON=1 ;;
 		--only | --netdev | --settings)
 			(($# > 1)) || die "$1 needs a value (see --help)"
 			case $1 in
@@ -979,6 +1331,7 @@ main() {
 		esac
 		shift
 	done
+	if ((JSON && !CHECK)); then die "--json reports a check: use it with --check"; fi
 	for s in ${ONLY//,/ }; do
 		[[ " $SECTIONS " == *" $s "* ]] || die "unknown section $s: the sections are ${SECTIONS// /,}"
 	done
@@ -1033,6 +1386,7 @@ main() {
 		if selected "$s"; then "section_$s"; fi
 	done
 
+	if ((JSON)); then json_document; fi
 	if ((errors)); then
 		say "$who: $errors error(s); see the ERROR lines"
 		exit 2

@@ -1,0 +1,48 @@
+package host
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestCheckJSONIsOneDocument runs --check --json on a drifted server with
+// each tool: stdout is one JSON document naming every setting checked,
+// stderr the text report --check prints, and the exit status that of
+// --check.
+func TestCheckJSONIsOneDocument(t *testing.T) {
+	for _, tool := range []string{"mlnx_qos", "dcb"} {
+		t.Run(tool, func(t *testing.T) {
+			d, ofed := ofedDevice(t), true
+			if tool == "dcb" {
+				d, ofed = dcbDevice(t), false
+			}
+			w := newWorld(t, d, driftedNIC(), tcDrifted(), ofed, false)
+			text, _, code := w.run("--check")
+			out, stderr, jcode := w.run("--check", "--json")
+			if jcode != code {
+				t.Errorf("--check --json exit %d, --check %d", jcode, code)
+			}
+			var doc struct {
+				Device   string `json:"device"`
+				Settings []struct {
+					Path string  `json:"path"`
+					Have string  `json:"have"`
+					Want *string `json:"want"`
+				} `json:"settings"`
+			}
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.DisallowUnknownFields()
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+			}
+			if doc.Device != d.Name || len(doc.Settings) == 0 {
+				t.Errorf("document: device %q, %d settings", doc.Device, len(doc.Settings))
+			}
+			if stderr != text {
+				t.Errorf("--check --json stderr differs from --check stdout:\n%s\n---\n%s", stderr, text)
+			}
+			t.Log(out)
+		})
+	}
+}
