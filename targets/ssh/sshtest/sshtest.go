@@ -5,7 +5,7 @@
 // connection dropped in the middle of a push, a rejected line, a slow
 // device.
 //
-// What a device must do for scrapligo (go-libraries.md §2.3): echo every
+// What a device must do for scrapligo: echo every
 // keystroke, answer an empty line with a prompt, print prompts that match
 // the platform's patterns, and tolerate a second `enable`. Where an
 // emulator is more lenient or stricter than the real platform, its doc
