@@ -123,14 +123,15 @@ func names(ps []string) string {
 
 // Stage is a build being written beside its output directory.
 type Stage struct {
-	dir  string // the output directory: absolute, symbolic links resolved
-	tmp  string // the directory being written
+	dir  string    // the output directory: absolute, symbolic links resolved
+	tmp  string    // the directory being written
+	sd   *stageDir // tmp, open for writing
 	prev *Manifest
 	// verified is set when every file prev lists was found unedited.
 	verified bool
 
 	mu    sync.Mutex
-	made  map[string]bool
+	made  map[string]bool // directories created, relative and slash-separated
 	files []Entry
 	bytes int64
 	done  bool
@@ -175,7 +176,12 @@ func Begin(dir string, opt Options) (*Stage, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
 	}
-	return &Stage{dir: abs, tmp: tmp, prev: prev, verified: verified, made: map[string]bool{".": true}}, nil
+	sd, err := openStageDir(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+	}
+	return &Stage{dir: abs, tmp: tmp, sd: sd, prev: prev, verified: verified, made: map[string]bool{".": true}}, nil
 }
 
 func stagingPrefix(base string) string { return "." + base + ".rocefab-new-" }
@@ -417,29 +423,21 @@ func (s *Stage) Write(rel string, content []byte, mode fs.FileMode) error {
 	if err := CheckPath(rel); err != nil {
 		return err
 	}
-	p := filepath.Join(s.tmp, filepath.FromSlash(rel))
-	d := filepath.Dir(p)
+	d := path.Dir(rel)
 	s.mu.Lock()
 	made := s.made[d]
 	s.mu.Unlock()
 	if !made {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := s.sd.mkdir(d); err != nil {
 			return err
 		}
 		s.mu.Lock()
 		s.made[d] = true
 		s.mu.Unlock()
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	err := s.sd.create(rel, content, mode)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s: two artifacts of this build have the same path", rel)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	if err != nil {
 		return err
@@ -497,6 +495,7 @@ func (s *Stage) Commit(header Manifest) error {
 		return err
 	}
 	s.done = true
+	s.sd.close()
 	old, err := swap(s.tmp, s.dir)
 	if err != nil {
 		// Put the marker back so that a later build sweeps this directory.
@@ -515,6 +514,7 @@ func (s *Stage) Abort() {
 		return
 	}
 	s.done = true
+	s.sd.close()
 	os.RemoveAll(s.tmp)
 }
 
