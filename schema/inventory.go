@@ -3,7 +3,6 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -145,8 +144,23 @@ func merge(a, b Access) Access {
 // beats any glob, a glob with more literal characters beats one with
 // fewer. "{name}" in the value is replaced by the device name.
 func (inv *Inventory) address(name string) string {
+	if a, ok := inv.Address[name]; ok {
+		if a == "" {
+			return name
+		}
+		return strings.ReplaceAll(a, "{name}", name)
+	}
+	// Only globs are left to match: the names without a metacharacter,
+	// one per device in a large inventory, are skipped unsorted.
+	var globs []string
+	for pat := range inv.Address {
+		if strings.ContainsAny(pat, `*?[\`) {
+			globs = append(globs, pat)
+		}
+	}
+	slices.Sort(globs)
 	best, bestScore := "", -1
-	for _, pat := range slices.Sorted(maps.Keys(inv.Address)) {
+	for _, pat := range globs {
 		ok, err := path.Match(pat, name)
 		if err != nil || !ok {
 			continue
