@@ -21,7 +21,7 @@ set -euo pipefail
 
 # The runtime these settings are for: the SHA-256 of its body, as its
 # RUNTIME_DIGEST says. Another runtime refuses them.
-readonly SETTINGS_FOR_RUNTIME='2f6113c987f65a571eeb58e8f4e65efb24fde092ac953863a80b87238039eb52'
+readonly SETTINGS_FOR_RUNTIME='c66fdf21199737195f1cd88ba1f7568d8e27dda66a01110cd29aea483c353a2b'
 readonly DEVICE='gpu-0000'
 # mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).
 readonly TOOL='mlnx_qos'
@@ -116,7 +116,7 @@ readonly -a SHAPE_CLASSES=('eth0 1:11 50000000000 storage')
 readonly -a SHAPE_FILTERS=('eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11')
 
 # The runtime below, as hosts/rocefab-host.sh of the same build has it.
-readonly RUNTIME_DIGEST='2f6113c987f65a571eeb58e8f4e65efb24fde092ac953863a80b87238039eb52'
+readonly RUNTIME_DIGEST='c66fdf21199737195f1cd88ba1f7568d8e27dda66a01110cd29aea483c353a2b'
 readonly EMBEDDED_SETTINGS=1
 
 # ---------------------------------------------------------------------------
@@ -1184,6 +1184,16 @@ section_shaping() {
 	done
 }
 
+# filter_list LINES: tc filters, one per line, as one "; "-separated
+# value for --json; "none" for none.
+filter_list() {
+	if [[ -z $1 ]]; then
+		printf 'none'
+	else
+		printf '%s' "${1//$'\n'/; }"
+	fi
+}
+
 # shaping_class DEV CLASSID REST-CLASSID LINE-BITS HAVE WANT: with --json,
 # records an HTB class as "parent rate ceil quantum". The line-rate class's
 # rate is the link's, which the settings cannot know: where it is the link
@@ -1314,7 +1324,7 @@ shape_interface() {
 	local hf wf
 	hf=$(printf '%s\n' "$have_filters" | LC_ALL=C sort)
 	wf=$(printf '%s\n' "${want_filters[@]}" | LC_ALL=C sort)
-	setting "$dev/shaping/filters" "${hf:+${hf//$'\n'/; }}${hf:-none}" "${wf:+${wf//$'\n'/; }}${wf:-none}"
+	setting "$dev/shaping/filters" "$(filter_list "$hf")" "$(filter_list "$wf")"
 	if [[ $hf != "$wf" ]] &&
 		differ "$dev filters" "${hf:+${hf//$'\n'/; }}${hf:-none}" "${wf//$'\n'/; }"; then
 		refilter=1
