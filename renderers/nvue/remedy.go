@@ -50,14 +50,26 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 // unset last, once no interface binds them. A removed subtree is unset at
 // its top, never above its owned root.
 func commands(changes []renderers.Change, want []renderers.Element) []byte {
-	wanted := map[string]bool{}
+	// wanted holds every wanted path and its ancestors; a path's ancestors
+	// are its prefixes up to a '/', which an escaped key never holds.
+	wanted := make(map[string]bool, 2*len(want))
 	for _, e := range want {
-		segs := splitPath(e.Path)
-		for i := 1; i <= len(segs); i++ {
-			wanted[joinPath(segs[:i])] = true
+		for i := range len(e.Path) {
+			if e.Path[i] == '/' {
+				wanted[e.Path[:i]] = true
+			}
 		}
+		wanted[e.Path] = true
 	}
-	var groups [5][][]string
+	// Each line is kept with its text, which orders it.
+	type cmdLine struct {
+		words []string
+		text  string
+	}
+	var groups [5][]cmdLine
+	add := func(g int, words []string) {
+		groups[g] = append(groups[g], cmdLine{words, strings.Join(words, " ")})
+	}
 	unset := map[string]bool{}
 	for _, c := range changes {
 		segs := splitPath(c.Path)
@@ -69,12 +81,12 @@ func commands(changes []renderers.Change, want []renderers.Element) []byte {
 			}
 			top := len(segs)
 			for n := max(rootLen(segs), 1); n <= len(segs); n++ {
-				if !wanted[joinPath(segs[:n])] {
+				if !wanted[pathPrefix(c.Path, n)] {
 					top = n
 					break
 				}
 			}
-			p := joinPath(segs[:top])
+			p := pathPrefix(c.Path, top)
 			if unset[p] {
 				continue
 			}
@@ -83,7 +95,7 @@ func commands(changes []renderers.Change, want []renderers.Element) []byte {
 			if iface {
 				g = 0
 			}
-			groups[g] = append(groups[g], append([]string{"nv", "unset"}, segs[:top]...))
+			add(g, append([]string{"nv", "unset"}, segs[:top]...))
 			continue
 		}
 		line := append([]string{"nv", "set"}, segs...)
@@ -92,18 +104,18 @@ func commands(changes []renderers.Change, want []renderers.Element) []byte {
 		}
 		switch {
 		case iface && len(segs) > 3 && segs[2] == "link" && segs[3] == "breakout":
-			groups[1] = append(groups[1], line)
+			add(1, line)
 		case iface:
-			groups[3] = append(groups[3], line)
+			add(3, line)
 		default:
-			groups[2] = append(groups[2], line)
+			add(2, line)
 		}
 	}
 	var b bytes.Buffer
 	for _, g := range groups {
-		slices.SortStableFunc(g, func(a, b []string) int { return naturalCompare(strings.Join(a, " "), strings.Join(b, " ")) })
+		slices.SortStableFunc(g, func(a, b cmdLine) int { return naturalCompare(a.text, b.text) })
 		for _, line := range g {
-			for i, t := range line {
+			for i, t := range line.words {
 				if i > 0 {
 					b.WriteByte(' ')
 				}
@@ -115,13 +127,42 @@ func commands(changes []renderers.Change, want []renderers.Element) []byte {
 	return b.Bytes()
 }
 
+// pathPrefix returns the path of the first n keys of path p (joinPath of
+// splitPath(p)[:n]) without splitting it.
+func pathPrefix(p string, n int) string {
+	for i := range len(p) {
+		if p[i] == '/' {
+			n--
+			if n == 0 {
+				return p[:i]
+			}
+		}
+	}
+	return p
+}
+
 // shellQuote quotes a token for the shell nv runs in: single quotes, a
 // quote inside written '\”.
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/@%+=-") == "" {
+	if s != "" && shellSafe(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellSafe reports whether s holds only [A-Za-z0-9_.,:/@%+=-], which no
+// shell reads as anything but the word itself. A byte loop: every word of
+// every command passes here.
+func shellSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '_', c == '.', c == ',', c == ':', c == '/', c == '@', c == '%', c == '+', c == '=', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // splitCommand splits a line as a POSIX shell splits words with single

@@ -230,7 +230,7 @@ func kindOf(segs []string) string {
 
 // escapeSeg escapes a key for a path (RFC 6901).
 func escapeSeg(s string) string {
-	if !strings.ContainsAny(s, "~/") {
+	if strings.IndexByte(s, '~') < 0 && strings.IndexByte(s, '/') < 0 {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
@@ -348,22 +348,18 @@ func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 
 // setTree returns the `set` mapping of a running document, nil for an
 // empty one.
-func setTree(src []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+func setTree(src []byte) (*rnode, error) {
+	top, err := readTop(src)
+	if err != nil || top == nil {
 		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	top := doc.Content[0]
 	switch top.Kind {
 	case yaml.ScalarNode:
 		if top.Tag == "!!null" {
 			return nil, nil
 		}
 	case yaml.SequenceNode:
-		var set *yaml.Node
+		var set *rnode
 		for _, item := range top.Content {
 			if item.Kind != yaml.MappingNode {
 				return nil, fmt.Errorf("line %d: a list item that is not a mapping: nv config show prints `- header:` and `- set:` items", item.Line)
@@ -393,8 +389,8 @@ func setTree(src []byte) (*yaml.Node, error) {
 
 // setOf returns the `set` value of one item; header is metadata, and an
 // unset item belongs to a patch, not to a running configuration.
-func setOf(item *yaml.Node) (*yaml.Node, error) {
-	var set *yaml.Node
+func setOf(item *rnode) (*rnode, error) {
+	var set *rnode
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k, v := item.Content[i], item.Content[i+1]
 		switch k.Value {
@@ -428,9 +424,7 @@ func expandKey(parent, key string) ([]string, error) {
 	if !strings.ContainsAny(key, ",-") {
 		return []string{key}, nil
 	}
-	switch parent {
-	case "interface", "dscp", "switch-priority", "traffic-class":
-	default:
+	if !rangeParent(parent) {
 		return []string{key}, nil
 	}
 	var out []string
@@ -455,6 +449,16 @@ func expandKey(parent, key string) ([]string, error) {
 	return out, nil
 }
 
+// rangeParent reports whether the keys below parent are a collection's
+// whose keys NVUE prints as ranges.
+func rangeParent(parent string) bool {
+	switch parent {
+	case "interface", "dscp", "switch-priority", "traffic-class":
+		return true
+	}
+	return false
+}
+
 // parseRunning flattens the owned part of src's `set` tree.
 func parseRunning(src []byte, sc scope) (*State, error) {
 	set, err := setTree(src)
@@ -465,8 +469,10 @@ func parseRunning(src []byte, sc scope) (*State, error) {
 		return &State{}, nil
 	}
 	var es []renderers.Element
-	var walk func(n *yaml.Node, segs []string, inside bool) error
-	walk = func(n *yaml.Node, segs []string, inside bool) error {
+	// joined is segs as a path: each leaf's path is its parent's and its
+	// key, rather than all its keys joined again.
+	var walk func(n *rnode, segs []string, joined string, inside bool) error
+	walk = func(n *rnode, segs []string, joined string, inside bool) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode {
@@ -479,9 +485,13 @@ func parseRunning(src []byte, sc scope) (*State, error) {
 			if len(segs) > 0 {
 				parent = segs[len(segs)-1]
 			}
-			keys, err := expandKey(parent, k.Value)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", k.Line, err)
+			one := [1]string{k.Value}
+			keys := one[:]
+			if rangeParent(parent) && (strings.IndexByte(k.Value, ',') >= 0 || strings.IndexByte(k.Value, '-') >= 0) {
+				var err error
+				if keys, err = expandKey(parent, k.Value); err != nil {
+					return fmt.Errorf("line %d: %w", k.Line, err)
+				}
 			}
 			for _, key := range keys {
 				p := append(slices.Clip(segs), key)
@@ -490,7 +500,7 @@ func parseRunning(src []byte, sc scope) (*State, error) {
 					root, toward := sc.classify(p)
 					if root == 0 {
 						if toward && v.Kind == yaml.MappingNode {
-							if err := walk(v, p, false); err != nil {
+							if err := walk(v, p, childPath(joined, key), false); err != nil {
 								return err
 							}
 						}
@@ -498,40 +508,48 @@ func parseRunning(src []byte, sc scope) (*State, error) {
 					}
 					in = true
 				}
-				if err := leaf(&es, v, p, walk); err != nil {
+				if err := leaf(&es, v, p, childPath(joined, key), walk); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := walk(set, nil, false); err != nil {
+	if err := walk(set, nil, "", false); err != nil {
 		return nil, err
 	}
 	return newState(es), nil
 }
 
-// leaf reads the owned value v at p: a mapping by walking it, a scalar as
-// an element.
-func leaf(es *[]renderers.Element, v *yaml.Node, p []string, walk func(*yaml.Node, []string, bool) error) error {
+// childPath is the path of key below the path parent (joinPath).
+func childPath(parent, key string) string {
+	if parent == "" {
+		return escapeSeg(key)
+	}
+	return parent + "/" + escapeSeg(key)
+}
+
+// leaf reads the owned value v at p (joined: its path): a mapping by
+// walking it, a scalar as an element.
+func leaf(es *[]renderers.Element, v *rnode, p []string, joined string, walk func(*rnode, []string, string, bool) error) error {
 	switch v.Kind {
 	case yaml.MappingNode:
 		if len(v.Content) == 0 {
-			*es = append(*es, renderers.Element{Path: joinPath(p), Value: emptyValue, Kind: kindOf(p)})
+			*es = append(*es, renderers.Element{Path: joined, Value: emptyValue, Kind: kindOf(p)})
 			return nil
 		}
-		return walk(v, p, true)
+		return walk(v, p, joined, true)
 	case yaml.ScalarNode:
 		if v.Tag == "!!null" {
 			// `key:` with nothing after it is an empty object in NVUE's
 			// printing of collections.
-			*es = append(*es, renderers.Element{Path: joinPath(p), Value: emptyValue, Kind: kindOf(p)})
+			*es = append(*es, renderers.Element{Path: joined, Value: emptyValue, Kind: kindOf(p)})
 			return nil
 		}
-		*es = append(*es, renderers.Element{Path: joinPath(p), Value: v.Value, Kind: kindOf(p)})
+		*es = append(*es, renderers.Element{Path: joined, Value: v.Value, Kind: kindOf(p)})
 		return nil
 	case yaml.AliasNode:
-		return fmt.Errorf("line %d: %s is an alias: NVUE prints none, and rocefab reads none in what it owns", v.Line, joinPath(p))
+		return fmt.Errorf("line %d: %s is an alias: NVUE prints none, and rocefab reads none in what it owns", v.Line, joined)
 	}
-	return fmt.Errorf("line %d: %s is a list; NVUE's owned keys are mappings and scalars", v.Line, joinPath(p))
+	return fmt.Errorf("line %d: %s is a list; NVUE's owned keys are mappings and scalars", v.Line, joined)
 }
