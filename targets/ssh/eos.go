@@ -32,8 +32,9 @@ import (
 //     napalm/eos/eos.py (commit_config, confirm_commit, rollback).
 type eos struct{}
 
-func (eos) scrapli() string { return "arista_eos" }
-func (eos) file() string    { return "eos.cfg" }
+func (eos) scrapli() string   { return "arista_eos" }
+func (eos) deviceTimer() bool { return true }
+func (eos) file() string      { return "eos.cfg" }
 
 func (eos) read(c *cli) ([]byte, error) {
 	out, err := c.send("show running-config")
@@ -99,7 +100,7 @@ func (eos) discard(c *cli, tx string, err error) error {
 			return fmt.Errorf("%w; aborting the session failed too (%v), but it was never committed", err, aerr)
 		}
 	}
-	return err
+	return &undone{err}
 }
 
 func (eos) save(c *cli) error {

@@ -21,7 +21,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -69,7 +71,16 @@ type Target struct {
 
 	mu      sync.Mutex
 	methods map[*Credentials]*authMethods
-	pending map[string]string // device: its uncommitted or unconfirmed transaction
+	pending map[string]*pendingTx // by device: its unconfirmed transaction
+}
+
+// pendingTx is a push that waits for its confirmation. Where the device
+// has no commit timer of its own, timer is rocefab's: it rolls the push
+// back when it lapses, as long as this process runs.
+type pendingTx struct {
+	name     string
+	timer    *time.Timer
+	deadline time.Time
 }
 
 var (
@@ -89,7 +100,7 @@ func New(opts Options) (*Target, error) {
 	if opts.CommandTimeout <= 0 {
 		opts.CommandTimeout = 60 * time.Second
 	}
-	return &Target{opts: opts, methods: map[*Credentials]*authMethods{}, pending: map[string]string{}}, nil
+	return &Target{opts: opts, methods: map[*Credentials]*authMethods{}, pending: map[string]*pendingTx{}}, nil
 }
 
 // Close forgets the credentials' agent connections.
@@ -107,6 +118,9 @@ func (t *Target) Close() error {
 type driver interface {
 	// scrapli is the scrapligo platform definition (assets/platforms).
 	scrapli() string
+	// deviceTimer reports whether the device rolls back a commit made
+	// with a timer by itself; without, rocefab keeps the timer.
+	deviceTimer() bool
 	// file is the artifact the running configuration is returned as.
 	file() string
 	read(c *cli) ([]byte, error)
@@ -121,7 +135,14 @@ type driver interface {
 
 // drivers by the device's platform (ir.Device.Platform).
 var drivers = map[string]driver{
-	"eos": eos{},
+	"eos":  eos{},
+	"nxos": nxos{},
+	"nvue": nvue{},
+}
+
+// Platforms returns the platforms whose CLI the target speaks, sorted.
+func Platforms() []string {
+	return slices.Sorted(maps.Keys(drivers))
 }
 
 // Supports reports whether the target speaks to a platform's CLI.
@@ -129,6 +150,14 @@ func Supports(platform string) bool {
 	_, ok := drivers[platform]
 	return ok
 }
+
+// undone is a failed push that left nothing on the device: the device
+// refused it and the driver took back what it had taken. Nothing waits
+// for a confirmation or a rollback after it.
+type undone struct{ err error }
+
+func (u *undone) Error() string { return u.err.Error() }
+func (u *undone) Unwrap() error { return u.err }
 
 // cli is one open CLI session with a device.
 type cli struct {
@@ -306,59 +335,110 @@ func (t *Target) push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 	if t.opts.Diff != nil {
 		diff = func(s string) { t.opts.Diff(d.Name, s) }
 	}
+	p := &pendingTx{name: tx}
 	t.mu.Lock()
-	t.pending[d.Name] = tx
+	t.pending[d.Name] = p
 	t.mu.Unlock()
 	err = drv.push(c, tx, lines, timer, diff)
-	if timer == 0 && err == nil {
+	var u *undone
+	switch {
+	case errors.As(err, &u), timer == 0 && err == nil:
 		t.mu.Lock()
 		delete(t.pending, d.Name)
+		t.mu.Unlock()
+	case timer > 0 && !drv.deviceTimer():
+		// Also after a failed push: what the device took of it, its
+		// checkpoint takes back.
+		t.mu.Lock()
+		p.timer, p.deadline = time.AfterFunc(timer, func() { t.lapse(d, p) }), time.Now().Add(timer)
 		t.mu.Unlock()
 	}
 	return err
 }
 
+// lapse rolls back a push whose confirmation did not come in time, for a
+// device without a commit timer of its own. The rollout that waits for
+// the lapse reads the device back and reports what it finds.
+func (t *Target) lapse(d *ir.Device, p *pendingTx) {
+	t.mu.Lock()
+	if t.pending[d.Name] != p {
+		t.mu.Unlock()
+		return
+	}
+	delete(t.pending, d.Name)
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*t.opts.CommandTimeout)
+	defer cancel()
+	c, drv, err := t.open(ctx, d)
+	if err != nil {
+		return
+	}
+	defer c.close()
+	_ = drv.rollback(c, p.name)
+}
+
+// take removes d's pending transaction for Confirm or Rollback; one whose
+// rocefab-side timer already fired is gone.
+func (t *Target) take(d *ir.Device, what string) (*pendingTx, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.pending[d.Name]
+	if !ok {
+		return nil, fmt.Errorf("%s: no commit of this apply waits to be %s (its timer may have lapsed and rolled it back)", d.Name, what)
+	}
+	if p.timer != nil && !p.timer.Stop() {
+		return nil, fmt.Errorf("%s: its confirm timer lapsed: the push is being rolled back", d.Name)
+	}
+	delete(t.pending, d.Name)
+	return p, nil
+}
+
+// restore puts back a transaction whose confirmation or rollback failed,
+// with its timer running again for what remains of it.
+func (t *Target) restore(d *ir.Device, p *pendingTx) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p.timer != nil {
+		p.timer = time.AfterFunc(max(time.Until(p.deadline), 0), func() { t.lapse(d, p) })
+	}
+	t.pending[d.Name] = p
+}
+
 // Confirm makes d's pending commit permanent.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	t.mu.Lock()
-	tx, ok := t.pending[d.Name]
-	t.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%s: no commit of this apply waits for confirmation", d.Name)
-	}
-	c, drv, err := t.open(ctx, d)
+	p, err := t.take(d, "confirmed")
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	if err := drv.confirm(c, tx); err != nil {
+	c, drv, err := t.open(ctx, d)
+	if err == nil {
+		defer c.close()
+		err = drv.confirm(c, p.name)
+	}
+	if err != nil {
+		// Unconfirmed, the push must still be rolled back: by the device's
+		// timer, a Rollback, or rocefab's timer at once.
+		t.restore(d, p)
 		return err
 	}
-	t.mu.Lock()
-	delete(t.pending, d.Name)
-	t.mu.Unlock()
 	return nil
 }
 
 // Rollback takes back d's last push that is not confirmed.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	t.mu.Lock()
-	tx, ok := t.pending[d.Name]
-	t.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%s: no unconfirmed commit of this apply to roll back", d.Name)
-	}
-	c, drv, err := t.open(ctx, d)
+	p, err := t.take(d, "rolled back")
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	if err := drv.rollback(c, tx); err != nil {
+	c, drv, err := t.open(ctx, d)
+	if err == nil {
+		defer c.close()
+		err = drv.rollback(c, p.name)
+	}
+	if err != nil {
+		t.restore(d, p)
 		return err
 	}
-	t.mu.Lock()
-	delete(t.pending, d.Name)
-	t.mu.Unlock()
 	return nil
 }
 

@@ -200,3 +200,10 @@ func sameForeign(t *testing.T, before, after map[string][]string) {
 func knownHostsLine(addr string, key gossh.PublicKey) string {
 	return (&sshtest.Server{Addr: addr, HostKey: key}).KnownHostsLine()
 }
+
+func writeFile(t testing.TB, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -252,7 +252,7 @@ func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plain
 			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s gives it no transport (set transport in defaults, platforms.%s or hosts)", file, d.Platform)
 			continue
 		default:
-			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s reaches it over %s, which rocefab does not speak yet: plan and apply reach devices over gnmi, ssh (EOS), or through running/ beside the intent (transport \"dir\")", file, acc.Transport)
+			r.unsupported[d.Name] = fmt.Sprintf("the inventory %s reaches it over %s, which rocefab does not speak yet: plan and apply reach devices over gnmi, ssh (%s), or through running/ beside the intent (transport \"dir\")", file, acc.Transport, strings.Join(ssh.Platforms(), ", "))
 			continue
 		}
 		if d.Switch == nil {
@@ -447,7 +447,7 @@ func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, e
 		return fmt.Sprintf("the inventory %s reaches this %s %s over ssh, and rocefab does not change hosts over SSH yet: give hosts transport \"dir\" to plan them from running/", s.file, d.Platform, d.Role), nil
 	}
 	if !ssh.Supports(d.Platform) {
-		return fmt.Sprintf("the inventory %s reaches it over ssh, which rocefab does not speak to %s yet: over ssh it speaks to EOS; reach %s over gnmi, or through running/ beside the intent (transport \"dir\")", s.file, d.Platform, d.Platform), nil
+		return fmt.Sprintf("the inventory %s reaches it over ssh, which rocefab does not speak to %s yet: over ssh it speaks to %s; reach %s over gnmi, or through running/ beside the intent (transport \"dir\")", s.file, d.Platform, strings.Join(ssh.Platforms(), ", "), d.Platform), nil
 	}
 	if acc.Insecure {
 		return "", fmt.Errorf("%s: insecure: true: rocefab never skips checking a device's host key because a file says so; for lab devices, give --%s", where, flagIgnoreHostKeys)

@@ -443,7 +443,7 @@ func TestInventoryMixed(t *testing.T) {
 	}
 	want := map[string]string{
 		"leaf-r0-00": "update: ", "leaf-r1-00": "update: ",
-		"spine-00": `unsupported: the inventory inv.json reaches it over netconf, which rocefab does not speak yet: plan and apply reach devices over gnmi, ssh (EOS), or through running/ beside the intent (transport "dir")`,
+		"spine-00": `unsupported: the inventory inv.json reaches it over netconf, which rocefab does not speak yet: plan and apply reach devices over gnmi, ssh (eos, nxos), or through running/ beside the intent (transport "dir")`,
 	}
 	for i := range 4 {
 		want[fmt.Sprintf("gpu-%04d", i)] = "unsupported: the inventory inv.json gives it no transport (set transport in defaults, platforms.linux or hosts)"

@@ -1,0 +1,258 @@
+package ssh_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/nxos"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/ssh"
+	"github.com/rocefab/rocefab/targets/ssh/sshtest"
+)
+
+// nxosForeign is configuration of an NX-OS switch that rocefab does not
+// own.
+const nxosForeign = "hostname %s\nfeature bgp\nrouter bgp 65001\n  router-id 10.255.0.9\n  address-family ipv4 unicast\n    maximum-paths 64\n"
+
+var (
+	nxOnce sync.Once
+	nxDevs []*ir.Device
+)
+
+// nxosSpines returns the NX-OS spines of examples/multitenant.
+func nxosSpines(t testing.TB, n int) []*ir.Device {
+	t.Helper()
+	nxOnce.Do(func() {
+		in, ds, err := schema.Load(filepath.Join("..", "..", "examples", "multitenant"))
+		if err != nil || ds.HasErrors() {
+			return
+		}
+		f, _ := compiler.Compile(in)
+		for _, d := range f.Switches() {
+			if d.Platform == "nxos" {
+				nxDevs = append(nxDevs, d)
+			}
+		}
+	})
+	if len(nxDevs) < n {
+		t.Fatalf("multitenant has %d NX-OS switches, want %d", len(nxDevs), n)
+	}
+	return nxDevs[:n]
+}
+
+// halfECN is d as an older intent had it: ECN minimum thresholds halved.
+func halfECN(d *ir.Device) *ir.Device {
+	c := *d
+	s := *d.Switch
+	q := *s.QoS
+	q.Queues = slices.Clone(q.Queues)
+	for i, qu := range q.Queues {
+		if qu.ECN != nil {
+			e := *qu.ECN
+			e.MinBytes /= 2
+			q.Queues[i].ECN = &e
+		}
+	}
+	s.QoS = &q
+	c.Switch = &s
+	return &c
+}
+
+func nxosApply(running []byte, lines string) ([]byte, error) {
+	arts, err := nxos.Renderer{}.Apply([]renderers.Artifact{{Path: "d/" + nxos.FileName, Format: renderers.Text, Content: running}},
+		renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
+	if err != nil {
+		return nil, err
+	}
+	return arts[0].Content, nil
+}
+
+func nxosPlatform(*ir.Device) (renderers.Platform, error) { return nxos.Renderer{}, nil }
+
+// nxWorld is emulated NX-OS switches running an older intent's
+// configuration among foreign lines.
+type nxWorld struct {
+	devs   []*ir.Device
+	dev    map[string]*sshtest.NXOS
+	target *ssh.Target
+}
+
+func newNXWorld(t *testing.T, n int) *nxWorld {
+	t.Helper()
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &nxWorld{devs: nxosSpines(t, n), dev: map[string]*sshtest.NXOS{}}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, d := range w.devs {
+		arts, err := nxos.Renderer{}.Render(halfECN(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		running := append(bytes.Clone(arts[0].Content), []byte(strings.ReplaceAll(nxosForeign, "%s", d.Name))...)
+		dev := sshtest.NewNXOS(d.Name, running, nxosApply)
+		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "admin", Password: testPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		w.dev[d.Name], addrs[d.Name] = dev, s.Addr
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	khFile := filepath.Join(t.TempDir(), "known_hosts")
+	writeFile(t, khFile, kh.String())
+	creds := &ssh.Credentials{Username: "admin", Auth: ssh.AuthPassword, Password: testPassword}
+	w.target, err = ssh.New(ssh.Options{
+		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
+			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
+		},
+		HostKeys:       &ssh.HostKeys{File: khFile},
+		CommandTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *nxWorld) plan(t *testing.T) *targets.Plan {
+	t.Helper()
+	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: nxosPlatform, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (w *nxWorld) apply(t *testing.T, p *targets.Plan, confirm time.Duration) *targets.Report {
+	t.Helper()
+	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: nxosPlatform,
+		Canary: 1, ConfirmTimeout: confirm, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func (w *nxWorld) foreign() map[string]string {
+	out := map[string]string{}
+	for n, d := range w.dev {
+		r := string(d.Running())
+		out[n] = r[strings.Index(r, "hostname "):]
+	}
+	return out
+}
+
+// TestNXOSPlanApplyPlan: plan reads NX-OS spines (their `!Time:` line
+// does not make two reads differ), apply pushes behind a checkpoint and
+// confirms by saving, and a second plan is empty; the foreign lines stay,
+// no checkpoint file is left behind.
+func TestNXOSPlanApplyPlan(t *testing.T) {
+	w := newNXWorld(t, 2)
+	foreign := w.foreign()
+	p := w.plan(t)
+	if s := p.Summary(); s.Change != 2 {
+		t.Fatalf("plan: %s\n%s", s, planJSON(p))
+	}
+	rep := w.apply(t, p, time.Minute)
+	for _, o := range rep.Devices {
+		if o.State != targets.Applied {
+			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
+		}
+	}
+	if again := w.plan(t); !again.Empty() {
+		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
+	}
+	for n, d := range w.dev {
+		if f := d.Files(); len(f) != 0 {
+			t.Errorf("%s: checkpoint files left: %v", n, f)
+		}
+		if !bytes.Equal(d.Startup(), d.Running()) {
+			t.Errorf("%s: the confirmed change is not saved", n)
+		}
+		if got := w.foreign()[n]; got != foreign[n] {
+			t.Errorf("%s: foreign configuration changed:\n%s", n, got)
+		}
+	}
+	assertNoSecret(t, planJSON(p), reportJSON(rep))
+}
+
+// TestNXOSFaults: NX-OS applies lines as they come, so every fault is
+// undone from the checkpoint taken before the push: a refused line at
+// once, a dropped connection and a refused save by the rollback, an
+// unconfirmed push by rocefab's timer.
+func TestNXOSFaults(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		faults sshtest.Faults
+		reason string
+	}{
+		{"disconnect mid-push", sshtest.Faults{HangupAfterLines: 2}, "which NX-OS applied as they came"},
+		{"rejected line", sshtest.Faults{Reject: "random-detect"}, "rolled back to the checkpoint taken before the push"},
+		{"save refused", sshtest.Faults{RefuseConfirm: true}, "commit not confirmed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newNXWorld(t, 2)
+			p := w.plan(t)
+			canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
+			w.dev[canary].SetFaults(c.faults)
+			before := map[string][]byte{}
+			for n, d := range w.dev {
+				before[n] = d.Running()
+			}
+			rep := w.apply(t, p, time.Minute)
+			for _, o := range rep.Devices {
+				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
+				switch {
+				case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, c.reason)):
+					t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, c.reason)
+				case o.Device != canary && o.State != targets.Untouched:
+					t.Errorf("%s: %s, want untouched", o.Device, o.State)
+				}
+			}
+			for n, d := range w.dev {
+				if !bytes.Equal(d.Running(), before[n]) {
+					t.Errorf("%s does not run what it ran before", n)
+				}
+			}
+		})
+	}
+}
+
+// TestNXOSConfirmTimerLapses: a push not confirmed within its timer is
+// rolled back by rocefab, and confirming it afterwards fails.
+func TestNXOSConfirmTimerLapses(t *testing.T) {
+	w := newNXWorld(t, 1)
+	d := w.devs[0]
+	before := w.dev[d.Name].Running()
+	p := w.plan(t)
+	ctx := context.Background()
+	if err := w.target.PushConfirmed(ctx, d, p.Devices[0].Remediation.Remediation(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(w.dev[d.Name].Running(), before) {
+		t.Fatal("the push changed nothing")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !bytes.Equal(w.dev[d.Name].Running(), before) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !bytes.Equal(w.dev[d.Name].Running(), before) {
+		t.Fatal("an unconfirmed push was not rolled back when its timer lapsed")
+	}
+	if err := w.target.Confirm(ctx, d); err == nil {
+		t.Error("a lapsed push was confirmed")
+	}
+}
