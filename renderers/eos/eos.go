@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +78,9 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("eos: device %q: %w", d.Name, err)
 	}
+	// About 4 KB of preamble and under 400 B per port: one allocation for
+	// the whole file instead of a dozen doublings.
+	r.w.Grow(8<<10 + 400*len(r.s.Ports))
 	r.header()
 	r.classification()
 	r.watchdog()
@@ -86,15 +88,10 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	r.loadBalancing()
 	r.profile()
 	r.interfaces()
-	// Forms no source confirms get a "! verify:" line directly above them,
-	// from the statement table.
-	content := renderers.MarkVerifyCLI(r.w.Bytes(), func(form string) bool {
-		return platforms.IsVerify(ir.PlatformEOS, form)
-	}, true)
 	return []renderers.Artifact{{
 		Path:    d.Name + "/" + FileName,
 		Format:  renderers.Text,
-		Content: content,
+		Content: r.w.Bytes(),
 	}}, nil
 }
 
@@ -106,10 +103,11 @@ type render struct {
 	q   *ir.QoS
 	mmu mmu
 
-	queues   []ir.Queue     // by ID
-	lanes    map[string]int // lane count of each port of a split cage
-	lossless []int          // sorted, distinct
+	queues   []ir.Queue // by ID
+	speeds   []string   // laneSpeed of each port of s.Ports, once computed
+	lossless []int      // sorted, distinct
 	w        bytes.Buffer
+	scratch  []byte // the line being written
 }
 
 // check rejects values EOS has no way to take, before anything is written,
@@ -221,10 +219,42 @@ func freeText(c rune) bool {
 
 // -- text --
 
+// line writes one line at indent. Forms no source confirms get a
+// "! verify:" line directly above them, at their indent, from the statement
+// table (what renderers.MarkVerifyCLI does to a whole text, here line by
+// line as it is written, which spares splitting and joining the file).
 func (r *render) line(indent int, format string, args ...any) {
-	r.w.WriteString(strings.Repeat("   ", indent))
-	fmt.Fprintf(&r.w, format, args...)
-	r.w.WriteByte('\n')
+	b := r.scratch[:0]
+	for range indent {
+		b = append(b, "   "...)
+	}
+	b = fmt.Appendf(b, format, args...)
+	r.scratch = append(b, '\n')
+	r.emit(r.scratch)
+}
+
+// emit writes text, which ends in a newline, marking each of its lines
+// whose form is to be verified.
+func (r *render) emit(text []byte) {
+	for len(text) > 0 {
+		n := bytes.IndexByte(text, '\n') + 1
+		if n == 0 {
+			n = len(text)
+		}
+		l := text[:n]
+		text = text[n:]
+		// Comment and blank lines have no form (renderers.CLIForm); they
+		// are most lines, so they skip the string conversion.
+		if t := bytes.TrimSpace(l); len(t) > 0 && string(t) != "!" && !bytes.HasPrefix(t, []byte("! ")) {
+			if form, ok := renderers.CLIForm(string(l)); ok && platforms.IsVerify(ir.PlatformEOS, form) {
+				r.w.Write(l[:len(l)-len(bytes.TrimLeft(l, " "))])
+				r.w.WriteString("! ")
+				r.w.WriteString(renderers.VerifyMark(form))
+				r.w.WriteByte('\n')
+			}
+		}
+		r.w.Write(l)
+	}
 }
 
 // comment writes a comment line; EOS drops "!" lines when it parses, so a
@@ -648,39 +678,78 @@ func (r *render) describeQueue(q ir.Queue) string {
 }
 
 func (r *render) interfaces() {
-	mtu := min(r.s.MTU, MaxMTU)
+	mtu := strconv.Itoa(min(r.s.MTU, MaxMTU))
 	r.sep(0)
 	r.comment(0, "Ports: every port of the switch carries the QoS profile; lossless on every hop.")
 	if r.s.MTU > MaxMTU {
-		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %d B is rendered.", r.s.MTU, MaxMTU, mtu)
+		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %s B is rendered.", r.s.MTU, MaxMTU, mtu)
 	}
 	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented); port-flap for speed.")
-	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return r.laneSpeed(p) != "" }) {
+	r.speeds = laneSpeeds(r.s.Ports)
+	if slices.ContainsFunc(r.speeds, func(sp string) bool { return sp != "" }) {
 		r.comment(0, "Broken-out cages: EOS brings up the second port of a split cage (EthernetN/5) only once its lanes carry")
 		r.comment(0, "a speed, written as speed and lane count (speed 400g-4: 400G over 4 of the cage's 8 lanes) on /1 and /5.")
 		r.comment(0, "verify: speed <G>g-<lanes> is confirmed by field configurations of 800G OSFP cages, not by an Arista manual page.")
 	}
-	if slices.ContainsFunc(r.s.Ports, func(p ir.Port) bool { return r.laneSpeed(p) == "" }) {
+	if slices.Contains(r.speeds, "") {
 		r.comment(0, "Ports that use a whole cage keep its default speed: no speed statement.")
 	}
-	for _, p := range r.s.Ports {
+	// One block per port, the bulk of the file: written without fmt.
+	for i, p := range r.s.Ports {
 		r.sep(0)
-		r.line(0, "interface %s", p.Name)
+		r.put(0, "interface ", p.Name)
 		switch {
 		case p.Peer == "":
 			r.comment(1, "no peer in the model")
 		case p.PeerPort == "":
-			r.line(1, "description to %s", p.Peer)
+			r.put(1, "description to ", p.Peer)
 		default:
-			r.line(1, "description to %s:%s", p.Peer, p.PeerPort)
+			r.put(1, "description to ", p.Peer, ":", p.PeerPort)
 		}
-		r.comment(1, "%s", describePort(p))
-		if sp := r.laneSpeed(p); sp != "" {
-			r.line(1, "speed %s", sp)
+		r.describePort(p)
+		if sp := r.speeds[i]; sp != "" {
+			r.put(1, "speed ", sp)
 		}
-		r.line(1, "mtu %d", mtu)
-		r.line(1, "service-profile %s", ProfileName)
+		r.put(1, "mtu ", mtu)
+		r.put(1, "service-profile ", ProfileName)
 	}
+}
+
+// put writes one line at indent made of parts, as line does.
+func (r *render) put(indent int, parts ...string) {
+	b := r.scratch[:0]
+	for range indent {
+		b = append(b, "   "...)
+	}
+	for _, s := range parts {
+		b = append(b, s...)
+	}
+	r.scratch = append(b, '\n')
+	r.emit(r.scratch)
+}
+
+// describePort writes a port's comment: speed, cable, peer role and
+// headroom class.
+func (r *render) describePort(p ir.Port) {
+	b := append(r.scratch[:0], "   ! "...)
+	b = strconv.AppendInt(b, int64(p.SpeedGbps), 10)
+	b = append(b, " G, "...)
+	b = strconv.AppendFloat(b, p.CableM, 'f', -1, 64)
+	b = append(b, " m cable, facing "...)
+	b = append(b, p.Facing...)
+	if h := p.Headroom; h != nil {
+		b = append(b, "; headroom class "...)
+		b = append(b, h.Name...)
+		b = append(b, ": "...)
+		b = strconv.AppendInt(b, h.Size, 10)
+		b = append(b, " B per lossless priority (xoff "...)
+		b = strconv.AppendInt(b, h.Xoff, 10)
+		b = append(b, " B, xon "...)
+		b = strconv.AppendInt(b, h.Xon, 10)
+		b = append(b, " B)"...)
+	}
+	r.scratch = append(b, '\n')
+	r.emit(r.scratch)
 }
 
 // lanesPerCage is the SerDes lanes of one OSFP or QSFP-DD cage, which EOS
@@ -688,8 +757,21 @@ func (r *render) interfaces() {
 // EOS manual, "Layer 1 Profiles").
 const lanesPerCage = 8
 
-// cageRE splits an EOS front-panel interface into its cage and lane.
-var cageRE = regexp.MustCompile(`^Ethernet([0-9]+)/([1-8])$`)
+// cagePort splits an EOS front-panel interface EthernetN/L, L in 1..8,
+// into its cage N and its lane L-1.
+func cagePort(name string) (cage string, lane int, ok bool) {
+	rest, found := strings.CutPrefix(name, "Ethernet")
+	slash := strings.IndexByte(rest, '/')
+	if !found || slash < 1 || len(rest) != slash+2 || rest[slash+1] < '1' || rest[slash+1] > '8' {
+		return "", 0, false
+	}
+	for _, c := range []byte(rest[:slash]) {
+		if c < '0' || c > '9' {
+			return "", 0, false
+		}
+	}
+	return rest[:slash], int(rest[slash+1] - '1'), true
+}
 
 // cageLanes returns, for each port of a broken-out cage, its lane count:
 // a cage whose ports start at lanes 1 and 5 is split in two (4 lanes
@@ -698,9 +780,8 @@ var cageRE = regexp.MustCompile(`^Ethernet([0-9]+)/([1-8])$`)
 func cageLanes(ports []ir.Port) map[string]int {
 	used := map[string][]int{}
 	for _, p := range ports {
-		if m := cageRE.FindStringSubmatch(p.Name); m != nil {
-			lane, _ := strconv.Atoi(m[2])
-			used[m[1]] = append(used[m[1]], lane-1)
+		if cage, lane, ok := cagePort(p.Name); ok {
+			used[cage] = append(used[cage], lane)
 		}
 	}
 	out := map[string]int{}
@@ -712,34 +793,26 @@ func cageLanes(ports []ir.Port) map[string]int {
 		for width > 1 && slices.ContainsFunc(lanes, func(l int) bool { return l%width != 0 }) {
 			width /= 2
 		}
-		for _, l := range lanes {
-			out[fmt.Sprintf("Ethernet%s/%d", cage, l+1)] = width
-		}
+		out[cage] = width
 	}
 	return out
 }
 
-// laneSpeed returns the EOS speed of a port of a broken-out cage, as speed
-// and lane count ("400g-4"), or "" for a port that uses its cage whole. A
-// split cage needs it on every port: its later ports (EthernetN/5 for
-// 2x400G) stay inactive until the first ones give up their lanes.
-func (r *render) laneSpeed(p ir.Port) string {
-	if r.lanes == nil {
-		r.lanes = cageLanes(r.s.Ports)
+// laneSpeeds returns, for each port, its EOS speed if it is a port of a
+// broken-out cage, as speed and lane count ("400g-4"), or "" for a port
+// that uses its cage whole. A split cage needs it on every port: its later
+// ports (EthernetN/5 for 2x400G) stay inactive until the first ones give up
+// their lanes.
+func laneSpeeds(ports []ir.Port) []string {
+	widths := cageLanes(ports)
+	out := make([]string, len(ports))
+	for i, p := range ports {
+		cage, _, ok := cagePort(p.Name)
+		if n, split := widths[cage]; ok && split && p.SpeedGbps > 0 {
+			out[i] = strconv.Itoa(p.SpeedGbps) + "g-" + strconv.Itoa(n)
+		}
 	}
-	n, ok := r.lanes[p.Name]
-	if !ok || p.SpeedGbps <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("%dg-%d", p.SpeedGbps, n)
-}
-
-func describePort(p ir.Port) string {
-	s := fmt.Sprintf("%d G, %s m cable, facing %s", p.SpeedGbps, strconv.FormatFloat(p.CableM, 'f', -1, 64), p.Facing)
-	if h := p.Headroom; h != nil {
-		s += fmt.Sprintf("; headroom class %s: %d B per lossless priority (xoff %d B, xon %d B)", h.Name, h.Size, h.Xoff, h.Xon)
-	}
-	return s
+	return out
 }
 
 // -- numbers --

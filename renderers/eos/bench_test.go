@@ -1,0 +1,28 @@
+package eos_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rocefab/rocefab/renderers/eos"
+)
+
+// BenchmarkRender renders a 64-port Tomahawk leaf with 2x400G breakouts
+// (ports EthernetN/1 and EthernetN/5), the shape a 1,000-leaf build
+// repeats: the per-port block dominates.
+func BenchmarkRender(b *testing.B) {
+	d := tomahawk()
+	base := d.Switch.Ports[0]
+	d.Switch.Ports = nil
+	for i := range 64 {
+		p := base
+		p.Name, p.SpeedGbps = fmt.Sprintf("Ethernet%d/%d", i/2+1, 1+4*(i%2)), 400
+		d.Switch.Ports = append(d.Switch.Ports, p)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (eos.Renderer{}).Render(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
