@@ -167,10 +167,13 @@ func (c *compilation) switches(qos *ir.QoS) {
 		s.MTU, s.Derived = c.f.MTU.Switch, derived[dk]
 		var mix []string
 		counts := map[*ir.Headroom]int{}
+		// The family is the switch's: looked up once, not per port (it
+		// copies the family's tables).
+		fam, _ := platforms.FamilyOf(sw)
+		convention := sonicConvention(d, fam)
 		for i := range s.Ports {
 			p := &s.Ports[i]
-			fam, _ := platforms.FamilyOf(sw)
-			k := headroomKey{fam.Family, sonicConvention(d, fam), sw.CellBytes, p.SpeedGbps, p.CableM}
+			k := headroomKey{fam.Family, convention, sw.CellBytes, p.SpeedGbps, p.CableM}
 			h := headrooms[k]
 			if h == nil {
 				h = c.headroom(sw, p.SpeedGbps, p.CableM, fixed)

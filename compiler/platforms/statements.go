@@ -187,8 +187,14 @@ func LookupStatement(platform, form string) (Statement, bool) {
 // IsVerify reports whether a platform's form is one no source confirms,
 // which the artifact must mark.
 func IsVerify(platform, form string) bool {
-	r, ok := LookupStatement(platform, form)
-	return ok && r.Status == Verify
+	// Read the row in place: renderers ask once per line they write, and
+	// LookupStatement copies the row for its caller.
+	idx, err := loadStatements()
+	if err != nil {
+		return false
+	}
+	i, ok := idx.byForm[platform][form]
+	return ok && idx.rows[i].Status == Verify
 }
 
 const statementsIntro = `# Statement forms and their sources
