@@ -157,10 +157,9 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	w("readonly -a TSA=(%s)\n", quoteAll(p.TSA[:]))
 	w("readonly -a TCBW=(%s)\n\n", ints(p.ETS[:]))
 
-	var pfc []int
+	pfc := pfcVector(p)
 	var lossless []string
 	for prio, on := range p.PFC {
-		pfc = append(pfc, b2i(on))
 		if on {
 			lossless = append(lossless, strconv.Itoa(prio))
 		}
@@ -182,14 +181,10 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	}
 	w("readonly CABLE_LEN=%d\n\n", cl)
 
-	var ecn []int
+	ecn := ecnVector(p)
 	mask := 0
-	for prio := range 8 {
-		on := p.DCQCN.Enabled && slices.Contains(p.ECNPriorities, prio)
-		ecn = append(ecn, b2i(on))
-		if on {
-			mask |= 1 << prio
-		}
+	for prio, on := range ecn {
+		mask |= on << prio
 	}
 	if p.DCQCN.Enabled {
 		w("# DCQCN on: ECN reaction and notification points enabled on priorities %s,\n", orNone(itoas(p.ECNPriorities)))
@@ -413,7 +408,6 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 func writeMaxrate(b *strings.Builder, d *ir.Device) {
 	p := d.Host.Profile
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	rates := map[string]*[8]int64{}
 	var recs []string
 	w("# Per-traffic-class rate limit of the RDMA NICs (mlnx_qos -r / dcb maxrate),\n")
 	w("# for RDMA traffic that tc cannot see. 0 = unlimited.\n")
@@ -424,19 +418,9 @@ func writeMaxrate(b *strings.Builder, d *ir.Device) {
 		tc := p.PrioToTC[s.Class.Priority]
 		w("# class %s (priority %d, tc %d, DSCP %s) over RDMA: at most %s on %s.\n", s.Class.Name, s.Class.Priority, tc,
 			strings.ReplaceAll(ints(s.Class.DSCP), " ", ","), rateArg(s.RateBits), strings.Join(s.NICs, ", "))
-		for _, n := range s.NICs {
-			if rates[n] == nil {
-				rates[n] = &[8]int64{}
-			}
-			rates[n][tc] = s.RateBits / 1000
-		}
 	}
-	for _, n := range d.Host.NICs {
-		r := rates[n.Port]
-		if r == nil {
-			r = &[8]int64{}
-		}
-		rec := n.Port
+	for i, r := range maxrates(d) {
+		rec := d.Host.NICs[i].Port
 		for _, v := range r {
 			rec += " " + strconv.FormatInt(v, 10)
 		}

@@ -1,0 +1,338 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// checkJSON runs --check --json in w and returns the report.
+func checkJSON(t *testing.T, w *world) []byte {
+	t.Helper()
+	out, stderr, code := w.run("--check", "--json")
+	if code == 2 {
+		t.Fatalf("--check --json exit 2\nstdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+	return []byte(out)
+}
+
+func runningOf(d *ir.Device, report []byte) []renderers.Artifact {
+	return []renderers.Artifact{{Path: d.Name + "/" + StateFile, Format: renderers.JSON, Content: report}}
+}
+
+func elementsOf(t *testing.T, s renderers.State, err error) []renderers.Element {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Elements()
+}
+
+// TestDesiredIsWhatTheRuntimeWants runs the runtime against the stand-in
+// tools with each tool and ECN driver, drifted and in sync: what it
+// reports as want is exactly the desired state, setting for setting,
+// less what the server reports it cannot take; and what it reports as
+// have parses into a state whose diff against the desired one is empty
+// when in sync.
+func TestDesiredIsWhatTheRuntimeWants(t *testing.T) {
+	for _, tool := range []string{"mlnx_qos", "dcb"} {
+		for _, inSync := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/in-sync=%v", tool, inSync), func(t *testing.T) {
+				d, ofed := ofedDevice(t), true
+				if tool == "dcb" {
+					d, ofed = dcbDevice(t), false
+				}
+				nic, tc := driftedNIC(), tcDrifted()
+				if inSync {
+					nic, tc = desiredNIC(d.Host.Profile), tcDesired(d, 100000)
+				}
+				w := newWorld(t, d, nic, tc, ofed, inSync)
+				report := checkJSON(t, w)
+				doc, err := decodeState("report", report)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := Renderer{}
+				desired, err := r.Desired(d)
+				want := elementsOf(t, desired, err)
+				var got []renderers.Element
+				for _, s := range doc.Settings {
+					if s.Want == nil {
+						t.Errorf("%s: the runtime wants it gone, the intent has no such setting", s.Path)
+						continue
+					}
+					k, _ := kindOf(s.Path)
+					got = append(got, renderers.Element{Path: s.Path, Value: *s.Want, Kind: k})
+				}
+				running, err := r.Parse(d, runningOf(d, report))
+				if err != nil {
+					t.Fatal(err)
+				}
+				um := running.(*State).Unmanaged()
+				if ofed != (len(um) == 0) {
+					t.Errorf("unmanaged settings %v on a server with the MLNX_OFED ECN knobs = %v", um, ofed)
+				}
+				want = slices.DeleteFunc(want, func(e renderers.Element) bool { return slices.Contains(um, e.Path) })
+				if diff := cmp.Diff(want, renderers.Elements(got).Elements()); diff != "" {
+					t.Errorf("desired state (-) and the runtime's want (+) differ:\n%s", diff)
+				}
+				changes, rem, err := r.Diff(d, running, desired)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if inSync && (len(changes) != 0 || len(rem.Content) != 0) {
+					t.Errorf("a server in sync has changes: %v\n%s", changes, rem.Content)
+				}
+				if !inSync && len(changes) == 0 {
+					t.Error("a drifted server has no changes")
+				}
+			})
+		}
+	}
+}
+
+// TestStateLayoutIsTheRuntimes: the report rocefab rewrites is laid out
+// byte for byte as the runtime writes it.
+func TestStateLayoutIsTheRuntimes(t *testing.T) {
+	d := dcbDevice(t)
+	w := newWorld(t, d, driftedNIC(), tcDrifted(), false, false)
+	report := checkJSON(t, w)
+	doc, err := decodeState("report", report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Unmanaged) == 0 || len(doc.Notes) == 0 {
+		t.Fatalf("the report has no unmanaged settings or notes to lay out:\n%s", report)
+	}
+	if got := encodeState(doc); !bytes.Equal(got, report) {
+		t.Errorf("rocefab's layout differs from the runtime's:\n%s", cmp.Diff(string(report), string(got)))
+	}
+	for _, s := range []string{"a\\b\"c\nd\te\rf\x01g", "ünïcode", ""} {
+		if got := jsonStr(s); !json.Valid([]byte(got)) {
+			t.Errorf("jsonStr(%q) = %s, not JSON", s, got)
+		}
+	}
+}
+
+// TestDiffOfItselfIsEmpty: diff(render(a), render(a)) is empty for every
+// server of the test fabric, and so is the diff of the state written as
+// the runtime reports it.
+func TestDiffOfItselfIsEmpty(t *testing.T) {
+	r := Renderer{}
+	for _, d := range handled(irtest.Fabric()) {
+		desired, err := r.Desired(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes, rem, err := r.Diff(d, desired, desired)
+		if err != nil || len(changes) > 0 || len(rem.Content) > 0 {
+			t.Errorf("%s: diff of the desired state with itself: %v %v %s", d.Name, err, changes, rem.Content)
+		}
+		running, err := r.Parse(d, runningOf(d, reportOf(d, desired.Elements(), nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(desired.Elements(), running.Elements()); diff != "" {
+			t.Errorf("%s: a report of the desired state parses to another state:\n%s", d.Name, diff)
+		}
+	}
+}
+
+// reportOf writes a report whose have is es (and want too), with notes.
+func reportOf(d *ir.Device, es []renderers.Element, unmanaged []unmanagedDoc) []byte {
+	doc := &stateDoc{Device: d.Name, Runtime: runtimeDigest, Tool: d.Host.Profile.Tool, Unmanaged: unmanaged,
+		Notes: []string{"eth0: a note the host wrote"}}
+	for _, e := range es {
+		doc.Settings = append(doc.Settings, stateSetting{Path: e.Path, Have: new(e.Value), Want: new(e.Value)})
+	}
+	return encodeState(doc)
+}
+
+// changedDevice returns d with another MTU, dscp2prio, PFC and shaping
+// rate, so that every section has something to write.
+func changedDevice(d *ir.Device) *ir.Device {
+	c := cloneHost(d)
+	p := c.Host.Profile
+	// The classes the compiler attaches from the catalog.
+	m := map[string]string{}
+	for _, e := range platforms.Elements() {
+		m[e] = platforms.Disruption(ir.PlatformLinux, e)
+	}
+	c.Disruption = map[string]map[string]string{ir.PlatformLinux: m}
+	p.MTU = 9000
+	p.DSCPToPrio[12] = 1
+	p.PFC[3], p.PFC[4] = false, true
+	p.RoCETOS = 0
+	for i, s := range p.Shaping {
+		if s.Transport != ir.TransportRDMA {
+			s.RateBits = 25_000_000_000
+			p.Shaping[i] = s
+		}
+	}
+	return c
+}
+
+// TestApplyConverges: applying diff(parse(running), desired(b)) to a
+// running report, then parsing, gives desired(b); every byte outside the
+// settings written stays, and an HTB class of an earlier intent goes.
+func TestApplyConverges(t *testing.T) {
+	r := Renderer{}
+	a := ofedDevice(t)
+	b := changedDevice(a)
+	da, err := r.Desired(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The running state is a's, with a class b does not have and a
+	// setting missing.
+	es := da.Elements()
+	es = slices.DeleteFunc(es, func(e renderers.Element) bool { return e.Path == "eth3/mtu" })
+	es = append(es, renderers.Element{Path: "eth0/shaping/class/1:12", Value: "root 1Gbit 1Gbit 200000"})
+	before := runningOf(a, reportOf(a, es, nil))
+	before = append(before, renderers.Artifact{Path: a.Name + "/notes.txt", Format: renderers.Text, Content: []byte("foreign\n")})
+	running, err := r.Parse(b, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := r.Desired(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, rem, err := r.Diff(b, running, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]renderers.Disruption{}
+	for _, c := range changes {
+		kinds[c.Path] = c.Disruption
+	}
+	for p, want := range map[string]renderers.Disruption{"eth2/pfc": renderers.PortFlap, "eth2/mtu": renderers.TrafficPause,
+		"eth3/mtu": renderers.TrafficPause, "eth0/shaping/class/1:12": renderers.Hitless, "mlx5_0/tos": renderers.Hitless} {
+		if kinds[p] != want {
+			t.Errorf("change of %s: disruption %q, want %q (changes %v)", p, kinds[p], want, changes)
+		}
+	}
+	var rd remedy
+	if err := json.Unmarshal(rem.Content, &rd); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rd.Sections, []string{"mtu", "qos", "tos", "shaping", "pfc"}; !slices.Equal(got, want) {
+		t.Errorf("sections %v, want %v", got, want)
+	}
+	if rd.Install.Content != string(conf(b)) || rd.Install.Path != SettingsPath || rd.Install.SHA256 != digest(rd.Install.Content) {
+		t.Error("the remediation does not install b's host.conf")
+	}
+	after, err := r.Apply(before, rem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) || !bytes.Equal(after[1].Content, before[1].Content) {
+		t.Error("Apply changed a file it does not own")
+	}
+	if !strings.Contains(string(after[0].Content), `"notes": [`+"\n"+`    "eth0: a note the host wrote"`) {
+		t.Errorf("Apply lost the notes:\n%s", after[0].Content)
+	}
+	again, err := r.Parse(b, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(db.Elements(), again.Elements()); diff != "" {
+		t.Errorf("after apply, the running state is not the desired one:\n%s", diff)
+	}
+	if c, _, _ := r.Diff(b, again, db); len(c) > 0 {
+		t.Errorf("a second diff has changes: %v", c)
+	}
+}
+
+// TestParseScope: a report of another server is refused, so is one with
+// errors; settings of interfaces the intent does not name are not read.
+func TestParseScope(t *testing.T) {
+	r := Renderer{}
+	d := ofedDevice(t)
+	es := []renderers.Element{{Path: "eth2/mtu", Value: "4200"}, {Path: "eth9/mtu", Value: "1500"}, {Path: "eth2/bogus", Value: "1"}}
+	s, err := r.Parse(d, runningOf(d, reportOf(d, es, []unmanagedDoc{{Path: "eth9/ecn/rp/0", Why: "x"}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Elements(); len(got) != 1 || got[0].Path != "eth2/mtu" || len(s.(*State).Unmanaged()) != 0 {
+		t.Errorf("parsed %v, unmanaged %v: want eth2/mtu alone", got, s.(*State).Unmanaged())
+	}
+	other := cloneHost(d)
+	other.Name = "gpu-0001"
+	if _, err := r.Parse(d, runningOf(d, reportOf(other, es, nil))); err == nil || !strings.Contains(err.Error(), "gpu-0001") {
+		t.Errorf("a report of another server: %v", err)
+	}
+	doc := &stateDoc{Device: d.Name, Errors: []string{"eth2: mlnx_qos -i eth2 failed"}}
+	if _, err := r.Parse(d, runningOf(d, encodeState(doc))); err == nil || !strings.Contains(err.Error(), "mlnx_qos -i eth2 failed") {
+		t.Errorf("a report with errors: %v", err)
+	}
+	if s, err := r.Parse(d, nil); err != nil || len(s.Elements()) != 0 {
+		t.Errorf("no report: %v %v", s, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	d := irtest.Fabric().Device("gpu-0000")
+	desired, err := Renderer{}.Desired(d)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(reportOf(d, desired.Elements(), []unmanagedDoc{{Path: "eth2/ecn/rp/0", Why: "inbox"}}))
+	f.Add([]byte(`{"device":"gpu-0000","settings":[{"path":"eth2/pfc","have":null,"want":"1"}]}`))
+	f.Add([]byte(`{"device":"gpu-0000","settings":[{"path":"","have":"x"}]}`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		r := Renderer{}
+		s, err := r.Parse(d, runningOf(d, src))
+		if err != nil {
+			return
+		}
+		changes, rem, err := r.Diff(d, s, desired)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := r.Apply(runningOf(d, src), rem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := r.Parse(d, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, _, _ := r.Diff(d, again, desired); len(c) > 0 {
+			t.Fatalf("not converged after %d changes: %v", len(changes), c)
+		}
+	})
+}
+
+// BenchmarkParseDiff parses one server's running report and diffs it
+// against its desired state: per server of a plan.
+func BenchmarkParseDiff(b *testing.B) {
+	d := irtest.Fabric().Device("gpu-0000")
+	r := Renderer{}
+	desired, err := r.Desired(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	es := desired.Elements()
+	es[0].Value = "drifted"
+	running := runningOf(d, reportOf(d, es, nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := r.Parse(d, running)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c, _, err := r.Diff(d, s, desired); err != nil || len(c) != 1 {
+			b.Fatal(err, c)
+		}
+	}
+}
