@@ -443,3 +443,39 @@ func sanitize(msg string, creds *Credentials) string {
 	}
 	return msg
 }
+
+// Dialer returns a function that logs in to a host over SSH as the target
+// logs in to switches (credentials, known_hosts checking, the same
+// errors), for the transports that run commands rather than a CLI (the
+// host target), and a function that closes the agent connections it
+// keeps. Credentials are prepared once each, so an encrypted key's
+// passphrase is asked once for all hosts.
+func Dialer() (dialHost func(ctx context.Context, host, addr string, creds *Credentials, keys *HostKeys) (*gossh.Client, error), closeAll func()) {
+	var mu sync.Mutex
+	methods := map[*Credentials]*authMethods{}
+	dialHost = func(ctx context.Context, host, addr string, creds *Credentials, keys *HostKeys) (*gossh.Client, error) {
+		if creds == nil {
+			return nil, fmt.Errorf("%s: no credentials", host)
+		}
+		if keys == nil {
+			keys = &HostKeys{}
+		}
+		mu.Lock()
+		m := methods[creds]
+		if m == nil {
+			m = &authMethods{}
+			methods[creds] = m
+		}
+		mu.Unlock()
+		return dial(ctx, host, addr, creds, m, keys)
+	}
+	closeAll = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range methods {
+			m.close()
+		}
+		methods = map[*Credentials]*authMethods{}
+	}
+	return dialHost, closeAll
+}
