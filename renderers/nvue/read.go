@@ -80,10 +80,15 @@ type subsetReader struct {
 	slab []rnode
 }
 
+// slabSize is how many nodes are allocated at once: enough to make the
+// allocations few, few enough that the last one's unused part costs
+// little.
+const slabSize = 512
+
 // node returns a new node set to n.
 func (r *subsetReader) node(n rnode) *rnode {
 	if len(r.slab) == cap(r.slab) {
-		r.slab = make([]rnode, 0, max(64, 2*len(r.lines)))
+		r.slab = make([]rnode, 0, slabSize)
 	}
 	r.slab = append(r.slab, n)
 	return &r.slab[len(r.slab)-1]
@@ -98,7 +103,7 @@ func readSubset(src []byte) (top *rnode, ok bool) {
 	if len(lines) == 0 {
 		return nil, true
 	}
-	r := &subsetReader{lines: lines, slab: make([]rnode, 0, 2*len(lines))}
+	r := &subsetReader{lines: lines}
 	if lines[0].indent != 0 {
 		return nil, false
 	}

@@ -29,7 +29,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	if d == nil {
 		return nil, renderers.Remediation{}, fmt.Errorf("nvue: nil device")
 	}
-	have, want := running.Elements(), desired.Elements()
+	have, want := elementsOf(running), elementsOf(desired)
 	changes := renderers.DiffElements(have, want, renderers.Disruptions(d.Disruption[ir.PlatformNVUE]))
 	for i, c := range changes {
 		if f, ok := floorDisruption[c.Kind]; ok {
@@ -41,6 +41,15 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		rem.Content = commands(changes, want)
 	}
 	return changes, rem, nil
+}
+
+// elementsOf returns s's elements, without a copy when s is this
+// platform's state, which Diff only reads.
+func elementsOf(s renderers.State) []renderers.Element {
+	if st, ok := s.(*State); ok && st != nil {
+		return st.elements
+	}
+	return s.Elements()
 }
 
 // commands writes changes as nv set / nv unset lines in an order a pending

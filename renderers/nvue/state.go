@@ -494,7 +494,9 @@ func parseRunning(src []byte, sc scope) (*State, error) {
 				}
 			}
 			for _, key := range keys {
-				p := append(slices.Clip(segs), key)
+				// segs is a stack: a path is used while its subtree is
+				// walked, and never kept.
+				p := append(segs, key)
 				in := inside
 				if !in {
 					root, toward := sc.classify(p)
@@ -515,7 +517,7 @@ func parseRunning(src []byte, sc scope) (*State, error) {
 		}
 		return nil
 	}
-	if err := walk(set, nil, "", false); err != nil {
+	if err := walk(set, make([]string, 0, 16), "", false); err != nil {
 		return nil, err
 	}
 	return newState(es), nil
