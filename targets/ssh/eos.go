@@ -48,7 +48,12 @@ func (eos) read(c *cli) ([]byte, error) {
 	return []byte(s), nil
 }
 
-func (e eos) push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error {
+// push names the session tx.
+func (e eos) push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) (string, error) {
+	return tx, e.session(c, tx, lines, timer, diff)
+}
+
+func (e eos) session(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error {
 	if _, err := c.send("configure session " + tx); err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -49,10 +48,6 @@ func (nvue) scrapli() string   { return "cumulus_linux" }
 func (nvue) deviceTimer() bool { return true }
 func (nvue) file() string      { return "nvue.yaml" }
 
-// nvueRevisions maps a transaction to the revision NVUE numbered it, for
-// its confirmation or rollback; transaction names are unique.
-var nvueRevisions sync.Map
-
 var nvueAttached = regexp.MustCompile(`attached \[rev_id: (\d+)\]`)
 
 // nvueSend runs cmd and turns what NVUE prints for a refused command into
@@ -83,28 +78,35 @@ func (nvue) read(c *cli) ([]byte, error) {
 	return []byte(s), nil
 }
 
-func (n nvue) push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error {
+// push stages lines into a revision NVUE numbers, and returns its number:
+// the transaction confirm and rollback name.
+func (n nvue) push(c *cli, _ string, lines []string, timer time.Duration, diff func(string)) (string, error) {
+	rev, err := n.pushRevision(c, lines, timer, diff)
+	return rev, err
+}
+
+func (n nvue) pushRevision(c *cli, lines []string, timer time.Duration, diff func(string)) (string, error) {
 	out, err := nvueSend(c, "nv config attach applied -y")
 	if err != nil {
-		return fmt.Errorf("%w; nothing was staged", err)
+		return "", fmt.Errorf("%w; nothing was staged", err)
 	}
 	m := nvueAttached.FindStringSubmatch(out)
 	if m == nil {
-		return &DeviceError{Device: c.device, Command: "nv config attach applied -y", Output: "no revision in its answer: " + out}
+		return "", &DeviceError{Device: c.device, Command: "nv config attach applied -y", Output: "no revision in its answer: " + out}
 	}
 	rev := m[1]
 	for i, l := range lines {
 		if _, err := nvueSend(c, l); err != nil {
 			var de *DeviceError
 			if errors.As(err, &de) {
-				return n.discard(c, rev, fmt.Errorf("%w (line %d of %d); the revision was dropped, nothing of it was applied", err, i+1, len(lines)))
+				return rev, n.discard(c, rev, fmt.Errorf("%w (line %d of %d); the revision was dropped, nothing of it was applied", err, i+1, len(lines)))
 			}
-			return fmt.Errorf("%w, after %d of %d lines; revision %s was never applied, so nothing of it took effect", err, i, len(lines), rev)
+			return rev, fmt.Errorf("%w, after %d of %d lines; revision %s was never applied, so nothing of it took effect", err, i, len(lines), rev)
 		}
 	}
 	out, err = nvueSend(c, "nv config diff --color off -o commands")
 	if err != nil {
-		return n.discard(c, rev, err)
+		return rev, n.discard(c, rev, err)
 	}
 	if diff != nil {
 		diff(out)
@@ -114,21 +116,20 @@ func (n nvue) push(c *cli, tx string, lines []string, timer time.Duration, diff 
 		if _, err := nvueSend(c, fmt.Sprintf("nv config apply --confirm %ds -y", secs)); err != nil {
 			var de *DeviceError
 			if errors.As(err, &de) {
-				return n.discard(c, rev, fmt.Errorf("%w; the revision was not applied", err))
+				return rev, n.discard(c, rev, fmt.Errorf("%w; the revision was not applied", err))
 			}
-			return fmt.Errorf("%w: revision %s may have been applied; if it was, the switch rolls it back when its timer of %ds lapses", err, rev, secs)
+			return rev, fmt.Errorf("%w: revision %s may have been applied; if it was, the switch rolls it back when its timer of %ds lapses", err, rev, secs)
 		}
-		nvueRevisions.Store(tx, rev)
-		return nil
+		return rev, nil
 	}
 	if _, err := nvueSend(c, "nv config apply -y"); err != nil {
 		var de *DeviceError
 		if errors.As(err, &de) {
-			return n.discard(c, rev, fmt.Errorf("%w; the revision was not applied", err))
+			return rev, n.discard(c, rev, fmt.Errorf("%w; the revision was not applied", err))
 		}
-		return fmt.Errorf("%w: revision %s may or may not have been applied", err, rev)
+		return rev, fmt.Errorf("%w: revision %s may or may not have been applied", err, rev)
 	}
-	return nil
+	return rev, nil
 }
 
 // discard drops revision rev, never applied, after err.
@@ -141,37 +142,20 @@ func (nvue) discard(c *cli, rev string, err error) error {
 	return &undone{err}
 }
 
-func (nvue) revision(c *cli, tx string) (string, error) {
-	v, ok := nvueRevisions.Load(tx)
-	if !ok {
-		return "", fmt.Errorf("%s: no NVUE revision of this apply waits for its confirmation", c.device)
-	}
-	return v.(string), nil
-}
-
-func (n nvue) confirm(c *cli, tx string) error {
-	rev, err := n.revision(c, tx)
-	if err != nil {
-		return err
-	}
+func (nvue) confirm(c *cli, rev string) error {
 	if _, err := nvueSend(c, "nv config apply "+rev+" --confirm-yes"); err != nil {
 		return err
 	}
-	nvueRevisions.Delete(tx)
 	if _, err := nvueSend(c, "nv config save"); err != nil {
 		return fmt.Errorf("revision %s is confirmed but not saved to the startup configuration: %w", rev, err)
 	}
 	return nil
 }
 
-func (n nvue) rollback(c *cli, tx string) error {
-	rev, err := n.revision(c, tx)
-	if err != nil {
-		return err
-	}
-	if _, err := nvueSend(c, "nv config apply "+rev+" --confirm-no"); err != nil {
-		return err
-	}
-	nvueRevisions.Delete(tx)
-	return nil
+// rollback reverts revision rev, applied with a timer, at once. A revision
+// the push never applied was dropped by it, or, after a lost connection,
+// stays detached and unapplied: it never took effect.
+func (nvue) rollback(c *cli, rev string) error {
+	_, err := nvueSend(c, "nv config apply "+rev+" --confirm-no")
+	return err
 }

@@ -60,7 +60,12 @@ func (nxos) read(c *cli) ([]byte, error) {
 	return []byte(s), nil
 }
 
-func (x nxos) push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error {
+// push names the checkpoint file tx.
+func (x nxos) push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) (string, error) {
+	return tx, x.checkpointed(c, tx, lines, timer, diff)
+}
+
+func (x nxos) checkpointed(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error {
 	for _, cmd := range []string{"terminal dont-ask", "checkpoint file " + tx, "configure terminal"} {
 		if _, err := c.send(cmd); err != nil {
 			return fmt.Errorf("%w; nothing was entered", err)

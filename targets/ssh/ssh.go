@@ -128,7 +128,9 @@ type driver interface {
 	// timer the device rolls it back by itself after, without one for
 	// good. On an error nothing of lines is left applied unless the
 	// error says so.
-	push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) error
+	// The transaction is named tx, or by the device: push returns the
+	// name confirm and rollback take, also with an error.
+	push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) (string, error)
 	confirm(c *cli, tx string) error
 	rollback(c *cli, tx string) error
 }
@@ -339,7 +341,12 @@ func (t *Target) push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 	t.mu.Lock()
 	t.pending[d.Name] = p
 	t.mu.Unlock()
-	err = drv.push(c, tx, lines, timer, diff)
+	name, err := drv.push(c, tx, lines, timer, diff)
+	t.mu.Lock()
+	if name != "" {
+		p.name = name
+	}
+	t.mu.Unlock()
 	var u *undone
 	switch {
 	case errors.As(err, &u), timer == 0 && err == nil:
