@@ -1,0 +1,375 @@
+package ssh_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/ssh"
+	"github.com/rocefab/rocefab/targets/ssh/sshtest"
+)
+
+var (
+	nvOnce sync.Once
+	nvDevs []*ir.Device
+)
+
+// nvueSpines returns the first n NVUE spines of examples/pod-2048, whose
+// running nvue.yaml drifts from the intent.
+func nvueSpines(t testing.TB, n int) []*ir.Device {
+	t.Helper()
+	nvOnce.Do(func() {
+		in, ds, err := schema.Load(filepath.Join("..", "..", "examples", "pod-2048"))
+		if err != nil || ds.HasErrors() {
+			return
+		}
+		f, _ := compiler.Compile(in)
+		for _, d := range f.Switches() {
+			if d.Platform == "nvue" {
+				nvDevs = append(nvDevs, d)
+			}
+		}
+	})
+	if len(nvDevs) < n {
+		t.Fatalf("pod-2048 has %d NVUE switches, want %d", len(nvDevs), n)
+	}
+	return nvDevs[:n]
+}
+
+func nvueApply(applied []byte, lines string) ([]byte, error) {
+	arts, err := nvue.Renderer{}.Apply([]renderers.Artifact{{Path: "d/" + nvue.File, Format: renderers.YAML, Content: applied}},
+		renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
+	if err != nil {
+		return nil, err
+	}
+	return arts[0].Content, nil
+}
+
+func nvuePlatform(*ir.Device) (renderers.Platform, error) { return nvue.Renderer{}, nil }
+
+// nvWorld is emulated NVUE spines running the example's drifted
+// configuration.
+type nvWorld struct {
+	devs   []*ir.Device
+	dev    map[string]*sshtest.NVUE
+	target *ssh.Target
+	mu     sync.Mutex
+	diffs  map[string]string
+}
+
+func newNVWorld(t *testing.T, n int) *nvWorld {
+	t.Helper()
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &nvWorld{devs: nvueSpines(t, n), dev: map[string]*sshtest.NVUE{}, diffs: map[string]string{}}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, d := range w.devs {
+		running, err := os.ReadFile(filepath.Join("..", "..", "examples", "pod-2048", "running", d.Name, nvue.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := sshtest.NewNVUE(d.Name, "cumulus", running, nvueApply)
+		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "cumulus", Password: testPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		w.dev[d.Name], addrs[d.Name] = dev, s.Addr
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	khFile := filepath.Join(t.TempDir(), "known_hosts")
+	writeFile(t, khFile, kh.String())
+	creds := &ssh.Credentials{Username: "cumulus", Auth: ssh.AuthPassword, Password: testPassword}
+	w.target, err = ssh.New(ssh.Options{
+		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
+			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
+		},
+		HostKeys:       &ssh.HostKeys{File: khFile},
+		CommandTimeout: 10 * time.Second,
+		Diff: func(device, diff string) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.diffs[device] = diff
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.target.Close() })
+	return w
+}
+
+func (w *nvWorld) plan(t *testing.T) *targets.Plan {
+	t.Helper()
+	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: nvuePlatform, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (w *nvWorld) apply(t *testing.T, p *targets.Plan, confirm time.Duration) *targets.Report {
+	t.Helper()
+	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: nvuePlatform,
+		Canary: 1, ConfirmTimeout: confirm, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// nvueForeign returns the parts of an NVUE document rocefab does not own:
+// the management and loopback interfaces, BGP, the system and the VRFs.
+func nvueForeign(t *testing.T, doc []byte) map[string]any {
+	t.Helper()
+	var items []map[string]any
+	if err := yaml.Unmarshal(doc, &items); err != nil {
+		t.Fatalf("the applied configuration is no NVUE document: %v", err)
+	}
+	out := map[string]any{}
+	for _, it := range items {
+		set, ok := it["set"].(map[string]any)
+		if !ok {
+			continue
+		}
+		ifs, _ := set["interface"].(map[string]any)
+		out["eth0"], out["lo"] = ifs["eth0"], ifs["lo"]
+		router, _ := set["router"].(map[string]any)
+		out["bgp"] = router["bgp"]
+		out["system"], out["vrf"] = set["system"], set["vrf"]
+	}
+	return out
+}
+
+func (w *nvWorld) foreign(t *testing.T) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for n, d := range w.dev {
+		out[n] = nvueForeign(t, d.Applied())
+	}
+	return out
+}
+
+// TestNVUEPlanApplyPlan: plan reads the spines' applied configuration,
+// apply stages the nv set/unset lines into a revision, shows NVUE's diff,
+// applies it with a confirm timer and confirms it; a second plan is empty,
+// no revision is left behind, the confirmed configuration is saved and
+// everything outside the owned scope is as it was.
+func TestNVUEPlanApplyPlan(t *testing.T) {
+	w := newNVWorld(t, 2)
+	foreign := w.foreign(t)
+	p := w.plan(t)
+	if s := p.Summary(); s.Change != 2 {
+		t.Fatalf("plan: %s, want 2 devices to change\n%s", s, planJSON(p))
+	}
+	rep := w.apply(t, p, time.Minute)
+	for _, o := range rep.Devices {
+		if o.State != targets.Applied {
+			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
+		}
+	}
+	if again := w.plan(t); !again.Empty() {
+		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
+	}
+	after := w.foreign(t)
+	for n, d := range w.dev {
+		if d.Pending() != 0 || d.Revisions() != 0 {
+			t.Errorf("%s: a revision is left: pending confirm %d, unapplied %d", n, d.Pending(), d.Revisions())
+		}
+		if !bytes.Equal(d.Startup(), d.Applied()) {
+			t.Errorf("%s: the confirmed revision is not saved", n)
+		}
+		if !reflect.DeepEqual(foreign[n], after[n]) {
+			t.Errorf("%s: configuration outside the owned scope changed", n)
+		}
+		if diff := w.diffs[n]; !strings.Contains(diff, "nv set ") {
+			t.Errorf("%s: NVUE's diff of the revision was not shown: %q", n, diff)
+		}
+		recv := strings.Join(d.Received(), "\n")
+		for _, want := range []string{"nv config show -o yaml | cat", "nv config attach applied -y", "nv config apply --confirm 60s -y", "--confirm-yes", "nv config save"} {
+			if !strings.Contains(recv, want) {
+				t.Errorf("%s never received %q", n, want)
+			}
+		}
+	}
+	assertNoSecret(t, planJSON(p), reportJSON(rep))
+}
+
+// TestNVUEInvalidLine: a line NVUE answers with an Error: fails the push
+// with NVUE's words; the revision is dropped and nothing is applied, and
+// nothing waits to be confirmed or rolled back.
+func TestNVUEInvalidLine(t *testing.T) {
+	w := newNVWorld(t, 1)
+	d := w.devs[0]
+	dev := w.dev[d.Name]
+	before := dev.Applied()
+	// The switch refuses the path as NVUE refuses one its schema lacks.
+	dev.SetFaults(sshtest.Faults{Reject: "no-such-branch"})
+	rem := renderers.Remediation{Format: renderers.Text, Content: []byte("nv set qos roce mode lossless\nnv set no-such-branch here 1\n")}
+	err := w.target.PushConfirmed(context.Background(), d, rem, time.Minute)
+	var de *ssh.DeviceError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "Error:") || !strings.Contains(err.Error(), "no-such-branch") {
+		t.Fatalf("push of an invalid line: %v", err)
+	}
+	if !strings.Contains(err.Error(), "dropped") {
+		t.Errorf("the error does not say the revision was dropped: %v", err)
+	}
+	if !bytes.Equal(dev.Applied(), before) || dev.Revisions() != 0 || dev.Pending() != 0 {
+		t.Errorf("a refused revision left something: applied changed %v, revisions %d, pending %d",
+			!bytes.Equal(dev.Applied(), before), dev.Revisions(), dev.Pending())
+	}
+	if err := w.target.Rollback(context.Background(), d); err == nil {
+		t.Errorf("a dropped revision still waits to be rolled back")
+	}
+}
+
+// TestNVUEConfirmTimerLapses: a revision applied with --confirm and not
+// confirmed is rolled back by the switch itself when its timer lapses, and
+// confirming it then fails; one confirmed in time stays.
+func TestNVUEConfirmTimerLapses(t *testing.T) {
+	w := newNVWorld(t, 1)
+	d := w.devs[0]
+	dev := w.dev[d.Name]
+	before := dev.Applied()
+	p := w.plan(t)
+	rem := p.Devices[0].Remediation.Remediation()
+	ctx := context.Background()
+	if err := w.target.PushConfirmed(ctx, d, rem, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(dev.Applied(), before) || dev.Pending() == 0 {
+		t.Fatal("an apply with --confirm did not take effect at once")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for dev.Pending() != 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !bytes.Equal(dev.Applied(), before) {
+		t.Fatal("an unconfirmed revision was not rolled back when its timer lapsed")
+	}
+	if err := w.target.Confirm(ctx, d); err == nil {
+		t.Error("a lapsed revision was confirmed")
+	}
+	if err := w.target.PushConfirmed(ctx, d, rem, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.target.Confirm(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if dev.Pending() != 0 || bytes.Equal(dev.Applied(), before) {
+		t.Error("a confirmed revision is not permanent")
+	}
+}
+
+// TestNVUERollback: Rollback answers a revision whose timer runs with
+// --confirm-no, which reverts it at once.
+func TestNVUERollback(t *testing.T) {
+	w := newNVWorld(t, 1)
+	d := w.devs[0]
+	dev := w.dev[d.Name]
+	before := dev.Applied()
+	p := w.plan(t)
+	ctx := context.Background()
+	if err := w.target.PushConfirmed(ctx, d, p.Devices[0].Remediation.Remediation(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.target.Rollback(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dev.Applied(), before) || dev.Pending() != 0 {
+		t.Error("a rolled-back revision is still applied")
+	}
+}
+
+// TestNVUEFaults is the fault matrix of plan and apply on NVUE over SSH:
+// the canary fails, is rolled back (by dropping a revision never applied,
+// by --confirm-no, or by the switch's own timer), the other spine is
+// untouched, and every spine applies what it applied before.
+func TestNVUEFaults(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		faults sshtest.Faults
+		reason string
+	}{
+		{"disconnect mid-push", sshtest.Faults{HangupAfterLines: 3}, "connection was lost"},
+		{"disconnect after apply", sshtest.Faults{HangupOnCommit: true}, "rolled back"},
+		{"rejected line", sshtest.Faults{Reject: "qos"}, "Error: Invalid config"},
+		{"never confirmed", sshtest.Faults{RefuseConfirm: true}, "commit not confirmed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newNVWorld(t, 2)
+			p := w.plan(t)
+			canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
+			w.dev[canary].SetFaults(c.faults)
+			before := map[string][]byte{}
+			for n, d := range w.dev {
+				before[n] = d.Applied()
+			}
+			rep := w.apply(t, p, 2*time.Second)
+			if !rep.Failed {
+				t.Fatalf("the rollout did not fail: %s", reportJSON(rep))
+			}
+			for _, o := range rep.Devices {
+				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
+				switch {
+				case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, c.reason)):
+					t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, c.reason)
+				case o.Device != canary && o.State != targets.Untouched:
+					t.Errorf("%s: %s, want untouched", o.Device, o.State)
+				}
+			}
+			for n, d := range w.dev {
+				if !bytes.Equal(d.Applied(), before[n]) {
+					t.Errorf("%s does not apply what it applied before", n)
+				}
+				if d.Pending() != 0 {
+					t.Errorf("%s: a revision still waits for its confirmation", n)
+				}
+			}
+			assertNoSecret(t, reportJSON(rep))
+		})
+	}
+}
+
+// TestNVUEStalePlan: a spine changed by another operator after the plan
+// refuses the plan, and nothing is pushed.
+func TestNVUEStalePlan(t *testing.T) {
+	w := newNVWorld(t, 2)
+	p := w.plan(t)
+	d := w.devs[1]
+	changed, err := nvueApply(w.dev[d.Name].Applied(), "nv set system timezone Europe/Paris\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.dev[d.Name].SetApplied(changed)
+	_, err = targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: nvuePlatform,
+		Canary: 1, ConfirmTimeout: time.Minute, Timeout: 20 * time.Second})
+	var se *targets.StaleError
+	if !errors.As(err, &se) || len(se.Devices) != 1 || se.Devices[0].Device != d.Name {
+		t.Fatalf("apply of a stale plan: %v", err)
+	}
+	for n, dev := range w.dev {
+		for _, l := range dev.Received() {
+			if strings.HasPrefix(l, "nv set") || strings.HasPrefix(l, "nv config apply") {
+				t.Errorf("%s was pushed to under a stale plan: %q", n, l)
+			}
+		}
+	}
+}
