@@ -49,6 +49,7 @@ func TestImportLayers(t *testing.T) {
 		"targets/gnmi":               {"compiler/ir", "renderers", "targets"},
 		"targets/gnmi/gnmitest":      {"renderers/openconfig/oc"},
 		"targets/ssh":                {"compiler/ir", "renderers", "targets"},
+		"targets/host":               {"compiler/ir", "renderers", "targets"},
 		"targets/ssh/sshtest":        {},
 
 		// The build's index files: they read the IR (and the compiler's
