@@ -307,12 +307,16 @@ const conventionBroadcomXGS = "broadcom-xgs"
 // lossless priority groups share, whose xoff is the shared headroom pool
 // the lossless profiles' xoff draws from; an egress lossless pool with a
 // static limit, so that egress never drops what PFC holds back; and an
-// egress lossy pool. The ingress pool's size holds its xoff: in both SKU
-// files size + xoff exceeds the buffer, and size is the buffer less the
-// reserved minimums [inference from the files; Broadcom publishes no
-// document]. The class reserve becomes the bound on lossy egress: lossy
-// traffic can hold at most the egress lossy pool, which leaves the
-// reserve, the headroom pool and the minimums to lossless traffic.
+// egress lossy pool. The ingress pool's size holds its xoff (SAI:
+// SAI_BUFFER_POOL_ATTR_XOFF_SIZE is part of SAI_BUFFER_POOL_ATTR_SIZE,
+// opencomputeproject/SAI pull request 980; in both SKU files size + xoff
+// exceeds the buffer), and size is the buffer less the reserved minimums.
+// The class reserve becomes the bound on lossy egress: lossy traffic can
+// hold at most the egress lossy pool, which leaves the reserve, the
+// headroom pool and the minimums to lossless traffic. The plan's XOFF
+// point is computed on size − xoff − the egress lossy pool, the pool a
+// lossless priority group's dynamic threshold sees when lossy traffic
+// holds all it can (compiler/physics BroadcomLosslessPool).
 func (b *builder) poolsBroadcom() error {
 	bp := b.sw.Buffers
 	shared := bp.TotalBytes - bp.MinimumBytes
