@@ -387,12 +387,41 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	}
 	r.Sections = only
 	r.Run = []string{RuntimePath, "--settings", SettingsPath, "--only", strings.Join(only, ",")}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, renderers.Remediation{}, err
-	}
-	rem.Content = append(b, '\n')
+	rem.Content = r.encode()
 	return changes, rem, nil
+}
+
+// encode lays a remediation out one member, and one write, a line, as a
+// plan shows it.
+func (r *remedy) encode() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	val := func(v any) {
+		// Strings, a struct of strings and string slices always encode.
+		_ = enc.Encode(v)
+		b.Truncate(b.Len() - 1) // Encode ends each value with a newline
+	}
+	b.WriteString("{\n  \"device\": ")
+	val(r.Device)
+	b.WriteString(",\n  \"runtime\": ")
+	val(r.Runtime)
+	b.WriteString(",\n  \"install\": ")
+	val(r.Install)
+	b.WriteString(",\n  \"sections\": ")
+	val(r.Sections)
+	b.WriteString(",\n  \"run\": ")
+	val(r.Run)
+	b.WriteString(",\n  \"writes\": [")
+	for i, w := range r.Writes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		val(w)
+	}
+	b.WriteString("\n  ]\n}\n")
+	return b.Bytes()
 }
 
 // Apply applies a remediation to a server's running state the way the
@@ -524,4 +553,23 @@ func jsonStr(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// Setting is one setting of a server's report: its path, the value the
+// server has and the one its installed settings want (nil: absent).
+type Setting struct {
+	Path       string
+	Have, Want *string
+}
+
+// Report writes the report `rocefab-host.sh --check --json` prints on a
+// server named device with the given tool, settings and notes, byte for
+// byte in the runtime's layout: what a server's running state looks like
+// in running/<server>/host-state.json, for tests and example fabrics.
+func Report(device, tool string, settings []Setting, notes []string) []byte {
+	doc := &stateDoc{Device: device, Runtime: runtimeDigest, Tool: tool, Notes: notes}
+	for _, s := range settings {
+		doc.Settings = append(doc.Settings, stateSetting{Path: s.Path, Have: s.Have, Want: s.Want})
+	}
+	return encodeState(doc)
 }
