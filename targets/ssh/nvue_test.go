@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,7 +73,7 @@ type nvWorld struct {
 	diffs  map[string]string
 }
 
-func newNVWorld(t *testing.T, n int) *nvWorld {
+func newNVWorld(t testing.TB, n int) *nvWorld {
 	t.Helper()
 	hk, err := sshtest.NewHostKey()
 	if err != nil {
@@ -370,6 +371,82 @@ func TestNVUEStalePlan(t *testing.T) {
 			if strings.HasPrefix(l, "nv set") || strings.HasPrefix(l, "nv config apply") {
 				t.Errorf("%s was pushed to under a stale plan: %q", n, l)
 			}
+		}
+	}
+}
+
+// TestNVUEPushWithoutTimer: a push without a timer applies the revision
+// for good with `nv config apply -y`; nothing waits to be confirmed.
+func TestNVUEPushWithoutTimer(t *testing.T) {
+	w := newNVWorld(t, 1)
+	d := w.devs[0]
+	dev := w.dev[d.Name]
+	before := dev.Applied()
+	p := w.plan(t)
+	ctx := context.Background()
+	if err := w.target.Push(ctx, d, p.Devices[0].Remediation.Remediation()); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(dev.Applied(), before) || dev.Pending() != 0 || dev.Revisions() != 0 {
+		t.Fatalf("a push without a timer: applied changed %v, pending %d, revisions %d",
+			!bytes.Equal(dev.Applied(), before), dev.Pending(), dev.Revisions())
+	}
+	if !slices.Contains(dev.Received(), "nv config apply -y") {
+		t.Errorf("the revision was not applied with nv config apply -y: %q", dev.Received())
+	}
+	if err := w.target.Confirm(ctx, d); err == nil {
+		t.Error("a push without a timer left something to confirm")
+	}
+	if again := w.plan(t); !again.Empty() {
+		t.Errorf("a second plan is not empty: %s", again.Summary())
+	}
+}
+
+// BenchmarkNVUEProbe is the cost of reaching one NVUE switch: the SSH
+// handshake, the login and the shell's first prompt.
+func BenchmarkNVUEProbe(b *testing.B) {
+	w := newNVWorld(b, 1)
+	ctx := context.Background()
+	for b.Loop() {
+		if err := w.target.Probe(ctx, w.devs[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNVUERead adds reading the applied configuration of a spine
+// (about 2,700 lines of YAML) to the probe.
+func BenchmarkNVUERead(b *testing.B) {
+	w := newNVWorld(b, 1)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := w.target.Read(ctx, w.devs[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNVUEParseDiff is what plan does with a spine's configuration
+// once read: parse it, compute the desired state, diff.
+func BenchmarkNVUEParseDiff(b *testing.B) {
+	w := newNVWorld(b, 1)
+	d := w.devs[0]
+	arts, err := w.target.Read(context.Background(), d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := nvue.Renderer{}
+	for b.Loop() {
+		have, err := r.Parse(d, arts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		want, err := r.Desired(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := r.Diff(d, have, want); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
