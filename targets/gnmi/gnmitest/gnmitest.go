@@ -143,7 +143,8 @@ type commit struct {
 
 // state is what a rollback restores.
 type state struct {
-	doc []byte
+	doc  []byte
+	part *docPart
 }
 
 var bufferPool = mem.NewTieredBufferPool(256, 4<<10, 16<<10, 32<<10, 64<<10, 128<<10, 256<<10, 512<<10, 1<<20, 4<<20)
@@ -511,7 +512,7 @@ func (s *Server) set(req *gpb.SetRequest) (*gpb.SetResponse, error) {
 	if s.pending != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "commit %s waits for its confirmation", s.pending.id)
 	}
-	before := &state{doc: s.doc}
+	before := &state{doc: s.doc, part: s.part}
 	if err := s.apply(req); err != nil {
 		return nil, err
 	}
@@ -578,7 +579,7 @@ func (s *Server) finish(id string, cancel bool) (*gpb.SetResponse, error) {
 	}
 	s.pending.timer.Stop()
 	if cancel {
-		s.setDoc(s.pending.before.doc)
+		s.setDoc(s.pending.before.doc, s.pending.before.part)
 	}
 	s.pending = nil
 	return &gpb.SetResponse{Timestamp: time.Now().UnixNano()}, nil
@@ -591,7 +592,7 @@ func (s *Server) lapse(id string) {
 	if s.pending == nil || s.pending.id != id {
 		return
 	}
-	s.setDoc(s.pending.before.doc)
+	s.setDoc(s.pending.before.doc, s.pending.before.part)
 	s.pending = nil
 }
 

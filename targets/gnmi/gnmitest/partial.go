@@ -311,7 +311,8 @@ func (s *Server) setPartial(req *gpb.SetRequest) (bool, error) {
 	if res.err != nil {
 		return true, res.err
 	}
-	s.setDoc(p.with(r, res))
+	part, doc := p.with(r, res)
+	s.setDoc(doc, part)
 	return true, nil
 }
 
@@ -353,58 +354,69 @@ func computeSet(in []byte, req *gpb.SetRequest, r reach) *result {
 	return res
 }
 
-// with returns the document with the parts r touched replaced by res.
-func (p *docPart) with(r reach, res *result) []byte {
-	top := slices.Clone(p.top)
+// with returns the document with the parts r touched replaced by res,
+// parsed and as text.
+func (p *docPart) with(r reach, res *result) (*docPart, []byte) {
+	q := &docPart{top: slices.Clone(p.top), ifMembers: p.ifMembers, listAt: p.listAt, entries: p.entries}
 	if r.qos {
 		switch {
 		case res.hasQos && p.qosAt >= 0:
-			top[p.qosAt].value = res.qos
+			q.top[p.qosAt].value = res.qos
 		case res.hasQos:
-			top = append(top, member{name: "openconfig-qos:qos", value: res.qos})
+			q.top = append(q.top, member{name: "openconfig-qos:qos", value: res.qos})
 		case p.qosAt >= 0:
-			top[p.qosAt].value = nil // removed below
+			q.top[p.qosAt].value = nil // removed below
 		}
 	}
 	if len(r.ifaces) > 0 {
-		entries := slices.Clone(p.entries)
+		q.entries = slices.Clone(p.entries)
 		for _, name := range r.ifaces {
 			raw, keep := res.ifaces[name]
-			i := slices.IndexFunc(entries, func(e entry) bool { return e.name == name })
+			i := slices.IndexFunc(q.entries, func(e entry) bool { return e.name == name })
 			switch {
 			case keep && i >= 0:
-				entries[i].raw = raw
+				q.entries[i].raw = raw
 			case keep:
 				// A new interface goes where the device's name order puts it.
-				at := slices.IndexFunc(entries, func(e entry) bool { return e.name > name })
+				at := slices.IndexFunc(q.entries, func(e entry) bool { return e.name > name })
 				if at < 0 {
-					at = len(entries)
+					at = len(q.entries)
 				}
-				entries = slices.Insert(entries, at, entry{name: name, raw: raw})
+				q.entries = slices.Insert(q.entries, at, entry{name: name, raw: raw})
 			case i >= 0:
-				entries = slices.Delete(entries, i, i+1)
+				q.entries = slices.Delete(q.entries, i, i+1)
 			}
 		}
-		raws := make([]json.RawMessage, len(entries))
-		for i, e := range entries {
+		raws := make([]json.RawMessage, len(q.entries))
+		for i, e := range q.entries {
 			raws[i] = e.raw
 		}
 		list, _ := json.Marshal(raws)
-		members := slices.Clone(p.ifMembers)
+		q.ifMembers = slices.Clone(p.ifMembers)
 		if p.listAt >= 0 {
-			members[p.listAt].value = list
+			q.ifMembers[p.listAt].value = list
 		} else {
-			members = append(members, member{name: "interface", value: list})
+			q.listAt = len(q.ifMembers)
+			q.ifMembers = append(q.ifMembers, member{name: "interface", value: list})
 		}
-		ifs := object(members)
+		ifs := object(q.ifMembers)
 		if p.ifAt >= 0 {
-			top[p.ifAt].value = ifs
+			q.top[p.ifAt].value = ifs
 		} else {
-			top = append(top, member{name: "openconfig-interfaces:interfaces", value: ifs})
+			q.top = append(q.top, member{name: "openconfig-interfaces:interfaces", value: ifs})
 		}
 	}
-	top = slices.DeleteFunc(top, func(m member) bool { return m.value == nil })
-	return append(object(top), '\n')
+	q.top = slices.DeleteFunc(q.top, func(m member) bool { return m.value == nil })
+	q.qosAt, q.ifAt = -1, -1
+	for i, m := range q.top {
+		switch localName(m.name) {
+		case "qos":
+			q.qosAt = i
+		case "interfaces":
+			q.ifAt = i
+		}
+	}
+	return q, append(object(q.top), '\n')
 }
 
 // object writes members as a JSON object, one member a line.
@@ -476,8 +488,9 @@ func (s *Server) parsed() (*docPart, error) {
 	return s.part, nil
 }
 
-// setDoc takes doc as the device's tree; the structs are read from it
-// again when a request needs them whole (callers hold mu).
-func (s *Server) setDoc(doc []byte) {
-	s.doc, s.part, s.tree, s.extra = doc, nil, nil, nil
+// setDoc takes doc as the device's tree, with part its parsed form (nil
+// to parse it when needed); the structs are read from it again when a
+// request needs them whole (callers hold mu).
+func (s *Server) setDoc(doc []byte, part *docPart) {
+	s.doc, s.part, s.tree, s.extra = doc, part, nil, nil
 }

@@ -3,6 +3,7 @@ package gnmitest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -104,6 +105,9 @@ func TestPartialMatchesWhole(t *testing.T) {
 					_, errs[i] = s.set(proto.Clone(req).(*gpb.SetRequest))
 				}
 				docs[i] = s.Config()
+				if s.part != nil {
+					samePart(t, s.part, s.doc)
+				}
 			}
 			if status.Code(errs[0]) != status.Code(errs[1]) {
 				t.Fatalf("partial: %v\nwhole: %v", errs[0], errs[1])
@@ -129,5 +133,32 @@ func TestPartialMatchesWhole(t *testing.T) {
 				t.Errorf("partial: %v %v\nwhole: %v %v", vals[0], errs[0], vals[1], errs[1])
 			}
 		})
+	}
+}
+
+// samePart fails when part, kept up to date by a Set, is not what parsing
+// doc gives.
+func samePart(t *testing.T, part *docPart, doc []byte) {
+	t.Helper()
+	want, err := parseDoc(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := func(p *docPart) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "qos %d interfaces %d list %d\n", p.qosAt, p.ifAt, p.listAt)
+		for _, m := range p.top {
+			fmt.Fprintf(&b, "%s=%s\n", m.name, canon(t, m.value))
+		}
+		for _, m := range p.ifMembers {
+			fmt.Fprintf(&b, "interfaces/%s=%s\n", m.name, canon(t, m.value))
+		}
+		for _, e := range p.entries {
+			fmt.Fprintf(&b, "entry %s=%s\n", e.name, canon(t, e.raw))
+		}
+		return b.String()
+	}
+	if got, want := flat(part), flat(want); got != want {
+		t.Errorf("the parsed tree kept after a Set:\n%s\nparsing the document:\n%s", got, want)
 	}
 }
