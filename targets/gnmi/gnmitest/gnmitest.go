@@ -25,6 +25,10 @@
 //   - Configuration outside its schema (network instances, vendor
 //     augmentations at the root) is kept as it was given and returned by a
 //     Get of the root, but a Set cannot reach it; a device would take it.
+//     Within a container or interface a Set rewrites, members outside the
+//     schema are dropped, where a device keeps them: a test that finds
+//     foreign configuration intact therefore also shows rocefab did not
+//     write there.
 //   - It advertises commit-confirmed by an empty Commit extension in its
 //     CapabilityResponse, which the extension's specification does not
 //     define: real targets do not advertise it (Cisco NX-OS 10.6.2 takes
