@@ -137,9 +137,10 @@ type driver interface {
 
 // drivers by the device's platform (ir.Device.Platform).
 var drivers = map[string]driver{
-	"eos":  eos{},
-	"nxos": nxos{},
-	"nvue": nvue{},
+	"eos":   eos{},
+	"nxos":  nxos{},
+	"nvue":  nvue{},
+	"sonic": sonic{},
 }
 
 // Platforms returns the platforms whose CLI the target speaks, sorted.
@@ -211,8 +212,61 @@ func (c *cli) close() {
 	c.stop()
 	// The platform's on-close leaves with `exit`; the device hanging up
 	// first is how that ends.
-	_ = c.d.Close()
+	if c.d != nil {
+		_ = c.d.Close()
+	}
 	c.client.Close()
+}
+
+// ExitError is a command of a device's shell that exited with a failure.
+type ExitError struct {
+	Device, Command string
+	Status          int
+	Output          string
+}
+
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("%s: %q exited with status %d: %s", e.Device, e.Command, e.Status, strings.TrimSpace(e.Output))
+}
+
+// run runs one command in a channel of its own, without a terminal, as
+// `ssh host cmd` does: for devices whose management is a Linux shell,
+// where a command's exit status says whether it failed and its input can
+// be a file's content. A failure is an *ExitError with what the command
+// printed on both outputs.
+func (c *cli) run(cmd string, stdin []byte) (string, error) {
+	sess, err := c.client.NewSession()
+	if err != nil {
+		return "", c.lost(cmd, err)
+	}
+	defer sess.Close()
+	var out, errOut strings.Builder
+	sess.Stdout, sess.Stderr = &out, &errOut
+	if stdin != nil {
+		sess.Stdin = strings.NewReader(string(stdin))
+	}
+	err = sess.Run(cmd)
+	var ee *gossh.ExitError
+	switch {
+	case err == nil:
+		return out.String(), nil
+	case errors.As(err, &ee):
+		return out.String(), &ExitError{Device: c.device, Command: cmd, Status: ee.ExitStatus(), Output: strings.TrimSpace(errOut.String() + "\n" + out.String())}
+	case c.ctx.Err() != nil:
+		return "", fmt.Errorf("%s: %w while running %q", c.device, c.ctx.Err(), cmd)
+	}
+	return "", fmt.Errorf("%s: the connection was lost while running %q: %v", c.device, cmd, err)
+}
+
+// shellDriver is a driver whose device is run command by command
+// (cli.run), not through a CLI session.
+type shellDriver interface {
+	shell() bool
+}
+
+// formatDriver is a driver whose remediation is not CLI lines.
+type formatDriver interface {
+	format() renderers.Format
 }
 
 // open connects to d and opens its CLI with paging off.
@@ -246,6 +300,10 @@ func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
 	client, err := dial(ctx, d.Name, ep.Address, ep.Credentials, m, keys)
 	if err != nil {
 		return nil, nil, err
+	}
+	if sd, ok := drv.(shellDriver); ok && sd.shell() {
+		stop := context.AfterFunc(ctx, func() { client.Close() })
+		return &cli{device: d.Name, client: client, stop: stop, ctx: ctx}, drv, nil
 	}
 	timeout := t.opts.CommandTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
@@ -317,8 +375,12 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 }
 
 func (t *Target) push(ctx context.Context, d *ir.Device, rem renderers.Remediation, timer time.Duration) error {
-	if rem.Format != renderers.Text {
-		return fmt.Errorf("%s: a %s remediation cannot be typed into a CLI", d.Name, rem.Format)
+	want := renderers.Text
+	if fd, ok := drivers[d.Platform].(formatDriver); ok {
+		want = fd.format()
+	}
+	if rem.Format != want {
+		return fmt.Errorf("%s: a %s remediation, where %s takes %s", d.Name, rem.Format, d.Platform, want)
 	}
 	lines := remediationLines(rem.Content)
 	if len(lines) == 0 {

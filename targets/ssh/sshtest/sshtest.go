@@ -43,6 +43,13 @@ type Shell interface {
 	Shell(t *Term)
 }
 
+// Execer is a device that runs commands given with the connection (`ssh
+// host cmd`), without a terminal: a Linux shell. Exec returns the
+// command's exit status, or hangup to drop the connection instead.
+type Execer interface {
+	Exec(cmd string, stdin io.Reader, stdout, stderr io.Writer) (status int, hangup bool)
+}
+
 // Server is one device's SSH server on 127.0.0.1.
 type Server struct {
 	// Addr is host:port.
@@ -76,6 +83,15 @@ func Serve(sh Shell, hk gossh.Signer, creds Credentials) (*Server, error) {
 	s := &Server{Addr: ln.Addr().String(), HostKey: hk.PublicKey(), ln: ln}
 	s.srv = &ssh.Server{
 		Handler: func(sess ssh.Session) {
+			if ex, ok := sh.(Execer); ok && sess.RawCommand() != "" {
+				code, hangup := ex.Exec(sess.RawCommand(), sess, sess, sess.Stderr())
+				if hangup {
+					sess.Close()
+					return
+				}
+				sess.Exit(code)
+				return
+			}
 			if _, _, ok := sess.Pty(); !ok {
 				fmt.Fprintln(sess, "% a CLI session needs a terminal")
 				sess.Exit(1)

@@ -1,0 +1,244 @@
+package ssh_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/sonic"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/ssh"
+	"github.com/rocefab/rocefab/targets/ssh/sshtest"
+)
+
+// sonicIntent is a small fabric with SONiC leaves.
+const sonicIntent = `name: "sonlab"
+topology: {
+	servers: 4
+	rails:   2
+	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
+	spine: {platform: "nvue", model: "SN5600"}
+}
+hosts: nic: ports: ["eth1", "eth2"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
+`
+
+// sonicForeign are CONFIG_DB tables rocefab does not own.
+var sonicForeign = map[string]any{
+	"BGP_NEIGHBOR":   map[string]any{"10.0.0.1": map[string]any{"asn": "65100", "name": "spine-00"}},
+	"MGMT_INTERFACE": map[string]any{"eth0|192.168.0.10/24": map[string]any{"gwaddr": "192.168.0.1"}},
+}
+
+func sonicLeaves(t *testing.T) []*ir.Device {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "fabric.cue"), sonicIntent)
+	in, ds, err := schema.Load(dir)
+	if err != nil || ds.HasErrors() {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	f, _ := compiler.Compile(in)
+	var out []*ir.Device
+	for _, d := range f.Switches() {
+		if d.Platform == "sonic" {
+			out = append(out, d)
+		}
+	}
+	if len(out) < 2 {
+		t.Fatalf("%d SONiC leaves", len(out))
+	}
+	return out
+}
+
+func sonicApply(configDB, patch []byte) ([]byte, error) {
+	arts, err := sonic.Renderer{}.Apply([]renderers.Artifact{{Path: "d/" + sonic.FileName, Format: renderers.JSON, Content: configDB}},
+		renderers.Remediation{Format: renderers.JSON, Content: patch})
+	if err != nil {
+		return nil, err
+	}
+	return arts[0].Content, nil
+}
+
+func sonicPlatform(*ir.Device) (renderers.Platform, error) { return sonic.Renderer{}, nil }
+
+type sonicWorld struct {
+	devs   []*ir.Device
+	dev    map[string]*sshtest.SONiC
+	target *ssh.Target
+}
+
+// newSonicWorld serves the SONiC leaves, each running an older intent's
+// CONFIG_DB with foreign tables.
+func newSonicWorld(t *testing.T) *sonicWorld {
+	t.Helper()
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &sonicWorld{devs: sonicLeaves(t), dev: map[string]*sshtest.SONiC{}}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, d := range w.devs {
+		arts, err := sonic.Renderer{}.Render(halfECN(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var db map[string]any
+		for _, a := range arts {
+			if strings.HasSuffix(a.Path, "/"+sonic.FileName) {
+				if err := json.Unmarshal(a.Content, &db); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for k, v := range sonicForeign {
+			db[k] = v
+		}
+		b, err := json.MarshalIndent(db, "", "    ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := sshtest.NewSONiC(append(b, '\n'), sonicApply)
+		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "admin", Password: testPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		w.dev[d.Name], addrs[d.Name] = dev, s.Addr
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	khFile := filepath.Join(t.TempDir(), "known_hosts")
+	writeFile(t, khFile, kh.String())
+	creds := &ssh.Credentials{Username: "admin", Auth: ssh.AuthPassword, Password: testPassword}
+	w.target, err = ssh.New(ssh.Options{
+		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
+			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
+		},
+		HostKeys:       &ssh.HostKeys{File: khFile},
+		CommandTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *sonicWorld) plan(t *testing.T) *targets.Plan {
+	t.Helper()
+	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: sonicPlatform, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (w *sonicWorld) apply(t *testing.T, p *targets.Plan) *targets.Report {
+	t.Helper()
+	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: sonicPlatform,
+		Canary: 1, ConfirmTimeout: time.Minute, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// foreignTables returns the tables of a CONFIG_DB that rocefab does not
+// own, canonical.
+func foreignTables(t *testing.T, db []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(db, &m); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]any{}
+	for k := range sonicForeign {
+		out[k] = m[k]
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// TestSONiCPlanApplyPlan: plan reads CONFIG_DB over SSH, apply patches it
+// behind a checkpoint and confirms by saving, a second plan is empty, the
+// foreign tables are as they were, and nothing is left on the switch.
+func TestSONiCPlanApplyPlan(t *testing.T) {
+	w := newSonicWorld(t)
+	foreign := map[string]string{}
+	for n, d := range w.dev {
+		foreign[n] = foreignTables(t, d.ConfigDB())
+	}
+	p := w.plan(t)
+	if s := p.Summary(); s.Change != len(w.devs) {
+		t.Fatalf("plan: %s\n%s", s, planJSON(p))
+	}
+	rep := w.apply(t, p)
+	for _, o := range rep.Devices {
+		if o.State != targets.Applied {
+			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
+		}
+	}
+	if again := w.plan(t); !again.Empty() {
+		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
+	}
+	for n, d := range w.dev {
+		if got := foreignTables(t, d.ConfigDB()); got != foreign[n] {
+			t.Errorf("%s: foreign tables changed: %s", n, got)
+		}
+		if !bytes.Equal(d.Saved(), d.ConfigDB()) {
+			t.Errorf("%s: the confirmed change is not saved", n)
+		}
+		if l := d.Leftovers(); len(l) > 0 {
+			t.Errorf("%s: left on the switch: %v", n, l)
+		}
+	}
+	assertNoSecret(t, planJSON(p), reportJSON(rep))
+}
+
+// TestSONiCFaults: a refused patch is rolled back to its checkpoint at
+// once, a connection dropped after the patch took effect and a refused
+// save are rolled back; later waves are untouched.
+func TestSONiCFaults(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		faults sshtest.Faults
+		reason string
+	}{
+		{"rejected patch", sshtest.Faults{Reject: "WRED_PROFILE"}, "Failed to apply patch due to"},
+		{"disconnect after the patch", sshtest.Faults{HangupOnCommit: true}, "the patch may be partly applied"},
+		{"save refused", sshtest.Faults{RefuseConfirm: true}, "commit not confirmed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newSonicWorld(t)
+			p := w.plan(t)
+			canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
+			w.dev[canary].SetFaults(c.faults)
+			before := map[string][]byte{}
+			for n, d := range w.dev {
+				before[n] = d.ConfigDB()
+			}
+			rep := w.apply(t, p)
+			for _, o := range rep.Devices {
+				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
+				switch {
+				case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, c.reason)):
+					t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, c.reason)
+				case o.Device != canary && o.State != targets.Untouched:
+					t.Errorf("%s: %s, want untouched", o.Device, o.State)
+				}
+			}
+			for n, d := range w.dev {
+				if !bytes.Equal(d.ConfigDB(), before[n]) {
+					t.Errorf("%s does not run what it ran before", n)
+				}
+			}
+		})
+	}
+}
