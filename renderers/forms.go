@@ -97,12 +97,12 @@ func NVUEForm(path []string, value string, empty bool) string {
 		case i == 3 && path[0] == "set" && path[1] == "qos" && path[2] == "pfc":
 			words[i] = "PROFILE"
 		default:
-			words[i] = formNumRE.ReplaceAllString(formUnits(k), "N")
+			words[i] = nvueWordForm(k)
 		}
 	}
 	val := "{}"
 	if !empty {
-		val = formNumRE.ReplaceAllString(formUnits(value), "N")
+		val = nvueWordForm(value)
 	}
 	switch path[len(path)-1] {
 	case "description":
@@ -111,6 +111,30 @@ func NVUEForm(path []string, value string, empty bool) string {
 		val = "PROFILE"
 	}
 	return strings.Join(words, " ") + " " + val
+}
+
+// nvueWords holds the forms of the NVUE keys and values seen in this
+// process: every leaf of every NVUE document asks for the form of each key
+// on its path, two regular expressions each, and the keys repeat across
+// leaves and switches. It stops growing at formCacheMax words.
+var (
+	nvueWords     sync.Map // word -> form
+	nvueWordsSize atomic.Int64
+)
+
+// nvueWordForm returns a key or value of an NVUE document with numbers,
+// also those glued to units, replaced.
+func nvueWordForm(w string) string {
+	if f, ok := nvueWords.Load(w); ok {
+		return f.(string)
+	}
+	f := formNumRE.ReplaceAllString(formUnits(w), "N")
+	if nvueWordsSize.Load() < formCacheMax {
+		if _, loaded := nvueWords.LoadOrStore(w, f); !loaded {
+			nvueWordsSize.Add(1)
+		}
+	}
+	return f
 }
 
 // VerifyMark is the comment text that marks a form no source confirms.
