@@ -482,17 +482,32 @@ var actionMark = map[targets.Action]string{
 	targets.Create: "+", targets.Update: "~", targets.Unreachable: "!", targets.Failed: "x", targets.Unsupported: "?",
 }
 
-// printPlan writes the text view of a plan: each device to change with its
-// changes and remediation, then the devices that could not be planned,
-// then the summary. Unchanged devices are counted, not listed.
+// printPlan writes the text view of a plan: the devices to change with
+// their changes and remediation, devices with the same changes once (a
+// fabric's leaves, or its servers, usually share them), then the devices
+// that could not be planned, then the summary. Unchanged devices are
+// counted, not listed.
 func printPlan(w io.Writer, p *targets.Plan) {
 	fmt.Fprintf(w, "Plan for %s: %d devices, running configurations from %s\n", p.Fabric, len(p.Devices), p.Target)
-	for _, d := range p.Devices {
-		if !d.Action.Changes() {
-			continue
+	for _, g := range changeGroups(p.Devices) {
+		d := g[0]
+		if len(g) == 1 {
+			fmt.Fprintf(w, "\n%s %s (%s): %s, %s, %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action,
+				count(len(d.Changes), "change", "changes"), d.Disruption)
+		} else {
+			names := make([]string, len(g))
+			for i, x := range g {
+				names[i] = x.Device
+			}
+			kind := deviceKind(d)
+			for _, x := range g[1:] {
+				if deviceKind(x) != kind {
+					kind = d.Platform + " " + string(d.Role)
+				}
+			}
+			fmt.Fprintf(w, "\n%s %d devices (%s): %s: %s, %s each, %s\n", actionMark[d.Action], len(g), kind,
+				someNames(names, 6), d.Action, count(len(d.Changes), "change", "changes"), d.Disruption)
 		}
-		fmt.Fprintf(w, "\n%s %s (%s): %s, %s, %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action,
-			count(len(d.Changes), "change", "changes"), d.Disruption)
 		width := 0
 		for _, c := range d.Changes {
 			width = max(width, utf8.RuneCountInString(changeText(c)))
@@ -501,15 +516,25 @@ func printPlan(w io.Writer, p *targets.Plan) {
 			t := changeText(c)
 			fmt.Fprintf(w, "    %s%s  [%s]\n", t, strings.Repeat(" ", width-utf8.RuneCountInString(t)), c.Disruption)
 		}
-		if r := d.Remediation; r != nil {
-			if utf8.Valid(r.Content) {
-				fmt.Fprintf(w, "  remediation (%s):\n", r.Format)
-				for l := range strings.Lines(string(r.Content)) {
-					fmt.Fprintf(w, "    | %s\n", strings.TrimRight(l, "\r\n"))
-				}
-			} else {
-				fmt.Fprintf(w, "  remediation (%s): %d bytes, not text (--format json shows it)\n", r.Format, len(r.Content))
-			}
+		r := d.Remediation
+		if r == nil {
+			continue
+		}
+		same := true
+		for _, x := range g[1:] {
+			same = same && x.Remediation != nil && x.Remediation.Format == r.Format && bytes.Equal(x.Remediation.Content, r.Content)
+		}
+		head := fmt.Sprintf("remediation (%s)", r.Format)
+		if !same {
+			head = fmt.Sprintf("remediation of %s (%s; each device has its own, --format json shows them)", d.Device, r.Format)
+		}
+		if !utf8.Valid(r.Content) {
+			fmt.Fprintf(w, "  %s: %d bytes, not text (--format json shows it)\n", head, len(r.Content))
+			continue
+		}
+		fmt.Fprintf(w, "  %s:\n", head)
+		for l := range strings.Lines(string(r.Content)) {
+			fmt.Fprintf(w, "    | %s\n", clip(strings.TrimRight(l, "\r\n")))
 		}
 	}
 	var trouble bool
@@ -541,6 +566,57 @@ func printPlan(w io.Writer, p *targets.Plan) {
 		fmt.Fprintf(w, "? %s unsupported: %s: %s\n", count(len(byReason[r]), "device", "devices"), r, someNames(byReason[r], 6))
 	}
 	fmt.Fprintf(w, "\nPlan: %s\n", p.Summary())
+}
+
+// changeGroups returns the devices to change, those with the same
+// action, platform, role and changes together when there are at least
+// groupFrom of them, in the order of each group's first device.
+func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
+	var out [][]targets.DevicePlan
+	at := map[string]int{}
+	for _, d := range ds {
+		if !d.Action.Changes() {
+			continue
+		}
+		var k strings.Builder
+		fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s", d.Action, d.Platform, d.Role, d.Disruption)
+		for _, c := range d.Changes {
+			fmt.Fprintf(&k, "\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action())
+		}
+		i, ok := at[k.String()]
+		if !ok {
+			i = len(out)
+			at[k.String()] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], d)
+	}
+	// A few devices are easier to read each under its own name.
+	var split [][]targets.DevicePlan
+	for _, g := range out {
+		if len(g) >= groupFrom {
+			split = append(split, g)
+			continue
+		}
+		for _, d := range g {
+			split = append(split, []targets.DevicePlan{d})
+		}
+	}
+	return split
+}
+
+// groupFrom is the fewest devices with the same changes a plan shows once.
+const groupFrom = 5
+
+// maxLine is the longest remediation line a plan shows; a longer one (a
+// host's settings file, carried whole) is cut, and --format json has it.
+const maxLine = 160
+
+func clip(l string) string {
+	if utf8.RuneCountInString(l) <= maxLine {
+		return l
+	}
+	return string([]rune(l)[:maxLine]) + fmt.Sprintf("… (%d bytes; --format json shows the line whole)", len(l))
 }
 
 // deviceKind says what a device is: "eos leaf, rail 0".
