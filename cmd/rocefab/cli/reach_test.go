@@ -17,11 +17,15 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
+	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
+	"go.yaml.in/yaml/v3"
 )
 
 // testPasswordEnv holds the gNMI password in these tests; testSecret is
@@ -637,5 +641,241 @@ func TestInventorySSHHostKeys(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "WARNING: --insecure-ignore-host-keys: 64 devices are reached over SSH WITHOUT checking their host keys") {
 		t.Errorf("no warning:\n%s", errOut)
+	}
+}
+
+// The two intents of the mixed fabric test: EOS leaves under NX-OS
+// spines, and SONiC leaves under NVUE spines, each with servers.
+const (
+	mixedEOSNXOS = `name: "mixa"
+topology: {
+	servers: 4
+	rails:   2
+	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 4, uplinks: 4}
+	spine: {platform: "nxos", model: "N9364D-GX2A"}
+}
+hosts: nic: ports: ["eth1", "eth2"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
+`
+	mixedSONiCNVUE = `name: "mixb"
+topology: {
+	servers: 4
+	rails:   2
+	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
+	spine: {platform: "nvue", model: "SN5600"}
+}
+hosts: nic: ports: ["eth1", "eth2"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
+`
+)
+
+// emulated is one emulated switch of the mixed fabric: how to read what it
+// runs, and its configuration outside rocefab's scope.
+type emulated struct {
+	running func() []byte
+	foreign func([]byte) string
+}
+
+// cliForeign is a CLI switch's configuration rocefab does not own, put
+// first in its running configuration.
+func cliForeign(name string, indent string) string {
+	return "hostname " + name + "\nrouter bgp 65001\n" + indent + "router-id 10.255.0.9\n"
+}
+
+// mixedFabric writes intent into a directory and serves each of its
+// switches, running an older intent's configuration among foreign
+// configuration, over SSH; the servers are reached through running/. It
+// writes the inventory, known_hosts beside it.
+func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(intent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyWith := func(p renderers.Applier, file string, format renderers.Format) func([]byte, []byte) ([]byte, error) {
+		return func(running, rem []byte) ([]byte, error) {
+			remFormat := renderers.Text
+			if format == renderers.JSON {
+				remFormat = renderers.JSON
+			}
+			arts, err := p.Apply([]renderers.Artifact{{Path: "d/" + file, Format: format, Content: running}},
+				renderers.Remediation{Format: remFormat, Content: rem})
+			if err != nil || len(arts) != 1 {
+				return nil, fmt.Errorf("%d artifacts: %v", len(arts), err)
+			}
+			return arts[0].Content, nil
+		}
+	}
+	lines := func(f func([]byte, []byte) ([]byte, error)) func([]byte, string) ([]byte, error) {
+		return func(running []byte, rem string) ([]byte, error) { return f(running, []byte(rem)) }
+	}
+	devs := map[string]emulated{}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, d := range compileIntent(t, dir).Switches() {
+		older := olderECN(d)
+		var shell sshtest.Shell
+		var em emulated
+		switch d.Platform {
+		case "eos":
+			arts, err := eos.Renderer{}.Render(older)
+			if err != nil {
+				t.Fatal(err)
+			}
+			foreign := cliForeign(d.Name, "   ")
+			dev := sshtest.NewEOS(d.Name, append([]byte(foreign), arts[0].Content...), lines(applyWith(eos.Renderer{}, "eos.cfg", renderers.Text)))
+			shell, em = dev, emulated{running: dev.Running, foreign: func(b []byte) string { return strings.Join(eos.Foreign(b), "\n") }}
+		case "nxos":
+			arts, err := nxos.Renderer{}.Render(older)
+			if err != nil {
+				t.Fatal(err)
+			}
+			foreign := cliForeign(d.Name, "  ")
+			dev := sshtest.NewNXOS(d.Name, append([]byte(foreign), arts[0].Content...), lines(applyWith(nxos.Renderer{}, nxos.FileName, renderers.Text)))
+			shell, em = dev, emulated{running: dev.Running, foreign: func(b []byte) string { return strings.Join(nxos.Foreign(b), "\n") }}
+		case "sonic":
+			arts, err := sonic.Renderer{}.Render(older)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var db map[string]any
+			for _, a := range arts {
+				if strings.HasSuffix(a.Path, "/"+sonic.FileName) {
+					if err := json.Unmarshal(a.Content, &db); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			db["BGP_NEIGHBOR"] = map[string]any{"10.0.0.1": map[string]any{"asn": "65100"}}
+			b, _ := json.MarshalIndent(db, "", "    ")
+			dev := sshtest.NewSONiC(append(b, '\n'), applyWith(sonic.Renderer{}, sonic.FileName, renderers.JSON))
+			shell, em = dev, emulated{running: dev.ConfigDB, foreign: func(b []byte) string {
+				var m map[string]json.RawMessage
+				if err := json.Unmarshal(b, &m); err != nil {
+					return err.Error()
+				}
+				return string(m["BGP_NEIGHBOR"])
+			}}
+		case "nvue":
+			arts, err := nvue.Renderer{}.Render(older)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc []map[string]any
+			if err := yaml.Unmarshal(arts[0].Content, &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, item := range doc {
+				if set, ok := item["set"].(map[string]any); ok {
+					set["service"] = map[string]any{"ntp": map[string]any{"mgmt": map[string]any{"server": map[string]any{"192.168.0.1": map[string]any{}}}}}
+				}
+			}
+			b, err := yaml.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dev := sshtest.NewNVUE(d.Name, "cumulus", b, lines(applyWith(nvue.Renderer{}, nvue.File, renderers.YAML)))
+			shell, em = dev, emulated{running: dev.Applied, foreign: func(b []byte) string {
+				var doc []map[string]any
+				if err := yaml.Unmarshal(b, &doc); err != nil {
+					return err.Error()
+				}
+				for _, item := range doc {
+					if set, ok := item["set"].(map[string]any); ok {
+						out, _ := json.Marshal(set["service"])
+						return string(out)
+					}
+				}
+				return ""
+			}}
+		default:
+			t.Fatalf("%s: platform %s", d.Name, d.Platform)
+		}
+		s, err := sshtest.Serve(shell, hk, sshtest.Credentials{User: "netops", Password: testSecret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		devs[d.Name], addrs[d.Name] = em, s.Addr
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(kh.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ssh := map[string]any{"transport": "ssh"}
+	inv := map[string]any{
+		"defaults":    map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts"},
+		"platforms":   map[string]any{"eos": ssh, "nxos": ssh, "sonic": ssh, "nvue": ssh},
+		"hosts":       map[string]any{"transport": "dir"},
+		"address":     addrs,
+		"passwordEnv": testPasswordEnv,
+	}
+	b, err := json.MarshalIndent(inv, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, devs
+}
+
+// TestInventoryMixedFabric is plan -> apply -> plan with --inventory on
+// EOS leaves and NX-OS spines, then on SONiC leaves and NVUE spines, every
+// switch over SSH through its own transaction and the servers through
+// running/: every switch converges, the next plan is empty, the
+// configuration rocefab does not own is as it was, and the password is in
+// no output and no file.
+func TestInventoryMixedFabric(t *testing.T) {
+	t.Setenv(testPasswordEnv, testSecret)
+	for _, intent := range []string{mixedEOSNXOS, mixedSONiCNVUE} {
+		dir, devs := mixedFabric(t, intent)
+		foreign := map[string]string{}
+		for n, d := range devs {
+			foreign[n] = d.foreign(d.running())
+			if foreign[n] == "" || foreign[n] == "null" {
+				t.Fatalf("%s: no foreign configuration to keep", n)
+			}
+		}
+		var outputs []string
+		code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
+		outputs = append(outputs, out, errOut)
+		if code != exitPlanChanges {
+			t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := targets.ReadPlan(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range p.Devices {
+			if devs[d.Device].running != nil && d.Action != targets.Update {
+				t.Errorf("%s (%s): %s (%s), want update", d.Device, d.Platform, d.Action, d.Reason)
+			}
+		}
+		code, out, errOut = rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1")
+		outputs = append(outputs, out, errOut)
+		if code != exitOK || !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
+			t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+		}
+		t.Logf("%s", out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+		code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
+		outputs = append(outputs, out, errOut)
+		if code != exitOK || !strings.Contains(out, "Plan: no changes") {
+			t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
+		}
+		for n, d := range devs {
+			if got := d.foreign(d.running()); got != foreign[n] {
+				t.Errorf("%s: foreign configuration changed:\n%s\nwas\n%s", n, got, foreign[n])
+			}
+		}
+		noSecret(t, dir, outputs...)
 	}
 }
