@@ -242,3 +242,40 @@ func TestSONiCFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestSONiCConfirmTimerLapses: SONiC has no commit timer; a push not
+// confirmed within rocefab's is rolled back to its checkpoint, which is
+// then deleted, and confirming it afterwards fails.
+func TestSONiCConfirmTimerLapses(t *testing.T) {
+	w := newSonicWorld(t)
+	d := w.devs[0]
+	dev := w.dev[d.Name]
+	before := dev.ConfigDB()
+	p := w.plan(t)
+	ctx := context.Background()
+	var rem renderers.Remediation
+	for _, dp := range p.Devices {
+		if dp.Device == d.Name {
+			rem = dp.Remediation.Remediation()
+		}
+	}
+	if err := w.target.PushConfirmed(ctx, d, rem, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(dev.ConfigDB(), before) {
+		t.Fatal("the push changed nothing")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for (!bytes.Equal(dev.ConfigDB(), before) || len(dev.Leftovers()) > 0) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !bytes.Equal(dev.ConfigDB(), before) {
+		t.Fatal("an unconfirmed push was not rolled back when its timer lapsed")
+	}
+	if l := dev.Leftovers(); len(l) > 0 {
+		t.Errorf("left on the switch: %v", l)
+	}
+	if err := w.target.Confirm(ctx, d); err == nil {
+		t.Error("a lapsed push was confirmed")
+	}
+}
