@@ -319,11 +319,7 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	platforms, err := s.rendered(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := targets.Make(ctx, targets.Request{Devices: s.devs, Target: s.target, Platforms: platforms, Parallelism: s.parallelism})
+	p, err := s.makePlan(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -337,14 +333,14 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	return p, nil
 }
 
-// rendered renders the desired state of every selected device with the
-// platform that plans it, through the pipeline build renders with
-// (renderers.RenderFabric), and returns the session's platforms with
-// those states: a device's desired state is computed once, on every core,
-// before any device is read. A device whose state cannot be computed is
-// planned failed with why, as the platform itself would have it.
-func (s *session) rendered(ctx context.Context) (targets.Platforms, error) {
-	sink := &desiredSink{states: make(map[*ir.Device]renderers.State, len(s.devs))}
+// makePlan plans the selected devices as the pipeline build renders with
+// (renderers.RenderFabric) gives their desired states: each device is read
+// and diffed (targets.Make) as soon as its state is rendered, up to
+// --parallelism devices at once, so that a plan holds no more desired
+// states than devices in flight. A device whose state cannot be computed
+// is planned failed with why, as the platform itself would have it.
+func (s *session) makePlan(ctx context.Context) (*targets.Plan, error) {
+	sink := &planSink{s: s, ctx: ctx, plans: make(map[*ir.Device]targets.DevicePlan, len(s.devs))}
 	reg := renderers.Registry{Desired: func(d *ir.Device) renderers.Platform {
 		p, err := s.platforms(d)
 		if err != nil {
@@ -352,11 +348,12 @@ func (s *session) rendered(ctx context.Context) (targets.Platforms, error) {
 		}
 		return p
 	}}
+	err := renderers.RenderFabric(ctx, s.fab, s.devs, reg, renderers.Options{Workers: s.parallelism}, sink)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("plan interrupted: %w", context.Cause(ctx))
+	}
 	failed := map[string]error{}
-	if err := renderers.RenderFabric(ctx, s.fab, s.devs, reg, renderers.Options{}, sink); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("plan %w", err)
-		}
+	if err != nil {
 		for _, e := range unjoin(err) {
 			var de *renderers.DeviceError
 			if !errors.As(e, &de) {
@@ -365,13 +362,26 @@ func (s *session) rendered(ctx context.Context) (targets.Platforms, error) {
 			failed[de.Device] = de.Err
 		}
 	}
-	return func(d *ir.Device) (renderers.Platform, error) {
-		p, err := s.platforms(d)
-		if err != nil || p == nil {
-			return p, err
+	p := &targets.Plan{FormatVersion: targets.PlanFormatVersion, Devices: make([]targets.DevicePlan, 0, len(s.devs))}
+	for _, d := range s.devs {
+		dp, ok := sink.plans[d]
+		if !ok {
+			// Its desired state failed: the platform's Diff is never
+			// reached, and the plan says why.
+			cause := failed[d.Name]
+			if cause == nil {
+				cause = errors.New("no desired state was rendered for it")
+			}
+			one, err := sink.planOne(d, renderedPlatforms(s.platforms, nil, cause))
+			if err != nil {
+				return nil, err
+			}
+			dp = one
 		}
-		return renderedPlatform{Platform: p, desired: sink.states[d], err: failed[d.Name]}, nil
-	}, nil
+		p.Devices = append(p.Devices, dp)
+	}
+	slices.SortFunc(p.Devices, func(a, b targets.DevicePlan) int { return strings.Compare(a.Device, b.Device) })
+	return p, nil
 }
 
 // unjoin returns the errors errors.Join joined into err, or err alone.
@@ -382,20 +392,47 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// desiredSink keeps each device's desired state.
-type desiredSink struct {
-	mu     sync.Mutex
-	states map[*ir.Device]renderers.State
+// planSink plans each device as its desired state is rendered.
+type planSink struct {
+	s     *session
+	ctx   context.Context
+	mu    sync.Mutex
+	plans map[*ir.Device]targets.DevicePlan
 }
 
-func (k *desiredSink) Device(r renderers.Rendered) error {
+func (k *planSink) Device(r renderers.Rendered) error {
+	dp, err := k.planOne(r.Device, renderedPlatforms(k.s.platforms, r.Desired, nil))
+	if err != nil {
+		return err
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.states[r.Device] = r.Desired
+	k.plans[r.Device] = dp
 	return nil
 }
 
-func (k *desiredSink) Fabric([]renderers.Artifact) error { return nil }
+func (k *planSink) Fabric([]renderers.Artifact) error { return nil }
+
+// planOne reads and diffs one device against the target.
+func (k *planSink) planOne(d *ir.Device, platforms targets.Platforms) (targets.DevicePlan, error) {
+	p, err := targets.Make(k.ctx, targets.Request{Devices: []*ir.Device{d}, Target: k.s.target, Platforms: platforms, Parallelism: 1})
+	if err != nil {
+		return targets.DevicePlan{}, err
+	}
+	return p.Devices[0], nil
+}
+
+// renderedPlatforms returns platforms whose desired state of the device is
+// the one rendered (or the error it failed with).
+func renderedPlatforms(platforms targets.Platforms, desired renderers.State, err error) targets.Platforms {
+	return func(d *ir.Device) (renderers.Platform, error) {
+		p, perr := platforms(d)
+		if perr != nil || p == nil {
+			return p, perr
+		}
+		return renderedPlatform{Platform: p, desired: desired, err: err}, nil
+	}
+}
 
 // renderedPlatform is a platform whose desired state of its device was
 // rendered beforehand; reading and diffing are the platform's own.
