@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/host"
+)
+
+// copyExample copies examples/<name> (intent and running/) to a new
+// directory and returns it.
+func copyExample(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "examples", name)
+	dst := filepath.Join(t.TempDir(), name)
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// runningFiles returns every file below dir/running, by relative path.
+func runningFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	root := filepath.Join(dir, "running")
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		b, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// nvueForeign returns an NVUE running configuration without the subtrees
+// rocefab owns (docs/ownership.md) and without the maps that leaves empty.
+func nvueForeign(t *testing.T, src []byte) any {
+	t.Helper()
+	var doc []map[string]any
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	del := func(m any, keys ...string) {
+		for _, k := range keys[:len(keys)-1] {
+			mm, ok := m.(map[string]any)
+			if !ok {
+				return
+			}
+			m = mm[k]
+		}
+		if mm, ok := m.(map[string]any); ok {
+			delete(mm, keys[len(keys)-1])
+		}
+	}
+	for _, item := range doc {
+		set, ok := item["set"].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, k := range []string{"roce", "pfc", "pfc-watchdog", "traffic-pool"} {
+			del(set, "qos", k)
+		}
+		for _, k := range []string{"mapping", "egress-queue-mapping", "egress-scheduler", "congestion-control"} {
+			del(set, "qos", k, "default-global")
+		}
+		del(set, "router", "adaptive-routing")
+		ifs, _ := set["interface"].(map[string]any)
+		for _, port := range ifs {
+			del(port, "description")
+			for _, k := range []string{"mtu", "speed", "breakout"} {
+				del(port, "link", k)
+			}
+			del(port, "qos", "pfc")
+			del(port, "qos", "pfc-watchdog")
+			del(port, "router", "adaptive-routing")
+		}
+	}
+	return pruneEmpty(doc)
+}
+
+func pruneEmpty(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			x = pruneEmpty(x)
+			if m, ok := x.(map[string]any); ok && len(m) == 0 {
+				continue
+			}
+			out[k] = x
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = pruneEmpty(x)
+		}
+		return out
+	}
+	return v
+}
+
+// hostForeign returns a server's report without the values apply
+// rewrites (each setting's have) and the settings apply adds (those
+// reported for the first time): what is left is the server's own.
+func hostForeign(t *testing.T, src []byte, paths map[string]bool) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := doc["settings"].([]any)
+	var kept []any
+	for _, s := range settings {
+		m, _ := s.(map[string]any)
+		if paths != nil && !paths[m["path"].(string)] {
+			continue
+		}
+		delete(m, "have")
+		kept = append(kept, m)
+	}
+	doc["settings"] = kept
+	return doc
+}
+
+// TestPod2048PlanApplyPlan is plan -> apply --auto-approve -> plan on a
+// copy of examples/pod-2048: the first plan changes every switch and
+// server, the last has no changes, and every byte outside what rocefab
+// owns is as it was: the EOS leaves' BGP, management and ACL lines, the
+// NVUE spines' foreign keys, the servers' notes and their settings' wants.
+func TestPod2048PlanApplyPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies to the 336 devices of pod-2048")
+	}
+	dir := copyExample(t, "pod-2048")
+	before := runningFiles(t, dir)
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
+	if code != exitPlanChanges {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"~ 252 devices (linux host): gpu-0000, ",
+		"~ gpu-0037 (linux host): update, 28 changes, hitless\n",
+		`    ~ eth2/dscp2prio "0-47:0 48:6 49-63:0" -> "0-9:0 10:1 11-17:0 18:1 19-25:0 26:3 27-47:0 48:6 49-63:0"`,
+		`    + eth0/shaping/qdisc "htb 1: default 0x11"`,
+		"~ 64 devices (eos leaf): leaf-r0-00, ",
+		"\nPlan: 336 devices to change: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan does not say %q", want)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 700 {
+		t.Errorf("plan prints %d lines for 336 devices", n)
+	}
+	if t.Failed() {
+		t.Logf("plan:\n%s", out)
+	}
+	code, out, errOut = rocefab(t, dir, "", "apply", ".", "--auto-approve")
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
+	if code != 0 || !strings.Contains(out, "Plan: no changes; 336 unchanged\n") {
+		t.Fatalf("plan after apply: exit %d\n%s%s", code, out, errOut)
+	}
+	after := runningFiles(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("%d running files before apply, %d after", len(before), len(after))
+	}
+	changed := 0
+	for name, b := range before {
+		a, ok := after[name]
+		if !ok {
+			t.Errorf("%s: gone after apply", name)
+			continue
+		}
+		if string(a) != string(b) {
+			changed++
+		}
+		switch {
+		case strings.HasSuffix(name, "/eos.cfg"):
+			if fb, fa := eos.Foreign(b), eos.Foreign(a); !reflect.DeepEqual(fb, fa) || len(fb) == 0 {
+				t.Errorf("%s: lines outside rocefab's scope changed (or there are none):\n%q\n%q", name, fb, fa)
+			}
+			for _, foreign := range []string{"router bgp", "management", "access-list"} {
+				if !strings.Contains(string(b), foreign) || strings.Count(string(a), foreign) != strings.Count(string(b), foreign) {
+					t.Errorf("%s: %q not kept", name, foreign)
+				}
+			}
+		case strings.HasSuffix(name, "/nvue.yaml"):
+			if fb, fa := nvueForeign(t, b), nvueForeign(t, a); !reflect.DeepEqual(fb, fa) {
+				t.Errorf("%s: keys outside rocefab's scope changed", name)
+			}
+		case strings.HasSuffix(name, "/"+host.StateFile):
+			// Settings reported before keep their want; the report's
+			// device, runtime, tool, notes and the rest stay.
+			var doc struct {
+				Settings []struct{ Path string } `json:"settings"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			had := map[string]bool{}
+			for _, s := range doc.Settings {
+				had[s.Path] = true
+			}
+			if fb, fa := hostForeign(t, b, nil), hostForeign(t, a, had); !reflect.DeepEqual(fb, fa) {
+				t.Errorf("%s: the server's own part of its report changed", name)
+			}
+		default:
+			if string(a) != string(b) {
+				t.Errorf("%s: a file no platform owns changed", name)
+			}
+		}
+	}
+	if changed != 336 {
+		t.Errorf("%d running files changed, want one per device (336)", changed)
+	}
+}
