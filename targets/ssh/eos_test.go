@@ -218,3 +218,28 @@ func assertNoSecret(t *testing.T, outputs ...string) {
 		}
 	}
 }
+
+// TestEOSStalePlan: a leaf changed by another operator after the plan
+// makes apply refuse the plan, naming the leaf and its file, and nothing
+// is pushed to any leaf.
+func TestEOSStalePlan(t *testing.T) {
+	w := newWorld(t, eosLeaves(t, 2))
+	p := w.plan(t)
+	changed := w.devs[1].Name
+	dev := w.eos[changed]
+	dev.SetRunning(append(dev.Running(), []byte("ip name-server vrf MGMT 192.168.0.2\n")...))
+	_, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: eosPlatform,
+		ConfirmTimeout: time.Minute, Timeout: 20 * time.Second})
+	var stale *targets.StaleError
+	if !errors.As(err, &stale) || len(stale.Devices) != 1 || stale.Devices[0].Device != changed ||
+		!strings.Contains(err.Error(), changed+"/eos.cfg changed") {
+		t.Fatalf("apply of a stale plan: %v", err)
+	}
+	for n, e := range w.eos {
+		for _, l := range e.Received() {
+			if strings.HasPrefix(l, "configure session") {
+				t.Errorf("%s was pushed to: %q", n, l)
+			}
+		}
+	}
+}
