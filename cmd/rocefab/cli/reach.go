@@ -25,6 +25,7 @@ import (
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/dir"
 	"github.com/rocefab/rocefab/targets/gnmi"
+	"github.com/rocefab/rocefab/targets/host"
 	"github.com/rocefab/rocefab/targets/ssh"
 )
 
@@ -68,6 +69,8 @@ type routed struct {
 	transport   map[string]string         // by device name
 	gnmi        []*gnmi.Target
 	ssh         *ssh.Target
+	host        *host.Target
+	closeHosts  func()
 	dir         *dir.Target
 	lockPath    string
 }
@@ -193,6 +196,9 @@ func (r *routed) Close() error {
 	if r.ssh != nil {
 		errs = append(errs, r.ssh.Close())
 	}
+	if r.closeHosts != nil {
+		r.closeHosts()
+	}
 	return errors.Join(errs...)
 }
 
@@ -303,10 +309,26 @@ func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plain
 			r.route[name] = t
 		}
 	}
-	if ignoreHostKeys && len(viaSSH.endpoints) > 0 {
+	if len(viaSSH.hosts) > 0 {
+		t, closeHosts, err := viaSSH.hostTarget(devs)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.host, r.closeHosts = t, closeHosts
+		for name := range viaSSH.hosts {
+			r.route[name] = t
+		}
+	}
+	overSSH := len(viaSSH.endpoints)
+	for _, h := range viaSSH.hosts {
+		if !h.local {
+			overSSH++
+		}
+	}
+	if ignoreHostKeys && overSSH > 0 {
 		fmt.Fprintf(warn, "WARNING: --%s: %s reached over SSH WITHOUT checking their host keys: anyone on the path can pose as them "+
 			"and receive the configuration and the credentials (a password in full). Use this on lab devices only.\n",
-			flagIgnoreHostKeys, count(len(viaSSH.endpoints), "device is", "devices are"))
+			flagIgnoreHostKeys, count(overSSH, "device is", "devices are"))
 	}
 	if plaintext && viaGNMI > 0 {
 		fmt.Fprintf(warn, "WARNING: --insecure-plaintext: %s reached over gNMI WITHOUT TLS: their configuration, "+
@@ -437,16 +459,21 @@ type sshRoutes struct {
 	hostKeys       map[string]*ssh.HostKeys // by known_hosts file
 	ignoreHostKeys bool
 	warn           io.Writer
+	// hosts are the servers reached over SSH or locally, hostSudo
+	// whether their commands run behind sudo (reach_host.go).
+	hosts    map[string]hostEndpoint
+	hostSudo bool
 }
 
 // add routes d over SSH, or says why rocefab cannot reach it that way (an
 // unsupported device); an error is an inventory that cannot work.
 func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, error) {
 	where := fmt.Sprintf("inventory %s: %s (platform %s)", s.file, d.Name, d.Platform)
-	if d.Switch == nil {
-		return fmt.Sprintf("the inventory %s reaches this %s %s over ssh, and rocefab does not change hosts over SSH yet: give hosts transport \"dir\" to plan them from running/", s.file, d.Platform, d.Role), nil
+	if d.Switch == nil && host == localAddress {
+		s.addHost(d, acc.Sudo, hostEndpoint{local: true})
+		return "", nil
 	}
-	if !ssh.Supports(d.Platform) {
+	if d.Switch != nil && !ssh.Supports(d.Platform) {
 		return fmt.Sprintf("the inventory %s reaches it over ssh, which rocefab does not speak to %s yet: over ssh it speaks to %s; reach %s over gnmi, or through running/ beside the intent (transport \"dir\")", s.file, d.Platform, strings.Join(ssh.Platforms(), ", "), d.Platform), nil
 	}
 	if acc.Insecure {
@@ -496,6 +523,10 @@ func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, e
 	if !ok {
 		hk = &ssh.HostKeys{File: kh, Insecure: s.ignoreHostKeys}
 		s.hostKeys[kh] = hk
+	}
+	if d.Switch == nil {
+		s.addHost(d, acc.Sudo, hostEndpoint{ssh: ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk}})
+		return "", nil
 	}
 	s.endpoints[d.Name] = ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk}
 	return "", nil

@@ -151,7 +151,8 @@ func foreignPart(t testing.TB, js []byte) string {
 
 // gnmiFabric starts one gNMI server per switch of the intent in dir, each
 // running its older tree, and writes the CA file and an inventory that
-// reaches the switches over gNMI at their addresses (hosts over ssh).
+// reaches the switches over gNMI at their addresses (hosts without a
+// transport).
 // Every other server has the commit-confirmed extension.
 func gnmiFabric(t testing.TB, dir string, tlsOn bool) map[string]*gnmitest.Server {
 	t.Helper()
@@ -181,7 +182,6 @@ func gnmiFabric(t testing.TB, dir string, tlsOn bool) map[string]*gnmitest.Serve
 	inv := map[string]any{
 		"defaults":    map[string]any{"username": "netops", "auth": "password", "caFile": "ca.pem"},
 		"platforms":   map[string]any{"eos": map[string]any{"transport": "gnmi"}, "nvue": map[string]any{"transport": "gnmi"}},
-		"hosts":       map[string]any{"transport": "ssh"},
 		"address":     addrs,
 		"passwordEnv": testPasswordEnv,
 	}
@@ -254,7 +254,7 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 	for _, want := range []string{
 		"running configurations from inventory inventory.json",
 		"replace: {",
-		"? 4 devices unsupported: the inventory inventory.json reaches this linux host over ssh, and rocefab does not change hosts over SSH yet",
+		"? 4 devices unsupported: the inventory inventory.json gives it no transport",
 		"3 devices to change",
 	} {
 		if !strings.Contains(out, want) {

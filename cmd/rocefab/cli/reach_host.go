@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	rhost "github.com/rocefab/rocefab/renderers/host"
+	"github.com/rocefab/rocefab/targets/host"
+	"github.com/rocefab/rocefab/targets/ssh"
+)
+
+// localAddress is the inventory address of a server rocefab runs on: its
+// host runtime runs here, without SSH.
+const localAddress = "localhost"
+
+// hostEndpoint is how one server is reached: here, or over SSH.
+type hostEndpoint struct {
+	local bool
+	ssh   ssh.Endpoint
+}
+
+// addHost routes server d, which the inventory reaches over SSH (or, at
+// address localhost, here); its login settings were checked and made by
+// add, ep is what they came to.
+func (s *sshRoutes) addHost(d *ir.Device, sudo bool, ep hostEndpoint) {
+	if s.hosts == nil {
+		s.hosts = map[string]hostEndpoint{}
+	}
+	s.hosts[d.Name] = ep
+	s.hostSudo = s.hostSudo || sudo
+}
+
+// hostTarget makes the target of the servers routed by addHost: the host
+// runtime of this build, run through SSH logins made as targets/ssh makes
+// them (credentials, known_hosts), or locally; behind `sudo -n` where the
+// inventory says sudo. It returns what closes the logins' agent
+// connections.
+func (s *sshRoutes) hostTarget(devs []*ir.Device) (*host.Target, func(), error) {
+	var runtime []byte
+	for _, a := range rhost.RenderFabric(&ir.Fabric{Devices: devs}) {
+		if a.Path == rhost.RuntimeFile {
+			runtime = a.Content
+		}
+	}
+	dial, closeAll := ssh.Dialer()
+	var prefix []string
+	if s.hostSudo {
+		// -n: fail at once rather than wait for a password nobody types
+		// (sudo(8), https://www.sudo.ws/docs/man/sudo.man/#n).
+		prefix = []string{"sudo", "-n"}
+	}
+	t, err := host.New(host.Options{
+		Connect: func(ctx context.Context, d *ir.Device) (host.Conn, error) {
+			ep, ok := s.hosts[d.Name]
+			if !ok {
+				return nil, fmt.Errorf("the inventory gives it no SSH address")
+			}
+			if ep.local {
+				return host.Local(), nil
+			}
+			c, err := dial(ctx, d.Name, ep.ssh.Address, ep.ssh.Credentials, ep.ssh.HostKeys)
+			if err != nil {
+				return nil, err
+			}
+			return host.SSH(c), nil
+		},
+		Prefix:       prefix,
+		Runtime:      runtime,
+		RuntimePath:  rhost.RuntimePath,
+		SettingsPath: rhost.SettingsPath,
+	})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return t, closeAll, nil
+}
