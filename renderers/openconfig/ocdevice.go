@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -206,22 +207,45 @@ func (t *template) fill(c *config) []byte {
 	for i, p := range t.parts {
 		b = append(b, p...)
 		if i < len(t.ports) {
-			d, _ := json.Marshal(c.ports[t.ports[i]].description)
-			b = append(b, d[1:len(d)-1]...)
+			b = appendJSONString(b, c.ports[t.ports[i]].description)
 		}
 	}
 	return b
 }
 
+// appendJSONString appends s's characters as encoding/json writes them
+// inside a string. Printable ASCII other than the characters json.Marshal
+// escapes (quote, backslash, and <, > and & for HTML) stands for itself,
+// which covers every description of checked names without an allocation;
+// anything else goes through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			d, _ := json.Marshal(s)
+			return append(b, d[1:len(d)-1]...)
+		}
+	}
+	return append(b, s...)
+}
+
 // shape is everything of c but the port descriptions (and whether a port
 // has one): two configs of one shape emit the same JSON but for those.
 func shape(c *config) string {
-	var b strings.Builder
+	// Every switch computes its shape, so the per-port part, the bulk of
+	// it, is appended without fmt; it reads as "%s|%d|%d|%t;" per port.
+	b := make([]byte, 0, 32*len(c.ports)+256)
 	for _, p := range c.ports {
-		fmt.Fprintf(&b, "%s|%d|%d|%t;", p.name, p.mtu, p.speedGbps, p.description != "")
+		b = append(b, p.name...)
+		b = append(b, '|')
+		b = strconv.AppendUint(b, uint64(p.mtu), 10)
+		b = append(b, '|')
+		b = strconv.AppendInt(b, int64(p.speedGbps), 10)
+		b = append(b, '|')
+		b = strconv.AppendBool(b, p.description != "")
+		b = append(b, ';')
 	}
-	fmt.Fprintf(&b, "%v%v%v%v%v%v", c.queues, c.terms, c.strict, c.wrr, c.ecn, c.lossless)
-	return b.String()
+	b = fmt.Appendf(b, "%v%v%v%v%v%v", c.queues, c.terms, c.strict, c.wrr, c.ecn, c.lossless)
+	return string(b)
 }
 
 // speeds maps port speeds in Gbit/s to openconfig-if-ethernet identities.
