@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -877,5 +878,85 @@ func TestInventoryMixedFabric(t *testing.T) {
 			}
 		}
 		noSecret(t, dir, outputs...)
+	}
+}
+
+// sshScaleIntent has 500 EOS leaves.
+const sshScaleIntent = `name: "scale"
+topology: {
+	servers: 4000
+	rails:   4
+	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 32, uplinks: 32}
+	spine: {platform: "nvue", model: "SN5600"}
+}
+hosts: nic: ports: ["eth1", "eth2", "eth3", "eth4"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]
+`
+
+// TestInventorySSHScale times `rocefab plan --parallelism 64` of 500 EOS
+// leaves, each an emulated switch over SSH on loopback, in this process.
+// It runs when ROCEFAB_SSH_SCALE is set.
+func TestInventorySSHScale(t *testing.T) {
+	if os.Getenv("ROCEFAB_SSH_SCALE") == "" {
+		t.Skip("set ROCEFAB_SSH_SCALE=1 to plan 500 emulated SSH switches through the command line")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(sshScaleIntent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(running []byte, lines string) ([]byte, error) {
+		arts, err := eos.Renderer{}.Apply([]renderers.Artifact{{Path: "d/eos.cfg", Format: renderers.Text, Content: running}},
+			renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
+		if err != nil {
+			return nil, err
+		}
+		return arts[0].Content, nil
+	}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, d := range compileIntent(t, dir).Switches() {
+		if d.Platform != "eos" {
+			continue
+		}
+		arts, err := eos.Renderer{}.Render(olderECN(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := sshtest.Serve(sshtest.NewEOS(d.Name, arts[0].Content, apply), hk, sshtest.Credentials{User: "netops", Password: testSecret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		addrs[d.Name] = s.Addr
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	if len(addrs) != 500 {
+		t.Fatalf("%d EOS leaves, want 500", len(addrs))
+	}
+	inv, _ := json.Marshal(map[string]any{
+		"defaults":    map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts", "transport": "dir"},
+		"platforms":   map[string]any{"eos": map[string]any{"transport": "ssh"}},
+		"address":     addrs,
+		"passwordEnv": testPasswordEnv,
+	})
+	for name, b := range map[string][]byte{"known_hosts": []byte(kh.String()), "inventory.json": inv} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(testPasswordEnv, testSecret)
+	start := time.Now()
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-*", "--parallelism", "64", "--detailed-exitcode")
+	took := time.Since(start)
+	if code != exitPlanChanges || !strings.Contains(out, "500 devices to change") {
+		t.Fatalf("plan: exit %d\n%s%s", code, out[max(0, len(out)-2000):], errOut)
+	}
+	t.Logf("rocefab plan of 500 EOS leaves over SSH at --parallelism 64: %s (compile, render, 500 handshakes and reads, parse and diff)", took.Round(time.Millisecond))
+	if took > 30*time.Second {
+		t.Errorf("plan took %s, more than 30s", took)
 	}
 }
