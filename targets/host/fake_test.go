@@ -115,19 +115,21 @@ func (f *fakeServer) script(name string, args []string, stdin []byte) Result {
 			return Result{Status: 4, Stderr: []byte("rocefab: no settings at " + args[1] + "\n")}
 		}
 		return f.runtime([]string{"--check", "--json", "--settings", args[1]})
-	case "rocefab-cat":
-		b, ok := f.files[args[0]]
-		if !ok {
-			return Result{Status: 3}
+	case "rocefab-before":
+		var out []byte
+		if b, ok := f.files[args[0]]; ok {
+			out = fmt.Appendf(out, "settings %d\n%s", len(b), b)
+		} else {
+			out = append(out, "settings absent\n"...)
 		}
-		return Result{Stdout: slices.Clone(b)}
-	case "rocefab-digest":
-		b, ok := f.files[args[0]]
-		if !ok {
-			return Result{Status: 3}
+		if b, ok := f.files[args[1]]; !ok {
+			out = append(out, "runtime absent\n"...)
+		} else if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) == args[2] {
+			out = append(out, "runtime same\n"...)
+		} else {
+			out = fmt.Appendf(out, "runtime %d\n%s", len(b), b)
 		}
-		sum := sha256.Sum256(b)
-		return Result{Stdout: []byte(hex.EncodeToString(sum[:]) + "  " + args[0] + "\n")}
+		return Result{Stdout: out}
 	case "rocefab-install":
 		f.files[args[0]] = slices.Clone(stdin)
 		f.modes[args[0]] = args[1]

@@ -41,6 +41,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -190,21 +191,42 @@ func (s *session) script(ctx context.Context, name, script string, stdin []byte,
 }
 
 // The scripts the target runs on a server: POSIX sh and coreutils
-// (test, cat, sha256sum, mkdir -p, mktemp, chmod, mv), nothing else.
-// Status 3 says a file is absent: neither the runtime (0, 1, 2) nor
-// sh and sudo (1, 126, 127) exit with it.
+// (test, cat, wc -c, head -c, sha256sum, mkdir -p, mktemp, chmod, mv),
+// nothing else. readScript's statuses 3 and 4 say a file is absent:
+// neither the runtime (0, 1, 2) nor sh and sudo (1, 126, 127) exit with
+// them.
 const (
 	// readScript: the runtime's report, or status 3 (no runtime) or 4
 	// (no settings) with a line saying which.
 	readScript = `if [ ! -e "$1" ]; then echo "rocefab: no runtime at $1" >&2; exit 3; fi
 if [ ! -e "$2" ]; then echo "rocefab: no settings at $2" >&2; exit 4; fi
 exec "$1" --check --json --settings "$2"`
-	// catScript: a file's bytes, or status 3 when it does not exist.
-	catScript = `if [ ! -e "$1" ]; then exit 3; fi
-exec cat -- "$1"`
-	// digestScript: a file's SHA-256 as sha256sum prints it, or status 3.
-	digestScript = `if [ ! -e "$1" ]; then exit 3; fi
-exec sha256sum -- "$1"`
+	// beforeScript prints what a push replaces, in one command (each
+	// costs a channel and the login shell's start): "settings N" and the N
+	// bytes of the settings $1, or "settings absent"; then "runtime same"
+	// when the runtime $2 has the SHA-256 $3, else "runtime N" and its N
+	// bytes, or "runtime absent". head -c prints no more than was
+	// counted, should the file grow meanwhile.
+	beforeScript = `set -e
+if [ -e "$1" ]; then
+	n=$(wc -c <"$1")
+	printf 'settings %d\n' "$n"
+	head -c "$n" -- "$1"
+else
+	echo 'settings absent'
+fi
+if [ -e "$2" ]; then
+	sum=$(sha256sum -- "$2")
+	if [ "${sum%% *}" = "$3" ]; then
+		echo 'runtime same'
+	else
+		n=$(wc -c <"$2")
+		printf 'runtime %d\n' "$n"
+		head -c "$n" -- "$2"
+	fi
+else
+	echo 'runtime absent'
+fi`
 	// installScript writes stdin to $1 with mode $2: into a new file
 	// beside it (mktemp creates it 0600, GNU coreutils "mktemp
 	// invocation"), then renamed over it (mv within a directory is
@@ -221,10 +243,10 @@ mv -f -- "$tmp" "$1"
 trap - EXIT`
 )
 
-// statusAbsent is the scripts' status for a file that does not exist;
-// statusNoSettings readScript's for settings that do not.
+// statusNoRuntime and statusNoSettings are readScript's statuses for a
+// runtime or settings that do not exist.
 const (
-	statusAbsent     = 3
+	statusNoRuntime  = 3
 	statusNoSettings = 4
 )
 
@@ -248,7 +270,7 @@ func (s *session) read(ctx context.Context) ([]renderers.Artifact, error) {
 		return nil, err
 	}
 	switch {
-	case (r.Status == statusAbsent || r.Status == statusNoSettings) && bytes.HasPrefix(r.Stderr, []byte("rocefab: no ")):
+	case (r.Status == statusNoRuntime || r.Status == statusNoSettings) && bytes.HasPrefix(r.Stderr, []byte("rocefab: no ")):
 		return nil, nil
 	case r.Status <= 2 && isJSONObject(r.Stdout):
 		return []renderers.Artifact{{Path: s.d.Name + "/" + StateFile, Format: renderers.JSON, Content: r.Stdout}}, nil
@@ -373,6 +395,54 @@ type pushed struct {
 	lapseErr error
 }
 
+// before reads beforeScript's output into p.
+func (p *pushed) before(out []byte) error {
+	// file reads one "NAME N" or "NAME WORD" line and the N bytes after it.
+	file := func(name string) (word string, content []byte, err error) {
+		line, rest, ok := bytes.Cut(out, []byte("\n"))
+		f := strings.Fields(string(line))
+		if !ok || len(f) != 2 || f[0] != name {
+			return "", nil, fmt.Errorf("%q where the %s was expected", line, name)
+		}
+		out = rest
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
+			return f[1], nil, nil
+		}
+		if n < 0 || n > len(out) {
+			return "", nil, fmt.Errorf("the %s's %d bytes were not all printed", name, n)
+		}
+		content, out = out[:n], out[n:]
+		return "", content, nil
+	}
+	word, conf, err := file("settings")
+	switch {
+	case err != nil:
+		return err
+	case conf != nil:
+		p.hadConf, p.conf = true, conf
+	case word != "absent":
+		return fmt.Errorf("settings %q", word)
+	}
+	word, rt, err := file("runtime")
+	switch {
+	case err != nil:
+		return err
+	case rt != nil:
+		p.hadRuntime, p.replacedRuntime, p.runtime = true, true, rt
+	case word == "same":
+		p.hadRuntime = true
+	case word == "absent":
+		p.replacedRuntime = true
+	default:
+		return fmt.Errorf("runtime %q", word)
+	}
+	if len(out) > 0 {
+		return fmt.Errorf("%d bytes after the runtime", len(out))
+	}
+	return nil
+}
+
 // runArgs is the runtime's command line with settings at settings.
 func (t *Target) runArgs(settings string, secs []string, check bool) []string {
 	argv := []string{t.runtimePath()}
@@ -391,40 +461,15 @@ func (t *Target) runArgs(settings string, secs []string, check bool) []string {
 func (s *session) push(ctx context.Context, r *remedy) (*pushed, error) {
 	t, name := s.t, s.d.Name
 	p := &pushed{sections: r.Sections}
-	res, err := s.script(ctx, "rocefab-cat", catScript, nil, t.settingsPath())
+	res, err := s.script(ctx, "rocefab-before", beforeScript, nil, t.settingsPath(), t.runtimePath(), t.runtimeSHA)
 	if err != nil {
 		return nil, err
 	}
-	switch res.Status {
-	case 0:
-		p.hadConf, p.conf = true, res.Stdout
-	case statusAbsent:
-	default:
-		return nil, fmt.Errorf("%s: cannot read its settings %s (status %d): %s", name, t.settingsPath(), res.Status, t.why(res))
+	if res.Status != 0 {
+		return nil, fmt.Errorf("%s: cannot read its settings %s and runtime %s (status %d): %s", name, t.settingsPath(), t.runtimePath(), res.Status, t.why(res))
 	}
-	res, err = s.script(ctx, "rocefab-digest", digestScript, nil, t.runtimePath())
-	if err != nil {
-		return nil, err
-	}
-	switch res.Status {
-	case 0:
-		p.hadRuntime = true
-		f := strings.Fields(string(res.Stdout))
-		p.replacedRuntime = len(f) == 0 || f[0] != t.runtimeSHA
-	case statusAbsent:
-		p.replacedRuntime = true
-	default:
-		return nil, fmt.Errorf("%s: cannot read the SHA-256 of %s (status %d): %s", name, t.runtimePath(), res.Status, t.why(res))
-	}
-	if p.hadRuntime && p.replacedRuntime {
-		res, err = s.script(ctx, "rocefab-cat", catScript, nil, t.runtimePath())
-		if err != nil {
-			return nil, err
-		}
-		if res.Status != 0 {
-			return nil, fmt.Errorf("%s: cannot keep a copy of its runtime %s (status %d): %s", name, t.runtimePath(), res.Status, t.why(res))
-		}
-		p.runtime = res.Stdout
+	if err := p.before(res.Stdout); err != nil {
+		return nil, fmt.Errorf("%s: reading its settings %s and runtime %s: %w", name, t.settingsPath(), t.runtimePath(), err)
 	}
 	if p.hadConf && p.hadRuntime {
 		// Where the server is not what its previous settings say, a

@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -352,8 +350,20 @@ func TestScriptsOnALocalShell(t *testing.T) {
 	if arts, err := s.read(ctx); err != nil || arts != nil {
 		t.Fatalf("read of an empty root: %v %v", arts, err)
 	}
-	if r, err := s.script(ctx, "rocefab-cat", catScript, nil, tg.settingsPath()); err != nil || r.Status != statusAbsent {
-		t.Fatalf("cat of an absent file: %+v %v", r, err)
+	before := func() *pushed {
+		t.Helper()
+		r, err := s.script(ctx, "rocefab-before", beforeScript, nil, tg.settingsPath(), tg.runtimePath(), tg.runtimeSHA)
+		if err != nil || r.Status != 0 {
+			t.Fatalf("before: %+v %v", r, err)
+		}
+		p := &pushed{}
+		if err := p.before(r.Stdout); err != nil {
+			t.Fatalf("before: %v in %q", err, r.Stdout)
+		}
+		return p
+	}
+	if p := before(); p.hadConf || p.hadRuntime || !p.replacedRuntime {
+		t.Errorf("before on an empty root: %+v", p)
 	}
 	if err := s.install(ctx, tg.settingsPath(), "0644", []byte("one\n")); err != nil {
 		t.Fatal(err)
@@ -370,10 +380,24 @@ func TestScriptsOnALocalShell(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
 		t.Errorf("install left files beside: %v", ents)
 	}
-	sum := sha256.Sum256(b)
-	if r, err := s.script(ctx, "rocefab-digest", digestScript, nil, tg.settingsPath()); err != nil || r.Status != 0 ||
-		!strings.HasPrefix(string(r.Stdout), hex.EncodeToString(sum[:])+" ") {
-		t.Errorf("digest: %+v %v, want %x", r, err, sum)
+	if p := before(); !p.hadConf || string(p.conf) != "two 'quoted' $HOME\n" || p.hadRuntime {
+		t.Errorf("before with settings: %+v", p)
+	}
+	if err := s.install(ctx, tg.runtimePath(), "0755", tg.opts.Runtime); err != nil {
+		t.Fatal(err)
+	}
+	if p := before(); !p.hadRuntime || p.replacedRuntime || p.runtime != nil {
+		t.Errorf("before with this build's runtime: %+v", p)
+	}
+	old := []byte("#!/bin/sh\n\n# no newline at the end")
+	if err := s.install(ctx, tg.runtimePath(), "0755", old); err != nil {
+		t.Fatal(err)
+	}
+	if p := before(); !p.hadRuntime || !p.replacedRuntime || string(p.runtime) != string(old) {
+		t.Errorf("before with another runtime: %+v", p)
+	}
+	if err := os.Remove(filepath.Join(root, testRuntimePath)); err != nil {
+		t.Fatal(err)
 	}
 	// The settings exist, the runtime does not: nothing installed yet.
 	if arts, err := s.read(ctx); err != nil || arts != nil {
@@ -420,5 +444,27 @@ func TestLocalConn(t *testing.T) {
 	start := time.Now()
 	if _, err := Local().Run(c, []string{"sleep", "10"}, nil); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Errorf("a command past its deadline: %v after %v", err, time.Since(start))
+	}
+}
+
+func TestBeforeRefusesWhatItCannotRead(t *testing.T) {
+	for _, out := range []string{
+		"",
+		"settings 10\nshort",
+		"settings absent\n",
+		"settings absent\nruntime maybe\n",
+		"settings -1\nruntime absent\n",
+		"runtime same\nsettings absent\n",
+		"settings absent\nruntime same\ntrailing",
+		"sudo: a password is required\n",
+	} {
+		p := &pushed{}
+		if err := p.before([]byte(out)); err == nil {
+			t.Errorf("%q read as %+v", out, p)
+		}
+	}
+	p := &pushed{}
+	if err := p.before([]byte("settings 0\nruntime 3\nabc")); err != nil || !p.hadConf || len(p.conf) != 0 || string(p.runtime) != "abc" {
+		t.Errorf("an empty host.conf and another runtime: %+v %v", p, err)
 	}
 }
