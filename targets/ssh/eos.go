@@ -115,11 +115,17 @@ func (eos) save(c *cli) error {
 	return nil
 }
 
+// confirm commits the session for good and saves it. Once committed the
+// change cannot be taken back by the session any more, so a failed save
+// is a warning, not a failed confirmation.
 func (e eos) confirm(c *cli, tx string) error {
 	if _, err := c.send("configure session " + tx + " commit"); err != nil {
 		return err
 	}
-	return e.save(c)
+	if err := e.save(c); err != nil {
+		c.warn(err.Error())
+	}
+	return nil
 }
 
 func (eos) rollback(c *cli, tx string) error {

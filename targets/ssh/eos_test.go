@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/ssh"
@@ -241,5 +242,37 @@ func TestEOSStalePlan(t *testing.T) {
 				t.Errorf("%s was pushed to: %q", n, l)
 			}
 		}
+	}
+}
+
+// TestEOSSaveFails: a leaf that cannot save its confirmed change keeps it
+// (it cannot be taken back once committed): the apply succeeds, and the
+// failure is a warning naming the leaf and the device's words.
+func TestEOSSaveFails(t *testing.T) {
+	devs := eosLeaves(t, 1)
+	w := newWorld(t, devs)
+	var warnings []string
+	tg, err := ssh.New(ssh.Options{
+		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
+			return ssh.Endpoint{Address: w.srv[d.Name].Addr, Credentials: w.creds}, nil
+		},
+		HostKeys: &ssh.HostKeys{File: w.knownHosts},
+		Warn:     func(device, msg string) { warnings = append(warnings, device+": "+msg) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.target = tg
+	w.eos[devs[0].Name].SetFaults(sshtest.Faults{RefuseSave: true})
+	rep := w.apply(t, w.plan(t), time.Minute, 0)
+	if s := states(rep)[devs[0].Name]; s != targets.Applied {
+		t.Fatalf("%s: %s\n%s", devs[0].Name, s, reportJSON(rep))
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], devs[0].Name+": the change is committed but not saved") ||
+		!strings.Contains(warnings[0], "No space left on device") {
+		t.Errorf("warnings: %q", warnings)
+	}
+	if w.eos[devs[0].Name].Pending() != "" {
+		t.Errorf("the commit is not confirmed")
 	}
 }

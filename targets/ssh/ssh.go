@@ -63,6 +63,10 @@ type Options struct {
 	// device printed it (EOS `show session-config diffs`), before the
 	// commit.
 	Diff func(device, diff string)
+	// Warn, when set, is told what went wrong without failing the call:
+	// a confirmed change the device could not save to its startup
+	// configuration.
+	Warn func(device, msg string)
 }
 
 // Target reaches devices over SSH.
@@ -165,6 +169,7 @@ func (u *undone) Unwrap() error { return u.err }
 // cli is one open CLI session with a device.
 type cli struct {
 	device string
+	warn   func(string)
 	d      *network.Driver
 	client *gossh.Client
 	stop   func() bool
@@ -303,7 +308,7 @@ func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
 	}
 	if sd, ok := drv.(shellDriver); ok && sd.shell() {
 		stop := context.AfterFunc(ctx, func() { client.Close() })
-		return &cli{device: d.Name, client: client, stop: stop, ctx: ctx}, drv, nil
+		return &cli{device: d.Name, client: client, stop: stop, ctx: ctx, warn: t.warner(d)}, drv, nil
 	}
 	timeout := t.opts.CommandTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
@@ -326,13 +331,22 @@ func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
 	// scrapligo's operations take no context: closing the connection is
 	// what cuts one short.
 	stop := context.AfterFunc(ctx, func() { client.Close() })
-	c := &cli{device: d.Name, d: nd, client: client, stop: stop, ctx: ctx}
+	c := &cli{device: d.Name, d: nd, client: client, stop: stop, ctx: ctx, warn: t.warner(d)}
 	if err := nd.Open(); err != nil {
 		stop()
 		client.Close()
 		return nil, nil, c.lost("the CLI's opening commands", err)
 	}
 	return c, drv, nil
+}
+
+// warner tells Options.Warn about d.
+func (t *Target) warner(d *ir.Device) func(string) {
+	return func(msg string) {
+		if t.opts.Warn != nil {
+			t.opts.Warn(d.Name, msg)
+		}
+	}
 }
 
 // Probe connects to d, logs in and opens its CLI, and leaves: whether d

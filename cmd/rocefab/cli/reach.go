@@ -546,9 +546,16 @@ func (s *sshRoutes) path(p string) string {
 	return filepath.Join(filepath.Dir(s.file), p)
 }
 
-// target makes the SSH target of the routed devices.
+// target makes the SSH target of the routed devices. Its warnings (a
+// confirmed change a switch could not save) go to the warning writer.
 func (s *sshRoutes) target() (*ssh.Target, error) {
+	var mu sync.Mutex
 	return ssh.New(ssh.Options{
+		Warn: func(device, msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(s.warn, "WARNING: %s: %s\n", device, msg)
+		},
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
 			ep, ok := s.endpoints[d.Name]
 			if !ok {

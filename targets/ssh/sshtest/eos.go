@@ -77,6 +77,9 @@ type Faults struct {
 	// RefuseConfirm makes `configure session NAME commit` of a pending
 	// commit fail, as a device whose session was cleared would.
 	RefuseConfirm bool
+	// RefuseSave makes saving the configuration fail (EOS `write
+	// memory`): a full or failing flash.
+	RefuseSave bool
 }
 
 // NewEOS returns an EOS device named hostname running running.
@@ -296,8 +299,11 @@ func (e *EOS) exec(line string) (out, enter string, hangup bool) {
 		return string(e.Running()), "", false
 	case line == "write memory" || line == "copy running-config startup-config":
 		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.faults.RefuseSave {
+			return "% Error copying system:/running-config to flash:/startup-config (No space left on device)\n", "", false
+		}
 		e.startup = append([]byte(nil), e.running...)
-		e.mu.Unlock()
 		return "Copy completed successfully.\n", "", false
 	}
 	if m := eosNamedDiff.FindStringSubmatch(line); m != nil {
