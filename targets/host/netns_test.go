@@ -28,6 +28,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	rhost "github.com/rocefab/rocefab/renderers/host"
+	"github.com/rocefab/rocefab/targets"
 )
 
 // The tests in this file run the real runtime (hosts/rocefab-host.sh as
@@ -475,5 +476,72 @@ func TestNetnsSSH(t *testing.T) {
 	}
 	if _, err := tg.Read(context.Background(), d); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("a closed port: %v", err)
+	}
+}
+
+// TestNetnsApply runs the rollout of plan and apply on the namespace's
+// server through the target: a fresh server is planned, applied with
+// commit-confirm (pushed, read back converged, confirmed) and then plans
+// empty; a plan whose server changed since (a class set by hand) is
+// refused as stale, with the running file that changed, and nothing is
+// pushed.
+func TestNetnsApply(t *testing.T) {
+	ns := newNetns(t)
+	d, rt := shapedServer(t)
+	root := t.TempDir()
+	tg, err := New(Options{
+		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
+		Prefix:  []string{"ip", "netns", "exec", ns.name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + sysfs(t)},
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	platforms := func(*ir.Device) (renderers.Platform, error) { return rhost.Renderer{}, nil }
+	devs := []*ir.Device{d}
+	makePlan := func() *targets.Plan {
+		t.Helper()
+		p, err := targets.Make(ctx, targets.Request{Devices: devs, Target: tg, Platforms: platforms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := makePlan()
+	if len(p.Devices) != 1 || p.Devices[0].Action != targets.Create {
+		t.Fatalf("plan of a fresh server: %+v", p.Devices)
+	}
+	rep, err := targets.Apply(ctx, targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: platforms, ConfirmTimeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed || rep.Counts()[targets.Applied] != 1 {
+		t.Fatalf("apply: %+v", rep)
+	}
+	if got := htbRates(t, ns); got["1:11"] != 50_000_000_000/8 {
+		t.Errorf("1:11 at %d B/s after apply", got["1:11"])
+	}
+	if p := makePlan(); !p.Empty() {
+		t.Errorf("a plan after apply: %+v", p.Devices)
+	}
+
+	if out, err := ns.in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
+		t.Fatalf("tc class change: %v %s", err, out)
+	}
+	p = makePlan()
+	if p.Devices[0].Action != targets.Update {
+		t.Fatalf("plan after a hand change: %+v", p.Devices)
+	}
+	if out, err := ns.in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "2Gbit", "quantum", "200000"); err != nil {
+		t.Fatalf("tc class change: %v %s", err, out)
+	}
+	_, err = targets.Apply(ctx, targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: platforms, ConfirmTimeout: 5 * time.Minute})
+	var stale *targets.StaleError
+	if !errors.As(err, &stale) || len(stale.Devices) != 1 || !slices.Contains(stale.Devices[0].Changed, "gpu-0000/host-state.json changed") {
+		t.Errorf("apply of a stale plan: %v", err)
+	}
+	if got := htbRates(t, ns); got["1:11"] != 2_000_000_000/8 {
+		t.Errorf("1:11 at %d B/s after a refused apply, want the hand-set 2 Gbit/s", got["1:11"])
 	}
 }
