@@ -276,3 +276,27 @@ func TestEOSSaveFails(t *testing.T) {
 		t.Errorf("the commit is not confirmed")
 	}
 }
+
+// TestEmptyPush: a push of nothing reaches no device, and its
+// confirmation and rollback succeed without one.
+func TestEmptyPush(t *testing.T) {
+	w := newWorld(t, eosLeaves(t, 1))
+	d := w.devs[0]
+	ctx := context.Background()
+	empty := renderers.Remediation{Format: renderers.Text, Content: []byte("\n")}
+	if err := w.target.PushConfirmed(ctx, d, empty, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.target.Confirm(ctx, d); err != nil {
+		t.Errorf("confirming an empty push: %v", err)
+	}
+	if err := w.target.PushConfirmed(ctx, d, empty, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.target.Rollback(ctx, d); err != nil {
+		t.Errorf("rolling back an empty push: %v", err)
+	}
+	if n := w.srv[d.Name].Logins(); n != 0 {
+		t.Errorf("%d logins for nothing to push", n)
+	}
+}

@@ -398,6 +398,13 @@ func (t *Target) push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 	}
 	lines := remediationLines(rem.Content)
 	if len(lines) == 0 {
+		if timer > 0 {
+			// Nothing to push: its confirmation and rollback have
+			// nothing to do either.
+			t.mu.Lock()
+			t.pending[d.Name] = &pendingTx{}
+			t.mu.Unlock()
+		}
 		return nil
 	}
 	c, drv, err := t.open(ctx, d)
@@ -493,6 +500,9 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 	if err != nil {
 		return err
 	}
+	if p.name == "" {
+		return nil
+	}
 	c, drv, err := t.open(ctx, d)
 	if err == nil {
 		defer c.close()
@@ -512,6 +522,9 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	p, err := t.take(d, "rolled back")
 	if err != nil {
 		return err
+	}
+	if p.name == "" {
+		return nil
 	}
 	c, drv, err := t.open(ctx, d)
 	if err == nil {
