@@ -594,8 +594,11 @@ func (t *Target) lockedPush(ctx context.Context, d *ir.Device, rem renderers.Rem
 		return nil, fmt.Errorf("%s: a push is waiting for its confirmation", d.Name)
 	}
 	r, err := t.decode(d, rem)
-	if err != nil || r == nil {
-		return &pushed{noop: true}, err
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return &pushed{noop: true}, nil
 	}
 	s, err := t.open(ctx, d)
 	if err != nil {

@@ -468,3 +468,26 @@ func TestBeforeRefusesWhatItCannotRead(t *testing.T) {
 		t.Errorf("an empty host.conf and another runtime: %+v %v", p, err)
 	}
 }
+
+func TestConfirmAnEmptyPush(t *testing.T) {
+	f := newFake(server.Name)
+	tg := newTarget(t, f, digestA)
+	ctx := context.Background()
+	empty := remediation(server.Name, digestA, "")
+	empty.Content = nil
+	if err := tg.PushConfirmed(ctx, server, empty, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Confirm(ctx, server); err != nil {
+		t.Errorf("confirming an empty push: %v", err)
+	}
+	if err := tg.PushConfirmed(ctx, server, empty, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Rollback(ctx, server); err != nil {
+		t.Errorf("rolling back an empty push: %v", err)
+	}
+	if n := len(f.ran()); n != 0 {
+		t.Errorf("%d commands ran for empty pushes", n)
+	}
+}
