@@ -129,14 +129,18 @@ func TestEOSFaults(t *testing.T) {
 		// want is the failing device's state and a phrase of its reason.
 		want   targets.State
 		reason string
+		// timeout bounds each device's step (20s when zero).
+		timeout time.Duration
 	}{
-		{"disconnect mid-push", sshtest.Faults{HangupAfterLines: 2}, targets.RolledBack, "connection was lost"},
-		{"disconnect after commit", sshtest.Faults{HangupOnCommit: true}, targets.RolledBack, "rolled back"},
-		{"rejected line", sshtest.Faults{Reject: "random-detect"}, targets.RolledBack, "% Invalid input"},
-		{"never confirmed", sshtest.Faults{RefuseConfirm: true}, targets.RolledBack, "commit not confirmed"},
+		{"timeout mid-push", sshtest.Faults{Delay: 100 * time.Millisecond}, targets.RolledBack, "context deadline exceeded while sending", time.Second},
+		{"disconnect mid-push", sshtest.Faults{HangupAfterLines: 2}, targets.RolledBack, "connection was lost", 0},
+		{"disconnect after commit", sshtest.Faults{HangupOnCommit: true}, targets.RolledBack, "rolled back", 0},
+		{"rejected line", sshtest.Faults{Reject: "random-detect"}, targets.RolledBack, "% Invalid input", 0},
+		{"never confirmed", sshtest.Faults{RefuseConfirm: true}, targets.RolledBack, "commit not confirmed", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, eosLeaves(t, 3))
+			w.timeout = c.timeout
 			p := w.plan(t)
 			first := p.Devices[0].Device
 			// The canary is the first device of the plan's first tier.

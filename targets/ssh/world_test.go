@@ -2,6 +2,7 @@ package ssh_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -83,6 +84,8 @@ type world struct {
 	target     *ssh.Target
 	diffs      map[string]string
 	mu         sync.Mutex
+	// timeout bounds each device's step in apply (20s when zero).
+	timeout time.Duration
 }
 
 func newWorld(t testing.TB, devs []*ir.Device) *world {
@@ -162,7 +165,7 @@ func (w *world) apply(t testing.TB, p *targets.Plan, confirm time.Duration, cana
 	t.Helper()
 	rep, err := targets.Apply(context.Background(), targets.Rollout{
 		Plan: p, Devices: w.devs, Target: w.target, Platforms: eosPlatform, Canary: canary,
-		ConfirmTimeout: confirm, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second,
+		ConfirmTimeout: confirm, Timeout: cmp.Or(w.timeout, 20*time.Second), LapseGrace: 5 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
