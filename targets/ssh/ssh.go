@@ -1,9 +1,14 @@
 // Package ssh is the SSH target: it reaches switches through their CLI,
 // the way most production fabrics are changed, each platform through its
-// own transaction (an EOS configuration session committed with a timer).
+// own transaction: an EOS configuration session committed with a timer,
+// an NVUE revision applied with --confirm, an NX-OS checkpoint file, a
+// SONiC GCU checkpoint. Where the device has no commit timer (NX-OS,
+// SONiC) rocefab keeps one and rolls the push back to its checkpoint when
+// it lapses unconfirmed, as long as the process runs.
 //
-// The CLI is driven by scrapligo (prompts, privilege levels, paging off,
-// the errors a platform prints) over an SSH connection this package makes
+// A CLI is driven by scrapligo (prompts, privilege levels, paging off,
+// the errors a platform prints), SONiC's shell one command per channel,
+// both over an SSH connection this package makes
 // itself on golang.org/x/crypto/ssh: ssh-agent, key files whose
 // passphrase comes from the agent or a terminal prompt, or a password the
 // caller read from the environment; host keys checked against known_hosts
@@ -128,12 +133,12 @@ type driver interface {
 	// file is the artifact the running configuration is returned as.
 	file() string
 	read(c *cli) ([]byte, error)
-	// push enters lines in a transaction named tx and commits it: with a
-	// timer the device rolls it back by itself after, without one for
-	// good. On an error nothing of lines is left applied unless the
-	// error says so.
-	// The transaction is named tx, or by the device: push returns the
-	// name confirm and rollback take, also with an error.
+	// push enters lines in a transaction and commits it: with a timer
+	// the device (or, without deviceTimer, rocefab) rolls it back after
+	// it, without one for good. On an error nothing of lines is left
+	// applied unless the error says so. The transaction is named tx, or
+	// by the device: push returns the name confirm and rollback take,
+	// also with an error.
 	push(c *cli, tx string, lines []string, timer time.Duration, diff func(string)) (string, error)
 	confirm(c *cli, tx string) error
 	rollback(c *cli, tx string) error
