@@ -960,3 +960,30 @@ func TestInventorySSHScale(t *testing.T) {
 		t.Errorf("plan took %s, more than 30s", took)
 	}
 }
+
+// TestInventorySSHErrors: an inventory that cannot reach its SSH switches
+// stops plan before any device is reached, saying what to fix.
+func TestInventorySSHErrors(t *testing.T) {
+	dir := gnmiLab(t)
+	t.Setenv(testPasswordEnv, "")
+	for _, tc := range []struct{ name, inv, want string }{
+		{"insecure", `{"defaults": {"username": "netops"}, "platforms": {"eos": {"transport": "ssh", "insecure": true}}}`,
+			"insecure: true: rocefab never skips checking a device's host key because a file says so; for lab devices, give --insecure-ignore-host-keys"},
+		{"no username", `{"platforms": {"eos": {"transport": "ssh"}}}`,
+			"leaf-r0-00 (platform eos): no username"},
+		{"key without file", `{"platforms": {"eos": {"transport": "ssh", "username": "netops", "auth": "key"}}}`,
+			`auth "key" and no keyFile`},
+		{"password not set", `{"platforms": {"eos": {"transport": "ssh", "username": "netops", "auth": "password"}}, "passwordEnv": "` + testPasswordEnv + `"}`,
+			"environment variable " + testPasswordEnv + ", which is not set or empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(tc.inv), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inv.json")
+			if code != exitPlanError || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want 1 and %q\n%s%s", code, tc.want, out, errOut)
+			}
+		})
+	}
+}
