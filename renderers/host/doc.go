@@ -29,7 +29,9 @@
 // The runtime reads the current state first and writes only what differs,
 // so it can run at every boot and as often as wanted. --check reports each
 // difference on a DRIFT line and changes nothing (exit 1 on drift, 0 in
-// sync, 2 when something could not be read); --only shaping runs one
+// sync, 2 when something could not be read); --check --json prints every
+// setting it checks as one JSON document (path, have, want), the running
+// state plan reads ([Renderer.Parse]); --only shaping runs one
 // section, which also works under `ip netns exec`; --netdev NAME only what
 // concerns one interface. Runs take a lock (flock) and so run one at a time.
 //
@@ -39,6 +41,15 @@
 //
 // [ScriptRenderer] writes the single-file form, <server>/host.sh: the
 // settings and the runtime in one script (build --emit host-script).
+//
+// # Plan and apply
+//
+// [Renderer] is also the platform plan and apply use for servers: Desired
+// is the settings as the runtime reports them, Parse reads
+// <server>/host-state.json (the --check --json report), Diff gives the
+// settings that differ and, as the remediation, the host.conf to install
+// with the runtime sections to run; Apply rewrites a report as the run
+// would leave it. docs/ownership.md describes the scope.
 //
 // # The unit
 //
