@@ -605,12 +605,13 @@ func printPlan(w io.Writer, p *targets.Plan) {
 	fmt.Fprintf(w, "\nPlan: %s\n", p.Summary())
 }
 
-// changeGroups returns the devices to change, those with the same
-// action, platform, role and changes together when there are at least
-// groupFrom of them, in the order of each group's first device.
+// changeGroups returns the devices to change, in the order of each
+// group's first device: when more than listEach devices change, those
+// with the same action, platform, role and changes together.
 func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
 	var out [][]targets.DevicePlan
 	at := map[string]int{}
+	n := 0
 	for _, d := range ds {
 		if !d.Action.Changes() {
 			continue
@@ -620,6 +621,7 @@ func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
 		for _, c := range d.Changes {
 			fmt.Fprintf(&k, "\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action())
 		}
+		n++
 		i, ok := at[k.String()]
 		if !ok {
 			i = len(out)
@@ -628,22 +630,22 @@ func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
 		}
 		out[i] = append(out[i], d)
 	}
+	if n > listEach {
+		return out
+	}
 	// A few devices are easier to read each under its own name.
-	var split [][]targets.DevicePlan
+	var each [][]targets.DevicePlan
 	for _, g := range out {
-		if len(g) >= groupFrom {
-			split = append(split, g)
-			continue
-		}
 		for _, d := range g {
-			split = append(split, []targets.DevicePlan{d})
+			each = append(each, []targets.DevicePlan{d})
 		}
 	}
-	return split
+	return each
 }
 
-// groupFrom is the fewest devices with the same changes a plan shows once.
-const groupFrom = 5
+// listEach is the most changing devices a plan lists each under its own
+// name; more are grouped by their changes.
+const listEach = 12
 
 // maxLine is the longest remediation line a plan shows; a longer one (a
 // host's settings file, carried whole) is cut, and --format json has it.
