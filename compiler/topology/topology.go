@@ -221,14 +221,13 @@ func Expand(p Params) (*Result, error) {
 	}
 
 	// Servers and host links. Leaf ports are placed at their downlink index
-	// so that a ragged last leaf simply has fewer of them.
+	// so that a ragged last leaf simply has fewer of them. Each leaf's
+	// downlinks come in port order (servers are visited in order, in a
+	// rail-optimized fabric and in a clos alike), so they are appended to
+	// the leaf's ports directly.
 	snm := newNamer(naming.Server, p.Servers, 4)
 	hosts := make([]*ir.Device, p.Servers)
 	links := make([]*ir.Link, 0, p.Servers*p.Rails+len(leaves)*U*2)
-	leafDown := make([][]ir.Port, len(leaves))
-	for j := range leafDown {
-		leafDown[j] = make([]ir.Port, 0, D)
-	}
 	for s := range p.Servers {
 		h := &ir.Device{Name: snm.name(s, -1, -1), Role: ir.RoleHost, Platform: ir.PlatformLinux, Model: p.NICModel,
 			Rail: -1, Pod: -1, Host: &ir.Host{NICs: make([]ir.NIC, p.Rails)}}
@@ -240,16 +239,11 @@ func Expand(p Params) (*Result, error) {
 				Peer: leaf.Name, PeerPort: lp}
 			down := portAt(leaf.Platform, sl.port, &p.Leaf)
 			down.SpeedGbps, down.CableM, down.Peer, down.PeerPort, down.Facing = p.NICSpeed, p.NICCable, h.Name, p.NICPorts[i], ir.RoleHost
-			leafDown[sl.leaf] = append(leafDown[sl.leaf], down)
+			leaf.Switch.Ports = append(leaf.Switch.Ports, down)
 			links = append(links, &ir.Link{A: ir.Endpoint{Device: h.Name, Port: p.NICPorts[i]},
 				B: ir.Endpoint{Device: leaf.Name, Port: lp}, SpeedGbps: p.NICSpeed, CableM: p.NICCable})
 		}
 		hosts[s] = h
-	}
-	for j, leaf := range leaves {
-		// Clos leaves fill in server order already; rail leaves too, since
-		// servers are visited in order. Ports keep their index order.
-		leaf.Switch.Ports = append(leaf.Switch.Ports, leafDown[j]...)
 	}
 	w := &wiring{links: links}
 	r.Tiers = 1
