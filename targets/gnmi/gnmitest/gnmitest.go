@@ -1,9 +1,11 @@
 // Package gnmitest is an in-process gNMI target for tests: a real gRPC
-// server on 127.0.0.1 that holds one device's OpenConfig tree in the
-// ygot-generated structs, answers Capabilities, Get and Set, implements the
-// gNMI commit-confirmed extension (a commit not confirmed in time is rolled
-// back), and injects faults: a rejected Set, a connection dropped in the
-// middle of a Set (before or after the change is taken), and a delay.
+// server on 127.0.0.1 that holds one device's OpenConfig tree (as RFC 7951
+// text, read into the ygot-generated structs where a request needs them),
+// answers Capabilities, Get and Set, implements the gNMI commit-confirmed
+// extension (a commit not confirmed in time is rolled back), and injects
+// faults: a rejected Set, a connection dropped in the middle of a Set
+// (before or after the change is taken), a Set answered late after the
+// change is taken, and a delay.
 //
 // # Where it is more lenient than a device
 //
