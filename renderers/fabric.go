@@ -74,6 +74,7 @@ type DeviceError struct {
 	Err    error
 }
 
+// Error names the device, then the cause.
 func (e *DeviceError) Error() string { return e.Device + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

@@ -13,7 +13,8 @@ import (
 func TestImportLayers(t *testing.T) {
 	const mod = "github.com/rocefab/rocefab/"
 	// Three CLI renderers read compiler/platforms' statement table, to
-	// mark the forms no source confirms in the artifact itself. The
+	// mark the forms no source confirms in the artifact itself, and the
+	// host renderer names its settings by the catalog's elements. The
 	// catalog is a leaf (it imports nothing of rocefab's), so this adds no
 	// cycle; the rest of the compiler stays out of reach of renderers.
 	allowed := map[string][]string{
@@ -42,7 +43,7 @@ func TestImportLayers(t *testing.T) {
 		// The CLI stanza tree EOS and NX-OS share, and their plan and
 		// apply plumbing, knows no platform: each gives it its tables.
 		"renderers/internal/clitree": {"compiler/ir", "renderers"},
-		"renderers/host":             {"compiler/ir", "renderers"},
+		"renderers/host":             {"compiler/ir", "renderers", "compiler/platforms"},
 		"renderers/scheduler":        {"compiler/ir", "compiler/placement", "renderers"},
 		"targets":                    {"compiler/ir", "renderers"},
 		"targets/dir":                {"compiler/ir", "renderers", "targets"},
