@@ -584,12 +584,17 @@ func sshAddress(host string, port int) (string, error) {
 // passphraseMu keeps two credentials' prompts from interleaving.
 var passphraseMu sync.Mutex
 
-// terminalPassphrase asks an encrypted key's passphrase on the terminal,
-// without echo; without a terminal on stdin it returns nil, and the key
+// terminalPassphrase asks an encrypted key's passphrase on the terminal
+// on stdin, without echo; without a terminal it returns nil, and the key
 // must then be in the agent. The passphrase goes to the key's decryption
 // only.
 func terminalPassphrase(prompt io.Writer) func(string) ([]byte, error) {
-	fd := int(os.Stdin.Fd())
+	return ttyPassphrase(os.Stdin, prompt)
+}
+
+// ttyPassphrase asks on tty, when it is a terminal.
+func ttyPassphrase(tty *os.File, prompt io.Writer) func(string) ([]byte, error) {
+	fd := int(tty.Fd())
 	if !term.IsTerminal(fd) {
 		return nil
 	}
