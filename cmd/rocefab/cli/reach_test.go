@@ -987,3 +987,37 @@ func TestInventorySSHErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestInventorySSHConcurrentApply: while another apply holds the fabric,
+// apply over SSH is refused before any switch is reached, and runs once
+// the lock is released.
+func TestInventorySSHConcurrentApply(t *testing.T) {
+	dir, devs := sshPod(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	if code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-r0-0[01]", "--out", "plan.json"); code != exitOK {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
+	}
+	release, err := targets.LockFile(filepath.Join(dir, ".rocefab-apply.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for n, d := range devs {
+		before[n] = d.Running()
+	}
+	code, out, errOut := rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errOut, "another apply holds the fabric") {
+		t.Fatalf("apply while locked: exit %d\n%s%s", code, out, errOut)
+	}
+	for n, d := range devs {
+		if !bytes.Equal(d.Running(), before[n]) {
+			t.Errorf("%s was changed while the fabric was locked", n)
+		}
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve"); code != exitOK {
+		t.Fatalf("apply after the lock was released: exit %d\n%s%s", code, out, errOut)
+	}
+}
