@@ -295,6 +295,23 @@ func TestParseScope(t *testing.T) {
 	if got := s.Elements(); len(got) != 1 || got[0].Path != "eth2/mtu" || len(s.(*State).Unmanaged()) != 0 {
 		t.Errorf("parsed %v, unmanaged %v: want eth2/mtu alone", got, s.(*State).Unmanaged())
 	}
+	// Any order of the settings, and the settings of other interfaces,
+	// read the same.
+	desired, err := r.Desired(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := desired.Elements()
+	rev := slices.Clone(all)
+	slices.Reverse(rev)
+	rev = append(rev, renderers.Element{Path: "eth1/mtu", Value: "1500"}, renderers.Element{Path: "ib0/pfc", Value: "0,0,0,0,0,0,0,0"})
+	got, err := r.Parse(d, runningOf(d, reportOf(d, rev, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(all, got.Elements()); diff != "" {
+		t.Errorf("settings in reverse order, with other interfaces', parse to another state:\n%s", diff)
+	}
 	other := cloneHost(d)
 	other.Name = "gpu-0001"
 	if _, err := r.Parse(d, runningOf(d, reportOf(other, es, nil))); err == nil || !strings.Contains(err.Error(), "gpu-0001") {
