@@ -100,15 +100,20 @@ func NVUEForm(path []string, value string, empty bool) string {
 			words[i] = nvueWordForm(k)
 		}
 	}
-	val := "{}"
-	if !empty {
-		val = nvueWordForm(value)
-	}
+	// A description's or profile's value is replaced whole: its form is
+	// not computed (descriptions differ on every port, and would only fill
+	// the cache of word forms).
+	var val string
 	switch path[len(path)-1] {
 	case "description":
 		val = "TEXT"
 	case "profile":
 		val = "PROFILE"
+	default:
+		val = "{}"
+		if !empty {
+			val = nvueWordForm(value)
+		}
 	}
 	return strings.Join(words, " ") + " " + val
 }
