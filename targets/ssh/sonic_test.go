@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,15 +59,6 @@ func sonicLeaves(t *testing.T) []*ir.Device {
 	return out
 }
 
-func sonicApply(configDB, patch []byte) ([]byte, error) {
-	arts, err := sonic.Renderer{}.Apply([]renderers.Artifact{{Path: "d/" + sonic.FileName, Format: renderers.JSON, Content: configDB}},
-		renderers.Remediation{Format: renderers.JSON, Content: patch})
-	if err != nil {
-		return nil, err
-	}
-	return arts[0].Content, nil
-}
-
 func sonicPlatform(*ir.Device) (renderers.Platform, error) { return sonic.Renderer{}, nil }
 
 type sonicWorld struct {
@@ -91,13 +83,15 @@ func newSonicWorld(t *testing.T) *sonicWorld {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var db map[string]any
+		// A switch's CONFIG_DB holds BREAKOUT_CFG, which the platform
+		// renders as a file of its own.
+		db := map[string]any{}
 		for _, a := range arts {
-			if strings.HasSuffix(a.Path, "/"+sonic.FileName) {
-				if err := json.Unmarshal(a.Content, &db); err != nil {
-					t.Fatal(err)
-				}
+			var tables map[string]any
+			if err := json.Unmarshal(a.Content, &tables); err != nil {
+				t.Fatal(err)
 			}
+			maps.Copy(db, tables)
 		}
 		for k, v := range sonicForeign {
 			db[k] = v
@@ -106,7 +100,7 @@ func newSonicWorld(t *testing.T) *sonicWorld {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev := sshtest.NewSONiC(append(b, '\n'), sonicApply)
+		dev := sshtest.NewSONiC(append(b, '\n'))
 		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "admin", Password: testPassword})
 		if err != nil {
 			t.Fatal(err)

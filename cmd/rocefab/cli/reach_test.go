@@ -753,7 +753,7 @@ func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
 			}
 			db["BGP_NEIGHBOR"] = map[string]any{"10.0.0.1": map[string]any{"asn": "65100"}}
 			b, _ := json.MarshalIndent(db, "", "    ")
-			dev := sshtest.NewSONiC(append(b, '\n'), applyWith(sonic.Renderer{}, sonic.FileName, renderers.JSON))
+			dev := sshtest.NewSONiC(append(b, '\n'))
 			shell, em = dev, emulated{running: dev.ConfigDB, foreign: func(b []byte) string {
 				var m map[string]json.RawMessage
 				if err := json.Unmarshal(b, &m); err != nil {
