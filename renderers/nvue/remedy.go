@@ -30,7 +30,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		return nil, renderers.Remediation{}, fmt.Errorf("nvue: nil device")
 	}
 	have, want := elementsOf(running), elementsOf(desired)
-	changes := renderers.DiffElements(have, want, renderers.Disruptions(d.Disruption[ir.PlatformNVUE]))
+	changes := diffSorted(have, want, renderers.Disruptions(d.Disruption[ir.PlatformNVUE]))
 	for i, c := range changes {
 		if f, ok := floorDisruption[c.Kind]; ok {
 			changes[i].Disruption = renderers.Worst(c.Disruption, f)
@@ -43,14 +43,82 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	return changes, rem, nil
 }
 
-// elementsOf returns s's elements, without a copy when s is this
+// elementsOf returns s's elements sorted by path with unique paths (the
+// later of two equal paths winning), without a copy when s is this
 // platform's state, which Diff only reads.
 func elementsOf(s renderers.State) []renderers.Element {
+	es := s.Elements
 	if st, ok := s.(*State); ok && st != nil {
-		return st.elements
+		es = func() []renderers.Element { return st.elements }
 	}
-	return s.Elements()
+	out := es()
+	if !strictlySorted(out) {
+		out = newState(slices.Clone(out)).elements
+	}
+	return out
 }
+
+// diffSorted is renderers.DiffElements for elements sorted by path with
+// unique paths (sortedElements): one merge of the two lists rather than a
+// map of each, which took a third of a plan's time for a leaf.
+func diffSorted(running, desired []renderers.Element, ds renderers.Disruptions) []renderers.Change {
+	byPath := func(a, b renderers.Element) int { return strings.Compare(a.Path, b.Path) }
+	var out []renderers.Change
+	i, j := 0, 0
+	for i < len(running) || j < len(desired) {
+		c := 0
+		switch {
+		case i == len(running):
+			c = 1
+		case j == len(desired):
+			c = -1
+		default:
+			c = byPath(running[i], desired[j])
+		}
+		switch {
+		case c < 0: // only running has it: remove
+			h := running[i]
+			out = append(out, renderers.Change{Path: h.Path, Before: new(h.Value), Kind: h.Kind, Disruption: ds.Of(h.Kind)})
+			i++
+		case c > 0: // only desired has it: add
+			w := desired[j]
+			out = append(out, renderers.Change{Path: w.Path, After: new(w.Value), Kind: w.Kind, Disruption: ds.Of(w.Kind)})
+			j++
+		default:
+			h, w := running[i], desired[j]
+			if h.Value != w.Value {
+				out = append(out, renderers.Change{Path: w.Path, Before: new(h.Value), After: new(w.Value), Kind: w.Kind, Disruption: ds.Of(w.Kind)})
+			}
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// strictlySorted reports whether es is sorted by path without a path twice.
+func strictlySorted(es []renderers.Element) bool {
+	for i := 1; i < len(es); i++ {
+		if es[i-1].Path >= es[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// wantedAt reports whether p is the path of an element of want (sorted by
+// path) or of one of its ancestors.
+func wantedAt(want []renderers.Element, p string) bool {
+	if _, found := slices.BinarySearchFunc(want, p, comparePath); found {
+		return true
+	}
+	// p's descendants are the paths that start with p+"/", together in
+	// the order (elements such as p+"-x" sort between p and them).
+	below := p + "/"
+	i, _ := slices.BinarySearchFunc(want, below, comparePath)
+	return i < len(want) && strings.HasPrefix(want[i].Path, below)
+}
+
+func comparePath(e renderers.Element, p string) int { return strings.Compare(e.Path, p) }
 
 // commands writes changes as nv set / nv unset lines in an order a pending
 // revision takes: interface bindings are unset first; breakouts are set
@@ -58,18 +126,9 @@ func elementsOf(s renderers.State) []renderers.Element {
 // pools) before the interface lines that bind them; global entries are
 // unset last, once no interface binds them. A removed subtree is unset at
 // its top, never above its owned root.
+//
+// want is the desired state's elements, sorted by path.
 func commands(changes []renderers.Change, want []renderers.Element) []byte {
-	// wanted holds every wanted path and its ancestors; a path's ancestors
-	// are its prefixes up to a '/', which an escaped key never holds.
-	wanted := make(map[string]bool, 2*len(want))
-	for _, e := range want {
-		for i := range len(e.Path) {
-			if e.Path[i] == '/' {
-				wanted[e.Path[:i]] = true
-			}
-		}
-		wanted[e.Path] = true
-	}
 	// Each line is kept with its text, which orders it.
 	type cmdLine struct {
 		words []string
@@ -84,13 +143,13 @@ func commands(changes []renderers.Change, want []renderers.Element) []byte {
 		segs := splitPath(c.Path)
 		iface := segs[0] == "interface"
 		if c.After == nil {
-			if wanted[c.Path] {
+			if wantedAt(want, c.Path) {
 				// An empty mapping in running whose entries are now set.
 				continue
 			}
 			top := len(segs)
 			for n := max(rootLen(segs), 1); n <= len(segs); n++ {
-				if !wanted[pathPrefix(c.Path, n)] {
+				if !wantedAt(want, pathPrefix(c.Path, n)) {
 					top = n
 					break
 				}
