@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,8 +69,8 @@ type sonicWorld struct {
 }
 
 // newSonicWorld serves the SONiC leaves, each running an older intent's
-// CONFIG_DB with foreign tables.
-func newSonicWorld(t *testing.T) *sonicWorld {
+// CONFIG_DB with foreign tables, changed by edits.
+func newSonicWorld(t *testing.T, edits ...func(db map[string]any)) *sonicWorld {
 	t.Helper()
 	hk, err := sshtest.NewHostKey()
 	if err != nil {
@@ -95,6 +96,9 @@ func newSonicWorld(t *testing.T) *sonicWorld {
 		}
 		for k, v := range sonicForeign {
 			db[k] = v
+		}
+		for _, e := range edits {
+			e(db)
 		}
 		b, err := json.MarshalIndent(db, "", "    ")
 		if err != nil {
@@ -272,4 +276,155 @@ func TestSONiCConfirmTimerLapses(t *testing.T) {
 	if err := w.target.Confirm(ctx, d); err == nil {
 		t.Error("a lapsed push was confirmed")
 	}
+}
+
+// TestSONiCApplyPatchTakesAnArray: `config apply-patch` refuses a JSON
+// object, which is what the platform's remediation is, and takes the
+// RFC 6902 array the driver makes of it; a plan's apply sends it.
+func TestSONiCApplyPatchTakesAnArray(t *testing.T) {
+	dev := sshtest.NewSONiC([]byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}}` + "\n"))
+	run := func(cmd, stdin string) (int, string) {
+		var out, errOut bytes.Buffer
+		code, _ := dev.Exec(cmd, strings.NewReader(stdin), &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	object := `{"apply-patch": [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "4200"}]}`
+	run("umask 077; cat > /tmp/p.json", object)
+	if code, out := run("sudo -n config apply-patch /tmp/p.json", ""); code == 0 || !strings.Contains(out, "Invalid patch format in file: /tmp/p.json") {
+		t.Errorf("an object as the patch: exit %d: %s", code, out)
+	}
+	run("umask 077; cat > /tmp/p.json", `[{"op": "replace", "path": "/PORT/Ethernet1/mtu", "value": "4200"}]`)
+	if code, out := run("sudo -n config apply-patch /tmp/p.json", ""); code == 0 || !strings.Contains(out, `member 'Ethernet1' not found`) {
+		t.Errorf("a patch of a missing port: exit %d: %s", code, out)
+	}
+	run("umask 077; cat > /tmp/p.json", `[{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "4200"}]`)
+	if code, out := run("sudo -n config apply-patch /tmp/p.json", ""); code != 0 || !strings.Contains(string(dev.ConfigDB()), `"mtu": "4200"`) {
+		t.Errorf("an RFC 6902 array: exit %d: %s\n%s", code, out, dev.ConfigDB())
+	}
+
+	w := newSonicWorld(t)
+	w.apply(t, w.plan(t))
+	for n, d := range w.dev {
+		patched := false
+		for _, c := range d.Received() {
+			patched = patched || strings.HasPrefix(c, "sudo -n config apply-patch ")
+		}
+		if !patched {
+			t.Errorf("%s: no config apply-patch ran: %q", n, d.Received())
+		}
+	}
+}
+
+// firstBreakout sets the first port of BREAKOUT_CFG to another mode and
+// returns it.
+func firstBreakout(t *testing.T, db map[string]any, mode string) string {
+	t.Helper()
+	table, _ := db["BREAKOUT_CFG"].(map[string]any)
+	keys := slices.Sorted(maps.Keys(table))
+	if len(keys) == 0 {
+		t.Fatal("the leaves have no BREAKOUT_CFG")
+	}
+	table[keys[0]].(map[string]any)["brkout_mode"] = mode
+	return keys[0]
+}
+
+// TestSONiCBreakout: a port in another breakout mode is broken out with
+// `config interface breakout`, and a second plan is empty.
+func TestSONiCBreakout(t *testing.T) {
+	var port string
+	w := newSonicWorld(t, func(db map[string]any) { port = firstBreakout(t, db, "1x800G") })
+	rep := w.apply(t, w.plan(t))
+	for _, o := range rep.Devices {
+		if o.State != targets.Applied {
+			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
+		}
+	}
+	if again := w.plan(t); !again.Empty() {
+		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
+	}
+	for n, d := range w.dev {
+		broke := false
+		for _, c := range d.Received() {
+			broke = broke || strings.HasPrefix(c, "sudo -n config interface breakout "+port+" '") && strings.HasSuffix(c, "' -y")
+		}
+		if !broke {
+			t.Errorf("%s: %s was not broken out: %q", n, port, d.Received())
+		}
+		if l := d.Leftovers(); len(l) > 0 {
+			t.Errorf("%s: left on the switch: %v", n, l)
+		}
+	}
+}
+
+// bufferPoolSize changes a BUFFER_POOL size, which GCU refuses to patch.
+func bufferPoolSize(db map[string]any) {
+	for _, row := range db["BUFFER_POOL"].(map[string]any) {
+		row.(map[string]any)["size"] = "1000"
+	}
+}
+
+// TestSONiCConfigReload: a BUFFER_POOL change goes through config save,
+// config_db.json and config reload (GCU would refuse it), converges, and
+// is saved; one not confirmed in time is rolled back by reloading what
+// the switch ran before.
+func TestSONiCConfigReload(t *testing.T) {
+	t.Run("confirmed", func(t *testing.T) {
+		w := newSonicWorld(t, bufferPoolSize)
+		rep := w.apply(t, w.plan(t))
+		for _, o := range rep.Devices {
+			if o.State != targets.Applied {
+				t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
+			}
+		}
+		if again := w.plan(t); !again.Empty() {
+			t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
+		}
+		for n, d := range w.dev {
+			if d.Reloads() != 1 {
+				t.Errorf("%s: %d config reloads, want 1", n, d.Reloads())
+			}
+			if !bytes.Equal(d.Saved(), d.ConfigDB()) {
+				t.Errorf("%s: the confirmed change is not saved", n)
+			}
+			if l := d.Leftovers(); len(l) > 0 {
+				t.Errorf("%s: left on the switch: %v", n, l)
+			}
+		}
+	})
+	t.Run("not confirmed", func(t *testing.T) {
+		w := newSonicWorld(t, bufferPoolSize)
+		d := w.devs[0]
+		dev := w.dev[d.Name]
+		before := dev.ConfigDB()
+		var rem renderers.Remediation
+		for _, dp := range w.plan(t).Devices {
+			if dp.Device == d.Name {
+				rem = dp.Remediation.Remediation()
+			}
+		}
+		if !strings.Contains(string(rem.Content), `"config-reload"`) {
+			t.Fatalf("the remediation needs no reload:\n%s", rem.Content)
+		}
+		if err := w.target.PushConfirmed(context.Background(), d, rem, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(dev.ConfigDB(), before) || dev.Reloads() != 1 {
+			t.Fatalf("the push changed nothing (%d reloads)", dev.Reloads())
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for (!bytes.Equal(dev.ConfigDB(), before) || len(dev.Leftovers()) > 0) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !bytes.Equal(dev.ConfigDB(), before) || dev.Reloads() != 2 {
+			t.Fatalf("an unconfirmed reload was not rolled back by a reload (%d reloads)", dev.Reloads())
+		}
+		if l := dev.Leftovers(); len(l) > 0 {
+			t.Errorf("left on the switch: %v", l)
+		}
+		for _, c := range dev.Received() {
+			if strings.HasPrefix(c, "sudo -n config rollback ") {
+				t.Errorf("GCU rollback ran for a reload: %q", c)
+			}
+		}
+	})
 }
