@@ -44,7 +44,9 @@ whose pushes had all started is finished, one cut short is rolled back. A lock (
 for the directory target) refuses a second apply on the same fabric.
 
 The report gives every device its state: applied, rolled-back, untouched, unknown (with why), or
-unchanged. On a terminal a progress bar shows the pushes; otherwise each step is one line on stderr.
+unchanged. Under a device reached over SSH comes the diff the device itself printed of its push (EOS
+show session-config diffs, NVUE nv config diff, what SONiC's config commands printed); --format
+json gives these as device_diffs. On a terminal a progress bar shows the pushes; otherwise each step is one line on stderr.
 
 Exit codes:
   0  every device to change was applied (or there was nothing to change)
@@ -133,7 +135,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		}
 		if p.Empty() {
 			if a.format == "json" {
-				return writeReport(cmd.OutOrStdout(), noChangeReport(p), p)
+				return writeReport(cmd.OutOrStdout(), noChangeReport(p), p, nil)
 			}
 			printPlan(cmd.OutOrStdout(), p)
 			fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
@@ -162,7 +164,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 	if p.Empty() {
 		rep := noChangeReport(p)
 		if a.format == "json" {
-			return writeReport(cmd.OutOrStdout(), rep, p)
+			return writeReport(cmd.OutOrStdout(), rep, p, nil)
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
 		return nil
@@ -181,12 +183,16 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 	if err != nil {
 		return withCode(exitPlanError, fmt.Errorf("apply refused: %w", err))
 	}
+	var diffs map[string]string
+	if r, ok := s.target.(*routed); ok {
+		diffs = r.diffs.all()
+	}
 	if a.format == "json" {
-		if err := writeReport(cmd.OutOrStdout(), rep, p); err != nil {
+		if err := writeReport(cmd.OutOrStdout(), rep, p, diffs); err != nil {
 			return withCode(exitPlanError, err)
 		}
 	} else {
-		printReport(cmd.OutOrStdout(), rep)
+		printReport(cmd.OutOrStdout(), rep, diffs)
 	}
 	if rep.Failed || rep.Interrupted {
 		return withCode(exitPlanError, nil)
@@ -283,15 +289,17 @@ func noChangeReport(p *targets.Plan) *targets.Report {
 }
 
 // reportJSON is apply's JSON output: the report with the count of
-// devices in each state.
+// devices in each state, and each device's own diff of its push where its
+// target reports one, by device.
 type reportJSON struct {
 	Fabric string                `json:"fabric"`
 	Counts map[targets.State]int `json:"counts"`
 	*targets.Report
+	DeviceDiffs map[string]string `json:"device_diffs,omitempty"`
 }
 
-func writeReport(w io.Writer, rep *targets.Report, p *targets.Plan) error {
-	b, err := json.MarshalIndent(reportJSON{Fabric: p.Fabric, Counts: rep.Counts(), Report: rep}, "", "  ")
+func writeReport(w io.Writer, rep *targets.Report, p *targets.Plan, diffs map[string]string) error {
+	b, err := json.MarshalIndent(reportJSON{Fabric: p.Fabric, Counts: rep.Counts(), Report: rep, DeviceDiffs: diffs}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -300,8 +308,10 @@ func writeReport(w io.Writer, rep *targets.Report, p *targets.Plan) error {
 }
 
 // printReport writes the text view of a report: why it stopped, each
-// device that was to change with its state, and the counts.
-func printReport(w io.Writer, rep *targets.Report) {
+// device that was to change with its state, under it the diff the device
+// printed of its push (diffs, by device; indented, since it is the
+// device's text and not rocefab's), and the counts.
+func printReport(w io.Writer, rep *targets.Report, diffs map[string]string) {
 	switch {
 	case rep.Failed:
 		fmt.Fprintf(w, "Apply failed: %s\n", rep.Reason)
@@ -326,6 +336,12 @@ func printReport(w io.Writer, rep *targets.Report) {
 			line += ": " + o.Reason
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		if diff := diffs[o.Device]; diff != "" {
+			fmt.Fprintf(w, "      %s's diff:\n", o.Device)
+			for _, l := range strings.Split(diff, "\n") {
+				fmt.Fprintln(w, strings.TrimRight("        "+l, " \t\r"))
+			}
+		}
 	}
 	c := rep.Counts()
 	fmt.Fprintf(w, "Apply: %d applied, %d rolled back, %d untouched, %d unknown; %d unchanged\n",

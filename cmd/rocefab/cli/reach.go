@@ -73,6 +73,8 @@ type routed struct {
 	closeHosts  func()
 	dir         *dir.Target
 	lockPath    string
+	// diffs are the devices' own diffs of their pushes (devicediff.go).
+	diffs deviceDiffs
 }
 
 var (
@@ -233,7 +235,7 @@ func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plain
 	addrs := map[string]string{}
 	viaGNMI := 0
 	viaSSH := &sshRoutes{inv: inv, file: file, endpoints: map[string]ssh.Endpoint{}, creds: map[sshKey]*ssh.Credentials{},
-		hostKeys: map[string]*ssh.HostKeys{}, ignoreHostKeys: ignoreHostKeys, warn: warn}
+		hostKeys: map[string]*ssh.HostKeys{}, ignoreHostKeys: ignoreHostKeys, warn: warn, diffs: &r.diffs}
 	for _, d := range devs {
 		acc, host := inv.For(d.Name, d.Platform)
 		r.transport[d.Name] = acc.Transport
@@ -463,6 +465,8 @@ type sshRoutes struct {
 	// whether their commands run behind sudo (reach_host.go).
 	hosts    map[string]hostEndpoint
 	hostSudo bool
+	// diffs keeps what the switches print as their diff of a push.
+	diffs *deviceDiffs
 }
 
 // add routes d over SSH, or says why rocefab cannot reach it that way (an
@@ -551,6 +555,7 @@ func (s *sshRoutes) path(p string) string {
 func (s *sshRoutes) target() (*ssh.Target, error) {
 	var mu sync.Mutex
 	return ssh.New(ssh.Options{
+		Diff: s.diffs.add,
 		Warn: func(device, msg string) {
 			mu.Lock()
 			defer mu.Unlock()
