@@ -29,7 +29,11 @@ import (
 //     once), `configure session NAME abort` to revert a commit whose timer
 //     runs, `write memory` after the final commit (sessions do not save the
 //     startup configuration): napalm-automation/napalm@ee70e634
-//     napalm/eos/eos.py (commit_config, confirm_commit, rollback).
+//     napalm/eos/eos.py (commit_config, confirm_commit, rollback). The
+//     EOS manual gives the timer as hh:mm:ss and no minimum
+//     (https://www.arista.com/en/um-eos/eos-session-management-commands,
+//     "commit timer"), so the timer is sent as asked, rounded up to the
+//     second.
 type eos struct{}
 
 func (eos) scrapli() string   { return "arista_eos" }
