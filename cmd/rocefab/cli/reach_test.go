@@ -743,12 +743,16 @@ func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var db map[string]any
+			// A switch's CONFIG_DB holds BREAKOUT_CFG, which the platform
+			// renders as a file of its own.
+			db := map[string]any{}
 			for _, a := range arts {
-				if strings.HasSuffix(a.Path, "/"+sonic.FileName) {
-					if err := json.Unmarshal(a.Content, &db); err != nil {
-						t.Fatal(err)
-					}
+				var tables map[string]any
+				if err := json.Unmarshal(a.Content, &tables); err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range tables {
+					db[k] = v
 				}
 			}
 			db["BGP_NEIGHBOR"] = map[string]any{"10.0.0.1": map[string]any{"asn": "65100"}}
