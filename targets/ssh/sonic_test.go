@@ -428,3 +428,40 @@ func TestSONiCConfigReload(t *testing.T) {
 		}
 	})
 }
+
+// TestSONiCBreakoutRolledBack: a patch refused after a breakout took
+// effect is rolled back by reloading the CONFIG_DB kept before the
+// breakout, which GCU's rollback could not recreate the ports of.
+func TestSONiCBreakoutRolledBack(t *testing.T) {
+	w := newSonicWorld(t, func(db map[string]any) { firstBreakout(t, db, "1x800G") })
+	p := w.plan(t)
+	canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
+	dev := w.dev[canary]
+	dev.SetFaults(sshtest.Faults{Reject: "WRED_PROFILE"})
+	before := dev.ConfigDB()
+	rep := w.apply(t, p)
+	for _, o := range rep.Devices {
+		if o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, "Failed to apply patch due to")) {
+			t.Errorf("%s: %s (%s), want rolled-back", o.Device, o.State, o.Reason)
+		}
+	}
+	if !bytes.Equal(dev.ConfigDB(), before) {
+		t.Error("the canary does not run what it ran before")
+	}
+	if dev.Reloads() != 1 {
+		t.Errorf("%d config reloads, want the one of the rollback", dev.Reloads())
+	}
+	if l := dev.Leftovers(); len(l) > 0 {
+		t.Errorf("left on the switch: %v", l)
+	}
+	broke := false
+	for _, c := range dev.Received() {
+		broke = broke || strings.HasPrefix(c, "sudo -n config interface breakout ")
+		if strings.HasPrefix(c, "sudo -n config rollback ") {
+			t.Errorf("GCU rollback ran after a breakout: %q", c)
+		}
+	}
+	if !broke {
+		t.Error("no breakout ran before the patch")
+	}
+}
