@@ -36,11 +36,14 @@ func TestTTYPassphrase(t *testing.T) {
 	}
 	typed := make(chan error, 1)
 	go func() {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for echo() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if echo() {
+			// End the line all the same, so that the reader returns and
+			// the test fails rather than hangs.
+			_, _ = ptmx.Write([]byte("\n"))
 			typed <- errors.New("echo stayed on while the passphrase was asked")
 			return
 		}
