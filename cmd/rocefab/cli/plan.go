@@ -523,6 +523,11 @@ var actionMark = map[targets.Action]string{
 // their changes and remediation, devices with the same changes once (a
 // fabric's leaves, or its servers, usually share them), then the devices
 // that could not be planned, then the summary. Unchanged devices are
+
+// alignWidth is the longest change text the disruption column is aligned
+// after.
+const alignWidth = 120
+
 // counted, not listed.
 func printPlan(w io.Writer, p *targets.Plan) {
 	fmt.Fprintf(w, "Plan for %s: %d devices, running configurations from %s\n", p.Fabric, len(p.Devices), p.Target)
@@ -545,13 +550,19 @@ func printPlan(w io.Writer, p *targets.Plan) {
 			fmt.Fprintf(w, "\n%s %d devices (%s): %s: %s, %s each, %s\n", actionMark[d.Action], len(g), kind,
 				someNames(names, 6), d.Action, count(len(d.Changes), "change", "changes"), d.Disruption)
 		}
+		// The disruption column lines up over the changes that fit in
+		// alignWidth; a longer change (a host's tc filters) keeps its label
+		// right after it rather than pushing every other label off screen.
 		width := 0
 		for _, c := range d.Changes {
-			width = max(width, utf8.RuneCountInString(changeText(c)))
+			if n := utf8.RuneCountInString(changeText(c)); n <= alignWidth {
+				width = max(width, n)
+			}
 		}
 		for _, c := range d.Changes {
 			t := changeText(c)
-			fmt.Fprintf(w, "    %s%s  [%s]\n", t, strings.Repeat(" ", width-utf8.RuneCountInString(t)), c.Disruption)
+			pad := max(width-utf8.RuneCountInString(t), 0)
+			fmt.Fprintf(w, "    %s%s  [%s]\n", t, strings.Repeat(" ", pad), c.Disruption)
 		}
 		r := d.Remediation
 		if r == nil {
