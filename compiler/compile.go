@@ -129,6 +129,7 @@ func (c *compilation) compile() *ir.Fabric {
 	c.hosts()
 	c.tenants()
 	c.reordering()
+	c.policy()
 	return fab
 }
 
@@ -146,7 +147,7 @@ func (c *compilation) classes() {
 		}
 		if e := k.ECN; e != nil && e.Enabled {
 			cl.ECN = &ir.ECN{MinBytes: e.Min.Bytes, MaxBytes: e.Max.Bytes, Probability: e.Probability,
-				Pos: c.pos("classes." + name + ".ecn")}
+				MinCells: e.Min.Cells, MaxCells: e.Max.Cells, Pos: c.pos("classes." + name + ".ecn")}
 		}
 		c.fab.Classes = append(c.fab.Classes, cl)
 	}

@@ -545,6 +545,7 @@ func (c *compilation) hosts() {
 	if nic, ok := platforms.LookupNIC(h.NIC.Model); ok {
 		prof.NICModel = nic.Model
 	}
+	c.fab.HostProfile = prof
 	for _, d := range c.fab.Devices {
 		if d.Host != nil {
 			d.Host.Profile = prof

@@ -68,8 +68,51 @@ type Fabric struct {
 	Devices []*Device
 	Links   []*Link
 	Tenants []*Tenant
+	// Buffers is the buffer policy the intent states, which each switch
+	// model's BufferPlan holds or, where its platform cannot, leaves
+	// unheld.
+	Buffers BufferPolicy
+	// Watchdog is the PFC watchdog as every switch's QoS carries it, kept
+	// here as well for a fabric judged without a switch.
+	Watchdog Watchdog
+	// LoadBalancing is the fabric's load-balancing mode ("ecmp",
+	// "adaptive" or "spray"); each switch's Balancing says what its
+	// platform renders for it.
+	LoadBalancing string
+	// HostProfile is the profile every server shares (Host.Profile), set
+	// also when the fabric has no server, since fabric-wide host settings
+	// such as DCQCN still decide what the switches need.
+	HostProfile *HostProfile
 
 	byName map[string]*Device
+}
+
+// BufferPolicy is the fabric's buffer policy: what the intent reserves
+// and which platform gaps it accepts.
+type BufferPolicy struct {
+	// Reserves are the reservations by class name, with percentages as
+	// stated (0 included), whether or not a platform holds them.
+	Reserves []Reserve
+	// ReserveStated is set when the intent writes the reserve itself;
+	// otherwise Reserves are the default reserve.
+	ReserveStated bool
+	// AcceptGaps are the platform gaps the intent accepts ("reserve",
+	// "priority-group"), which lint then reports as warnings.
+	AcceptGaps []string
+	Pos        diag.Pos
+}
+
+// Accepts reports whether the policy accepts the platform gap.
+func (b BufferPolicy) Accepts(gap string) bool { return slices.Contains(b.AcceptGaps, gap) }
+
+// ReservePercent returns the percent reserved for the class, 0 for none.
+func (b BufferPolicy) ReservePercent(class string) int {
+	for _, r := range b.Reserves {
+		if r.Class == class {
+			return r.Percent
+		}
+	}
+	return 0
 }
 
 // Topology records how the fabric was expanded.
@@ -82,7 +125,10 @@ type Topology struct {
 	// Oversubscription of each tier boundary as down/up capacity, e.g. 1
 	// for 1:1; keyed "leaf" and "spine".
 	Oversubscription map[string]float64
-	Pos              diag.Pos
+	// NICSpeedGbps is the servers' NIC speed the topology states; a NIC
+	// whose link gives no speed runs at it. 0 when not stated.
+	NICSpeedGbps int
+	Pos          diag.Pos
 }
 
 // MTU holds the fabric's MTUs.
@@ -113,8 +159,16 @@ type Class struct {
 type ECN struct {
 	MinBytes, MaxBytes int64
 	Probability        int // percent at MaxBytes
+	// MinCells and MaxCells are the thresholds the intent gives in buffer
+	// cells, 0 for one given in bytes. A class's MinBytes or MaxBytes is
+	// then 0, since its bytes depend on the switch: a Queue's ECN holds
+	// them converted for its switch's cell size.
+	MinCells, MaxCells int64
 	Pos                diag.Pos
 }
+
+// InCells reports whether a threshold is given in buffer cells.
+func (e *ECN) InCells() bool { return e != nil && (e.MinCells > 0 || e.MaxCells > 0) }
 
 // Device is one switch or server.
 type Device struct {
@@ -384,8 +438,20 @@ type HostProfile struct {
 	// need, such as ROCE_ADAPTIVE_ROUTING_EN=1 when switches reorder.
 	NICFirmware []Param
 	Shaping     []Shape
-	Derived     []Derivation
-	Pos         diag.Pos
+	// NICModelStated is the NIC model as the intent names it; NICModel
+	// is the catalog's spelling of it when the catalog knows it.
+	NICModelStated string
+	// NCCLEnv is the fabric-wide NCCL environment the intent sets, sorted
+	// by name, which every tenant's Env starts from.
+	NCCLEnv []EnvVar
+	// ShapedClasses are the class names the intent's host shaping lists,
+	// sorted, including any that Shaping lacks because they are invalid.
+	ShapedClasses []string
+	// RDMACMStated is set when the intent names the rdma_cm class itself
+	// rather than leaving RDMACMClass to be chosen.
+	RDMACMStated bool
+	Derived      []Derivation
+	Pos          diag.Pos
 }
 
 // DCQCN is the NIC congestion control.
@@ -474,11 +540,26 @@ type Tenant struct {
 	// the tenant's traffic, which is why its environment turns NCCL's
 	// adaptive-routing mode on; "" when no path reorders.
 	ReorderedBy string
+	// TrafficClassFrom says which intent field states TrafficClass:
+	// StatedByTenant (the tenant's own NCCL traffic class), StatedByHosts
+	// (the fabric-wide one), or "" when it is derived from the class's
+	// DSCP.
+	TrafficClassFrom string
+	// StatedEnv is the NCCL environment the tenant's intent sets itself,
+	// sorted by name, with the values as stated: Env may override one
+	// (NCCL_IB_DISABLE of a tenant kept off RDMA).
+	StatedEnv []EnvVar
 	// Derived holds the derivation of TrafficClass, as explain shows it
 	// for the tenant's servers.
 	Derived []Derivation
 	Pos     diag.Pos
 }
+
+// The intent fields a tenant's TrafficClass can come from.
+const (
+	StatedByTenant = "tenant"
+	StatedByHosts  = "hosts"
+)
 
 // EnvVar is one environment variable.
 type EnvVar struct {

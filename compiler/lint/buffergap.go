@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -35,9 +34,8 @@ var reserveGapPlatforms = []string{"eos", "nxos"}
 // pool-percent gap it reported, for PlatformGap to skip.
 func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
 	done := map[string]bool{}
-	b := p.Intent.Fabric.Buffers
-	if len(b.Reserve) > 0 {
-		written := p.Intent.Has("buffers", "reserve")
+	b := p.Fabric.Buffers
+	if len(b.Reserves) > 0 {
 		for _, plat := range reserveGapPlatforms {
 			ds := byPlatform[plat]
 			if len(ds) == 0 {
@@ -48,13 +46,13 @@ func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
 			switch {
 			case b.Accepts(GapReserve):
 				sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
-			case !written:
+			case !b.ReserveStated:
 				sev, tail = diag.Warning, " (the default reserve; the intent states none)"
 			}
 			p.Report(diag.Diagnostic{Pos: p.Pos("buffers.reserve"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
 				Device: ds[0].Name, Message: fmt.Sprintf(
 					"%s (%s): buffers.reserve holds %s, but %s has no share of the shared buffer held for one class: nothing is rendered, and a burst of another class can take the buffer it was to keep%s",
-					plat, plural(len(ds), "switch", "switches"), reserveText(b.Reserve), plat, tail)})
+					plat, plural(len(ds), "switch", "switches"), reserveText(b.Reserves), plat, tail)})
 		}
 	}
 	sonicReserveGap(p, byPlatform[ir.PlatformSONiC])
@@ -78,10 +76,11 @@ func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
 	return done
 }
 
-func reserveText(r map[string]int) string {
+// reserveText lists reservations, which the model keeps by class name.
+func reserveText(rs []ir.Reserve) string {
 	var parts []string
-	for _, n := range slices.Sorted(maps.Keys(r)) {
-		parts = append(parts, fmt.Sprintf("%d%% for %s", r[n], n))
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%d%% for %s", r.Percent, r.Class))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -134,24 +133,24 @@ func headroomGaps(p *Pass) {
 // other's share, and a lossy class's reserve goes to the lossless pool
 // instead of to it. Severity follows the EOS and NX-OS reserve gap.
 func sonicReserveGap(p *Pass, ds []*ir.Device) {
-	b := p.Intent.Fabric.Buffers
-	if len(ds) == 0 || len(b.Reserve) == 0 {
+	b := p.Fabric.Buffers
+	if len(ds) == 0 || len(b.Reserves) == 0 {
 		return
 	}
 	var lossy, lossless []string
-	for _, n := range slices.Sorted(maps.Keys(b.Reserve)) {
-		if b.Reserve[n] <= 0 {
+	for _, r := range b.Reserves {
+		if r.Percent <= 0 {
 			continue
 		}
-		if c := p.Fabric.Class(n); c != nil && c.Lossless {
-			lossless = append(lossless, n)
+		if c := p.Fabric.Class(r.Class); c != nil && c.Lossless {
+			lossless = append(lossless, r.Class)
 		} else {
-			lossy = append(lossy, n)
+			lossy = append(lossy, r.Class)
 		}
 	}
 	var unreserved []string
 	for _, c := range p.Fabric.LosslessClasses() {
-		if b.Reserve[c.Name] <= 0 {
+		if b.ReservePercent(c.Name) <= 0 {
 			unreserved = append(unreserved, c.Name)
 		}
 	}
@@ -176,11 +175,11 @@ func sonicReserveGap(p *Pass, ds []*ir.Device) {
 	switch {
 	case b.Accepts(GapReserve):
 		sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
-	case !p.Intent.Has("buffers", "reserve"):
+	case !b.ReserveStated:
 		sev, tail = diag.Warning, " (the default reserve; the intent states none)"
 	}
 	p.Report(diag.Diagnostic{Pos: p.Pos("buffers.reserve"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
 		Device: ds[0].Name, Message: fmt.Sprintf(
 			"sonic (%s): buffers.reserve holds %s, but SONiC holds it as one ingress lossless pool that every lossless priority group shares, kept from lossy traffic only: %s%s",
-			plural(len(ds), "switch", "switches"), reserveText(b.Reserve), strings.Join(why, "; "), tail)})
+			plural(len(ds), "switch", "switches"), reserveText(b.Reserves), strings.Join(why, "; "), tail)})
 }

@@ -48,10 +48,10 @@ thresholds, reserve more buffer or state a smaller N.`,
 				continue
 			}
 			for _, k := range keys {
-				if inCells(p, c) && k.cell == 0 {
+				if inCells(c) && k.cell == 0 {
 					continue // the model's cell size is unknown
 				}
-				lo, hi := ecnBytes(p, c, k.cell)
+				lo, hi := ecnBytes(c, k.cell)
 				ds := byKey[k]
 				ir.SortDevices(ds)
 				switch {

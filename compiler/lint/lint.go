@@ -9,6 +9,17 @@
 // see the fabric only through a [Pass] and report [diag.Diagnostic]s at the
 // position of the intent field that caused them. A finding is not a
 // failure: Run never fails, it reports.
+//
+// The model (compiler/ir) is the one source of every value a rule judges,
+// so that lint judges what the renderers write. That includes what the
+// intent states beyond the devices' settings: the buffer policy and
+// whether the intent wrote its reserve (ir.BufferPolicy), the PFC
+// watchdog and load-balancing mode of the fabric, the host profile even
+// without servers, ECN thresholds given in cells, and each tenant's stated
+// NCCL environment and traffic-class origin. The intent remains in a Pass
+// for positions alone ([Pass.Pos], [Pass.At]): the model cannot know where
+// in the user's files a field it took a value from was written, or the
+// nearest enclosing field when it was not. Tests hold rules to that.
 package lint
 
 import (
@@ -34,7 +45,7 @@ type Analyzer struct {
 }
 
 // Pass is what a rule sees: the compiled fabric, the intent it came from
-// (for fields the model does not keep), and how to report.
+// (for the positions of findings only), and how to report.
 type Pass struct {
 	Analyzer *Analyzer
 	Fabric   *ir.Fabric

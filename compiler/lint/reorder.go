@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/diag"
@@ -34,8 +35,10 @@ of each reordered server in the device list is checked as well as hosts.nic.mode
 // reorderNICs checks the NIC model of every server whose packets a switch
 // reorders, once per model.
 func reorderNICs(p *Pass) {
-	lb := p.Intent.Fabric.Routing.LoadBalancing
-	model := p.Intent.Fabric.Hosts.NIC.Model
+	lb, model := p.Fabric.LoadBalancing, ""
+	if prof := p.Fabric.HostProfile; prof != nil {
+		model = prof.NICModelStated
+	}
 	seen := map[string]bool{}
 	for _, d := range p.Fabric.Hosts() {
 		by := d.Host.ReorderedBy
@@ -101,12 +104,12 @@ func reorderEnv(p *Pass) {
 		}
 		ar, setAR := env[ir.NCCLAdaptiveRouting]
 		if t.ReorderedBy != "" && setAR && ar != "1" {
-			p.Reportf(envPos(p, t.Name, ir.NCCLAdaptiveRouting),
+			p.Reportf(envPos(p, t, ir.NCCLAdaptiveRouting),
 				"tenant %s: %s=%s, but %s: NCCL must run in adaptive-routing mode (1), or every reordered packet costs a retransmission",
 				t.Name, ir.NCCLAdaptiveRouting, ar, balancedBy(p.Fabric, t.ReorderedBy))
 		}
 		if ooo := env[ir.NCCLOutOfOrderRQ]; ooo != "" && ooo != "0" && ar != "1" {
-			p.Reportf(envPos(p, t.Name, ir.NCCLOutOfOrderRQ),
+			p.Reportf(envPos(p, t, ir.NCCLOutOfOrderRQ),
 				"tenant %s: %s=%s without %s=1: NCCL fails every connection (\"OOO RQ is force enabled but AR is not enabled\")",
 				t.Name, ir.NCCLOutOfOrderRQ, ooo, ir.NCCLAdaptiveRouting)
 		}
@@ -115,14 +118,16 @@ func reorderEnv(p *Pass) {
 
 // envPos is the intent field that set a tenant's NCCL variable: the
 // tenant's own environment, else the fabric-wide one, else the tenant.
-func envPos(p *Pass, tenant, name string) diag.Pos {
-	if t, ok := p.Intent.Fabric.Tenants[tenant]; ok && t.NCCL != nil {
-		if _, ok := t.NCCL.Env[name]; ok {
-			return p.At("tenants", tenant, "nccl", "env", name)
-		}
+func envPos(p *Pass, t *ir.Tenant, name string) diag.Pos {
+	if hasEnv(t.StatedEnv, name) {
+		return p.At("tenants", t.Name, "nccl", "env", name)
 	}
-	if _, ok := p.Intent.Fabric.Hosts.NCCL.Env[name]; ok {
+	if prof := p.Fabric.HostProfile; prof != nil && hasEnv(prof.NCCLEnv, name) {
 		return p.At("hosts", "nccl", "env", name)
 	}
-	return p.At("tenants", tenant)
+	return p.At("tenants", t.Name)
+}
+
+func hasEnv(env []ir.EnvVar, name string) bool {
+	return slices.ContainsFunc(env, func(e ir.EnvVar) bool { return e.Name == name })
 }

@@ -46,14 +46,14 @@ probability is a percentage; 0 never marks and values above 100 are not accepted
 			if e == nil {
 				continue
 			}
-			if lo, hi, ok := ecnCells(p, c); ok {
+			if lo, hi, ok := ecnCells(c); ok {
 				// Both thresholds in cells: compare them as written.
 				if lo >= hi {
 					p.Reportf(p.At("classes", c.Name, "ecn", "min"), "class %s: ECN min %d cells is not below max %d cells", c.Name, lo, hi)
 				}
 			} else {
 				for _, cell := range cellSizes(p, c) {
-					if lo, hi := ecnBytes(p, c, cell); lo >= hi {
+					if lo, hi := ecnBytes(c, cell); lo >= hi {
 						p.Reportf(p.At("classes", c.Name, "ecn", "min"), "class %s: ECN min %s is not below max %s", c.Name, bytesStr(lo), bytesStr(hi))
 						break
 					}
@@ -68,42 +68,38 @@ probability is a percentage; 0 never marks and values above 100 are not accepted
 
 // ecnCells returns a class's ECN thresholds when the intent gives both in
 // buffer cells.
-func ecnCells(p *Pass, c *ir.Class) (lo, hi int64, ok bool) {
-	k, found := p.Intent.Fabric.Classes[c.Name]
-	if !found || k.ECN == nil || k.ECN.Min.Cells == 0 || k.ECN.Max.Cells == 0 {
+func ecnCells(c *ir.Class) (lo, hi int64, ok bool) {
+	e := c.ECN
+	if e == nil || e.MinCells == 0 || e.MaxCells == 0 {
 		return 0, 0, false
 	}
-	return k.ECN.Min.Cells, k.ECN.Max.Cells, true
+	return e.MinCells, e.MaxCells, true
 }
 
 // ecnBytes returns a class's ECN thresholds in bytes on a switch whose
-// buffer cell is cell bytes. The model keeps bytes only; a threshold the
-// intent gives in cells is converted here.
-func ecnBytes(p *Pass, c *ir.Class, cell int) (lo, hi int64) {
-	lo, hi = c.ECN.MinBytes, c.ECN.MaxBytes
-	if k, ok := p.Intent.Fabric.Classes[c.Name]; ok && k.ECN != nil {
-		if k.ECN.Min.Cells > 0 {
-			lo = k.ECN.Min.Cells * int64(cell)
-		}
-		if k.ECN.Max.Cells > 0 {
-			hi = k.ECN.Max.Cells * int64(cell)
-		}
+// buffer cell is cell bytes. A class keeps a threshold given in cells as
+// cells, since its bytes depend on the switch; it is converted here.
+func ecnBytes(c *ir.Class, cell int) (lo, hi int64) {
+	e := c.ECN
+	lo, hi = e.MinBytes, e.MaxBytes
+	if e.MinCells > 0 {
+		lo = e.MinCells * int64(cell)
+	}
+	if e.MaxCells > 0 {
+		hi = e.MaxCells * int64(cell)
 	}
 	return lo, hi
 }
 
 // inCells reports whether the intent gives a threshold of the class's ECN
 // profile in buffer cells.
-func inCells(p *Pass, c *ir.Class) bool {
-	k, ok := p.Intent.Fabric.Classes[c.Name]
-	return ok && k.ECN != nil && (k.ECN.Min.Cells > 0 || k.ECN.Max.Cells > 0)
-}
+func inCells(c *ir.Class) bool { return c.ECN.InCells() }
 
 // cellSizes returns the cell sizes to convert a class's ECN thresholds
 // with: the known ones of the fabric's switch models when the intent gives
 // a threshold in cells, otherwise a single 0 (bytes need no conversion).
 func cellSizes(p *Pass, c *ir.Class) []int {
-	if !inCells(p, c) {
+	if !inCells(c) {
 		return []int{0}
 	}
 	var out []int
@@ -204,8 +200,8 @@ profile's size (xoff + xon) per port and lossless priority; on Broadcom XGS each
 reserved minimum plus its xoff in the shared headroom pool.`,
 	Run: func(p *Pass) {
 		pct := 0
-		for _, n := range p.Intent.Fabric.Buffers.Reserve {
-			pct += n
+		for _, r := range p.Fabric.Buffers.Reserves {
+			pct += r.Percent
 		}
 		if pct > 100 {
 			// The reserved pool is clamped to the whole buffer, which hides
@@ -291,7 +287,7 @@ NICs send CNPs in whatever class their default DSCP lands in.`,
 				break
 			}
 		}
-		dcqcn := p.Intent.Fabric.Hosts.DCQCN.Enabled
+		dcqcn := dcqcnOn(p.Fabric)
 		if cnp == nil {
 			if dcqcn {
 				p.Reportf(p.Pos("hosts.dcqcn"), "DCQCN is on but no class has cnp: true: add e.g. cnp: {priority: 6, dscp: [48], cnp: true, strict: true}")
@@ -350,7 +346,7 @@ var PFCWatchdog = &Analyzer{
 fabric. The PFC watchdog detects a queue paused for longer than its detection time and drops or
 forwards its traffic until it recovers. Keep it on wherever a class is lossless.`,
 	Run: func(p *Pass) {
-		if len(p.Fabric.LosslessClasses()) > 0 && !p.Intent.Fabric.PFC.Watchdog.Enabled {
+		if len(p.Fabric.LosslessClasses()) > 0 && !p.Fabric.Watchdog.Enabled {
 			p.Reportf(p.Pos("pfc.watchdog.enabled"), "class %s is lossless but the PFC watchdog is off", p.Fabric.LosslessClasses()[0].Name)
 		}
 	},
@@ -448,22 +444,20 @@ off RDMA (NCCL_IB_DISABLE=1 in its environment), so an NCCL_IB_* setting of its 
 		for _, pr := range qos.PFC {
 			lossless[pr] = true
 		}
-		global := p.Intent.Fabric.Hosts.NCCL.TrafficClass != nil
 		for _, t := range p.Fabric.Tenants {
 			// A tenant on a lossless class runs NCCL; so does one that sets
 			// its own traffic class. NCCL environment variables alone, or
 			// the fabric-wide traffic class, say nothing about a tenant on
 			// a lossy class (a checkpoint writer).
-			it := p.Intent.Fabric.Tenants[t.Name]
-			own := it.NCCL != nil && it.NCCL.TrafficClass != nil
+			own := t.TrafficClassFrom == ir.StatedByTenant
 			if t.Class == nil || (!t.Class.Lossless && !own) {
 				continue
 			}
 			at := p.At("tenants", t.Name)
-			switch {
-			case own:
+			switch t.TrafficClassFrom {
+			case ir.StatedByTenant:
 				at = p.At("tenants", t.Name, "nccl", "trafficClass")
-			case global:
+			case ir.StatedByHosts:
 				at = p.Pos("hosts.nccl.trafficClass")
 			}
 			dscp := t.TrafficClass >> 2
@@ -503,8 +497,10 @@ rdma_cm QPs (NVMe-oF, iSER) carry the storage the hosts shape over RDMA: the cla
 	Run: func(p *Pass) {
 		rdmaCMStorage(p)
 		shaped := map[string]bool{}
-		for name := range p.Intent.Fabric.Hosts.Shape {
-			shaped[name] = true
+		if prof := p.Fabric.HostProfile; prof != nil {
+			for _, name := range prof.ShapedClasses {
+				shaped[name] = true
+			}
 		}
 		// PFC pauses priorities, not classes: a lossy class on the priority
 		// of a lossless one is paused all the same.
@@ -601,7 +597,7 @@ and back up: a down-up path through which lossless traffic can form a cyclic buf
 // usedElements says which catalog elements the fabric uses, each with the
 // labels of the intent field it comes from.
 func usedElements(p *Pass) map[string][]string {
-	f := p.Intent.Fabric
+	f := p.Fabric
 	classes := []string{"classes"}
 	used := map[string][]string{
 		"dscp-map": classes, "ets": classes, "mtu": {"mtu"},
@@ -628,16 +624,16 @@ func usedElements(p *Pass) map[string][]string {
 			used["ecn"] = []string{"classes", c.Name, "ecn"}
 		}
 	}
-	if len(f.Buffers.Reserve) > 0 {
+	if len(f.Buffers.Reserves) > 0 {
 		used["pool-percent"] = []string{"buffers", "reserve"}
 	}
-	if f.PFC.Watchdog.Enabled {
+	if f.Watchdog.Enabled {
 		used["pfc-watchdog"] = []string{"pfc", "watchdog"}
-		if f.PFC.Watchdog.Action == "alert" {
+		if f.Watchdog.Action == "alert" {
 			used["watchdog-action-alert"] = []string{"pfc", "watchdog", "action"}
 		}
 	}
-	switch f.Routing.LoadBalancing {
+	switch f.LoadBalancing {
 	case "adaptive":
 		used["adaptive-routing"] = []string{"routing", "loadBalancing"}
 	case "spray":
@@ -645,6 +641,9 @@ func usedElements(p *Pass) map[string][]string {
 	}
 	return used
 }
+
+// dcqcnOn reports whether the servers run DCQCN.
+func dcqcnOn(f *ir.Fabric) bool { return f.HostProfile != nil && f.HostProfile.DCQCN.Enabled }
 
 func identity(m [8]int) bool {
 	for i, v := range m {
@@ -814,7 +813,7 @@ var ECNOff = &Analyzer{
 PFC as the only brake: pauses spread upstream and throughput collapses under incast. Either mark ECN on
 the class or turn DCQCN off deliberately (a PFC-only fabric).`,
 	Run: func(p *Pass) {
-		if !p.Intent.Fabric.Hosts.DCQCN.Enabled {
+		if !dcqcnOn(p.Fabric) {
 			return
 		}
 		for _, c := range p.Fabric.LosslessClasses() {

@@ -31,7 +31,7 @@ func shapingChecks(p *Pass) {
 	if prof == nil {
 		return
 	}
-	speed := p.Intent.Fabric.Topology.NIC.Speed.Gbps
+	speed := p.Fabric.Topology.NICSpeedGbps
 	nicSpeed := map[string]int{}
 	var netdevs []string
 	for _, n := range d.Host.NICs {
@@ -120,12 +120,8 @@ func lossyTenantNCCL(p *Pass) {
 		if !t.NoRDMA {
 			continue
 		}
-		it := p.Intent.Fabric.Tenants[t.Name]
-		if it.NCCL == nil {
-			continue
-		}
-		for _, k := range sortedKeys(it.NCCL.Env) {
-			if strings.HasPrefix(k, "NCCL_IB_") && !(k == "NCCL_IB_DISABLE" && it.NCCL.Env[k] == "1") {
+		for _, e := range t.StatedEnv {
+			if k := e.Name; strings.HasPrefix(k, "NCCL_IB_") && !(k == "NCCL_IB_DISABLE" && e.Value == "1") {
 				p.Reportf(p.At("tenants", t.Name, "nccl", "env", k),
 					"tenant %s: class %s is lossy, so its NCCL is kept off RDMA (NCCL_IB_DISABLE=1), but it sets %s: give the tenant a lossless class, or drop the setting",
 					t.Name, t.Class.Name, k)
@@ -154,18 +150,9 @@ func rdmaCMStorage(p *Pass) {
 		return
 	}
 	at := p.Pos("hosts.rdmaCM.class")
-	if p.Intent.Fabric.Hosts.RDMACM == nil {
+	if !prof.RDMACMStated {
 		at = p.Pos("hosts")
 	}
 	p.Reportf(at, "hosts.rdmaCM.class: rdma_cm QPs (NVMe-oF, iSER) carry the storage shaped over rdma (%s), but cma_roce_tos marks them with lossless class %s (ToS %d): give rdma_cm the storage class",
 		strings.Join(storage, ", "), cm.Name, prof.RoCETOS)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
