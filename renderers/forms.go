@@ -89,33 +89,44 @@ func cliForm(l string) string {
 // names in the path, descriptions, profile references and numbers are
 // replaced.
 func NVUEForm(path []string, value string, empty bool) string {
-	words := make([]string, len(path))
+	// One builder rather than a slice of words and a join: every leaf of
+	// every NVUE document passes here.
+	var b strings.Builder
+	n := len(path)
+	for _, k := range path {
+		n += len(k)
+	}
+	b.Grow(n + 8)
 	for i, k := range path {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
 		switch {
 		case i > 0 && path[i-1] == "interface":
-			words[i] = "IF"
+			b.WriteString("IF")
 		case i == 3 && path[0] == "set" && path[1] == "qos" && path[2] == "pfc":
-			words[i] = "PROFILE"
+			b.WriteString("PROFILE")
 		default:
-			words[i] = nvueWordForm(k)
+			b.WriteString(nvueWordForm(k))
 		}
 	}
+	b.WriteByte(' ')
 	// A description's or profile's value is replaced whole: its form is
 	// not computed (descriptions differ on every port, and would only fill
 	// the cache of word forms).
-	var val string
 	switch path[len(path)-1] {
 	case "description":
-		val = "TEXT"
+		b.WriteString("TEXT")
 	case "profile":
-		val = "PROFILE"
+		b.WriteString("PROFILE")
 	default:
-		val = "{}"
-		if !empty {
-			val = nvueWordForm(value)
+		if empty {
+			b.WriteString("{}")
+		} else {
+			b.WriteString(nvueWordForm(value))
 		}
 	}
-	return strings.Join(words, " ") + " " + val
+	return b.String()
 }
 
 // nvueWords holds the forms of the NVUE keys and values seen in this

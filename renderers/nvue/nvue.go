@@ -652,6 +652,32 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 // ports of a broken-out cage after the parent port and the child's index.
 var splitRE = regexp.MustCompile(`^(swp[0-9]+)s([0-9]+)$`)
 
+// splitPort reads a split port name as splitRE does, without a regexp,
+// since every port of every switch passes here: it returns the parent port
+// and the child's index.
+func splitPort(name string) (parent string, idx int, ok bool) {
+	if !strings.HasPrefix(name, "swp") {
+		return "", 0, false
+	}
+	i := 3
+	for i < len(name) && isDigit(name[i]) {
+		i++
+	}
+	if i == 3 || i == len(name) || name[i] != 's' || i+1 == len(name) {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(name); j++ {
+		if !isDigit(name[j]) {
+			return "", 0, false
+		}
+	}
+	idx, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return "", 0, false
+	}
+	return name[:i], idx, true
+}
+
 // breakoutModes are the modes `nv set interface <id> link breakout` takes
 // for splitting a port (NVUE command reference, Interface, "link breakout":
 // 1x, 2x, 4x, 8x; Cumulus Linux 5.4 and later).
@@ -666,18 +692,14 @@ func (r *render) breakouts(ifs *node, ports []ir.Port) {
 	children := map[string]int{}
 	var parents []string
 	for _, p := range ports {
-		m := splitRE.FindStringSubmatch(p.Name)
-		if m == nil {
+		parent, idx, ok := splitPort(p.Name)
+		if !ok {
 			continue
 		}
-		idx, err := strconv.Atoi(m[2])
-		if err != nil {
-			continue
+		if _, ok := children[parent]; !ok {
+			parents = append(parents, parent)
 		}
-		if _, ok := children[m[1]]; !ok {
-			parents = append(parents, m[1])
-		}
-		children[m[1]] = max(children[m[1]], idx+1)
+		children[parent] = max(children[parent], idx+1)
 	}
 	slices.SortFunc(parents, naturalCompare)
 	for _, parent := range parents {

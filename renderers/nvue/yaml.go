@@ -31,17 +31,35 @@ type node struct {
 
 func newNode(key string) *node { return &node{key: key} }
 
+// indexAt is the number of children from which a mapping indexes them by
+// key: most mappings hold a handful of keys, where a scan is cheaper than
+// a map, while `interface` holds every port of the switch.
+const indexAt = 16
+
 // child returns the mapping child with that key, creating it.
 func (n *node) child(key string) *node {
-	if c, ok := n.index[key]; ok {
-		return c
-	}
-	if n.index == nil {
-		n.index = map[string]*node{}
+	if n.index != nil {
+		if c, ok := n.index[key]; ok {
+			return c
+		}
+	} else {
+		for _, c := range n.children {
+			if c.key == key {
+				return c
+			}
+		}
 	}
 	c := newNode(key)
-	n.index[key] = c
 	n.children = append(n.children, c)
+	switch {
+	case n.index != nil:
+		n.index[key] = c
+	case len(n.children) >= indexAt:
+		n.index = make(map[string]*node, 2*len(n.children))
+		for _, o := range n.children {
+			n.index[o.key] = o
+		}
+	}
 	return c
 }
 
@@ -82,9 +100,10 @@ func (n *node) note(format string, args ...any) *node {
 // mapping whose statement form isVerify reports. A commented node is never
 // folded into a flow mapping, so the mark stays on its own line next to
 // the key it names.
+// path is reused as a stack across siblings: NVUEForm keeps none of it.
 func markVerify(n *node, path []string, isVerify func(form string) bool) {
 	for _, c := range n.children {
-		p := append(slices.Clone(path), c.key)
+		p := append(path, c.key)
 		if c.leaf || len(c.children) == 0 {
 			form := renderers.NVUEForm(p, c.raw, !c.leaf)
 			if isVerify(form) {
@@ -187,6 +206,7 @@ func emit(header []string, set *node) ([]byte, error) {
 		writeComment(&buf, "", h)
 	}
 	buf.WriteString("- set:\n")
+	sortChildren(set)
 	if err := emitChildren(&buf, set, "    "); err != nil {
 		return nil, err
 	}
@@ -194,21 +214,26 @@ func emit(header []string, set *node) ([]byte, error) {
 }
 
 func writeComment(buf *bytes.Buffer, indent, text string) {
+	buf.WriteString(indent)
 	if text == "" {
-		buf.WriteString(indent + "#\n")
+		buf.WriteString("#\n")
 		return
 	}
-	buf.WriteString(indent + "# " + text + "\n")
+	buf.WriteString("# ")
+	buf.WriteString(text)
+	buf.WriteByte('\n')
 }
 
-func sorted(n *node) []*node {
-	cs := slices.Clone(n.children)
-	slices.SortFunc(cs, func(a, b *node) int { return naturalCompare(a.key, b.key) })
-	return cs
+// sortChildren puts n's children in the order the document prints them.
+// It sorts in place: the tree is built for one document and not read in
+// insertion order after it is emitted.
+func sortChildren(n *node) {
+	slices.SortFunc(n.children, func(a, b *node) int { return naturalCompare(a.key, b.key) })
 }
 
+// emitChildren writes the children of n, which sortChildren has sorted.
 func emitChildren(buf *bytes.Buffer, n *node, indent string) error {
-	for _, c := range sorted(n) {
+	for _, c := range n.children {
 		if err := emitNode(buf, c, indent); err != nil {
 			return err
 		}
@@ -217,51 +242,80 @@ func emitChildren(buf *bytes.Buffer, n *node, indent string) error {
 }
 
 func emitNode(buf *bytes.Buffer, n *node, indent string) error {
-	for _, t := range append([]string{n.key, n.value, n.trailing}, n.above...) {
+	for _, t := range [...]string{n.key, n.value, n.trailing} {
 		if err := checkText("text", t); err != nil {
+			return err
+		}
+	}
+	for _, a := range n.above {
+		if err := checkText("text", a); err != nil {
 			return err
 		}
 	}
 	for _, a := range n.above {
 		writeComment(buf, indent, a)
 	}
-	line := indent + quote(n.key) + ":"
-	tail := ""
-	if n.trailing != "" {
-		tail = "  # " + n.trailing
-	}
+	start := buf.Len()
+	buf.WriteString(indent)
+	buf.WriteString(quote(n.key))
+	buf.WriteByte(':')
 	switch {
 	case n.leaf:
-		buf.WriteString(line + " " + n.value + tail + "\n")
+		buf.WriteByte(' ')
+		buf.WriteString(n.value)
+		writeTail(buf, n)
 		return nil
 	case len(n.children) == 0:
-		buf.WriteString(line + " {}" + tail + "\n")
+		buf.WriteString(" {}")
+		writeTail(buf, n)
 		return nil
 	}
-	if f, ok := flow(n); ok && len(line)+1+len(f) <= flowWidth {
-		buf.WriteString(line + " " + f + tail + "\n")
+	sortChildren(n)
+	// Try the flow form in place and take it back when it does not fit.
+	mark := buf.Len()
+	buf.WriteByte(' ')
+	if flow(buf, n) && buf.Len()-start <= flowWidth {
+		writeTail(buf, n)
 		return nil
 	}
-	buf.WriteString(line + tail + "\n")
+	buf.Truncate(mark)
+	writeTail(buf, n)
 	return emitChildren(buf, n, indent+"  ")
 }
 
-// flow renders a mapping of scalars and empty mappings, none of them
-// commented, as a one-line flow mapping.
-func flow(n *node) (string, bool) {
-	var parts []string
-	for _, c := range sorted(n) {
+// writeTail ends the key's line with its trailing comment, if any.
+func writeTail(buf *bytes.Buffer, n *node) {
+	if n.trailing != "" {
+		buf.WriteString("  # ")
+		buf.WriteString(n.trailing)
+	}
+	buf.WriteByte('\n')
+}
+
+// flow writes a mapping of scalars and empty mappings, none of them
+// commented, as a one-line flow mapping; it reports false, having written
+// part of it, when n has a child the flow form cannot hold.
+func flow(buf *bytes.Buffer, n *node) bool {
+	buf.WriteByte('{')
+	for i, c := range n.children {
 		if len(c.above) > 0 || c.trailing != "" {
-			return "", false
+			return false
+		}
+		if i > 0 {
+			buf.WriteString(", ")
 		}
 		switch {
 		case c.leaf:
-			parts = append(parts, quote(c.key)+": "+c.value)
+			buf.WriteString(quote(c.key))
+			buf.WriteString(": ")
+			buf.WriteString(c.value)
 		case len(c.children) == 0:
-			parts = append(parts, quote(c.key)+": {}")
+			buf.WriteString(quote(c.key))
+			buf.WriteString(": {}")
 		default:
-			return "", false
+			return false
 		}
 	}
-	return "{" + strings.Join(parts, ", ") + "}", true
+	buf.WriteByte('}')
+	return true
 }

@@ -2,6 +2,7 @@ package nvue
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,6 +106,29 @@ func TestWatchdogTimers(t *testing.T) {
 		p, r := watchdogTimers(c.detect, c.restore)
 		if p != c.poll || r != c.robustness {
 			t.Errorf("watchdogTimers(%d, %d) = %d, %d; want %d, %d", c.detect, c.restore, p, r, c.poll, c.robustness)
+		}
+	}
+}
+
+// TestSplitPort checks that the byte reader of split port names agrees
+// with splitRE, which the desired state reads them with.
+func TestSplitPort(t *testing.T) {
+	for _, name := range []string{
+		"swp1s0", "swp12s3", "swp64s7", "swp1s", "swps1", "swp1", "swp1s0x", "xswp1s0",
+		"swp01s02", "swp1s99999999999999999999999", "eth0", "", "swp", "swp1s1s1", "swp١s0",
+	} {
+		parent, idx, ok := splitPort(name)
+		m := splitRE.FindStringSubmatch(name)
+		var want int
+		wantOK := m != nil
+		if wantOK {
+			var err error
+			if want, err = strconv.Atoi(m[2]); err != nil {
+				wantOK = false
+			}
+		}
+		if ok != wantOK || ok && (parent != m[1] || idx != want) {
+			t.Errorf("splitPort(%q) = %q, %d, %v; splitRE reads %q", name, parent, idx, ok, m)
 		}
 	}
 }
