@@ -595,10 +595,16 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 	}
 	r.breakouts(ifs, ports)
 	w := r.q.Watchdog
+	// Per port, the same note and states: made once, not per port.
+	pfcNote := "lossless priorities " + joinInts(r.pfc)
+	wdState := "disable"
+	if w.Enabled {
+		wdState = "enable"
+	}
 	var noClass, noAR []string
 	for _, p := range ports {
 		n := ifs.child(p.Name)
-		n.comment("%s", portComment(p))
+		n.above = append(n.above, portComment(p))
 		if p.Peer != "" {
 			desc := "to " + p.Peer
 			if p.PeerPort != "" {
@@ -614,12 +620,8 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 		if len(r.pfc) > 0 {
 			if name, ok := profiles[p.Headroom]; ok {
 				qos := n.child("qos")
-				qos.child("pfc").set("profile", name).note("lossless priorities %s", joinInts(r.pfc))
-				state := "disable"
-				if w.Enabled {
-					state = "enable"
-				}
-				qos.child("pfc-watchdog").set("state", state)
+				qos.child("pfc").set("profile", name).trailing = pfcNote
+				qos.child("pfc-watchdog").set("state", wdState)
 			} else {
 				noClass = append(noClass, p.Name)
 				n.comment("platform gap: no port class, so no PFC profile: PFC stays as the default-global profile sets it")
@@ -722,8 +724,11 @@ func (r *render) breakouts(ifs *node, ports []ir.Port) {
 	}
 }
 
+// portComment says what the port faces and its class. It reads as
+// fmt's "%s-facing, %s over %g m", built without fmt since every port of
+// every switch passes here (%g with no precision is FormatFloat's 'g', -1).
 func portComment(p ir.Port) string {
-	s := fmt.Sprintf("%s-facing, %s over %g m", p.Facing, speed(p.SpeedGbps), p.CableM)
+	s := string(p.Facing) + "-facing, " + speed(p.SpeedGbps) + " over " + strconv.FormatFloat(p.CableM, 'g', -1, 64) + " m"
 	if p.Headroom != nil {
 		s += ", port class " + p.Headroom.Name
 	}
