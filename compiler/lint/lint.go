@@ -17,9 +17,9 @@
 // watchdog and load-balancing mode of the fabric, the host profile even
 // without servers, ECN thresholds given in cells, and each tenant's stated
 // NCCL environment and traffic-class origin. The intent remains in a Pass
-// for positions alone ([Pass.Pos], [Pass.At]): the model cannot know where
-// in the user's files a field it took a value from was written, or the
-// nearest enclosing field when it was not. Tests hold rules to that.
+// for positions alone, as [Positions] ([Pass.Pos], [Pass.At]): the model
+// cannot know where in the user's files a field it took a value from was
+// written, or the nearest enclosing field when it was not.
 package lint
 
 import (
@@ -30,7 +30,6 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // Analyzer is one lint rule.
@@ -44,12 +43,23 @@ type Analyzer struct {
 	Run        func(*Pass)
 }
 
-// Pass is what a rule sees: the compiled fabric, the intent it came from
-// (for the positions of findings only), and how to report.
+// Positions finds intent fields in the user's files: the position of the
+// field at path (labels from the root, "classes", "roce", "ecn", "max"),
+// or of the nearest enclosing field the user wrote. *schema.Intent is
+// one. A rule gets no more of the intent than this, so every value it
+// judges comes from the model.
+type Positions interface {
+	Pos(path ...string) diag.Pos
+}
+
+// Pass is what a rule sees: the compiled fabric, the positions of the
+// intent it came from, and how to report.
 type Pass struct {
 	Analyzer *Analyzer
 	Fabric   *ir.Fabric
-	Intent   *schema.Intent
+	// Intent locates the fields findings point at; nil gives every
+	// finding an unknown position.
+	Intent Positions
 	// Report records a finding. Rule, Name and Severity are filled from the
 	// analyzer when empty.
 	Report func(diag.Diagnostic)
@@ -71,18 +81,23 @@ func (p *Pass) ReportDevice(pos diag.Pos, device, port, format string, args ...a
 // names.
 func (p *Pass) Pos(path string) diag.Pos {
 	if path == "" {
-		return p.Intent.Pos()
+		return p.At()
 	}
-	return p.Intent.Pos(strings.Split(path, ".")...)
+	return p.At(strings.Split(path, ".")...)
 }
 
 // At returns the position of the intent field at labels ("classes", name,
 // "ecn", "max"), or of the nearest enclosing field the user wrote.
-func (p *Pass) At(labels ...string) diag.Pos { return p.Intent.Pos(labels...) }
+func (p *Pass) At(labels ...string) diag.Pos {
+	if p.Intent == nil {
+		return diag.Pos{}
+	}
+	return p.Intent.Pos(labels...)
+}
 
 // Run runs every analyzer of suite over the fabric and returns the findings,
 // sorted.
-func Run(suite []*Analyzer, f *ir.Fabric, in *schema.Intent) diag.List {
+func Run(suite []*Analyzer, f *ir.Fabric, in Positions) diag.List {
 	var out diag.List
 	for _, a := range suite {
 		pass := &Pass{Analyzer: a, Fabric: f, Intent: in}
