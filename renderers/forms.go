@@ -89,44 +89,50 @@ func cliForm(l string) string {
 // names in the path, descriptions, profile references and numbers are
 // replaced.
 func NVUEForm(path []string, value string, empty bool) string {
-	// One builder rather than a slice of words and a join: every leaf of
-	// every NVUE document passes here.
 	var b strings.Builder
-	n := len(path)
-	for _, k := range path {
-		n += len(k)
+	for i := range path {
+		b.WriteString(NVUEKeyForm(path[:i+1]))
+		b.WriteByte(' ')
 	}
-	b.Grow(n + 8)
-	for i, k := range path {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		switch {
-		case i > 0 && path[i-1] == "interface":
-			b.WriteString("IF")
-		case i == 3 && path[0] == "set" && path[1] == "qos" && path[2] == "pfc":
-			b.WriteString("PROFILE")
-		default:
-			b.WriteString(nvueWordForm(k))
-		}
+	b.WriteString(NVUEValueForm(path, value, empty))
+	return b.String()
+}
+
+// NVUEKeyForm returns the form of the last key of path, as NVUEForm writes
+// it: a writer that walks a document tree builds the forms of its leaves
+// from its parents' forms with it, rather than recomputing every key of
+// every leaf's path.
+func NVUEKeyForm(path []string) string {
+	i := len(path) - 1
+	switch {
+	case i < 0:
+		return ""
+	case i > 0 && path[i-1] == "interface":
+		return "IF"
+	case i == 3 && path[0] == "set" && path[1] == "qos" && path[2] == "pfc":
+		return "PROFILE"
 	}
-	b.WriteByte(' ')
+	return nvueWordForm(path[i])
+}
+
+// NVUEValueForm returns the form of the value of the leaf at path, as
+// NVUEForm writes it after the keys.
+func NVUEValueForm(path []string, value string, empty bool) string {
 	// A description's or profile's value is replaced whole: its form is
 	// not computed (descriptions differ on every port, and would only fill
 	// the cache of word forms).
-	switch path[len(path)-1] {
-	case "description":
-		b.WriteString("TEXT")
-	case "profile":
-		b.WriteString("PROFILE")
-	default:
-		if empty {
-			b.WriteString("{}")
-		} else {
-			b.WriteString(nvueWordForm(value))
+	if len(path) > 0 {
+		switch path[len(path)-1] {
+		case "description":
+			return "TEXT"
+		case "profile":
+			return "PROFILE"
 		}
 	}
-	return b.String()
+	if empty {
+		return "{}"
+	}
+	return nvueWordForm(value)
 }
 
 // nvueWords holds the forms of the NVUE keys and values seen in this

@@ -152,7 +152,7 @@ func (r *render) document() ([]byte, error) {
 	}
 	// Forms no source confirms get a "# verify:" line above their key, from
 	// the statement table.
-	markVerify(set, []string{"set"}, func(form string) bool { return platforms.IsVerify(ir.PlatformNVUE, form) })
+	markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return platforms.IsVerify(ir.PlatformNVUE, form) })
 	return emit(r.header(), set)
 }
 

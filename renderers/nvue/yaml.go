@@ -99,19 +99,22 @@ func (n *node) note(format string, args ...any) *node {
 // markVerify puts a "verify: <form>" comment above every leaf and empty
 // mapping whose statement form isVerify reports. A commented node is never
 // folded into a flow mapping, so the mark stays on its own line next to
-// the key it names.
-// path is reused as a stack across siblings: NVUEForm keeps none of it.
-func markVerify(n *node, path []string, isVerify func(form string) bool) {
+// the key it names. form is the form of path's keys (renderers.NVUEForm
+// without the value): each node's is its parent's and its own key's, so
+// no leaf recomputes its whole path. path is reused as a stack across
+// siblings: the form functions keep none of it.
+func markVerify(n *node, path []string, form string, isVerify func(form string) bool) {
 	for _, c := range n.children {
 		p := append(path, c.key)
+		f := form + " " + renderers.NVUEKeyForm(p)
 		if c.leaf || len(c.children) == 0 {
-			form := renderers.NVUEForm(p, c.raw, !c.leaf)
-			if isVerify(form) {
-				c.above = append([]string{renderers.VerifyMark(form)}, c.above...)
+			leaf := f + " " + renderers.NVUEValueForm(p, c.raw, !c.leaf)
+			if isVerify(leaf) {
+				c.above = append([]string{renderers.VerifyMark(leaf)}, c.above...)
 			}
 			continue
 		}
-		markVerify(c, p, isVerify)
+		markVerify(c, p, f, isVerify)
 	}
 }
 
