@@ -101,7 +101,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	if d != nil {
 		ds, tables = d.Disruption[ir.PlatformSONiC], d.Tables
 	}
-	changes := renderers.DiffElements(have.Elements(), want.Elements(), ds)
+	changes := diffEntries(have.es, want.es, ds)
 	if len(changes) == 0 {
 		return nil, renderers.Remediation{}, nil
 	}
@@ -133,6 +133,92 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		return nil, renderers.Remediation{}, fmt.Errorf("sonic: internal error: %w", err)
 	}
 	return changes, renderers.Remediation{Format: renderers.JSON, Content: buf.Bytes()}, nil
+}
+
+// diffEntries is renderers.DiffElements over two states' entries: one
+// merge walk of the lists, both sorted by table, key and field, instead of
+// flattening both whole and matching paths through maps. Only the changes
+// get a path; they are then put in path order, which differs from entry
+// order where a table name is a prefix of another ("PORT|" sorts after
+// "PORT_QOS_MAP|").
+func diffEntries(have, want []entry, ds renderers.Disruptions) []renderers.Change {
+	var ds0 []entryDiff
+	i, j := 0, 0
+	for i < len(have) || j < len(want) {
+		c := 1
+		switch {
+		case i == len(have):
+		case j == len(want):
+			c = -1
+		default:
+			c = compareEntry(have[i], want[j])
+		}
+		switch {
+		case c < 0:
+			ds0 = append(ds0, entryDiff{i, -1})
+			i++
+		case c > 0:
+			ds0 = append(ds0, entryDiff{-1, j})
+			j++
+		default:
+			if have[i].value != want[j].value {
+				ds0 = append(ds0, entryDiff{i, j})
+			}
+			i, j = i+1, j+1
+		}
+	}
+	if len(ds0) == 0 {
+		return nil
+	}
+	// All paths in one string and all values in one array: a change's
+	// strings and pointers are slices of them, three allocations for the
+	// lot rather than three per change.
+	n := 0
+	for _, d := range ds0 {
+		e := d.of(have, want)
+		n += len(e.table) + len(e.key) + len(e.field) + 2
+	}
+	buf := make([]byte, 0, n)
+	for _, d := range ds0 {
+		e := d.of(have, want)
+		buf = append(append(append(append(append(buf, e.table...), '|'), e.key...), '|'), e.field...)
+	}
+	paths := string(buf)
+	vals := make([]string, 2*len(ds0))
+	out := make([]renderers.Change, len(ds0))
+	at := 0
+	for k, d := range ds0 {
+		var c renderers.Change
+		e := d.of(have, want)
+		l := len(e.table) + len(e.key) + len(e.field) + 2
+		c.Path, at = paths[at:at+l], at+l
+		if d.h >= 0 {
+			vals[2*k] = have[d.h].value
+			c.Before = &vals[2*k]
+		}
+		if d.w >= 0 {
+			vals[2*k+1] = want[d.w].value
+			c.After = &vals[2*k+1]
+		}
+		c.Kind = kindOf(e.table, e.field)
+		c.Disruption = ds.Of(c.Kind)
+		out[k] = c
+	}
+	slices.SortFunc(out, func(a, b renderers.Change) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// entryDiff is one difference: indices into the running and desired
+// entries, -1 for a side without the field.
+type entryDiff struct{ h, w int }
+
+// of is the entry that names the field: the desired one, else the
+// running one.
+func (d entryDiff) of(have, want []entry) entry {
+	if d.w >= 0 {
+		return want[d.w]
+	}
+	return have[d.h]
 }
 
 // tableDisruption is the class sonic_apply.json gives changes to table:

@@ -1,0 +1,64 @@
+package sonic
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// TestDiffEntriesIsDiffElements checks the merge diff against the shared
+// map diff over the flattened states: the same changes, values,
+// disruptions and path order, on random pairs of states whose tables
+// include names that are prefixes of others.
+func TestDiffEntriesIsDiffElements(t *testing.T) {
+	tables := []string{"PORT", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH", tableBreakout}
+	keys := []string{"Ethernet0", "Ethernet0|3", "Ethernet8", "AZURE", "global"}
+	fields := []string{"mtu", "speed", "profile", "pfc_enable", "Ethernet0", "brkout_mode"}
+	values := []string{"9100", "800000", "lossless", ""}
+	ds := renderers.Disruptions{kindMTU: "port-flap", kindPFC: "traffic-pause", kindPortSpeed: "reboot"}
+	r := rand.New(rand.NewPCG(1, 2))
+	state := func() *State {
+		seen := map[entry]bool{}
+		var es []entry
+		for range r.IntN(40) {
+			e := entry{tables[r.IntN(len(tables))], keys[r.IntN(len(keys))], fields[r.IntN(len(fields))], ""}
+			if seen[e] {
+				continue
+			}
+			seen[e] = true
+			e.value = values[r.IntN(len(values))]
+			es = append(es, e)
+		}
+		slices.SortFunc(es, compareEntry)
+		return &State{es: es}
+	}
+	for i := range 500 {
+		have, want := state(), state()
+		if i%7 == 0 {
+			want = &State{es: slices.Clone(have.es)}
+		}
+		got := diffEntries(have.es, want.es, ds)
+		exp := renderers.DiffElements(have.Elements(), want.Elements(), ds)
+		if !reflect.DeepEqual(got, exp) {
+			t.Fatalf("case %d: merge diff\n%s\nmap diff\n%s", i, show(got), show(exp))
+		}
+	}
+}
+
+func show(cs []renderers.Change) string {
+	var s string
+	for _, c := range cs {
+		v := func(p *string) string {
+			if p == nil {
+				return "-"
+			}
+			return *p
+		}
+		s += fmt.Sprintf("%s %s -> %s %s %s\n", c.Path, v(c.Before), v(c.After), c.Kind, c.Disruption)
+	}
+	return s
+}
