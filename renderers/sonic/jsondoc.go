@@ -29,6 +29,9 @@ type jmember struct {
 type scanner struct {
 	src []byte
 	pos int
+	// text, when set, is src as a string: a string without escapes is
+	// then a slice of it rather than a copy of its own.
+	text string
 }
 
 func (s *scanner) errorf(at int, format string, args ...any) error {
@@ -212,6 +215,9 @@ func (s *scanner) str() (string, error) {
 		case c == '"':
 			s.pos++
 			if plain {
+				if len(s.text) == len(s.src) && s.text != "" {
+					return s.text[start+1 : s.pos-1], nil
+				}
 				return string(s.src[start+1 : s.pos-1]), nil
 			}
 			var out string

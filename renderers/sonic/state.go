@@ -328,10 +328,12 @@ func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 	return s, nil
 }
 
-// parse reads a config_db.json within sc.
+// parse reads a config_db.json within sc. The text is copied to a string
+// once, and every name and value read is a slice of that copy; the owned
+// tables' rows are counted before the row sets are made, so that they are
+// allocated once at their size.
 func parse(src []byte, sc *scope) (*State, error) {
-	s := &State{parsed: true, tables: map[string]bool{}, tableRows: map[string]int{}, rows: map[tk]bool{}, foreign: map[tk]bool{}}
-	p := &scanner{src: src}
+	p := &scanner{src: src, text: string(src)}
 	tables, _, _, err := p.object(0)
 	if err != nil {
 		return nil, err
@@ -340,8 +342,11 @@ func parse(src []byte, sc *scope) (*State, error) {
 	if p.pos != len(src) {
 		return nil, p.errorf(p.pos, "data after the top-level object")
 	}
-	var fields []jmember // reused for every row
-	for _, t := range tables {
+	s := &State{parsed: true, tables: make(map[string]bool, len(tables)), tableRows: map[string]int{}}
+	owned := make([][]jmember, len(tables)) // rows of owned tables
+	var all []jmember                       // their backing store
+	n := 0
+	for i, t := range tables {
 		if s.tables[t.name] {
 			return nil, p.errorf(t.nameStart, "table %s is given twice", t.name)
 		}
@@ -353,9 +358,22 @@ func parse(src []byte, sc *scope) (*State, error) {
 			return nil, p.errorf(t.valueStart, "table %s is not an object", t.name)
 		}
 		p.pos = t.valueStart
-		rows, _, _, err := p.object(1)
+		from := len(all)
+		all, _, _, err = p.objectInto(1, all, true)
 		if err != nil {
 			return nil, err
+		}
+		owned[i] = all[from:len(all):len(all)]
+		n += len(owned[i])
+	}
+	s.rows, s.foreign = make(map[tk]bool, n), make(map[tk]bool, n/4)
+	// A row holds a few owned fields: about three on average.
+	s.es = make([]entry, 0, 3*n)
+	var fields []jmember // reused for every row
+	for i, rows := range owned {
+		t := tables[i]
+		if len(rows) > 0 {
+			s.tableRows[t.name] = len(rows)
 		}
 		for _, r := range rows {
 			row := tk{t.name, r.name}
@@ -363,7 +381,6 @@ func parse(src []byte, sc *scope) (*State, error) {
 				return nil, p.errorf(r.nameStart, "%s|%s is given twice", t.name, r.name)
 			}
 			s.rows[row] = true
-			s.tableRows[t.name]++
 			if r.valueKind != '{' {
 				return nil, p.errorf(r.valueStart, "%s|%s is not an object", t.name, r.name)
 			}
@@ -397,6 +414,9 @@ func parse(src []byte, sc *scope) (*State, error) {
 			}
 		}
 	}
-	slices.SortFunc(s.es, compareEntry)
+	// `config save` writes keys sorted, so this is usually a check.
+	if !slices.IsSortedFunc(s.es, compareEntry) {
+		slices.SortFunc(s.es, compareEntry)
+	}
 	return s, nil
 }
