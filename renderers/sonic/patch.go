@@ -125,14 +125,109 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		}
 		changes[i].Disruption = dis
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rem); err != nil {
-		return nil, renderers.Remediation{}, fmt.Errorf("sonic: internal error: %w", err)
+	return changes, renderers.Remediation{Format: renderers.JSON, Content: rem.encode()}, nil
+}
+
+// encode is rem as encoding/json prints it with two-space indentation and
+// no HTML escaping, written directly: compact first, then indented the
+// way json.Indent does, since every value is a string or an object.
+func (rem Remediation) encode() []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	comma := false
+	member := func(name string) {
+		if comma {
+			b = append(b, ',')
+		}
+		comma = true
+		b = append(appendString(b, name), ':')
 	}
-	return changes, renderers.Remediation{Format: renderers.JSON, Content: buf.Bytes()}, nil
+	if len(rem.Breakout) > 0 {
+		member("breakout")
+		b = append(b, '[')
+		for i, br := range rem.Breakout {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"port":`...)
+			b = appendString(b, br.Port)
+			b = append(b, `,"mode":`...)
+			b = append(appendString(b, br.Mode), '}')
+		}
+		b = append(b, ']')
+	}
+	ops := func(name string, ops []PatchOp) {
+		if len(ops) == 0 {
+			return
+		}
+		member(name)
+		b = append(b, '[')
+		for i, op := range ops {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"op":`...)
+			b = appendString(b, op.Op)
+			b = append(b, `,"path":`...)
+			b = appendString(b, op.Path)
+			if len(op.Value) > 0 {
+				b = append(append(b, `,"value":`...), op.Value...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	ops("apply-patch", rem.ApplyPatch)
+	ops("config-reload", rem.ConfigReload)
+	b = append(b, '}')
+	return appendIndented(make([]byte, 0, 2*len(b)), b)
+}
+
+// appendIndented appends compact JSON src indented by two spaces per
+// level, an empty object or list kept as {} or [], and a final newline:
+// what json.Encoder with SetIndent("", "  ") prints.
+func appendIndented(b, src []byte) []byte {
+	depth := 0
+	newline := func() {
+		b = append(b, '\n')
+		for range depth {
+			b = append(b, "  "...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			b = append(b, src[i:min(j+1, len(src))]...)
+			i = j
+		case '{', '[':
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				b = append(b, c, src[i+1])
+				i++
+				continue
+			}
+			b = append(b, c)
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			b = append(b, c)
+		case ',':
+			b = append(b, c)
+			newline()
+		case ':':
+			b = append(b, ':', ' ')
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '\n')
 }
 
 // diffEntries is renderers.DiffElements over two states' entries: one
@@ -280,13 +375,18 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 	}
 	// Rows that change, by table: both sides are sorted by table, key and
 	// field, so one merge walk finds them.
+	// cur is reused for every row; only a row that changes is copied out,
+	// so the rows that stay as they are cost nothing.
 	byTable := map[string][]*rowOp{}
-	var cur *rowOp
+	cur, started := &rowOp{}, false
 	hasWant, hasHave := false, false
 	flush := func() {
-		if cur == nil || len(cur.set) == 0 && len(cur.drop) == 0 {
+		if !started || len(cur.set) == 0 && len(cur.drop) == 0 {
 			return
 		}
+		done := *cur
+		*cur = rowOp{}
+		cur := &done
 		cur.exists = hasHave || have.rows[cur.row]
 		cur.keep = hasWant || have.foreign[cur.row]
 		if cur.row.table == tableBreakout {
@@ -300,9 +400,10 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 		byTable[cur.row.table] = append(byTable[cur.row.table], cur)
 	}
 	row := func(e entry) {
-		if cur == nil || cur.row.table != e.table || cur.row.key != e.key {
+		if !started || cur.row.table != e.table || cur.row.key != e.key {
 			flush()
-			cur, hasWant, hasHave = &rowOp{row: tk{e.table, e.key}}, false, false
+			*cur = rowOp{row: tk{e.table, e.key}}
+			started, hasWant, hasHave = true, false, false
 		}
 	}
 	hs, ws := have.es, want.es
@@ -362,14 +463,21 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 		tableExists := have.tables[t] || tableRows[t] > 0
 		if !tableExists {
 			// A table the switch lacks is added whole.
-			val := map[string]map[string]string{}
+			// Rows are in key order, the order encoding/json gives a
+			// map's keys.
+			var val []byte
 			for _, o := range ops {
 				if len(o.set) > 0 {
-					val[o.row.key] = fieldsOf(o.set)
+					if val == nil {
+						val = append(val, '{')
+					} else {
+						val = append(val, ',')
+					}
+					val = appendFields(append(appendString(val, o.row.key), ':'), o.set)
 				}
 			}
-			if len(val) > 0 {
-				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t), Value: mustJSON(val)}, method == methodReload, t})
+			if val != nil {
+				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t), Value: append(val, '}')}, method == methodReload, t})
 			}
 			continue
 		}
@@ -399,7 +507,7 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 			}
 			switch {
 			case !o.exists:
-				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t, o.row.key), Value: mustJSON(fieldsOf(o.set))}, rowMethod == methodReload, t})
+				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t, o.row.key), Value: appendFields(nil, o.set)}, rowMethod == methodReload, t})
 			case !o.keep:
 				drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t, o.row.key)}, rowMethod == methodReload, t})
 			default:
@@ -408,7 +516,7 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 					if o.add[i] {
 						op = "add"
 					}
-					sets = append(sets, placed{PatchOp{Op: op, Path: pointer(t, o.row.key, fv[0]), Value: mustJSON(fv[1])}, fieldMethod == methodReload, t})
+					sets = append(sets, placed{PatchOp{Op: op, Path: pointer(t, o.row.key, fv[0]), Value: stringJSON(fv[1])}, fieldMethod == methodReload, t})
 				}
 				for _, f := range o.drop {
 					drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t, o.row.key, f)}, fieldMethod == methodReload, t})
@@ -436,12 +544,24 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 	return rem, reloadTables
 }
 
-func fieldsOf(set [][2]string) map[string]string {
-	m := make(map[string]string, len(set))
-	for _, fv := range set {
-		m[fv[0]] = fv[1]
+// appendFields appends a row's fields as a JSON object; set is in field
+// order, as the entries are, which is the order encoding/json gives a
+// map's keys.
+func appendFields(b []byte, set [][2]string) []byte {
+	b = append(b, '{')
+	for i, fv := range set {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendString(b, fv[0]), ':')
+		b = appendString(b, fv[1])
 	}
-	return m
+	return append(b, '}')
+}
+
+// stringJSON is s as a JSON value.
+func stringJSON(s string) json.RawMessage {
+	return appendString(make([]byte, 0, len(s)+2), s)
 }
 
 // pointer is the RFC 6901 JSON pointer of a table, row or field: '~' is

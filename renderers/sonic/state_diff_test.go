@@ -1,24 +1,28 @@
 package sonic
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 )
 
 // TestDiffEntriesIsDiffElements checks the merge diff against the shared
 // map diff over the flattened states: the same changes, values,
 // disruptions and path order, on random pairs of states whose tables
-// include names that are prefixes of others.
+// include names that are prefixes of others; and the remediation of each
+// pair against encoding/json.
 func TestDiffEntriesIsDiffElements(t *testing.T) {
 	tables := []string{"PORT", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH", tableBreakout}
-	keys := []string{"Ethernet0", "Ethernet0|3", "Ethernet8", "AZURE", "global"}
+	keys := []string{"Ethernet0", "Ethernet0|3", "Ethernet8", "AZURE", "global", "a/b~c"}
 	fields := []string{"mtu", "speed", "profile", "pfc_enable", "Ethernet0", "brkout_mode"}
-	values := []string{"9100", "800000", "lossless", ""}
+	values := []string{"9100", "800000", "lossless", "", `a"b\c`, "<&>", "\u2028\x01ü"}
 	ds := renderers.Disruptions{kindMTU: "port-flap", kindPFC: "traffic-pause", kindPortSpeed: "reboot"}
 	r := rand.New(rand.NewPCG(1, 2))
 	state := func() *State {
@@ -46,6 +50,12 @@ func TestDiffEntriesIsDiffElements(t *testing.T) {
 		if !reflect.DeepEqual(got, exp) {
 			t.Fatalf("case %d: merge diff\n%s\nmap diff\n%s", i, show(got), show(exp))
 		}
+		var tables map[string]ir.TableApply
+		if i%2 == 1 {
+			tables = map[string]ir.TableApply{"PORT": {Method: methodPatch}, "QUEUE": {Method: methodReload}}
+		}
+		rem, _ := remediation(have, want, tables)
+		checkEncoding(t, i, rem)
 	}
 }
 
@@ -61,4 +71,33 @@ func show(cs []renderers.Change) string {
 		s += fmt.Sprintf("%s %s -> %s %s %s\n", c.Path, v(c.Before), v(c.After), c.Kind, c.Disruption)
 	}
 	return s
+}
+
+// checkEncoding checks that rem's values are what encoding/json makes of
+// them (a map's keys sorted) and that rem.encode prints what
+// json.Encoder with two-space indentation prints.
+func checkEncoding(t *testing.T, i int, rem Remediation) {
+	t.Helper()
+	for _, op := range append(slices.Clone(rem.ApplyPatch), rem.ConfigReload...) {
+		if op.Value == nil {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(op.Value, &v); err != nil {
+			t.Fatalf("case %d: %s %s: value %s: %v", i, op.Op, op.Path, op.Value, err)
+		}
+		if want := mustJSON(v); !bytes.Equal(op.Value, want) {
+			t.Fatalf("case %d: %s %s: value\n%s\nencoding/json\n%s", i, op.Op, op.Path, op.Value, want)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rem); err != nil {
+		t.Fatal(err)
+	}
+	if got := rem.encode(); !bytes.Equal(got, buf.Bytes()) {
+		t.Fatalf("case %d: encoded\n%s\nencoding/json\n%s", i, got, buf.Bytes())
+	}
 }
