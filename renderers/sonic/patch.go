@@ -387,8 +387,9 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 		done := *cur
 		*cur = rowOp{}
 		cur := &done
-		cur.exists = hasHave || have.rows[cur.row]
-		cur.keep = hasWant || have.foreign[cur.row]
+		r, ok := have.row(cur.row)
+		cur.exists = hasHave || ok
+		cur.keep = hasWant || r.foreign
 		if cur.row.table == tableBreakout {
 			for _, fv := range cur.set {
 				if fv[0] == "brkout_mode" {

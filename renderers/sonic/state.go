@@ -40,8 +40,28 @@ type State struct {
 	parsed    bool
 	tables    map[string]bool
 	tableRows map[string]int // rows per table
-	rows      map[tk]bool
-	foreign   map[tk]bool // rows with fields outside the scope, or none at all
+	// rowsOf holds the rows of each owned table, sorted by key: a sorted
+	// list per table costs a parse less than a set of all rows, and a
+	// diff looks up only the rows that change.
+	rowsOf map[string][]rowInfo
+}
+
+// rowInfo is a row of an owned table as the running configuration has it.
+type rowInfo struct {
+	key string
+	// foreign: the row has fields outside the scope, or none at all.
+	foreign bool
+	at      int // offset of its name, for errors
+}
+
+// row finds r in the running configuration.
+func (s *State) row(r tk) (rowInfo, bool) {
+	rows := s.rowsOf[r.table]
+	i, ok := slices.BinarySearchFunc(rows, r.key, func(x rowInfo, k string) int { return strings.Compare(x.key, k) })
+	if !ok {
+		return rowInfo{}, false
+	}
+	return rows[i], true
 }
 
 // Elements returns the state's fields, path "TABLE|key|field", sorted by
@@ -167,6 +187,9 @@ type scope struct {
 	// fields owned only while rendered: a port's SKU fields, the
 	// watchdog's poll interval; keyed by row and field.
 	rendered map[tk]bool
+	// fields is about how many fields the scope holds on the switch, to
+	// size a parsed state's list; no bound.
+	fields int
 }
 
 // scopeFor is the scope of d without rendering its per-port rows: the
@@ -201,15 +224,19 @@ func scopeFor(d *ir.Device) (*scope, error) {
 	if b.qos.Watchdog.Enabled && len(b.qos.PFC) > 0 {
 		b.t.set("PFC_WD", "GLOBAL", "POLL_INTERVAL", "")
 	}
-	// Rows in order, as scopeOf reads them; a parent named by several
-	// ports repeats harmlessly.
-	slices.SortFunc(b.t.e, compareEntry)
-	return scopeOf(d, b.t.e), nil
+	// scopeOf takes the rows in any order; a row named twice (a parent
+	// named by several ports) repeats harmlessly.
+	sc := scopeOf(d, b.t.e)
+	// A rendered port owns about thirty fields (PORT, PORT_QOS_MAP, eight
+	// QUEUE rows, priority groups, buffer queues, cable length, watchdog).
+	sc.fields = len(b.t.e) + 32*len(sc.ports)
+	return sc, nil
 }
 
 func scopeOf(d *ir.Device, want []entry) *scope {
 	s := &scope{ports: map[string]bool{}, desired: map[tk]bool{}, rendered: map[tk]bool{}}
 	if d != nil && d.Switch != nil {
+		s.ports = make(map[string]bool, len(d.Switch.Ports))
 		for _, p := range d.Switch.Ports {
 			s.ports[p.Name] = true
 		}
@@ -217,6 +244,7 @@ func scopeOf(d *ir.Device, want []entry) *scope {
 	for i, e := range want {
 		switch e.table {
 		case "BUFFER_POOL", "BUFFER_PROFILE", "SCHEDULER", "WRED_PROFILE", tableBreakout:
+			// Sorted entries name a row once in a run; others may repeat.
 			if i == 0 || e.key != want[i-1].key || e.table != want[i-1].table {
 				s.desired[tk{e.table, e.key}] = true
 			}
@@ -319,104 +347,11 @@ func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 		return nil, err
 	}
 	if found == nil {
-		return &State{parsed: true, tables: map[string]bool{}, tableRows: map[string]int{}, rows: map[tk]bool{}, foreign: map[tk]bool{}}, nil
+		return &State{parsed: true, tables: map[string]bool{}, tableRows: map[string]int{}, rowsOf: map[string][]rowInfo{}}, nil
 	}
 	s, err := parse(found.Content, sc)
 	if err != nil {
 		return nil, fmt.Errorf("sonic: %s: %w", found.Path, err)
-	}
-	return s, nil
-}
-
-// parse reads a config_db.json within sc. The text is copied to a string
-// once, and every name and value read is a slice of that copy; the owned
-// tables' rows are counted before the row sets are made, so that they are
-// allocated once at their size.
-func parse(src []byte, sc *scope) (*State, error) {
-	p := &scanner{src: src, text: string(src)}
-	tables, _, _, err := p.object(0)
-	if err != nil {
-		return nil, err
-	}
-	p.ws()
-	if p.pos != len(src) {
-		return nil, p.errorf(p.pos, "data after the top-level object")
-	}
-	s := &State{parsed: true, tables: make(map[string]bool, len(tables)), tableRows: map[string]int{}}
-	owned := make([][]jmember, len(tables)) // rows of owned tables
-	var all []jmember                       // their backing store
-	n := 0
-	for i, t := range tables {
-		if s.tables[t.name] {
-			return nil, p.errorf(t.nameStart, "table %s is given twice", t.name)
-		}
-		s.tables[t.name] = true
-		if !ownedTables[t.name] {
-			continue
-		}
-		if t.valueKind != '{' {
-			return nil, p.errorf(t.valueStart, "table %s is not an object", t.name)
-		}
-		p.pos = t.valueStart
-		from := len(all)
-		all, _, _, err = p.objectInto(1, all, true)
-		if err != nil {
-			return nil, err
-		}
-		owned[i] = all[from:len(all):len(all)]
-		n += len(owned[i])
-	}
-	s.rows, s.foreign = make(map[tk]bool, n), make(map[tk]bool, n/4)
-	// A row holds a few owned fields: about three on average.
-	s.es = make([]entry, 0, 3*n)
-	var fields []jmember // reused for every row
-	for i, rows := range owned {
-		t := tables[i]
-		if len(rows) > 0 {
-			s.tableRows[t.name] = len(rows)
-		}
-		for _, r := range rows {
-			row := tk{t.name, r.name}
-			if s.rows[row] {
-				return nil, p.errorf(r.nameStart, "%s|%s is given twice", t.name, r.name)
-			}
-			s.rows[row] = true
-			if r.valueKind != '{' {
-				return nil, p.errorf(r.valueStart, "%s|%s is not an object", t.name, r.name)
-			}
-			p.pos = r.valueStart
-			fields, _, _, err = p.objectInto(2, fields[:0], true)
-			if err != nil {
-				return nil, err
-			}
-			if len(fields) == 0 {
-				s.foreign[row] = true
-			}
-			for i, f := range fields {
-				for _, g := range fields[:i] {
-					if g.name == f.name {
-						return nil, p.errorf(f.nameStart, "%s|%s field %s is given twice", t.name, r.name, f.name)
-					}
-				}
-				if !sc.owns(t.name, r.name, f.name) {
-					s.foreign[row] = true
-					continue
-				}
-				if f.valueKind != '"' {
-					return nil, p.errorf(f.valueStart, "%s|%s field %s is not a string, as CONFIG_DB holds every value", t.name, r.name, f.name)
-				}
-				p.pos = f.valueStart
-				v, err := p.str()
-				if err != nil {
-					return nil, err
-				}
-				s.es = append(s.es, entry{t.name, r.name, f.name, v})
-			}
-		}
-	}
-	// `config save` writes keys sorted, so this is usually a check.
-	if !slices.IsSortedFunc(s.es, compareEntry) {
-		slices.SortFunc(s.es, compareEntry)
 	}
 	return s, nil
 }
