@@ -132,7 +132,13 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 // no HTML escaping, written directly: compact first, then indented the
 // way json.Indent does, since every value is a string or an object.
 func (rem Remediation) encode() []byte {
-	b := make([]byte, 0, 256)
+	n := 64
+	for _, ops := range [][]PatchOp{rem.ApplyPatch, rem.ConfigReload} {
+		for _, op := range ops {
+			n += len(op.Path) + len(op.Value) + 40
+		}
+	}
+	b := make([]byte, 0, n+48*len(rem.Breakout))
 	b = append(b, '{')
 	comma := false
 	member := func(name string) {

@@ -26,6 +26,9 @@ var (
 // tk names a row of CONFIG_DB.
 type tk struct{ table, key string }
 
+// fieldKey names a field of CONFIG_DB.
+type fieldKey struct{ table, key, field string }
+
 // State is a SONiC switch's configuration within the owned scope: the
 // owned fields, sorted by table, key and field. A state read from a
 // running configuration also records which tables and rows exist there
@@ -186,7 +189,7 @@ type scope struct {
 	desired map[tk]bool // named rows the desired state has
 	// fields owned only while rendered: a port's SKU fields, the
 	// watchdog's poll interval; keyed by row and field.
-	rendered map[tk]bool
+	rendered map[fieldKey]bool
 	// fields is about how many fields the scope holds on the switch, to
 	// size a parsed state's list; no bound.
 	fields int
@@ -234,7 +237,7 @@ func scopeFor(d *ir.Device) (*scope, error) {
 }
 
 func scopeOf(d *ir.Device, want []entry) *scope {
-	s := &scope{ports: map[string]bool{}, desired: map[tk]bool{}, rendered: map[tk]bool{}}
+	s := &scope{ports: map[string]bool{}, desired: map[tk]bool{}, rendered: map[fieldKey]bool{}}
 	if d != nil && d.Switch != nil {
 		s.ports = make(map[string]bool, len(d.Switch.Ports))
 		for _, p := range d.Switch.Ports {
@@ -250,11 +253,11 @@ func scopeOf(d *ir.Device, want []entry) *scope {
 			}
 		case "PORT":
 			if slices.Contains(portSKUFields, e.field) {
-				s.rendered[tk{"PORT", e.key + "|" + e.field}] = true
+				s.rendered[fieldKey{"PORT", e.key, e.field}] = true
 			}
 		case "PFC_WD":
 			if e.key == "GLOBAL" {
-				s.rendered[tk{"PFC_WD", "GLOBAL|" + e.field}] = true
+				s.rendered[fieldKey{"PFC_WD", "GLOBAL", e.field}] = true
 			}
 		}
 	}
@@ -281,7 +284,7 @@ func (s *scope) owns(table, key, field string) bool {
 		if !s.ports[key] {
 			return false
 		}
-		return slices.Contains(portFields, field) || slices.Contains(portSKUFields, field) && s.rendered[tk{table, key + "|" + field}]
+		return slices.Contains(portFields, field) || slices.Contains(portSKUFields, field) && s.rendered[fieldKey{table, key, field}]
 	case "PORT_QOS_MAP":
 		if key == "global" {
 			return field == "dscp_to_tc_map"
@@ -294,7 +297,7 @@ func (s *scope) owns(table, key, field string) bool {
 			// Owned while rendered: config apply-patch refuses to remove
 			// the poll interval (sonic-utilities@691b1bbc
 			// generic_config_updater/gu_common.py validate_field_operation).
-			return field == "POLL_INTERVAL" && s.rendered[tk{table, key + "|" + field}]
+			return field == "POLL_INTERVAL" && s.rendered[fieldKey{table, key, field}]
 		}
 		return s.ports[key] && slices.Contains(watchdogField, field)
 	}
