@@ -27,9 +27,30 @@ type node struct {
 	index    map[string]*node
 	above    []string // comment lines written before the key
 	trailing string   // a comment written after the value on the key's line
+	slab     *slab    // where the tree's nodes come from
 }
 
-func newNode(key string) *node { return &node{key: key} }
+// newNode returns the root of a new tree.
+func newNode(key string) *node { return (&slab{}).node(key) }
+
+// slab hands out a tree's nodes from blocks, so that a document of a
+// thousand keys costs a few allocations rather than one per key: the nodes
+// of a tree live and die together.
+type slab struct{ free []node }
+
+// slabBlock is how many nodes a slab allocates at once: a few blocks hold
+// a 64-port switch's document.
+const slabBlock = 128
+
+func (s *slab) node(key string) *node {
+	if len(s.free) == 0 {
+		s.free = make([]node, slabBlock)
+	}
+	n := &s.free[0]
+	s.free = s.free[1:]
+	n.key, n.slab = key, s
+	return n
+}
 
 // indexAt is the number of children from which a mapping indexes them by
 // key: most mappings hold a handful of keys, where a scan is cheaper than
@@ -49,7 +70,7 @@ func (n *node) child(key string) *node {
 			}
 		}
 	}
-	c := newNode(key)
+	c := n.slab.node(key)
 	n.children = append(n.children, c)
 	switch {
 	case n.index != nil:
@@ -106,15 +127,15 @@ func (n *node) note(format string, args ...any) *node {
 func markVerify(n *node, path []string, form string, isVerify func(form string) bool) {
 	for _, c := range n.children {
 		p := append(path, c.key)
-		f := form + " " + renderers.NVUEKeyForm(p)
 		if c.leaf || len(c.children) == 0 {
-			leaf := f + " " + renderers.NVUEValueForm(p, c.raw, !c.leaf)
+			// One concatenation, one allocation, per leaf.
+			leaf := form + " " + renderers.NVUEKeyForm(p) + " " + renderers.NVUEValueForm(p, c.raw, !c.leaf)
 			if isVerify(leaf) {
 				c.above = append([]string{renderers.VerifyMark(leaf)}, c.above...)
 			}
 			continue
 		}
-		markVerify(c, p, f, isVerify)
+		markVerify(c, p, form+" "+renderers.NVUEKeyForm(p), isVerify)
 	}
 }
 
