@@ -36,7 +36,11 @@ import (
 //
 // compact drops the indentation (and every other insignificant space).
 func emit(c *config, compact bool) ([]byte, error) {
-	e, _ := templates.LoadOrStore(fmt.Sprintf("%t|%s", compact, shape(c)), &templateOnce{})
+	key := strconv.FormatBool(compact) + "|" + shape(c)
+	e, ok := templates.Load(key)
+	if !ok {
+		e, _ = templates.LoadOrStore(key, &templateOnce{})
+	}
 	once := e.(*templateOnce)
 	// Workers that meet a new shape together wait for one of them to make
 	// its template, rather than each making its own.

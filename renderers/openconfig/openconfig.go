@@ -253,18 +253,20 @@ func (c *config) planPorts(d *ir.Device) error {
 	if m, ok := maxMTU[d.Platform]; ok && mtu > m {
 		mtu = m
 	}
-	seen := map[string]bool{}
+	// Sized up front: every port of every switch passes here.
+	seen := make(map[string]bool, len(s.Ports))
+	c.ports = slices.Grow(c.ports, len(s.Ports))
 	for _, p := range s.Ports {
 		if seen[p.Name] {
 			return fmt.Errorf("port %s listed twice", p.Name)
 		}
 		seen[p.Name] = true
 		out := port{name: p.Name, mtu: uint16(mtu), speedGbps: p.SpeedGbps}
-		if p.Peer != "" {
+		switch {
+		case p.Peer != "" && p.PeerPort != "":
+			out.description = "to " + p.Peer + ":" + p.PeerPort
+		case p.Peer != "":
 			out.description = "to " + p.Peer
-			if p.PeerPort != "" {
-				out.description += ":" + p.PeerPort
-			}
 		}
 		c.ports = append(c.ports, out)
 	}
