@@ -33,15 +33,16 @@ func (Platform) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	if !ok || want == nil {
 		return nil, renderers.Remediation{}, fmt.Errorf("openconfig: the desired state is %T, not an OpenConfig desired state", desired)
 	}
-	var have []renderers.Element
-	if running != nil {
-		have = running.Elements()
-	}
 	var ds renderers.Disruptions
 	if d != nil {
 		ds = d.Disruption[ir.PlatformOpenConfig]
 	}
-	changes := renderers.DiffElements(have, want.elements, ds)
+	var changes []renderers.Change
+	if have, ok := sortedElements(running); ok {
+		changes = diffElements(have, want.elements, ds)
+	} else {
+		changes = renderers.DiffElements(have, want.elements, ds)
+	}
 	for i, c := range changes {
 		if f, ok := floorDisruption[c.Kind]; ok {
 			changes[i].Disruption = renderers.Worst(c.Disruption, f)
