@@ -11,6 +11,7 @@ import (
 // stderr the text report --check prints, and the exit status that of
 // --check.
 func TestCheckJSONIsOneDocument(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"mlnx_qos", "dcb"} {
 		t.Run(tool, func(t *testing.T) {
 			d, ofed := ofedDevice(t), true

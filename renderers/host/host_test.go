@@ -481,6 +481,7 @@ func variants(t *testing.T) map[string]*ir.Device {
 // of every variant with bash -n and shellcheck. host.conf alone assigns
 // names it does not use (the runtime does: SC2034).
 func TestShellcheck(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")

@@ -114,6 +114,7 @@ func TestHostConfsDifferOnlyPerHost(t *testing.T) {
 // without a digest, settings others can write, and a missing file; the
 // single-file host.sh refuses --settings.
 func TestSettingsForAnotherRuntime(t *testing.T) {
+	t.Parallel()
 	d := ofedDevice(t)
 	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
 	conf := w.get("host.conf") + "\n"

@@ -255,6 +255,9 @@ type world struct {
 // interface reports tc. ofed picks the MLNX_OFED ECN sysfs tree; otherwise
 // the inbox debugfs tree. ecnOn says whether the knobs already hold the
 // intent's values.
+//
+// Every world is a directory of its own, so the tests that run the runtime
+// (each run forks hundreds of processes) are parallel and share the cores.
 func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync bool, tools ...string) *world {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -452,6 +455,7 @@ func dcbDevice(t *testing.T) *ir.Device {
 }
 
 func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"mlnx_qos", "dcb"} {
 		t.Run(tool, func(t *testing.T) {
 			d, ofed := ofedDevice(t), true
@@ -538,6 +542,7 @@ func isPFCWrite(line, want string) bool {
 }
 
 func TestScriptAppliesWithPFCLast(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"mlnx_qos", "dcb"} {
 		t.Run(tool, func(t *testing.T) {
 			d, ofed := ofedDevice(t), true
@@ -653,6 +658,7 @@ func TestScriptAppliesWithPFCLast(t *testing.T) {
 }
 
 func TestScriptInSyncWritesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"mlnx_qos", "dcb"} {
 		t.Run(tool, func(t *testing.T) {
 			d, ofed := ofedDevice(t), true
@@ -826,6 +832,7 @@ func TestScriptShapingTextClasses(t *testing.T) {
 // TestScriptBareVariant runs a model without shaping, CNP class, DCQCN or
 // cable length, and a NIC whose HCA the script finds in sysfs.
 func TestScriptBareVariant(t *testing.T) {
+	t.Parallel()
 	d := variants(t)["bare"]
 	p := d.Host.Profile
 	w := newWorld(t, d, desiredNIC(p), tcState{}, true, true, "mlnx_qos", "ip")
@@ -880,6 +887,7 @@ func TestScriptNeverWritesPFCBlind(t *testing.T) {
 // TestScriptOldMlnxQosFormat reads the MLNX_OFED 4.2-era layout (NVIDIA
 // DOC-2792): spaces for tabs, "priority: N" unindented, no buffer lines.
 func TestScriptOldMlnxQosFormat(t *testing.T) {
+	t.Parallel()
 	d := ofedDevice(t)
 	w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), true, true)
 	for _, n := range d.Host.NICs {

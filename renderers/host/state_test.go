@@ -44,6 +44,7 @@ func elementsOf(t *testing.T, s renderers.State, err error) []renderers.Element 
 // have parses into a state whose diff against the desired one is empty
 // when in sync.
 func TestDesiredIsWhatTheRuntimeWants(t *testing.T) {
+	t.Parallel()
 	// The stand-ins give every NIC the same state, so a server whose NICs
 	// want different rate limits (rdma-limit: eth2 and eth3 only) is never
 	// wholly in sync: there only those NICs' rates may differ.
@@ -75,6 +76,7 @@ func TestDesiredIsWhatTheRuntimeWants(t *testing.T) {
 	for _, v := range variants {
 		for _, inSync := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/in-sync=%v", v.name, inSync), func(t *testing.T) {
+				t.Parallel()
 				d, ofed := v.dev(t), v.ofed
 				nic, tc := driftedNIC(), tcDrifted()
 				if inSync {
