@@ -645,36 +645,115 @@ func TestInventorySSHHostKeys(t *testing.T) {
 	}
 }
 
-// The two intents of the mixed fabric test: EOS leaves under NX-OS
-// spines, and SONiC leaves under NVUE spines, each with servers.
+// The two rail-optimized intents the mixed fabric is cut from: EOS leaves
+// under NX-OS spines, and SONiC leaves under NVUE spines, of one shape, so
+// that their expanded inventories list the same devices and links in the
+// same order and differ only in platform, model and interface names.
 const (
-	mixedEOSNXOS = `name: "mixa"
+	mixedEOSNXOS = `name: "mix"
 topology: {
 	servers: 4
 	rails:   2
 	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 4, uplinks: 4}
-	spine: {platform: "nxos", model: "N9364D-GX2A"}
+	spine: {platform: "nxos", model: "N9364D-GX2A", count: 2}
 }
 hosts: nic: ports: ["eth1", "eth2"]
 hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
 `
-	mixedSONiCNVUE = `name: "mixb"
+	mixedSONiCNVUE = `name: "mix"
 topology: {
 	servers: 4
 	rails:   2
 	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
-	spine: {platform: "nvue", model: "SN5600"}
+	spine: {platform: "nvue", model: "SN5600", count: 2}
 }
 hosts: nic: ports: ["eth1", "eth2"]
 hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
 `
+	// mixedIntent is the one fabric: its devices and links are in
+	// devices.json, which mixedInventory writes.
+	mixedIntent = `name: "mix"
+topology: {style: "explicit", inventory: "devices.json", rails: 2}
+hosts: nic: ports: ["eth1", "eth2"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
+`
 )
+
+// mixedFrom says which of the two built fabrics each switch of the mixed
+// fabric is taken from: an EOS leaf and an NX-OS spine from the first, a
+// SONiC leaf and an NVUE spine from the second.
+var mixedFrom = map[string]int{"leaf-r0-00": 0, "spine-01": 0, "leaf-r1-00": 1, "spine-00": 1}
+
+// mixedInventory builds both rail-optimized intents and merges their
+// inventory.json into one explicit inventory: each device, and each end
+// of each link, comes from the fabric mixedFrom names for its device (the
+// servers from the first), so every link end keeps its platform's own
+// interface name.
+func mixedInventory(t *testing.T) []byte {
+	t.Helper()
+	type inventory struct {
+		Devices []map[string]any `json:"devices"`
+		Links   []map[string]any `json:"links"`
+	}
+	var built [2]inventory
+	for i, intent := range []string{mixedEOSNXOS, mixedSONiCNVUE} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(intent), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errOut := rocefab(t, dir, "", "build", ".", "-o", "out"); code != exitOK {
+			t.Fatalf("build %d: exit %d\n%s%s", i, code, out, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "out", "inventory.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &built[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := built[0], built[1]
+	if len(a.Devices) != len(b.Devices) || len(a.Links) != len(b.Links) {
+		t.Fatalf("the two fabrics differ in shape: %d/%d devices, %d/%d links", len(a.Devices), len(b.Devices), len(a.Links), len(b.Links))
+	}
+	var mixed inventory
+	for i, d := range a.Devices {
+		if b.Devices[i]["name"] != d["name"] {
+			t.Fatalf("device %d: %v and %v", i, d["name"], b.Devices[i]["name"])
+		}
+		mixed.Devices = append(mixed.Devices, built[mixedFrom[d["name"].(string)]].Devices[i])
+	}
+	for i, l := range a.Links {
+		link := map[string]any{}
+		for k, v := range l {
+			link[k] = v
+		}
+		for _, end := range []string{"a", "b"} {
+			ea, _ := l[end].(string)
+			eb, _ := b.Links[i][end].(string)
+			da, _, _ := strings.Cut(ea, ":")
+			if db, _, _ := strings.Cut(eb, ":"); da != db {
+				t.Fatalf("link %d: %s and %s", i, ea, eb)
+			}
+			link[end] = built[mixedFrom[da]].Links[i][end]
+		}
+		mixed.Links = append(mixed.Links, link)
+	}
+	out, err := json.MarshalIndent(mixed, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 // emulated is one emulated switch of the mixed fabric: how to read what it
 // runs, and its configuration outside rocefab's scope.
 type emulated struct {
 	running func() []byte
 	foreign func([]byte) string
+	// head is the foreign text a CLI switch's running configuration
+	// starts with, which it must still start with byte for byte.
+	head string
 }
 
 // cliForeign is a CLI switch's configuration rocefab does not own, put
@@ -687,10 +766,13 @@ func cliForeign(name string, indent string) string {
 // switches, running an older intent's configuration among foreign
 // configuration, over SSH; the servers are reached through running/. It
 // writes the inventory, known_hosts beside it.
-func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
+func mixedFabric(t *testing.T, intent string, devices []byte) (string, map[string]emulated) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(intent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "devices.json"), devices, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	hk, err := sshtest.NewHostKey()
@@ -729,7 +811,7 @@ func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
 			}
 			foreign := cliForeign(d.Name, "   ")
 			dev := sshtest.NewEOS(d.Name, append([]byte(foreign), arts[0].Content...), lines(applyWith(eos.Renderer{}, "eos.cfg", renderers.Text)))
-			shell, em = dev, emulated{running: dev.Running, foreign: func(b []byte) string { return strings.Join(eos.Foreign(b), "\n") }}
+			shell, em = dev, emulated{running: dev.Running, foreign: func(b []byte) string { return strings.Join(eos.Foreign(b), "\n") }, head: foreign}
 		case "nxos":
 			arts, err := nxos.Renderer{}.Render(older)
 			if err != nil {
@@ -737,7 +819,7 @@ func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
 			}
 			foreign := cliForeign(d.Name, "  ")
 			dev := sshtest.NewNXOS(d.Name, append([]byte(foreign), arts[0].Content...), lines(applyWith(nxos.Renderer{}, nxos.FileName, renderers.Text)))
-			shell, em = dev, emulated{running: dev.Running, foreign: func(b []byte) string { return strings.Join(nxos.Foreign(b), "\n") }}
+			shell, em = dev, emulated{running: dev.Running, foreign: func(b []byte) string { return strings.Join(nxos.Foreign(b), "\n") }, head: foreign}
 		case "sonic":
 			arts, err := sonic.Renderer{}.Render(older)
 			if err != nil {
@@ -829,60 +911,78 @@ func mixedFabric(t *testing.T, intent string) (string, map[string]emulated) {
 	return dir, devs
 }
 
-// TestInventoryMixedFabric is plan -> apply -> plan with --inventory on
-// EOS leaves and NX-OS spines, then on SONiC leaves and NVUE spines, every
-// switch over SSH through its own transaction and the servers through
-// running/: every switch converges, the next plan is empty, the
-// configuration rocefab does not own is as it was, and the password is in
-// no output and no file.
+// TestInventoryMixedFabric is plan -> apply --canary 1 -> plan with
+// --inventory on one fabric of an EOS leaf and a SONiC leaf under an NVUE
+// spine and an NX-OS spine, with its servers: the fabric lints without
+// error, every switch is served over SSH and changed through its own
+// transaction, the servers through running/; every switch converges, the
+// next plan is empty, the configuration rocefab does not own is byte for
+// byte as it was, and the password is in no output and no file.
 func TestInventoryMixedFabric(t *testing.T) {
 	t.Setenv(testPasswordEnv, testSecret)
-	for _, intent := range []string{mixedEOSNXOS, mixedSONiCNVUE} {
-		dir, devs := mixedFabric(t, intent)
-		foreign := map[string]string{}
-		for n, d := range devs {
-			foreign[n] = d.foreign(d.running())
-			if foreign[n] == "" || foreign[n] == "null" {
-				t.Fatalf("%s: no foreign configuration to keep", n)
-			}
-		}
-		var outputs []string
-		code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
-		outputs = append(outputs, out, errOut)
-		if code != exitPlanChanges {
-			t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := targets.ReadPlan(strings.NewReader(string(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range p.Devices {
-			if devs[d.Device].running != nil && d.Action != targets.Update {
-				t.Errorf("%s (%s): %s (%s), want update", d.Device, d.Platform, d.Action, d.Reason)
-			}
-		}
-		code, out, errOut = rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1")
-		outputs = append(outputs, out, errOut)
-		if code != exitOK || !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
-			t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
-		}
-		t.Logf("%s", out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
-		code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
-		outputs = append(outputs, out, errOut)
-		if code != exitOK || !strings.Contains(out, "Plan: no changes") {
-			t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
-		}
-		for n, d := range devs {
-			if got := d.foreign(d.running()); got != foreign[n] {
-				t.Errorf("%s: foreign configuration changed:\n%s\nwas\n%s", n, got, foreign[n])
-			}
-		}
-		noSecret(t, dir, outputs...)
+	dir, devs := mixedFabric(t, mixedIntent, mixedInventory(t))
+	var outputs []string
+	code, out, errOut := rocefab(t, dir, "", "lint", ".")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK || !strings.Contains(out+errOut, "0 errors") {
+		t.Fatalf("lint: exit %d, want 0 and no errors\n%s%s", code, out, errOut)
 	}
+	platforms := map[string]int{}
+	foreign := map[string]string{}
+	for n, d := range devs {
+		foreign[n] = d.foreign(d.running())
+		if foreign[n] == "" || foreign[n] == "null" {
+			t.Fatalf("%s: no foreign configuration to keep", n)
+		}
+	}
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
+	outputs = append(outputs, out, errOut)
+	if code != exitPlanChanges {
+		t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := targets.ReadPlan(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Devices {
+		platforms[d.Platform]++
+		if devs[d.Device].running != nil && d.Action != targets.Update {
+			t.Errorf("%s (%s): %s (%s), want update", d.Device, d.Platform, d.Action, d.Reason)
+		}
+	}
+	for _, want := range []string{"eos", "nvue", "sonic", "nxos"} {
+		if platforms[want] != 1 {
+			t.Errorf("plan has %d %s switches, want 1: %v", platforms[want], want, platforms)
+		}
+	}
+	if len(p.Devices)-len(devs) != 4 {
+		t.Errorf("plan has %d devices besides the %d switches, want the 4 servers: %v", len(p.Devices)-len(devs), len(devs), platforms)
+	}
+	code, out, errOut = rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK || !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("%s", out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK || !strings.Contains(out, "Plan: no changes") {
+		t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
+	}
+	for n, d := range devs {
+		running := d.running()
+		if got := d.foreign(running); got != foreign[n] {
+			t.Errorf("%s: foreign configuration changed:\n%s\nwas\n%s", n, got, foreign[n])
+		}
+		if !bytes.HasPrefix(running, []byte(d.head)) {
+			t.Errorf("%s: running configuration no longer starts with its foreign text %q:\n%s", n, d.head, running)
+		}
+	}
+	noSecret(t, dir, outputs...)
 }
 
 // sshScaleIntent has 500 EOS leaves.
