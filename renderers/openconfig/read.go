@@ -491,10 +491,20 @@ func (s *scanner) skip() error {
 		_, err := s.rawName()
 		return err
 	}
-	p := jparser{src: s.src, i: s.i}
-	_, err := p.value(maxDepth) // a number or literal: no nesting
-	s.i = p.i
-	return err
+	// A number or a literal: checked where they lie, without a node.
+	if c := s.src[s.i]; c == '-' || (c >= '0' && c <= '9') {
+		p := jparser{src: s.src, i: s.i}
+		err := p.number()
+		s.i = p.i
+		return err
+	}
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if bytes.HasPrefix(s.src[s.i:], []byte(lit)) {
+			s.i += len(lit)
+			return nil
+		}
+	}
+	return s.errorf("unexpected %q", s.src[s.i])
 }
 
 // rawName reads a string and returns its content: the bytes themselves
