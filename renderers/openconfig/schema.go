@@ -358,17 +358,75 @@ func fastScalar(t *yang.YangType, raw *jnode, src []byte) (string, bool) {
 			return "", false
 		}
 		return string(b), true
+	case yang.Yint64, yang.Yuint64:
+		// RFC 7951 section 6.1 writes a 64-bit integer as a string: a
+		// small one in plain digits is its own canonical form.
+		if raw.kind != '"' || len(b) < 3 || len(b) > 20 || (len(b) > 3 && b[1] == '0') {
+			return "", false
+		}
+		var v int64
+		for _, c := range b[1 : len(b)-1] {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+			v = v*10 + int64(c-'0')
+		}
+		if !inRange(t, yang.FromInt(v)) {
+			return "", false
+		}
+		return string(b), true
 	case yang.Ybool:
 		if raw.kind == 't' || raw.kind == 'f' {
 			return string(b), true
+		}
+	case yang.Yenum:
+		// A known name in plain ASCII is its own canonical form (quote
+		// leaves it as it is).
+		if raw.kind == '"' && t.Enum != nil && plainASCII(b) {
+			if _, ok := t.Enum.ToInt[string(b[1:len(b)-1])]; ok {
+				return string(b), true
+			}
+		}
+	case yang.Yidentityref:
+		// A qualified identity ("module:name", how devices and rocefab
+		// write them) of the base, from a module that defines it, is
+		// its own canonical form; identity reads the rest.
+		if raw.kind != '"' || t.IdentityBase == nil || !plainASCII(b) {
+			return "", false
+		}
+		mod, name, ok := bytes.Cut(b[1:len(b)-1], []byte{':'})
+		if !ok || len(mod) == 0 || !slices.Contains(identityModules[string(name)], string(mod)) {
+			return "", false
+		}
+		for _, v := range t.IdentityBase.Values {
+			if v.Name == string(name) {
+				return string(b), true
+			}
 		}
 	}
 	return "", false
 }
 
+// plainASCII says whether the JSON string b (quotes included) holds only
+// printable ASCII and no escape, so that its text is its content.
+func plainASCII(b []byte) bool {
+	if len(b) < 2 {
+		return false
+	}
+	for _, c := range b[1 : len(b)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // canonical writes a scalar of a type the reader does not check (a
 // leafref it cannot follow): strings re-encoded, other values as written.
 func canonical(raw *jnode, src []byte) string {
+	if b := src[raw.start:raw.end]; raw.kind == '"' && plainASCII(b) {
+		return string(b) // quote would write it as it is
+	}
 	if raw.kind == '"' {
 		return quote(raw.text(src))
 	}
