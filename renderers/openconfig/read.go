@@ -512,11 +512,14 @@ func (s *scanner) skip() error {
 // otherwise. It checks the string as jparser.str does.
 func (s *scanner) rawName() ([]byte, error) {
 	start := s.i
+	ascii := true
 	for j := s.i + 1; j < len(s.src); j++ {
 		switch c := s.src[j]; {
+		case c >= utf8.RuneSelf:
+			ascii = false
 		case c == '"':
 			raw := s.src[start+1 : j]
-			if !utf8.Valid(raw) {
+			if !ascii && !utf8.Valid(raw) {
 				return nil, s.errorf("string is not UTF-8")
 			}
 			s.i = j + 1
