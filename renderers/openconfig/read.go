@@ -2,6 +2,7 @@ package openconfig
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,6 +73,10 @@ func read(src []byte, ports map[string]bool, desired bool) (*State, error) {
 	s.elements = r.out
 	return s, nil
 }
+
+// errKeysRead stops the scan of a list entry for its keys once they are
+// all read.
+var errKeysRead = errors.New("keys read")
 
 // reader is one read: the scanner, the path of the node being read, and
 // the elements found so far.
@@ -149,23 +154,36 @@ func (r *reader) list(n *snode, sc scope) error {
 						return err
 					}
 					vals[i], have[i] = v, true
-					found++
+					if found++; found == len(n.keys) {
+						return errKeysRead
+					}
 					return nil
 				}
 			}
 			return r.sc.skip()
 		})
-		if err != nil {
+		end := -1 // the entry is read again from start in any case
+		switch {
+		case err == errKeysRead:
+			// The rest of the entry (its state, subinterfaces) is
+			// passed over once, by container, not twice.
+		case err != nil:
 			return err
+		default:
+			end = r.sc.i
 		}
-		end := r.sc.i
 		if found < len(n.keys) {
 			r.sc.i = start
 			return r.errorf("a list entry without its key %q", strings.Join(n.keys, " "))
 		}
 		if sc == inInterfaces {
 			if !r.ports[vals[0]] {
-				return nil // an interface that is not one of the switch's ports
+				// An interface that is not one of the switch's ports.
+				if end < 0 {
+					r.sc.i = start
+					return r.sc.skip()
+				}
+				return nil
 			}
 			sc = inPort
 			defer func() { sc = inInterfaces }()
@@ -181,7 +199,7 @@ func (r *reader) list(n *snode, sc scope) error {
 		r.sc.i = start
 		err = r.container(n, sc)
 		r.path = r.path[:mark]
-		if err == nil && r.sc.i != end {
+		if err == nil && end >= 0 && r.sc.i != end {
 			err = fmt.Errorf("internal error: list entry read to %d, scanned to %d", r.sc.i, end)
 		}
 		return err
