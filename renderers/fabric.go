@@ -102,6 +102,12 @@ func RenderFabric(ctx context.Context, f *ir.Fabric, devs []*ir.Device, reg Regi
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
+				// Devices already queued when the cancel came are
+				// dropped, not rendered: a cancel stops at the devices
+				// in flight.
+				if ctx.Err() != nil {
+					continue
+				}
 				if err := renderDevice(devs[i], reg, sink); err != nil {
 					errs[i] = &DeviceError{Device: devs[i].Name, Err: err}
 				}
@@ -113,6 +119,11 @@ func RenderFabric(ctx context.Context, f *ir.Fabric, devs []*ir.Device, reg Regi
 	}
 feed:
 	for i := range devs {
+		// select picks at random among ready cases: test the cancel
+		// first, so that a free slot in next never wins over it.
+		if ctx.Err() != nil {
+			break
+		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
