@@ -146,11 +146,11 @@ func (s sonic) patch(c *cli, tx string, rem sonicRemediation, timer time.Duratio
 	if reload {
 		before, err := c.run("sonic-cfggen -d --print-data", nil)
 		if err == nil {
-			_, err = c.run("umask 077; cat > "+sonicKept(tx), []byte(before))
+			_, err = c.run("umask 077; set -C; cat > "+sonicKept(tx), []byte(before))
 		}
 		if err != nil {
-			// Nothing was applied: the checkpoint has no use left.
-			_, _ = c.run("rm -f "+sonicKept(tx), nil)
+			// Nothing was applied: the checkpoint has no use left. The
+			// file is left: a write that set -C refused is not ours.
 			_, _ = c.run("sudo -n config delete-checkpoint "+tx, nil)
 			return &undone{fmt.Errorf("keeping the running CONFIG_DB before a breakout or reload: %w; nothing was applied", err)}
 		}
@@ -210,7 +210,7 @@ func (sonic) applyPatch(c *cli, tx string, ops []patchOp) (string, error) {
 		return "", fmt.Errorf("%s: the patch: %w", c.device, err)
 	}
 	file := "/tmp/" + tx + ".json"
-	if _, err := c.run("umask 077; cat > "+file, append(b, '\n')); err != nil {
+	if _, err := c.run("umask 077; set -C; cat > "+file, append(b, '\n')); err != nil {
 		return "", fmt.Errorf("writing the patch: %w", err)
 	}
 	out, err := c.run("sudo -n config apply-patch "+file, nil)
@@ -244,7 +244,7 @@ func (s sonic) reload(c *cli, tx string, ops []patchOp) (string, error) {
 func (sonic) install(c *cli, tx string, content []byte) error {
 	tmp := "/tmp/" + tx + "-db.json"
 	next := "/etc/sonic/" + tx + ".json"
-	if _, err := c.run("umask 077; cat > "+tmp, content); err != nil {
+	if _, err := c.run("umask 077; set -C; cat > "+tmp, content); err != nil {
 		return err
 	}
 	_, err := c.run("sudo -n install -m 644 "+tmp+" "+next, nil)

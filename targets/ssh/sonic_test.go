@@ -465,3 +465,34 @@ func TestSONiCBreakoutRolledBack(t *testing.T) {
 		t.Error("no breakout ran before the patch")
 	}
 }
+
+// TestSONiCWritesNoFileItFindsThere: the driver writes its files with the
+// shell's noclobber (set -C), so a file already at its path is refused,
+// not overwritten, and the driver's writes all ask for it.
+func TestSONiCWritesNoFileItFindsThere(t *testing.T) {
+	dev := sshtest.NewSONiC([]byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}}` + "\n"))
+	run := func(cmd, stdin string) (int, string) {
+		var out, errOut bytes.Buffer
+		code, _ := dev.Exec(cmd, strings.NewReader(stdin), &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := run("umask 077; set -C; cat > /tmp/theirs.json", "[]"); code != 0 {
+		t.Fatalf("a new file: exit %d: %s", code, out)
+	}
+	if code, out := run("umask 077; set -C; cat > /tmp/theirs.json", "ours"); code == 0 || !strings.Contains(out, "cannot overwrite existing file") {
+		t.Errorf("a file that exists: exit %d: %s", code, out)
+	}
+	if _, out := run("cat /tmp/theirs.json", ""); out != "[]" {
+		t.Errorf("the file that was there is now %q", out)
+	}
+
+	w := newSonicWorld(t)
+	w.apply(t, w.plan(t))
+	for n, d := range w.dev {
+		for _, c := range d.Received() {
+			if strings.Contains(c, "cat > ") && !strings.HasPrefix(c, "umask 077; set -C; cat > ") {
+				t.Errorf("%s: %q writes a file without noclobber", n, c)
+			}
+		}
+	}
+}

@@ -124,7 +124,7 @@ var (
 	sonicName       = `([A-Za-z0-9_-]{1,64})`
 	sonicFile       = `(/tmp/[A-Za-z0-9_-]{1,64}\.json)`
 	sonicEtc        = `(/etc/sonic/[A-Za-z0-9_-]{1,64}\.json)`
-	sonicWrite      = regexp.MustCompile(`^umask 077; cat > ` + sonicFile + `$`)
+	sonicWrite      = regexp.MustCompile(`^umask 077; (set -C; )?cat > ` + sonicFile + `$`)
 	sonicRemove     = regexp.MustCompile(`^rm -f ` + sonicFile + `$`)
 	sonicCat        = regexp.MustCompile(`^cat (` + sonicFile[1:len(sonicFile)-1] + `|` + sonicEtc[1:len(sonicEtc)-1] + `)$`)
 	sonicInstall    = regexp.MustCompile(`^sudo -n install -m 644 ` + sonicFile + ` ` + sonicEtc + `$`)
@@ -151,8 +151,14 @@ func (s *SONiC) Exec(cmd string, stdin io.Reader, stdout, stderr io.Writer) (int
 			return 1, false
 		}
 		s.mu.Lock()
-		s.files[m[1]] = b
-		s.mu.Unlock()
+		defer s.mu.Unlock()
+		// set -C (noclobber): the shell refuses to write over a file
+		// that exists, as bash prints it.
+		if _, ok := s.files[m[2]]; ok && m[1] != "" {
+			fmt.Fprintf(stderr, "bash: %s: cannot overwrite existing file\n", m[2])
+			return 1, false
+		}
+		s.files[m[2]] = b
 		return 0, false
 	}
 	s.mu.Lock()
