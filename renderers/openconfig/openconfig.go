@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/openconfig/oc"
 )
 
 // FileName is the artifact's name inside the device's output directory.
@@ -40,6 +41,14 @@ type Renderer struct {
 }
 
 var _ renderers.Renderer = Renderer{}
+
+// Prepare loads what the first Render would, the schema compiled into the
+// generated code (about 60 ms), so that a caller can have it loaded while
+// it does other work: a build prepares it while the intent compiles on one
+// core, instead of every worker waiting on the first switch. Render
+// prepares it itself when nobody has; calling Prepare more than once, or
+// from several goroutines, loads it once.
+func Prepare() { oc.SchemaTree() }
 
 // Render returns <device>/openconfig.json for a switch of any platform. It
 // fails on a host, on a switch without a QoS policy, and on values that

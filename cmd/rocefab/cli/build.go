@@ -24,6 +24,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -124,6 +125,11 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	in, ds, err := schema.Load(pathArg(args))
 	if err != nil {
 		return withCode(exitError, err)
+	}
+	if a.openconfig != "none" {
+		// Compiling takes one core; the OpenConfig schema loads on the
+		// other meanwhile rather than hold up the first switches.
+		go openconfig.Prepare()
 	}
 	var fab *ir.Fabric
 	if in != nil {
