@@ -32,8 +32,9 @@ type Registry struct {
 	// says why it has none where it needs one); nil computes no desired
 	// states.
 	Desired func(d *ir.Device) Platform
-	// Fabric renders the fabric-wide artifacts, in order, once every device
-	// is rendered without error.
+	// Fabric renders the fabric-wide artifacts, in order, while the devices
+	// are rendered; the sink gets them once every device is rendered
+	// without error. They read only the fabric, never a device's artifacts.
 	Fabric []FabricRenderer
 }
 
@@ -83,12 +84,13 @@ func (e *DeviceError) Unwrap() error { return e.Err }
 // RenderFabric renders the devices devs of f (all of f's, or those a
 // command selected) with the registry's renderers, spread over the cores,
 // and hands each device's artifacts and desired state to sink as soon as
-// they are made; then the fabric-wide artifacts. Every byte depends only
-// on f and the device, never on the order workers finish in.
+// they are made; then the fabric-wide artifacts, rendered meanwhile. Every
+// byte depends only on f and the device, never on the order workers finish
+// in.
 //
 // A device that fails does not stop the others: the error joins one
 // *DeviceError per failed device, in the order of devs, and the
-// fabric-wide artifacts are not rendered. A cancelled ctx stops the
+// fabric-wide artifacts do not reach the sink. A cancelled ctx stops the
 // workers between devices and returns ctx's cause.
 func RenderFabric(ctx context.Context, f *ir.Fabric, devs []*ir.Device, reg Registry, opt Options, sink Sink) error {
 	workers := opt.Workers
@@ -97,6 +99,17 @@ func RenderFabric(ctx context.Context, f *ir.Fabric, devs []*ir.Device, reg Regi
 	}
 	workers = min(workers, max(len(devs), 1))
 	errs := make([]error, len(devs))
+	// The fabric-wide artifacts depend on f alone, not on the devices'
+	// artifacts, so they are rendered beside the devices rather than after
+	// them: the inventory and summary of a large fabric take as long as
+	// hundreds of devices, and a serial tail leaves cores idle.
+	var wide []Artifact
+	var wideErr error
+	wideDone := make(chan struct{})
+	go func() {
+		defer close(wideDone)
+		wide, wideErr = renderWide(f, reg.Fabric)
+	}()
 	var wg sync.WaitGroup
 	next := make(chan int, workers)
 	for range workers {
@@ -132,24 +145,41 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	// An interrupted or failed rendering still waits for the fabric-wide
+	// one, so that nothing of this call runs after it returns.
+	<-wideDone
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	var wide []Artifact
-	for _, r := range reg.Fabric {
-		arts, err := r.RenderFabric(f, wide)
-		if err != nil {
-			return err
-		}
-		wide = append(wide, arts...)
+	if wideErr != nil {
+		return wideErr
 	}
 	if len(reg.Fabric) == 0 {
 		return nil
 	}
 	return sink.Fabric(wide)
+}
+
+// renderWide renders the fabric-wide artifacts in the registry's order,
+// each renderer given those before it. A panic is a renderer's bug; it
+// becomes the error rather than end the process from a goroutine.
+func renderWide(f *ir.Fabric, rs []FabricRenderer) (wide []Artifact, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (a bug: please report it): %v", r)
+		}
+	}()
+	for _, r := range rs {
+		arts, err := r.RenderFabric(f, wide)
+		if err != nil {
+			return nil, err
+		}
+		wide = append(wide, arts...)
+	}
+	return wide, nil
 }
 
 // renderDevice renders one device and hands it to the sink. A panic in a
