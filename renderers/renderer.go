@@ -42,3 +42,11 @@ type Artifact struct {
 type Renderer interface {
 	Render(d *ir.Device) ([]Artifact, error)
 }
+
+// A Namer is a Renderer that can name the artifacts it would render for a
+// device, and refuse the devices it would refuse, at a fraction of the
+// cost of rendering them: an index of a build (SUMMARY.md) lists the files
+// of devices a partial build does not render.
+type Namer interface {
+	Names(d *ir.Device) ([]string, error)
+}

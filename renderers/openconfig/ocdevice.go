@@ -253,6 +253,13 @@ func shape(c *config) string {
 }
 
 // speeds maps port speeds in Gbit/s to openconfig-if-ethernet identities.
+// hasPortSpeed reports whether OpenConfig has a port-speed identity for a
+// port of gbps Gbit/s.
+func hasPortSpeed(gbps int) bool {
+	_, ok := speeds[gbps]
+	return ok
+}
+
 var speeds = map[int]oc.E_IfEthernet_ETHERNET_SPEED{
 	10:   oc.IfEthernet_ETHERNET_SPEED_SPEED_10GB,
 	25:   oc.IfEthernet_ETHERNET_SPEED_SPEED_25GB,

@@ -40,7 +40,10 @@ type Renderer struct {
 	Compact bool
 }
 
-var _ renderers.Renderer = Renderer{}
+var (
+	_ renderers.Renderer = Renderer{}
+	_ renderers.Namer    = Renderer{}
+)
 
 // Prepare loads what the first Render would, the schema compiled into the
 // generated code (about 60 ms), so that a caller can have it loaded while
@@ -70,6 +73,24 @@ func (r Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
 	return []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: js}}, nil
+}
+
+// Names returns the path Render writes for d, after the checks Render
+// makes before the tree is built: the tree of a new shape costs tens of
+// milliseconds to build and validate. Only a value the schema's ranges
+// refuse (none the compiler lets through) makes Render fail where Names
+// does not.
+func (Renderer) Names(d *ir.Device) ([]string, error) {
+	if d == nil {
+		return nil, fmt.Errorf("openconfig: nil device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, err
+	}
+	if _, err := plan(d); err != nil {
+		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
+	}
+	return []string{d.Name + "/" + FileName}, nil
 }
 
 // config is the device's OpenConfig content as plain data, in the order it
@@ -270,6 +291,11 @@ func (c *config) planPorts(d *ir.Device) error {
 			return fmt.Errorf("port %s listed twice", p.Name)
 		}
 		seen[p.Name] = true
+		// Checked here, not only where the tree is built, so that Names
+		// refuses the port too.
+		if !hasPortSpeed(p.SpeedGbps) {
+			return fmt.Errorf("port %s: speed %d Gbit/s has no OpenConfig port-speed", p.Name, p.SpeedGbps)
+		}
 		out := port{name: p.Name, mtu: uint16(mtu), speedGbps: p.SpeedGbps}
 		switch {
 		case p.Peer != "" && p.PeerPort != "":

@@ -473,6 +473,38 @@ func TestRefused(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", name, err)
 		}
+		// Names refuses what Render refuses before it builds the tree:
+		// every case here.
+		if names, err := (openconfig.Renderer{}).Names(mk()); err == nil {
+			t.Errorf("%s: Names gave %v, want an error", name, names)
+		}
+	}
+}
+
+// TestNamesIsWhatRenderWrites: for every switch and variant, Names gives
+// the paths of Render's artifacts, so that SUMMARY.md, which names files
+// with it, lists what a build writes.
+func TestNamesIsWhatRenderWrites(t *testing.T) {
+	devs := irtest.Fabric().Switches()
+	for _, mk := range variants() {
+		devs = append(devs, mk())
+	}
+	for _, d := range devs {
+		arts, err := openconfig.Renderer{}.Render(d)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		var paths []string
+		for _, a := range arts {
+			paths = append(paths, a.Path)
+		}
+		names, err := openconfig.Renderer{}.Names(d)
+		if err != nil || !slices.Equal(names, paths) {
+			t.Errorf("%s: Names = %v, %v; Render wrote %v", d.Name, names, err, paths)
+		}
+	}
+	if _, err := (openconfig.Renderer{}).Names(irtest.Fabric().Device("gpu-0000")); err == nil {
+		t.Error("Names of a server: no error")
 	}
 }
 

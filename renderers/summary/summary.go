@@ -160,14 +160,14 @@ func (r Renderer) writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group
 		}
 		for _, g := range groups {
 			d := g.devices[0]
-			arts, err := r.deviceFiles(d)
+			paths, err := r.deviceFiles(d)
 			if err != nil {
 				row("-", fmt.Sprintf("%s: not rendered (%v)", d.Name, err))
 				continue
 			}
 			var files []string
-			for _, a := range arts {
-				rel := strings.TrimPrefix(a.Path, d.Name+"/")
+			for _, p := range paths {
+				rel := strings.TrimPrefix(p, d.Name+"/")
 				files = append(files, codeSpan("<"+roleWord(g.role)+">/"+rel))
 			}
 			row(strings.Join(files, ", "), fmt.Sprintf("%s (%s %s): %s", devicesOf(len(g.devices), g.role), g.platform, g.model, nameRange(g.devices)))
@@ -197,18 +197,29 @@ func (r Renderer) writeFileMap(b *strings.Builder, f *ir.Fabric, groups []*group
 	b.WriteString("\n")
 }
 
-// deviceFiles renders d's default files, for their names.
-func (r Renderer) deviceFiles(d *ir.Device) ([]renderers.Artifact, error) {
+// deviceFiles returns the paths of d's default files, named by the
+// renderers that can name them and rendered by the others.
+func (r Renderer) deviceFiles(d *ir.Device) ([]string, error) {
 	if r.Files == nil {
 		return nil, nil
 	}
-	var out []renderers.Artifact
+	var out []string
 	for _, rd := range r.Files(d) {
+		if n, ok := rd.(renderers.Namer); ok {
+			paths, err := n.Names(d)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, paths...)
+			continue
+		}
 		arts, err := rd.Render(d)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, arts...)
+		for _, a := range arts {
+			out = append(out, a.Path)
+		}
 	}
 	return out, nil
 }
