@@ -143,22 +143,35 @@ func switchDev(name string, role ir.Role, t *Tier, rail, pod, ports int) *ir.Dev
 		Switch: &ir.Switch{Ports: make([]ir.Port, 0, ports)}}
 }
 
-// wire links two switch ports, taking the next free port on each side.
+// wiring links two switch ports, taking the next free port on each side.
 type wiring struct {
 	links []*ir.Link
+	slab  []ir.Link
+}
+
+// link returns a new link. Links are carved from slabs: a 100,000-GPU
+// fabric has a million of them, and one allocation each was most of the
+// expansion's time.
+func (w *wiring) link(l ir.Link) *ir.Link {
+	if len(w.slab) == cap(w.slab) {
+		w.slab = make([]ir.Link, 0, 4096)
+	}
+	w.slab = append(w.slab, l)
+	p := &w.slab[len(w.slab)-1]
+	w.links = append(w.links, p)
+	return p
 }
 
 func (w *wiring) connect(a *ir.Device, at *Tier, b *ir.Device, bt *Tier, speed int, cable float64) {
-	ai, bi := len(a.Switch.Ports), len(b.Switch.Ports)
-	pa := portAt(a.Platform, ai, at)
-	pb := portAt(b.Platform, bi, bt)
+	// The ports are placed first and filled in place: a port is a large
+	// struct, and a copy of each costs more than the rest of the wiring.
+	a.Switch.Ports = append(a.Switch.Ports, portAt(a.Platform, len(a.Switch.Ports), at))
+	b.Switch.Ports = append(b.Switch.Ports, portAt(b.Platform, len(b.Switch.Ports), bt))
+	pa, pb := &a.Switch.Ports[len(a.Switch.Ports)-1], &b.Switch.Ports[len(b.Switch.Ports)-1]
 	pa.SpeedGbps, pa.CableM, pa.Peer, pa.PeerPort, pa.Facing = speed, cable, b.Name, pb.Name, b.Role
 	pb.SpeedGbps, pb.CableM, pb.Peer, pb.PeerPort, pb.Facing = speed, cable, a.Name, pa.Name, a.Role
-	ap, bp := pa.Name, pb.Name
-	a.Switch.Ports = append(a.Switch.Ports, pa)
-	b.Switch.Ports = append(b.Switch.Ports, pb)
-	w.links = append(w.links, &ir.Link{A: ir.Endpoint{Device: a.Name, Port: ap},
-		B: ir.Endpoint{Device: b.Name, Port: bp}, SpeedGbps: speed, CableM: cable})
+	w.link(ir.Link{A: ir.Endpoint{Device: a.Name, Port: pa.Name},
+		B: ir.Endpoint{Device: b.Name, Port: pb.Name}, SpeedGbps: speed, CableM: cable})
 }
 
 // Expand builds the devices and links of a rail-optimized or clos fabric.
@@ -227,25 +240,29 @@ func Expand(p Params) (*Result, error) {
 	// the leaf's ports directly.
 	snm := newNamer(naming.Server, p.Servers, 4)
 	hosts := make([]*ir.Device, p.Servers)
-	links := make([]*ir.Link, 0, p.Servers*p.Rails+len(leaves)*U*2)
+	hostDevs := make([]ir.Device, p.Servers)
+	hostParts := make([]ir.Host, p.Servers)
+	nics := make([]ir.NIC, p.Servers*p.Rails)
+	w := &wiring{links: make([]*ir.Link, 0, p.Servers*p.Rails+len(leaves)*U*2)}
+	w.slab = make([]ir.Link, 0, p.Servers*p.Rails)
 	for s := range p.Servers {
-		h := &ir.Device{Name: snm.name(s, -1, -1), Role: ir.RoleHost, Platform: ir.PlatformLinux, Model: p.NICModel,
-			Rail: -1, Pod: -1, Host: &ir.Host{NICs: make([]ir.NIC, p.Rails)}}
+		h := &hostDevs[s]
+		hostParts[s].NICs = nics[s*p.Rails : (s+1)*p.Rails : (s+1)*p.Rails]
+		*h = ir.Device{Name: snm.name(s, -1, -1), Role: ir.RoleHost, Platform: ir.PlatformLinux, Model: p.NICModel,
+			Rail: -1, Pod: -1, Host: &hostParts[s]}
 		for i := range p.Rails {
 			sl := nicSlot(s, i)
 			leaf := leaves[sl.leaf]
-			lp := PortName(leaf.Platform, sl.port, &p.Leaf)
-			h.Host.NICs[i] = ir.NIC{Port: p.NICPorts[i], HCA: p.HCAs[i], Rail: i, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
-				Peer: leaf.Name, PeerPort: lp}
-			down := portAt(leaf.Platform, sl.port, &p.Leaf)
+			leaf.Switch.Ports = append(leaf.Switch.Ports, portAt(leaf.Platform, sl.port, &p.Leaf))
+			down := &leaf.Switch.Ports[len(leaf.Switch.Ports)-1]
 			down.SpeedGbps, down.CableM, down.Peer, down.PeerPort, down.Facing = p.NICSpeed, p.NICCable, h.Name, p.NICPorts[i], ir.RoleHost
-			leaf.Switch.Ports = append(leaf.Switch.Ports, down)
-			links = append(links, &ir.Link{A: ir.Endpoint{Device: h.Name, Port: p.NICPorts[i]},
-				B: ir.Endpoint{Device: leaf.Name, Port: lp}, SpeedGbps: p.NICSpeed, CableM: p.NICCable})
+			h.Host.NICs[i] = ir.NIC{Port: p.NICPorts[i], HCA: p.HCAs[i], Rail: i, SpeedGbps: p.NICSpeed, CableM: p.NICCable,
+				Peer: leaf.Name, PeerPort: down.Name}
+			w.link(ir.Link{A: ir.Endpoint{Device: h.Name, Port: p.NICPorts[i]},
+				B: ir.Endpoint{Device: leaf.Name, Port: down.Name}, SpeedGbps: p.NICSpeed, CableM: p.NICCable})
 		}
 		hosts[s] = h
 	}
-	w := &wiring{links: links}
 	r.Tiers = 1
 
 	if p.Spine == nil || U == 0 {
