@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
@@ -246,15 +247,63 @@ func (r *render) emit(text []byte) {
 		// Comment and blank lines have no form (renderers.CLIForm); they
 		// are most lines, so they skip the string conversion.
 		if t := bytes.TrimSpace(l); len(t) > 0 && string(t) != "!" && !bytes.HasPrefix(t, []byte("! ")) {
-			if form, ok := renderers.CLIForm(string(l)); ok && platforms.IsVerify(ir.PlatformEOS, form) {
+			if mark := verifyMark(t); mark != "" {
 				r.w.Write(l[:len(l)-len(bytes.TrimLeft(l, " "))])
 				r.w.WriteString("! ")
-				r.w.WriteString(renderers.VerifyMark(form))
+				r.w.WriteString(mark)
 				r.w.WriteByte('\n')
 			}
 		}
 		r.w.Write(l)
 	}
+}
+
+// verifyMarks caches, per trimmed configuration line, the verify mark its
+// form needs ("" for none). Every leaf of a fabric writes the same lines
+// but for its descriptions, and looking a line up here costs no allocation
+// where working out its form (renderers.CLIForm, platforms.IsVerify) cost a
+// third of rendering a leaf. It stops growing at verifyMarksMax lines.
+var verifyMarks = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+const verifyMarksMax = 1 << 16
+
+// descriptionMark is the mark of a description line, whose text is the
+// peer's name: those lines differ on every port, so they are not cached.
+var descriptionMark = sync.OnceValue(func() string { return markOf("description TEXT") })
+
+// verifyMark returns the verify mark of the trimmed line t, "" for none.
+func verifyMark(t []byte) string {
+	if bytes.HasPrefix(t, []byte("description ")) {
+		return descriptionMark()
+	}
+	verifyMarks.RLock()
+	mark, ok := verifyMarks.m[string(t)]
+	verifyMarks.RUnlock()
+	if ok {
+		return mark
+	}
+	form, isForm := renderers.CLIForm(string(t))
+	if isForm {
+		mark = markOf(form)
+	}
+	verifyMarks.Lock()
+	if len(verifyMarks.m) < verifyMarksMax {
+		verifyMarks.m[string(t)] = mark
+	}
+	verifyMarks.Unlock()
+	return mark
+}
+
+// markOf returns the verify mark of an EOS statement form, "" when a
+// source confirms the form.
+func markOf(form string) string {
+	if platforms.IsVerify(ir.PlatformEOS, form) {
+		return renderers.VerifyMark(form)
+	}
+	return ""
 }
 
 // comment writes a comment line; EOS drops "!" lines when it parses, so a
@@ -778,24 +827,36 @@ func cagePort(name string) (cage string, lane int, ok bool) {
 // each), at 1, 3, 5, 7 in four, at every lane in eight. Ports of a cage
 // used whole (only /1) are not listed.
 func cageLanes(ports []ir.Port) map[string]int {
-	used := map[string][]int{}
+	// Per cage, the lanes its ports start at, as a bit set: lane l is bit l.
+	used := make(map[string]uint8, len(ports))
 	for _, p := range ports {
 		if cage, lane, ok := cagePort(p.Name); ok {
-			used[cage] = append(used[cage], lane)
+			used[cage] |= 1 << lane
 		}
 	}
-	out := map[string]int{}
+	out := make(map[string]int, len(used))
 	for cage, lanes := range used {
-		if !slices.ContainsFunc(lanes, func(l int) bool { return l > 0 }) {
-			continue
+		if lanes&^1 == 0 {
+			continue // only lane 0: the cage is used whole
 		}
 		width := lanesPerCage
-		for width > 1 && slices.ContainsFunc(lanes, func(l int) bool { return l%width != 0 }) {
+		for width > 1 && !startsAligned(lanes, width) {
 			width /= 2
 		}
 		out[cage] = width
 	}
 	return out
+}
+
+// startsAligned reports whether every lane in the set lanes is a multiple
+// of width.
+func startsAligned(lanes uint8, width int) bool {
+	for l := range lanesPerCage {
+		if lanes&(1<<l) != 0 && l%width != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // laneSpeeds returns, for each port, its EOS speed if it is a port of a

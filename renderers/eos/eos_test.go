@@ -561,7 +561,7 @@ func TestLaneSpeed(t *testing.T) {
 	d := tomahawk()
 	base := d.Switch.Ports[0]
 	d.Switch.Ports = nil
-	for _, name := range []string{"Ethernet1/1", "Ethernet1/5", "Ethernet2/1", "Ethernet3/3"} {
+	for _, name := range []string{"Ethernet1/1", "Ethernet1/5", "Ethernet2/1", "Ethernet3/3", "Ethernet4/2"} {
 		p := base
 		p.Name, p.SpeedGbps = name, 400
 		d.Switch.Ports = append(d.Switch.Ports, p)
@@ -570,6 +570,7 @@ func TestLaneSpeed(t *testing.T) {
 	has(t, block(t, cfg, "interface Ethernet1/1"), "   speed 400g-4")
 	has(t, block(t, cfg, "interface Ethernet1/5"), "   speed 400g-4")
 	has(t, block(t, cfg, "interface Ethernet3/3"), "   speed 400g-2")
+	has(t, block(t, cfg, "interface Ethernet4/2"), "   speed 400g-1")
 	for _, l := range block(t, cfg, "interface Ethernet2/1") {
 		if strings.Contains(l, "speed") {
 			t.Errorf("whole-cage port Ethernet2/1 has %q", l)
