@@ -252,7 +252,6 @@ func shape(c *config) string {
 	return string(b)
 }
 
-// speeds maps port speeds in Gbit/s to openconfig-if-ethernet identities.
 // hasPortSpeed reports whether OpenConfig has a port-speed identity for a
 // port of gbps Gbit/s.
 func hasPortSpeed(gbps int) bool {
@@ -260,6 +259,7 @@ func hasPortSpeed(gbps int) bool {
 	return ok
 }
 
+// speeds maps port speeds in Gbit/s to openconfig-if-ethernet identities.
 var speeds = map[int]oc.E_IfEthernet_ETHERNET_SPEED{
 	10:   oc.IfEthernet_ETHERNET_SPEED_SPEED_10GB,
 	25:   oc.IfEthernet_ETHERNET_SPEED_SPEED_25GB,
