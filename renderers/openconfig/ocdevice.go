@@ -17,6 +17,7 @@ import (
 	"github.com/openconfig/goyang/pkg/yang"
 	"github.com/openconfig/ygot/ygot"
 
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/openconfig/oc"
 )
 
@@ -218,18 +219,13 @@ func (t *template) fill(c *config) []byte {
 }
 
 // appendJSONString appends s's characters as encoding/json writes them
-// inside a string. Printable ASCII other than the characters json.Marshal
-// escapes (quote, backslash, and <, > and & for HTML) stands for itself,
-// which covers every description of checked names without an allocation;
-// anything else goes through json.Marshal.
+// inside a string: what renderers.AppendJSONString writes, without the
+// quotes, which the template has.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			d, _ := json.Marshal(s)
-			return append(b, d[1:len(d)-1]...)
-		}
-	}
-	return append(b, s...)
+	n := len(b)
+	b = renderers.AppendJSONString(b, s, true)
+	copy(b[n:], b[n+1:len(b)-1])
+	return b[:len(b)-2]
 }
 
 // shape is everything of c but the port descriptions (and whether a port

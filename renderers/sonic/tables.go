@@ -1,10 +1,11 @@
 package sonic
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // entry is one field of CONFIG_DB: the value of table|key|field. CONFIG_DB
@@ -151,27 +152,5 @@ func writeJSON(es []entry) []byte {
 }
 
 // appendString appends s as a JSON string the way encoding/json writes it
-// without HTML escaping. Names and values are printable ASCII without
-// quotes or backslashes, which are copied; anything else goes through
-// encoding/json, so that an odd value is still written correctly.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return appendQuoted(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendQuoted(b []byte, s string) []byte {
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		// A Go string always encodes; keep the output JSON regardless.
-		return append(b, `""`...)
-	}
-	return append(b, strings.TrimSuffix(sb.String(), "\n")...)
-}
+// without HTML escaping.
+func appendString(b []byte, s string) []byte { return renderers.AppendJSONString(b, s, false) }
