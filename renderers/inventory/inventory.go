@@ -8,8 +8,6 @@
 package inventory
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -24,24 +22,6 @@ type Renderer struct{}
 
 var _ renderers.FabricRenderer = Renderer{}
 
-// device and link are one element of the device list, with the schema's
-// field names (schema.ListedDevice, schema.ListedLink).
-type device struct {
-	Name     string `json:"name"`
-	Role     string `json:"role"`
-	Platform string `json:"platform"`
-	Model    string `json:"model"`
-	Rail     *int   `json:"rail,omitempty"`
-	Pod      *int   `json:"pod,omitempty"`
-}
-
-type link struct {
-	A     string `json:"a"`
-	B     string `json:"b"`
-	Speed string `json:"speed"`
-	Cable string `json:"cable"`
-}
-
 // RenderFabric renders f's inventory.json.
 func (Renderer) RenderFabric(f *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
 	b, err := Render(f)
@@ -52,47 +32,66 @@ func (Renderer) RenderFabric(f *ir.Fabric, _ []renderers.Artifact) ([]renderers.
 }
 
 // Render returns f's device list. One element per line keeps the file
-// diffable and fast to read back.
+// diffable and fast to read back. Each line is what json.Marshal writes of
+// a device or link (TestLinesAreMarshal), appended directly: a 100,000-GPU
+// inventory has a million lines.
 func Render(f *ir.Fabric) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(96 * (len(f.Devices) + len(f.Links)))
-	b.WriteString("{\"devices\": [\n")
+	b := make([]byte, 0, 96*(len(f.Devices)+len(f.Links)))
+	b = append(b, "{\"devices\": [\n"...)
 	for i, d := range f.Devices {
-		ld := device{Name: d.Name, Role: string(d.Role), Platform: d.Platform, Model: d.Model}
-		if d.Rail >= 0 {
-			ld.Rail = new(d.Rail)
-		}
-		if d.Pod >= 0 {
-			ld.Pod = new(d.Pod)
-		}
-		if err := line(&b, ld, i == len(f.Devices)-1); err != nil {
-			return nil, err
-		}
+		b = appendDevice(append(b, "  "...), d)
+		b = endLine(b, i == len(f.Devices)-1)
 	}
-	b.WriteString("],\n\"links\": [\n")
+	b = append(b, "],\n\"links\": [\n"...)
 	for i, k := range f.Links {
-		lk := link{A: k.A.String(), B: k.B.String(), Speed: speed(k.SpeedGbps), Cable: length(k.CableM)}
-		if err := line(&b, lk, i == len(f.Links)-1); err != nil {
-			return nil, err
-		}
+		b = appendLink(append(b, "  "...), k)
+		b = endLine(b, i == len(f.Links)-1)
 	}
-	b.WriteString("]}\n")
-	return b.Bytes(), nil
+	return append(b, "]}\n"...), nil
 }
 
-// line writes one element, indented, with a comma unless it is the last.
-func line(b *bytes.Buffer, v any, last bool) error {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return err
+// appendDevice appends d as json.Marshal writes its device.
+func appendDevice(b []byte, d *ir.Device) []byte {
+	b = renderers.AppendJSONString(append(b, `{"name":`...), d.Name, true)
+	b = renderers.AppendJSONString(append(b, `,"role":`...), string(d.Role), true)
+	b = renderers.AppendJSONString(append(b, `,"platform":`...), d.Platform, true)
+	b = renderers.AppendJSONString(append(b, `,"model":`...), d.Model, true)
+	if d.Rail >= 0 {
+		b = strconv.AppendInt(append(b, `,"rail":`...), int64(d.Rail), 10)
 	}
-	b.WriteString("  ")
-	b.Write(j)
+	if d.Pod >= 0 {
+		b = strconv.AppendInt(append(b, `,"pod":`...), int64(d.Pod), 10)
+	}
+	return append(b, '}')
+}
+
+// appendLink appends k as json.Marshal writes its link.
+func appendLink(b []byte, k *ir.Link) []byte {
+	b = appendEndpoint(append(b, `{"a":`...), k.A)
+	b = appendEndpoint(append(b, `,"b":`...), k.B)
+	b = renderers.AppendJSONString(append(b, `,"speed":`...), speed(k.SpeedGbps), true)
+	b = renderers.AppendJSONString(append(b, `,"cable":`...), length(k.CableM), true)
+	return append(b, '}')
+}
+
+// appendEndpoint appends e as the JSON string "device:port" without
+// joining the two: JSON escapes character by character, so the string's
+// escaped form is the device's, a colon and the port's.
+func appendEndpoint(b []byte, e ir.Endpoint) []byte {
+	b = renderers.AppendJSONString(b, e.Device, true)
+	b[len(b)-1] = ':'
+	n := len(b)
+	b = renderers.AppendJSONString(b, e.Port, true)
+	copy(b[n:], b[n+1:])
+	return b[:len(b)-1]
+}
+
+// endLine ends an element's line, with a comma unless it is the last.
+func endLine(b []byte, last bool) []byte {
 	if !last {
-		b.WriteByte(',')
+		b = append(b, ',')
 	}
-	b.WriteByte('\n')
-	return nil
+	return append(b, '\n')
 }
 
 // speed writes a link speed as the schema reads it (schema.ParseSpeed):

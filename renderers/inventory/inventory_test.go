@@ -113,3 +113,54 @@ func TestUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesAreMarshal: each line is what json.Marshal writes of the
+// schema's element (schema.ListedDevice, schema.ListedLink), for names that need escaping too (an explicit inventory's
+// names are checked, but the writer must not depend on it).
+func TestLinesAreMarshal(t *testing.T) {
+	names := []string{"leaf-00", `a"b`, `c\d`, "<&>", "é", "tab\t", "\xff", "x\u2028y"}
+	fab := &ir.Fabric{}
+	var want []any
+	for i, n := range names {
+		d := &ir.Device{Name: n, Role: ir.RoleLeaf, Platform: "eos", Model: n + "m", Rail: i - 1, Pod: 2 - i}
+		fab.Devices = append(fab.Devices, d)
+		w := schema.ListedDevice{Name: n, Role: "leaf", Platform: "eos", Model: n + "m"}
+		if d.Rail >= 0 {
+			w.Rail = &d.Rail
+		}
+		if d.Pod >= 0 {
+			w.Pod = &d.Pod
+		}
+		want = append(want, w)
+	}
+	for i, n := range names {
+		k := &ir.Link{A: ir.Endpoint{Device: n, Port: names[(i+1)%len(names)]}, B: ir.Endpoint{Device: "b", Port: n}, SpeedGbps: 400, CableM: 2.5}
+		fab.Links = append(fab.Links, k)
+		want = append(want, schema.ListedLink{A: k.A.String(), B: k.B.String(), Speed: "400G", Cable: "2.5m"})
+	}
+	b, err := inventory.Render(fab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(b) {
+		t.Fatalf("not JSON:\n%s", b)
+	}
+	var lines [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("  ")) {
+			lines = append(lines, bytes.TrimSuffix(l[2:], []byte(",")))
+		}
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d element lines, want %d:\n%s", len(lines), len(want), b)
+	}
+	for i, w := range want {
+		j, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(lines[i], j) {
+			t.Errorf("line %d: %s, json.Marshal %s", i, lines[i], j)
+		}
+	}
+}
