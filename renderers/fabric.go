@@ -131,7 +131,7 @@ func RenderFabric(ctx context.Context, f *ir.Fabric, devs []*ir.Device, reg Regi
 		})
 	}
 feed:
-	for i := range devs {
+	for _, i := range firstOfEachKind(devs) {
 		// select picks at random among ready cases: test the cancel
 		// first, so that a free slot in next never wins over it.
 		if ctx.Err() != nil {
@@ -161,6 +161,32 @@ feed:
 		return nil
 	}
 	return sink.Fabric(wide)
+}
+
+// firstOfEachKind returns the indexes of devs with the first device of each
+// kind (platform, role, model) first, then the others in order. Devices of
+// a kind share what a renderer makes once and reuses (an OpenConfig tree
+// per shape, tens of milliseconds each), and a worker that meets a kind
+// another is making waits for it: handing the kinds out first has them
+// made side by side.
+func firstOfEachKind(devs []*ir.Device) []int {
+	type kind struct {
+		platform, model string
+		role            ir.Role
+	}
+	seen := map[kind]bool{}
+	order := make([]int, 0, len(devs))
+	var rest []int
+	for i, d := range devs {
+		k := kind{d.Platform, d.Model, d.Role}
+		if seen[k] {
+			rest = append(rest, i)
+			continue
+		}
+		seen[k] = true
+		order = append(order, i)
+	}
+	return append(order, rest...)
 }
 
 // renderWide renders the fabric-wide artifacts in the registry's order,
