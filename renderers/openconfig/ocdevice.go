@@ -77,6 +77,17 @@ func emitYgot(c *config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Emitting needs no schema, validating does: emitted first, the tree
+	// is written while the schema may still be loading (Prepare).
+	js, err := ygot.EmitJSON(d, &ygot.EmitJSONConfig{
+		Format:         ygot.RFC7951,
+		Indent:         "  ",
+		RFC7951Config:  &ygot.RFC7951JSONConfig{AppendModuleName: true},
+		SkipValidation: true, // validated below, with the error wrapped
+	})
+	if err != nil {
+		return nil, fmt.Errorf("emitting OpenConfig JSON: %w", err)
+	}
 	v := d
 	if r := representatives(c); len(r.ports) < len(c.ports) {
 		if v, err = build(r); err != nil {
@@ -85,15 +96,6 @@ func emitYgot(c *config) ([]byte, error) {
 	}
 	if err := validate(v); err != nil {
 		return nil, fmt.Errorf("OpenConfig tree does not validate: %w", err)
-	}
-	js, err := ygot.EmitJSON(d, &ygot.EmitJSONConfig{
-		Format:         ygot.RFC7951,
-		Indent:         "  ",
-		RFC7951Config:  &ygot.RFC7951JSONConfig{AppendModuleName: true},
-		SkipValidation: true, // validated above, with the error wrapped
-	})
-	if err != nil {
-		return nil, fmt.Errorf("emitting OpenConfig JSON: %w", err)
 	}
 	return []byte(js + "\n"), nil
 }
