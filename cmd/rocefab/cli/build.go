@@ -130,39 +130,40 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if a.openconfig != "none" {
-		// Compiling takes one core; the OpenConfig schema loads on the
-		// other meanwhile rather than hold up the first switches.
-		go openconfig.Prepare()
-	}
 	var fab *ir.Fabric
+	var inspecting <-chan inspected
 	if in != nil {
+		// The output directory is inspected (a rebuild reads and digests
+		// every file of the earlier build) while the intent compiles: each
+		// takes a core, and neither needs the other. Nothing is written
+		// before the intent is known to build.
+		inspecting = inspectOutput(in, a)
 		fab, ds = compiler.Compile(in)
 	}
 	summarizeDiags(cmd, ds)
 	if fab == nil || ds.HasErrors() {
+		waitFor(inspecting)
 		return withCode(exitFindings, fmt.Errorf("build stopped: %d errors", max(ds.Count(diag.Error), 1)))
 	}
 	devs, err := selectDevices(fab, a.only)
 	if err != nil {
+		waitFor(inspecting)
 		return withCode(exitError, err)
 	}
-	header, err := buildHeader(in, a)
-	if err != nil {
-		return withCode(exitError, err)
+	out := <-inspecting
+	if out.err != nil {
+		return withCode(exitError, out.err)
 	}
-	cwd, _ := os.Getwd()
-	stage, err := outdir.Begin(a.out, outdir.Options{Guard: []string{in.Dir, cwd}, ReplaceEdited: a.replaceEdited})
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	if stage.UpToDate(header) {
-		stage.Abort()
+	if out.upToDate {
 		if !a.quiet {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %d files for %d devices, nothing written (%s)\n", a.out,
-				len(stage.Previous().Files), len(devs), time.Since(start).Round(time.Millisecond))
+				len(out.out.Previous().Files), len(devs), time.Since(start).Round(time.Millisecond))
 		}
 		return nil
+	}
+	stage, err := out.out.Begin()
+	if err != nil {
+		return withCode(exitError, err)
 	}
 	// An interrupt stops the workers; the stage is removed and DIR stays
 	// as it was.
@@ -175,7 +176,7 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	err = renderAll(ctx, stage, fab, devs, ds, in, a, bar)
 	bar.done()
 	if err == nil {
-		err = stage.Commit(header)
+		err = stage.Commit(out.header)
 	}
 	if err != nil {
 		stage.Abort()
@@ -187,6 +188,48 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 			len(devs), a.out, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// inspected is a build's output directory, inspected.
+type inspected struct {
+	out      *outdir.Inspection
+	header   outdir.Manifest
+	upToDate bool
+	err      error
+}
+
+// inspectOutput inspects the build's output directory in the background,
+// reading only, and sends the result once. When the directory does not
+// hold this very build already, it also starts loading the OpenConfig
+// schema, which the first switches would otherwise wait for.
+func inspectOutput(in *schema.Intent, a buildArgs) <-chan inspected {
+	res := make(chan inspected, 1)
+	go func() {
+		var r inspected
+		defer func() { res <- r }()
+		r.header, r.err = buildHeader(in, a)
+		if r.err != nil {
+			return
+		}
+		cwd, _ := os.Getwd()
+		r.out, r.err = outdir.Inspect(a.out, outdir.Options{Guard: []string{in.Dir, cwd}, ReplaceEdited: a.replaceEdited})
+		if r.err != nil {
+			return
+		}
+		r.upToDate = r.out.UpToDate(r.header)
+		if !r.upToDate && a.openconfig != "none" {
+			go openconfig.Prepare()
+		}
+	}()
+	return res
+}
+
+// waitFor waits for an inspection the build no longer needs, so that
+// nothing of the build runs after it returns.
+func waitFor(inspecting <-chan inspected) {
+	if inspecting != nil {
+		<-inspecting
+	}
 }
 
 // selectDevices returns the devices --only names (all without it). A

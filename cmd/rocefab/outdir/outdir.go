@@ -139,8 +139,33 @@ type Stage struct {
 
 // Begin checks that dir can take a build and opens a stage beside it. dir
 // may be missing (it is created), empty, or an earlier build whose
-// manifest accounts for every file in it.
+// manifest accounts for every file in it. It is Inspect, then
+// Inspection.Begin.
 func Begin(dir string, opt Options) (*Stage, error) {
+	in, err := Inspect(dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	return in.Begin()
+}
+
+// Inspection is an output directory found able to take a build, before
+// anything is written: Inspect only reads, so that a build can inspect
+// its output while it compiles and still write nothing when the intent
+// has errors.
+type Inspection struct {
+	name string // as the caller gave it, for messages
+	dir  string // absolute, symbolic links resolved
+	prev *Manifest
+	// verified is set when every file prev lists was found unedited.
+	verified bool
+}
+
+// Inspect checks, reading only, that dir can take a build: that it is
+// missing, empty, or an earlier build whose manifest accounts for every
+// file in it, and that it is none of opt.Guard and holds none of them. A
+// rebuild reads and digests every file of the earlier build.
+func Inspect(dir string, opt Options) (*Inspection, error) {
 	abs, err := resolve(dir)
 	if err != nil {
 		return nil, err
@@ -163,6 +188,34 @@ func Begin(dir string, opt Options) (*Stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Inspection{name: dir, dir: abs, prev: prev, verified: verified}, nil
+}
+
+// UpToDate reports whether the directory holds the build header describes,
+// with every listed file present and unedited: writing it again would give
+// the same bytes.
+func (in *Inspection) UpToDate(header Manifest) bool {
+	p := in.prev
+	if p == nil || !in.verified || header.Key == "" || p.Intent != header.Intent || p.Key != header.Key || p.Rocefab != header.Rocefab {
+		return false
+	}
+	for _, e := range p.Files {
+		if st, err := os.Lstat(filepath.Join(in.dir, filepath.FromSlash(e.Path))); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// Previous returns the manifest of the build the directory holds, nil when
+// it holds none.
+func (in *Inspection) Previous() *Manifest { return in.prev }
+
+// Begin opens a stage beside the inspected directory: the directory's
+// parent is created if missing, what killed builds left beside it is
+// removed, and a new staging directory is made.
+func (in *Inspection) Begin() (*Stage, error) {
+	abs := in.dir
 	parent := filepath.Dir(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the output's parent: %w", err)
@@ -170,18 +223,18 @@ func Begin(dir string, opt Options) (*Stage, error) {
 	sweep(parent, filepath.Base(abs))
 	tmp, err := os.MkdirTemp(parent, stagingPrefix(filepath.Base(abs)))
 	if err != nil {
-		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot write beside %s: %w", in.name, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, stagingMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot write beside %s: %w", in.name, err)
 	}
 	sd, err := openStageDir(tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("cannot write beside %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot write beside %s: %w", in.name, err)
 	}
-	return &Stage{dir: abs, tmp: tmp, sd: sd, prev: prev, verified: verified, made: map[string]bool{".": true}}, nil
+	return &Stage{dir: abs, tmp: tmp, sd: sd, prev: in.prev, verified: in.verified, made: map[string]bool{".": true}}, nil
 }
 
 func stagingPrefix(base string) string { return "." + base + ".rocefab-new-" }
@@ -570,14 +623,5 @@ func DigestFiles(base string, files []string) (string, error) {
 // describes, with every listed file present and unedited: writing it again
 // would give the same bytes.
 func (s *Stage) UpToDate(header Manifest) bool {
-	p := s.prev
-	if p == nil || !s.verified || header.Key == "" || p.Intent != header.Intent || p.Key != header.Key || p.Rocefab != header.Rocefab {
-		return false
-	}
-	for _, e := range p.Files {
-		if st, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(e.Path))); err != nil || !st.Mode().IsRegular() {
-			return false
-		}
-	}
-	return true
+	return (&Inspection{dir: s.dir, prev: s.prev, verified: s.verified}).UpToDate(header)
 }

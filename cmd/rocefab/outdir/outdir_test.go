@@ -2,6 +2,8 @@ package outdir
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,4 +311,56 @@ func TestManifestMustStayInside(t *testing.T) {
 	if _, err := Begin(dir, Options{}); err == nil || !strings.Contains(err.Error(), "not a file inside the build") {
 		t.Errorf("Begin with a manifest naming ../etc/passwd: %v", err)
 	}
+}
+
+// TestInspectWritesNothing: inspecting a missing output under a missing
+// parent, or an earlier build, creates, changes and removes nothing; only
+// Begin writes.
+func TestInspectWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	built := filepath.Join(root, "built")
+	s, err := Begin(built, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write("leaf/eos.cfg", []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(Manifest{Key: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	before := listTree(t, root)
+	for _, dir := range []string{filepath.Join(root, "missing", "out"), built} {
+		in, err := Inspect(dir, Options{})
+		if err != nil {
+			t.Fatalf("Inspect(%s): %v", dir, err)
+		}
+		if after := listTree(t, root); !slices.Equal(after, before) {
+			t.Fatalf("Inspect(%s) changed the tree:\nbefore %v\nafter  %v", dir, before, after)
+		}
+		if dir == built && in.Previous() == nil {
+			t.Error("Inspect of a build found no manifest")
+		}
+	}
+}
+
+// listTree lists every path under root with its size and modification time.
+func listTree(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %d %d", p, info.Size(), info.ModTime().UnixNano()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
