@@ -386,8 +386,14 @@ func Verify(dir string, m *Manifest) ([]string, error) {
 	next := make(chan Entry)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
+			// One buffer a worker, grown to the largest file: a build's
+			// files are read whole, and a buffer each would be as many
+			// bytes of garbage as the build has.
+			var buf []byte
 			for e := range next {
-				same, err := matches(filepath.Join(dir, filepath.FromSlash(e.Path)), e)
+				var same bool
+				var err error
+				same, buf, err = matches(filepath.Join(dir, filepath.FromSlash(e.Path)), e, buf)
 				if errors.Is(err, fs.ErrNotExist) {
 					continue
 				}
@@ -411,21 +417,45 @@ func Verify(dir string, m *Manifest) ([]string, error) {
 	return edited, first
 }
 
-func matches(p string, e Entry) (bool, error) {
+// wholeReadMax bounds the files matches reads whole; larger ones (none a
+// build writes) are digested as they are read.
+const wholeReadMax = 64 << 20
+
+// matches reports whether the file at p has e's size and digest, reading
+// it into buf (grown when needed, and returned for the next file).
+func matches(p string, e Entry, buf []byte) (bool, []byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return false, err
+		return false, buf, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || st.Size() != e.Size {
-		return false, err
+		return false, buf, err
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return false, err
+	if e.Size > wholeReadMax {
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		if err != nil {
+			return false, buf, err
+		}
+		return n == e.Size && hex.EncodeToString(h.Sum(nil)) == e.SHA256, buf, nil
 	}
-	return hex.EncodeToString(h.Sum(nil)) == e.SHA256, nil
+	// Read to the end, one byte past the size the manifest gives: a file
+	// that grew since the Stat is not the one written.
+	if int64(cap(buf)) < e.Size+1 {
+		buf = make([]byte, e.Size+1)
+	}
+	buf = buf[:e.Size+1]
+	n, err := io.ReadFull(f, buf)
+	if err != io.ErrUnexpectedEOF && err != nil && err != io.EOF {
+		return false, buf, err
+	}
+	if int64(n) != e.Size {
+		return false, buf, nil
+	}
+	sum := sha256.Sum256(buf[:n])
+	return hex.EncodeToString(sum[:]) == e.SHA256, buf, nil
 }
 
 // sweep removes what killed builds left beside the output: staging

@@ -364,3 +364,40 @@ func listTree(t *testing.T, root string) []string {
 	}
 	return out
 }
+
+// TestVerifyFindsEveryEdit: an edit that keeps the size, one that grows or
+// shrinks the file, and a file replaced by a directory are each found;
+// untouched files, of any size, and a missing file are not edits.
+func TestVerifyFindsEveryEdit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	files := map[string]string{
+		"a/same-size": "abcdef", "a/grown": "abc", "a/shrunk": "abcdef", "a/dir": "x", "a/missing": "m",
+		"b/small": "s", "b/large": strings.Repeat("0123456789", 20000), "b/empty": "",
+	}
+	if err := build(t, dir, Options{}, files); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "a", "same-size"), "abcdeF")
+	write(t, filepath.Join(dir, "a", "grown"), "abcd")
+	write(t, filepath.Join(dir, "a", "shrunk"), "abcde")
+	if err := os.Remove(filepath.Join(dir, "a", "dir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "a", "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "a", "missing")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := Verify(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a/dir", "a/grown", "a/same-size", "a/shrunk"}; !slices.Equal(edited, want) {
+		t.Errorf("Verify = %v, want %v", edited, want)
+	}
+}
