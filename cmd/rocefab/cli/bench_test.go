@@ -71,6 +71,19 @@ func BenchmarkEOSLeaves(b *testing.B) {
 	}
 }
 
+// BenchmarkBuildHyperscale builds examples/hyperscale-100k whole, the
+// design point: about a gigabyte in 22,017 files a build.
+func BenchmarkBuildHyperscale(b *testing.B) {
+	example, err := filepath.Abs("../../../examples/hyperscale-100k")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		benchBuild(b, example, "-o", filepath.Join(b.TempDir(), fmt.Sprint(i)))
+	}
+}
+
 // sonicLeafIntent is a rail-optimized intent whose leaves are SONiC
 // DS5000s with hyperscale-100k's port mix (64 downlinks at 3 m, 64 uplinks
 // at 30 m, 400G breakouts of 800G cages), small enough to compile in a
