@@ -8,6 +8,7 @@ import (
 	"github.com/openconfig/ygot/ygot"
 
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // TestTemplateMatchesYgot checks that the per-shape template gives, for
@@ -101,4 +102,45 @@ func TestTemplateConcurrentCallers(t *testing.T) {
 			t.Errorf("caller %d got other bytes than ygot emits", i)
 		}
 	}
+}
+
+// FuzzPlanChecksWhatTheSchemaChecks: whatever plan accepts, the schema
+// compiled into the generated code accepts too (types, ranges, patterns,
+// leafrefs), so that a build need not load the schema to validate each
+// shape: every value a tree holds was checked on its way in.
+func FuzzPlanChecksWhatTheSchemaChecks(f *testing.F) {
+	f.Add(9216, 400, int64(150000), int64(1500000), 20, 26, 50, int64(178176), 3, 1, "roce", "Ethernet1/1", "leaf-00")
+	f.Add(-1, 0, int64(-1), int64(0), -5, 64, -1, int64(-1), 9, 8, "", "", "")
+	f.Add(65535, 800, int64(0), int64(0), 0, 0, 0, int64(0), 0, 0, "a b", "x/y:z", "é")
+	f.Fuzz(func(t *testing.T, mtu, speed int, emin, emax int64, prob, dscp, weight int, headroom int64, tc, queue int, class, port, peer string) {
+		d := irtest.Fabric().Device("leaf-eos")
+		s := d.Switch
+		s.MTU = mtu
+		s.Ports[0].SpeedGbps = speed
+		s.Ports[0].Name = port
+		s.Ports[1].Peer = peer
+		q := &s.QoS.Queues[2]
+		q.ECN.MinBytes, q.ECN.MaxBytes, q.ECN.Probability = emin, emax, prob
+		s.QoS.Queues[1].Weight = weight
+		s.QoS.Queues[0].ID = queue
+		s.QoS.Queues[1].Class.Name = class
+		s.Ports[0].Headroom.Size = headroom
+		if dscp >= 0 && dscp < 64 {
+			s.QoS.DSCPToTC[dscp] = tc
+		}
+		if renderers.CheckDevice(d) != nil {
+			return
+		}
+		c, err := plan(d)
+		if err != nil {
+			return
+		}
+		tree, err := build(c)
+		if err != nil {
+			t.Fatalf("plan accepted, build refused: %v", err)
+		}
+		if err := ygot.ValidateGoStruct(tree); err != nil {
+			t.Fatalf("plan accepted a tree the schema refuses: %v", err)
+		}
+	})
 }
