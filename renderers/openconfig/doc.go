@@ -58,7 +58,10 @@
 // The tree is built only through the ygot-generated types of package oc,
 // in one file of this package (ocdevice.go); the rest of the package turns
 // the model into a small neutral description that file maps onto them, so
-// a regeneration that renames generated identifiers touches one file. The
-// tree must pass ygot.ValidateGoStruct (types, ranges, leafrefs) before it
-// is emitted; an invalid tree is an error, never a file.
+// a regeneration that renames generated identifiers touches one file.
+// Every value reaches the tree through checks that refuse what the schema
+// would (types, ranges, names), so an invalid tree is an error, never a
+// file; the tests hold those checks to ygot.ValidateGoStruct (types,
+// ranges, leafrefs) and every example's artifact to yanglint, so that a
+// build need not load the schema (see emit).
 package openconfig

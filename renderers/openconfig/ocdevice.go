@@ -22,15 +22,22 @@ import (
 )
 
 // emit returns the OpenConfig tree of c as RFC 7951 JSON with
-// module-qualified names, two-space indent and a final newline, validated
-// against the schema compiled into the generated code (types, ranges,
-// leafrefs). uint64 leaves (thresholds, weights, buffer sizes) come out as
-// JSON strings, as RFC 7951 section 6.1 requires.
+// module-qualified names, two-space indent and a final newline. uint64
+// leaves (thresholds, weights, buffer sizes) come out as JSON strings, as
+// RFC 7951 section 6.1 requires.
 //
-// Building, validating and emitting a ygot tree costs tens of milliseconds
-// for a 128-port switch, and a large fabric has thousands of switches that
-// differ only in their port descriptions (the peers). So the tree is built,
-// validated and emitted once per shape (everything but the descriptions)
+// The tree is not validated against the schema compiled into the generated
+// code here: loading that schema alone took longer than the rest of a
+// 1,024-GPU build's OpenConfig. Every value reaches the tree through plan,
+// which refuses what the schema would (types, ranges, names), and the tests
+// hold it to that: FuzzPlanChecksWhatTheSchemaChecks validates with ygot,
+// leafrefs included, every tree plan accepts, TestShapesValidateWithLeafrefs
+// every shape of the test fabric, and yanglint every example's artifact.
+//
+// Building and emitting a ygot tree costs tens of milliseconds for a
+// 128-port switch, and a large fabric has thousands of switches that
+// differ only in their port descriptions (the peers). So the tree is built
+// and emitted once per shape (everything but the descriptions)
 // with a unique placeholder in each description, and every switch of that
 // shape gets the same bytes with its own descriptions put in. The result is
 // byte-for-byte what ygot emits for the switch itself (a test checks it).
@@ -71,82 +78,24 @@ type templateOnce struct {
 	err error
 }
 
-// emitYgot builds, validates and emits c through the generated types.
+// emitYgot builds and emits c through the generated types.
 func emitYgot(c *config) ([]byte, error) {
 	d, err := build(c)
 	if err != nil {
 		return nil, err
 	}
-	// Emitting needs no schema, validating does: emitted first, the tree
-	// is written while the schema may still be loading (Prepare).
 	js, err := ygot.EmitJSON(d, &ygot.EmitJSONConfig{
-		Format:         ygot.RFC7951,
-		Indent:         "  ",
-		RFC7951Config:  &ygot.RFC7951JSONConfig{AppendModuleName: true},
-		SkipValidation: true, // validated below, with the error wrapped
+		Format:        ygot.RFC7951,
+		Indent:        "  ",
+		RFC7951Config: &ygot.RFC7951JSONConfig{AppendModuleName: true},
+		// plan checked every value (emit says how that is tested);
+		// validating would load the whole schema.
+		SkipValidation: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("emitting OpenConfig JSON: %w", err)
 	}
-	v := d
-	if r := representatives(c); len(r.ports) < len(c.ports) {
-		if v, err = build(r); err != nil {
-			return nil, err
-		}
-	}
-	if err := validate(v); err != nil {
-		return nil, fmt.Errorf("OpenConfig tree does not validate: %w", err)
-	}
 	return []byte(js + "\n"), nil
-}
-
-// validate checks every value of d against the schema compiled into the
-// generated code: types, ranges, patterns and list keys. Leafrefs are not
-// checked here: ygot checks them by walking the whole tree from the root,
-// which costs more per shape than rendering a thousand switches, and what
-// they tie together (interface references, forwarding groups, scheduler
-// inputs) is fixed by plan and build, not by the intent's values. The
-// tests check them with ygot.ValidateGoStruct on every shape of every
-// example, and yanglint checks every example's artifact.
-func validate(d *oc.Device) error {
-	if d.Qos != nil {
-		if err := d.Qos.ΛValidate(); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedKeys(d.Interface) {
-		if err := d.Interface[name].ΛValidate(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// representatives returns c with only the first port of each kind. What
-// the schema checks of a port's subtrees (under /interfaces and under
-// /qos/interfaces) is its MTU, its speed, its description if it has one
-// (a string) and the queues every port shares; its name is a list key
-// typed string, which renderers.CheckDevice has checked. So the ports of a
-// kind validate alike, and validating one of each checks every value the
-// tree holds at a fraction of the cost: a 128-port switch has two or three
-// kinds.
-func representatives(c *config) *config {
-	type kind struct {
-		mtu         uint16
-		speedGbps   int
-		description bool
-	}
-	r := *c
-	r.ports = nil
-	seen := map[kind]bool{}
-	for _, p := range c.ports {
-		k := kind{p.mtu, p.speedGbps, p.description != ""}
-		if !seen[k] {
-			seen[k] = true
-			r.ports = append(r.ports, p)
-		}
-	}
-	return &r
 }
 
 // templates holds one *templateOnce per shape seen in this process.

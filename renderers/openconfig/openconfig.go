@@ -9,7 +9,6 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/openconfig/oc"
 )
 
 // FileName is the artifact's name inside the device's output directory.
@@ -45,14 +44,6 @@ var (
 	_ renderers.Namer    = Renderer{}
 )
 
-// Prepare loads what the first Render would, the schema compiled into the
-// generated code (about 60 ms), so that a caller can have it loaded while
-// it does other work: a build prepares it while the intent compiles on one
-// core, instead of every worker waiting on the first switch. Render
-// prepares it itself when nobody has; calling Prepare more than once, or
-// from several goroutines, loads it once.
-func Prepare() { oc.SchemaTree() }
-
 // Render returns <device>/openconfig.json for a switch of any platform. It
 // fails on a host, on a switch without a QoS policy, and on values that
 // OpenConfig or the model's ranges cannot hold (an unknown port speed, an
@@ -77,9 +68,8 @@ func (r Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 
 // Names returns the path Render writes for d, after the checks Render
 // makes before the tree is built: the tree of a new shape costs tens of
-// milliseconds to build and validate. Only a value the schema's ranges
-// refuse (none the compiler lets through) makes Render fail where Names
-// does not.
+// milliseconds to build and emit. Render fails where Names does not only
+// if ygot cannot emit the tree it built.
 func (Renderer) Names(d *ir.Device) ([]string, error) {
 	if d == nil {
 		return nil, fmt.Errorf("openconfig: nil device")

@@ -24,7 +24,6 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -199,9 +198,7 @@ type inspected struct {
 }
 
 // inspectOutput inspects the build's output directory in the background,
-// reading only, and sends the result once. When the directory does not
-// hold this very build already, it also starts loading the OpenConfig
-// schema, which the first switches would otherwise wait for.
+// reading only, and sends the result once.
 func inspectOutput(in *schema.Intent, a buildArgs) <-chan inspected {
 	res := make(chan inspected, 1)
 	go func() {
@@ -217,9 +214,6 @@ func inspectOutput(in *schema.Intent, a buildArgs) <-chan inspected {
 			return
 		}
 		r.upToDate = r.out.UpToDate(r.header)
-		if !r.upToDate && a.openconfig != "none" {
-			go openconfig.Prepare()
-		}
 	}()
 	return res
 }
