@@ -203,3 +203,64 @@ func TestRenderFabricCancel(t *testing.T) {
 		t.Errorf("%d of %d devices and %d fabric-wide files written after the cancel", len(c.files), len(f.Devices), len(c.wide))
 	}
 }
+
+// failingWide is a fabric-wide renderer that fails, or panics.
+type failingWide struct{ panics bool }
+
+func (r failingWide) RenderFabric(*ir.Fabric, []renderers.Artifact) ([]renderers.Artifact, error) {
+	if r.panics {
+		var m map[string]int
+		m["x"]++
+	}
+	return nil, errors.New("scheduler files: no placement")
+}
+
+// TestRenderFabricWideErrors: a fabric-wide renderer that fails or panics,
+// rendered beside the devices, is the call's error once every device is
+// rendered; nothing fabric-wide reaches the sink.
+func TestRenderFabricWideErrors(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		f := fabricOf(20)
+		reg := renderers.Registry{
+			Device: func(d *ir.Device) []renderers.Renderer { return []renderers.Renderer{nameRenderer{file: "a.cfg"}} },
+			Fabric: []renderers.FabricRenderer{listRenderer{"first"}, failingWide{panics: panics}, listRenderer{"last"}},
+		}
+		var c collector
+		err := renderers.RenderFabric(context.Background(), f, f.Devices, reg, renderers.Options{Workers: 3}, &c)
+		want := "scheduler files: no placement"
+		if panics {
+			want = "internal error (a bug: please report it)"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("panics=%t: error %v, want one saying %q", panics, err, want)
+		}
+		if len(c.files) != 20 || len(c.wide) != 0 {
+			t.Errorf("panics=%t: %d device files and %d fabric-wide ones, want 20 and 0", panics, len(c.files), len(c.wide))
+		}
+	}
+}
+
+// TestRenderFabricKindsFirst: with one worker, the first device of each
+// kind is rendered before any second device of a kind, the others in
+// order.
+func TestRenderFabricKindsFirst(t *testing.T) {
+	f := &ir.Fabric{Name: "lab"}
+	for i, k := range []struct{ platform, model string }{{"eos", "a"}, {"eos", "a"}, {"nvue", "b"}, {"eos", "a"}, {"eos", "c"}, {"nvue", "b"}} {
+		f.Devices = append(f.Devices, &ir.Device{Name: fmt.Sprintf("dev-%d", i), Platform: k.platform, Model: k.model, Role: ir.RoleLeaf})
+	}
+	var mu sync.Mutex
+	var order []string
+	reg := renderers.Registry{Device: func(d *ir.Device) []renderers.Renderer {
+		mu.Lock()
+		order = append(order, d.Name)
+		mu.Unlock()
+		return nil
+	}}
+	var c collector
+	if err := renderers.RenderFabric(context.Background(), f, f.Devices, reg, renderers.Options{Workers: 1}, &c); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(order, " "), "dev-0 dev-2 dev-4 dev-1 dev-3 dev-5"; got != want {
+		t.Errorf("rendered in order %s, want %s", got, want)
+	}
+}
