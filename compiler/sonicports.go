@@ -64,7 +64,8 @@ func sonicPort(d *ir.Device, p *ir.Port) {
 	}
 	for _, l := range ports {
 		if l.Name == p.Name {
-			p.Lanes, p.SerDes, p.Alias, p.Index, p.BreakoutParent, p.BreakoutMode = len(l.Lanes), l.Lanes, l.Alias, l.Index, l.Parent, l.Mode
+			p.Lanes = len(l.Lanes)
+			p.SKU = &ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}
 			return
 		}
 	}

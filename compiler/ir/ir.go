@@ -210,18 +210,23 @@ type Port struct {
 	// whole OSFP cage, 4 for each port of a 2x400G breakout); 0 when
 	// unknown, as in an explicit inventory.
 	Lanes int
-	// SerDes, Alias and Index are the port as its SONiC SKU's port map
-	// creates it (platform.json and hwsku.json, compiler/platforms): its
-	// SerDes lane numbers, alias and front-panel index. BreakoutParent and
-	// BreakoutMode name the parent port and the breakout mode that make
-	// it. All are empty when the model has no port map (lint reports it)
-	// and on other platforms.
+	// SKU is the port as its SONiC SKU's port map creates it; nil when the
+	// model has no port map (lint reports it) and on other platforms. It
+	// is shared by the same port of every switch of a tier and must not be
+	// changed.
+	SKU *SKUPort
+	// Headroom is the port class's PFC headroom per lossless priority.
+	Headroom *Headroom
+}
+
+// SKUPort is a port as its SONiC SKU's port map creates it (platform.json
+// and hwsku.json, compiler/platforms): its SerDes lane numbers, alias and
+// front-panel index, and the parent port and breakout mode that make it.
+type SKUPort struct {
 	SerDes                       []int
 	Alias                        string
 	Index                        int
 	BreakoutParent, BreakoutMode string
-	// Headroom is the port class's PFC headroom per lossless priority.
-	Headroom *Headroom
 }
 
 // Switch is what a switch needs beyond its identity.

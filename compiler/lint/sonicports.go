@@ -23,7 +23,7 @@ func sonicPortGaps(p *Pass) {
 		}
 		var missing []string
 		for _, pt := range d.Switch.Ports {
-			if len(pt.SerDes) == 0 {
+			if pt.SKU == nil || len(pt.SKU.SerDes) == 0 {
 				missing = append(missing, pt.Name)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 )
 
@@ -21,9 +22,9 @@ func TestSONiCPortGaps(t *testing.T) {
 	d := f.Device("leaf-sonic")
 	d.Model = "DS5000"
 	for i := range d.Switch.Ports {
-		d.Switch.Ports[i].SerDes = []int{1, 2, 3, 4}
+		d.Switch.Ports[i].SKU = &ir.SKUPort{SerDes: []int{1, 2, 3, 4}}
 	}
-	d.Switch.Ports[1].SerDes = nil
+	d.Switch.Ports[1].SKU = nil
 	got = nil
 	sonicPortGaps(p)
 	if len(got) != 1 || got[0].Port != d.Switch.Ports[1].Name || !strings.Contains(got[0].Message, "SKU DS5000") {

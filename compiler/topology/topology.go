@@ -54,6 +54,17 @@ type Tier struct {
 	// not SONiC: names then follow the platform's pattern and carry no
 	// lanes.
 	Layout []LayoutPort
+	// skus is Layout as the ports' SKU identities, made once per expansion
+	// and shared by the same port of every switch of the tier.
+	skus []ir.SKUPort
+}
+
+// shareSKUs makes t's SKU identities for its switches' ports to share.
+func (t *Tier) shareSKUs() {
+	t.skus = make([]ir.SKUPort, len(t.Layout))
+	for i, l := range t.Layout {
+		t.skus[i] = ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}
+	}
 }
 
 // A LayoutPort is one port of a SONiC SKU's layout: its name, alias,
@@ -207,6 +218,16 @@ func Expand(p Params) (*Result, error) {
 	}
 	naming := p.Naming
 	r := &Result{Oversubscription: map[string]float64{}}
+	// Each tier's SKU ports are made once, on copies of the tiers so that
+	// the caller's Params stay as they were.
+	p.Leaf.shareSKUs()
+	for _, t := range []**Tier{&p.Spine, &p.Super} {
+		if *t != nil {
+			c := **t
+			c.shareSKUs()
+			*t = &c
+		}
+	}
 
 	// Leaves. In a rail-optimized fabric NIC i of every server lands on rail
 	// i's leaves and each rail has ceil(servers/D) leaves; in a clos the
@@ -460,8 +481,11 @@ func threeTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 func portAt(platform string, i int, t *Tier) ir.Port {
 	if t != nil && platform == ir.PlatformSONiC && i >= 0 && i < len(t.Layout) {
 		l := t.Layout[i]
-		return ir.Port{Name: l.Name, Lanes: len(l.Lanes), SerDes: l.Lanes, Alias: l.Alias, Index: l.Index,
-			BreakoutParent: l.Parent, BreakoutMode: l.Mode}
+		if len(t.skus) == len(t.Layout) {
+			return ir.Port{Name: l.Name, Lanes: len(l.Lanes), SKU: &t.skus[i]}
+		}
+		return ir.Port{Name: l.Name, Lanes: len(l.Lanes),
+			SKU: &ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}}
 	}
 	_, n := LanesOf(i, t)
 	return ir.Port{Name: PortName(platform, i, t), Lanes: n}

@@ -25,7 +25,7 @@ func TestPortNames(t *testing.T) {
 			t.Errorf("PortName(%s, %d) = %s, want %s", c.platform, c.i, got, c.want)
 		}
 		// Without a SKU layout a SONiC port has a name and no lanes.
-		if p := portAt(c.platform, c.i, c.tier); p.Name != c.want || p.SerDes != nil || p.Lanes != 8*c.tier.Physical/c.tier.Ports {
+		if p := portAt(c.platform, c.i, c.tier); p.Name != c.want || p.SKU != nil || p.Lanes != 8*c.tier.Physical/c.tier.Ports {
 			t.Errorf("portAt(%s, %d) = %+v", c.platform, c.i, p)
 		}
 	}
@@ -54,8 +54,8 @@ func TestSKULayout(t *testing.T) {
 		}
 		for i, p := range d.Switch.Ports {
 			l := layout[i]
-			if p.Name != l.Name || p.Alias != l.Alias || p.Index != l.Index || p.BreakoutParent != l.Parent ||
-				p.BreakoutMode != l.Mode || p.Lanes != 4 || len(p.SerDes) != 4 || p.SerDes[0] != l.Lanes[0] {
+			if s := p.SKU; p.Name != l.Name || s == nil || s.Alias != l.Alias || s.Index != l.Index || s.BreakoutParent != l.Parent ||
+				s.BreakoutMode != l.Mode || p.Lanes != 4 || len(s.SerDes) != 4 || s.SerDes[0] != l.Lanes[0] {
 				t.Errorf("%s port %d = %+v, want %+v", d.Name, i, p, l)
 			}
 		}

@@ -28,8 +28,8 @@ func skuDevice(t testing.TB, sku platforms.SONiCSKU, speedGbps, perCage int) *ir
 	d.Switch.Ports = nil
 	for _, l := range layout {
 		p := proto
-		p.Name, p.SpeedGbps, p.Lanes, p.SerDes, p.Alias, p.Index = l.Name, speedGbps, len(l.Lanes), l.Lanes, l.Alias, l.Index
-		p.BreakoutParent, p.BreakoutMode = l.Parent, l.Mode
+		p.Name, p.SpeedGbps, p.Lanes = l.Name, speedGbps, len(l.Lanes)
+		p.SKU = &ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}
 		p.Headroom.SpeedGbps = speedGbps
 		d.Switch.Ports = append(d.Switch.Ports, p)
 	}

@@ -608,28 +608,32 @@ func (b *builder) ports() error {
 		case p.Peer != "":
 			b.t.set("PORT", p.Name, "description", p.Peer)
 		}
-		if len(p.SerDes) > 0 {
+		sku := p.SKU
+		if sku == nil {
+			sku = &ir.SKUPort{}
+		}
+		if len(sku.SerDes) > 0 {
 			// The SKU's own identity of the port: lanes, alias and index as
 			// SONiC creates it from platform.json and the breakout mode, so
 			// that a merge rewrites none of them (lanes are create-only).
-			b.t.set("PORT", p.Name, "lanes", joinInts(p.SerDes))
-			if p.Alias != "" {
-				b.t.set("PORT", p.Name, "alias", p.Alias)
+			b.t.set("PORT", p.Name, "lanes", joinInts(sku.SerDes))
+			if sku.Alias != "" {
+				b.t.set("PORT", p.Name, "alias", sku.Alias)
 			}
-			if p.Index > 0 {
-				b.t.set("PORT", p.Name, "index", strconv.Itoa(p.Index))
+			if sku.Index > 0 {
+				b.t.set("PORT", p.Name, "index", strconv.Itoa(sku.Index))
 			}
 		} else {
 			noMap = append(noMap, p.Name)
 		}
-		if p.BreakoutParent != "" && p.BreakoutMode != "" {
-			prev, ok := b.breakouts[p.BreakoutParent]
-			if ok && prev != p.BreakoutMode {
-				return fmt.Errorf("port %s: parent %s is in breakout mode %s for another port, not %s", p.Name, p.BreakoutParent, prev, p.BreakoutMode)
+		if sku.BreakoutParent != "" && sku.BreakoutMode != "" {
+			prev, ok := b.breakouts[sku.BreakoutParent]
+			if ok && prev != sku.BreakoutMode {
+				return fmt.Errorf("port %s: parent %s is in breakout mode %s for another port, not %s", p.Name, sku.BreakoutParent, prev, sku.BreakoutMode)
 			}
 			if !ok {
-				b.breakouts[p.BreakoutParent] = p.BreakoutMode
-				b.t.set(tableBreakout, p.BreakoutParent, "brkout_mode", p.BreakoutMode)
+				b.breakouts[sku.BreakoutParent] = sku.BreakoutMode
+				b.t.set(tableBreakout, sku.BreakoutParent, "brkout_mode", sku.BreakoutMode)
 			}
 		}
 

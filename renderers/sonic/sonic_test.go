@@ -286,7 +286,7 @@ func TestGaps(t *testing.T) {
 		t.Errorf("gaps of an ECMP leaf: %q", g)
 	}
 	for i := range d.Switch.Ports {
-		d.Switch.Ports[i].SerDes = []int{i*8 + 1}
+		d.Switch.Ports[i].SKU = &ir.SKUPort{SerDes: []int{i*8 + 1}}
 	}
 	if g := Gaps(d); len(g) != 0 {
 		t.Errorf("gaps of an ECMP leaf whose ports have lanes: %q", g)

@@ -211,15 +211,19 @@ func scopeFor(d *ir.Device) (*scope, error) {
 		}
 	}
 	for _, p := range b.sw.Ports {
-		if p.BreakoutParent != "" && p.BreakoutMode != "" {
-			b.t.set(tableBreakout, p.BreakoutParent, "brkout_mode", p.BreakoutMode)
+		sku := p.SKU
+		if sku == nil {
+			continue
 		}
-		if len(p.SerDes) > 0 {
+		if sku.BreakoutParent != "" && sku.BreakoutMode != "" {
+			b.t.set(tableBreakout, sku.BreakoutParent, "brkout_mode", sku.BreakoutMode)
+		}
+		if len(sku.SerDes) > 0 {
 			b.t.set("PORT", p.Name, "lanes", "")
-			if p.Alias != "" {
+			if sku.Alias != "" {
 				b.t.set("PORT", p.Name, "alias", "")
 			}
-			if p.Index > 0 {
+			if sku.Index > 0 {
 				b.t.set("PORT", p.Name, "index", "")
 			}
 		}
