@@ -283,11 +283,7 @@ func TestSONiCConfirmTimerLapses(t *testing.T) {
 // RFC 6902 array the driver makes of it; a plan's apply sends it.
 func TestSONiCApplyPatchTakesAnArray(t *testing.T) {
 	dev := sshtest.NewSONiC([]byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}}` + "\n"))
-	run := func(cmd, stdin string) (int, string) {
-		var out, errOut bytes.Buffer
-		code, _ := dev.Exec(cmd, strings.NewReader(stdin), &out, &errOut)
-		return code, out.String() + errOut.String()
-	}
+	run := shellOn(dev)
 	object := `{"apply-patch": [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "4200"}]}`
 	run("umask 077; cat > /tmp/p.json", object)
 	if code, out := run("sudo -n config apply-patch /tmp/p.json", ""); code == 0 || !strings.Contains(out, "Invalid patch format in file: /tmp/p.json") {
@@ -471,11 +467,7 @@ func TestSONiCBreakoutRolledBack(t *testing.T) {
 // not overwritten, and the driver's writes all ask for it.
 func TestSONiCWritesNoFileItFindsThere(t *testing.T) {
 	dev := sshtest.NewSONiC([]byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}}` + "\n"))
-	run := func(cmd, stdin string) (int, string) {
-		var out, errOut bytes.Buffer
-		code, _ := dev.Exec(cmd, strings.NewReader(stdin), &out, &errOut)
-		return code, out.String() + errOut.String()
-	}
+	run := shellOn(dev)
 	if code, out := run("umask 077; set -C; cat > /tmp/theirs.json", "[]"); code != 0 {
 		t.Fatalf("a new file: exit %d: %s", code, out)
 	}
@@ -494,5 +486,15 @@ func TestSONiCWritesNoFileItFindsThere(t *testing.T) {
 				t.Errorf("%s: %q writes a file without noclobber", n, c)
 			}
 		}
+	}
+}
+
+// shellOn runs commands on an emulated SONiC switch as its shell would,
+// returning the exit code and what the command printed.
+func shellOn(dev *sshtest.SONiC) func(cmd, stdin string) (int, string) {
+	return func(cmd, stdin string) (int, string) {
+		var out, errOut bytes.Buffer
+		code, _ := dev.Exec(cmd, strings.NewReader(stdin), &out, &errOut)
+		return code, out.String() + errOut.String()
 	}
 }

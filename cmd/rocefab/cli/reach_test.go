@@ -265,14 +265,7 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 	if strings.Contains(out, "Management1") || strings.Contains(out, "network-instance") {
 		t.Errorf("the plan shows foreign configuration:\n%s", out)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := targets.ReadPlan(strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
 	for _, d := range p.Devices {
 		want := targets.Update
 		if strings.HasPrefix(d.Device, "gpu-") {
@@ -552,14 +545,7 @@ func TestInventorySSHPlanApplyPlan(t *testing.T) {
 			t.Errorf("plan does not say %q:\n%s", want, out)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := targets.ReadPlan(strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
 	leaves := 0
 	for _, d := range p.Devices {
 		if devs[d.Device] != nil {
@@ -940,14 +926,7 @@ func TestInventoryMixedFabric(t *testing.T) {
 	if code != exitPlanChanges {
 		t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := targets.ReadPlan(strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
 	for _, d := range p.Devices {
 		platforms[d.Platform]++
 		if devs[d.Device].running != nil && d.Action != targets.Update {
@@ -1124,4 +1103,19 @@ func TestInventorySSHConcurrentApply(t *testing.T) {
 	if code, out, errOut := rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve"); code != exitOK {
 		t.Fatalf("apply after the lock was released: exit %d\n%s%s", code, out, errOut)
 	}
+}
+
+// readPlanFile reads a plan saved with -out.
+func readPlanFile(t *testing.T, path string) *targets.Plan {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := targets.ReadPlan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
