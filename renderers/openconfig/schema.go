@@ -347,14 +347,8 @@ func fastScalar(t *yang.YangType, raw *jnode, src []byte) (string, bool) {
 		if raw.kind != '0' || len(b) > 9 || (len(b) > 1 && b[0] == '0') {
 			return "", false
 		}
-		var v int64
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				return "", false
-			}
-			v = v*10 + int64(c-'0')
-		}
-		if !inRange(t, yang.FromInt(v)) {
+		v, ok := digits(b)
+		if !ok || !inRange(t, yang.FromInt(v)) {
 			return "", false
 		}
 		return string(b), true
@@ -364,14 +358,8 @@ func fastScalar(t *yang.YangType, raw *jnode, src []byte) (string, bool) {
 		if raw.kind != '"' || len(b) < 3 || len(b) > 20 || (len(b) > 3 && b[1] == '0') {
 			return "", false
 		}
-		var v int64
-		for _, c := range b[1 : len(b)-1] {
-			if c < '0' || c > '9' {
-				return "", false
-			}
-			v = v*10 + int64(c-'0')
-		}
-		if !inRange(t, yang.FromInt(v)) {
+		v, ok := digits(b[1 : len(b)-1])
+		if !ok || !inRange(t, yang.FromInt(v)) {
 			return "", false
 		}
 		return string(b), true
@@ -512,4 +500,16 @@ func keyText(raw *jnode, src []byte) string {
 		return u
 	}
 	return s
+}
+
+// digits reads b, at most 18 decimal digits and nothing else, as a number.
+func digits(b []byte) (int64, bool) {
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, len(b) > 0
 }
