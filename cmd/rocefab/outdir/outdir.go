@@ -127,8 +127,6 @@ type Stage struct {
 	tmp  string    // the directory being written
 	sd   *stageDir // tmp, open for writing
 	prev *Manifest
-	// verified is set when every file prev lists was found unedited.
-	verified bool
 
 	mu    sync.Mutex
 	made  map[string]bool // directories created, relative and slash-separated
@@ -234,7 +232,7 @@ func (in *Inspection) Begin() (*Stage, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("cannot write beside %s: %w", in.name, err)
 	}
-	return &Stage{dir: abs, tmp: tmp, sd: sd, prev: in.prev, verified: in.verified, made: map[string]bool{".": true}}, nil
+	return &Stage{dir: abs, tmp: tmp, sd: sd, prev: in.prev, made: map[string]bool{".": true}}, nil
 }
 
 func stagingPrefix(base string) string { return "." + base + ".rocefab-new-" }
@@ -493,9 +491,6 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// Previous returns the manifest of the build being replaced, or nil.
-func (s *Stage) Previous() *Manifest { return s.prev }
-
 // Dir returns the output directory, absolute.
 func (s *Stage) Dir() string { return s.dir }
 
@@ -647,11 +642,4 @@ func DigestFiles(base string, files []string) (string, error) {
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// UpToDate reports whether the build being replaced is the one header
-// describes, with every listed file present and unedited: writing it again
-// would give the same bytes.
-func (s *Stage) UpToDate(header Manifest) bool {
-	return (&Inspection{dir: s.dir, prev: s.prev, verified: s.verified}).UpToDate(header)
 }

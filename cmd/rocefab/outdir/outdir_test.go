@@ -287,12 +287,11 @@ func TestUpToDate(t *testing.T) {
 	h := Manifest{Rocefab: "test", Intent: "i", Key: "k"}
 	check := func(want bool, h Manifest, opt Options) {
 		t.Helper()
-		s, err := Begin(dir, opt)
+		in, err := Inspect(dir, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.Abort()
-		if got := s.UpToDate(h); got != want {
+		if got := in.UpToDate(h); got != want {
 			t.Errorf("UpToDate(%+v) = %v, want %v", h, got, want)
 		}
 	}
