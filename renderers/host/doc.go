@@ -19,11 +19,15 @@
 // server has.
 //
 // <server>/host.conf ([Renderer]) holds a server's settings: single-quoted
-// constants and arrays of them, which the runtime sources from
-// [SettingsPath] or --settings FILE. The runtime's header states the SHA-256
-// of its body and carries it as RUNTIME_DIGEST; host.conf names the digest
-// it was written for (SETTINGS_FOR_RUNTIME), and the runtime refuses
-// settings for another runtime before sourcing them, so that a server never
+// constants and arrays of them, which the runtime reads from
+// [SettingsPath] or --settings FILE as data: it parses them with a grammar
+// of its own (parse_settings) that accepts exactly the keys and value
+// shapes this package writes and refuses any other line with its number,
+// never sourcing or evaluating the file, so that a command appended to
+// host.conf is refused, not run as root. The runtime's header states the
+// SHA-256 of its body and carries it as RUNTIME_DIGEST; host.conf names the
+// digest it was written for (SETTINGS_FOR_RUNTIME), and the runtime refuses
+// settings for another runtime before reading them, so that a server never
 // runs one build's runtime with another build's settings.
 //
 // The runtime reads the current state first and writes only what differs,

@@ -28,7 +28,7 @@ func runtimeFile() []byte {
 	w := func(format string, args ...any) { fmt.Fprintf(&h, format, args...) }
 	w("#!/usr/bin/env bash\n")
 	// A directive right below the shebang covers the whole file: the
-	// settings the runtime sources assign these names.
+	// settings the runtime reads (parse_settings) assign these names.
 	w("# shellcheck disable=SC2154\n")
 	w("# rocefab host runtime: configures a Linux server's RDMA NICs (DCBX, trust,\n")
 	w("# dscp2prio, ETS, cable length, ECN/DCQCN, rdma_cm ToS, MTU, PFC) and tc\n")

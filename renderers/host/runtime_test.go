@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -129,7 +130,7 @@ func TestSettingsForAnotherRuntime(t *testing.T) {
 			"was written for runtime 0000000000000000, and this is runtime " + runtimeDigest[:16] + ": install the rocefab-host.sh and the host.conf of one rocefab build"},
 		"no digest": {strings.Replace(conf, "readonly SETTINGS_FOR_RUNTIME=", "readonly NOT_FOR_RUNTIME=", 1), 0o644, nil,
 			"has no SETTINGS_FOR_RUNTIME line: it is not rocefab host settings"},
-		"group writable": {conf, 0o664, nil, "is writable by group or others (mode 664): not sourced"},
+		"group writable": {conf, 0o664, nil, "is writable by group or others (mode 664): not read"},
 		"missing":        {conf, 0o644, []string{"--settings", filepath.Join(w.dir, "nowhere.conf")}, "cannot read the settings " + filepath.Join(w.dir, "nowhere.conf")},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -256,5 +257,122 @@ func TestSingleFileAppliesAlone(t *testing.T) {
 	out, stderr, code := w.runSingle()
 	if code != 0 || !strings.Contains(out, "gpu-0000: in sync with the intent, nothing changed") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+}
+
+// TestSettingsCommandRefused appends or splices shell into a server's
+// host.conf, as whoever edits a saved plan or the file on the server
+// could: the runtime, run by bash as on a server, reads the file as data,
+// refuses the first line it would not write with that line's number, and
+// runs none of it; nor does it read the server.
+func TestSettingsCommandRefused(t *testing.T) {
+	t.Parallel()
+	d := ofedDevice(t)
+	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
+	conf := w.get("host.conf") + "\n"
+	lines := strings.Split(strings.TrimSuffix(conf, "\n"), "\n")
+	lineOf := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("host.conf has no line %q", prefix)
+		return 0
+	}
+	pwned := filepath.Join(w.dir, "pwned")
+	touch := "touch " + pwned
+	// replace swaps the line that starts with prefix for with.
+	replace := func(prefix, with string) string {
+		i := lineOf(prefix) - 1
+		out := slices.Clone(lines)
+		out[i] = with
+		return strings.Join(out, "\n") + "\n"
+	}
+	mtu, device, netdevs, dscp := lineOf("readonly MTU="), lineOf("readonly DEVICE="), lineOf("readonly -a NETDEVS="), lineOf("readonly -a DSCP2PRIO=(")
+	end := len(lines) + 1
+	for name, c := range map[string]struct {
+		conf string
+		line int
+		want string
+	}{
+		"appended command":       {conf + touch + "\n", end, "is not a setting"},
+		"appended after a blank": {conf + "\n" + touch + "\n", end + 1, "is not a setting"},
+		"semicolon":              {replace("readonly MTU=", "readonly MTU=4200; "+touch), mtu, "is not a value"},
+		"ampersands":             {replace("readonly MTU=", "readonly MTU=4200 && "+touch), mtu, "is not a value"},
+		"command substitution":   {replace("readonly DEVICE=", "readonly DEVICE=$("+touch+")"), device, "is not a value"},
+		"substitution in quotes": {replace("readonly DEVICE=", "readonly DEVICE=\"$("+touch+")\""), device, "is not a value"},
+		"backticks":              {replace("readonly DEVICE=", "readonly DEVICE=`"+touch+"`"), device, "is not a value"},
+		"after a quote":          {replace("readonly DEVICE=", "readonly DEVICE='gpu-0000'$("+touch+")"), device, "is not a value"},
+		"inside a quote":         {replace("readonly DEVICE=", "readonly DEVICE='$("+touch+")'"), device, "is not one rocefab writes"},
+		"array element":          {replace("readonly -a NETDEVS=", "readonly -a NETDEVS=('eth2' $("+touch+"))"), netdevs, "is not a value"},
+		"new line in an array":   {replace("readonly -a DSCP2PRIO=(", "readonly -a DSCP2PRIO=(\n"+touch), dscp + 1, "inside the array DSCP2PRIO"},
+		"row of an array":        {replace("readonly -a DSCP2PRIO=(", "readonly -a DSCP2PRIO=(\n\t0 0 0 0 0 0 0 0; "+touch), dscp + 1, "is not a value"},
+		"assignment":             {replace("readonly MTU=", "PATH="+w.dir), mtu, "is not a setting"},
+		"function":               {replace("readonly MTU=", "readonly MTU=4200\nmain() { "+touch+"; }"), mtu + 1, "is not a setting"},
+		"unknown key":            {replace("readonly MTU=", "readonly PROMPT_COMMAND='true'"), mtu, "unknown setting PROMPT_COMMAND"},
+		"second value":           {replace("readonly MTU=", "readonly MTU=4200 9000"), mtu, "MTU takes one value"},
+		"repeated key":           {conf + "readonly MTU=9000\n", end, "MTU is set again (first on line " + strconv.Itoa(mtu) + ")"},
+		"carriage return":        {replace("readonly MTU=", "readonly MTU=4200\r"), mtu, "is not a value"},
+		"missing key":            {replace("readonly MTU=", ""), 0, "no MTU setting"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(w.settings, []byte(c.conf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Truncate(filepath.Join(w.dir, "state", "log"), 0)
+			out, stderr, code := w.run("--check")
+			at := w.settings + ":"
+			if c.line > 0 {
+				at += strconv.Itoa(c.line) + ":"
+			}
+			if code != 2 || !strings.Contains(stderr, at) || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want 2 and %q ... %q\nstdout:\n%s\nstderr:\n%s", code, at, c.want, out, stderr)
+			}
+			if _, err := os.Stat(pwned); err == nil {
+				os.Remove(pwned)
+				t.Error("the runtime ran the command in host.conf")
+			}
+			if l := w.log(); len(l) > 0 {
+				t.Errorf("the runtime read the server with refused settings: %v", l)
+			}
+		})
+	}
+}
+
+// TestEverySettingsFileParses runs the runtime on each variant's host.conf
+// up to the point where it has read them: --netdev with a name none has
+// makes it list the interfaces it read, and stop.
+func TestEverySettingsFileParses(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	dir := t.TempDir()
+	rt := filepath.Join(dir, "rocefab-host.sh")
+	if err := os.WriteFile(rt, runtimeFile(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range variants(t) {
+		conf := filepath.Join(dir, name+".conf")
+		if err := os.WriteFile(conf, []byte(render(t, d)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("bash", rt, "--settings", conf, "--check", "--netdev", "none-such").CombinedOutput()
+		var known []string
+		for _, n := range d.Host.NICs {
+			known = append(known, n.Port)
+		}
+		for _, si := range shapingPlan(d.Host.Profile) {
+			known = append(known, si.name)
+		}
+		have := strings.Join(known, " ")
+		if have == "" {
+			have = "none"
+		}
+		want := "--netdev none-such: " + d.Name + "'s settings have no such RDMA netdev or shaped interface (they have: " + have + ")"
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("%s: %v, want %q\n%s", name, err, want, out)
+		}
 	}
 }

@@ -21,7 +21,7 @@ set -euo pipefail
 
 # The runtime these settings are for: the SHA-256 of its body, as its
 # RUNTIME_DIGEST says. Another runtime refuses them.
-readonly SETTINGS_FOR_RUNTIME='c66fdf21199737195f1cd88ba1f7568d8e27dda66a01110cd29aea483c353a2b'
+readonly SETTINGS_FOR_RUNTIME='08a24630e5d4c7b0d22af495711ba35c4e832c0ccf1ad49afa12c42f60bb9d36'
 readonly DEVICE='gpu-0000'
 # mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).
 readonly TOOL='mlnx_qos'
@@ -116,7 +116,7 @@ readonly -a SHAPE_CLASSES=('eth0 1:11 50000000000 storage')
 readonly -a SHAPE_FILTERS=('eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11')
 
 # The runtime below, as hosts/rocefab-host.sh of the same build has it.
-readonly RUNTIME_DIGEST='c66fdf21199737195f1cd88ba1f7568d8e27dda66a01110cd29aea483c353a2b'
+readonly RUNTIME_DIGEST='08a24630e5d4c7b0d22af495711ba35c4e832c0ccf1ad49afa12c42f60bb9d36'
 readonly EMBEDDED_SETTINGS=1
 
 # ---------------------------------------------------------------------------
@@ -1368,10 +1368,183 @@ shape_interface() {
 }
 
 # ---- settings and lock -----------------------------------------------------
-# load_settings FILE: sources the settings written for this runtime, after
-# checking, without running it, that the file names this runtime's digest.
-# A file that others than its owner (root, or whoever runs this) can write
-# is refused: sourcing it as root would run what they wrote.
+# The settings file is data, and the runtime reads it as data: it never
+# sources or evaluates a line of it. parse_settings accepts exactly the
+# lines rocefab writes: blanks, comments, `readonly KEY=VALUE` and
+# `readonly -a KEY=(VALUE ...)` (on one line, or one row of values per line
+# up to a line `)`), for the keys below, each value a single-quoted string
+# or a number of the shape setting_shape gives. Anything else (a command, a
+# `$(...)`, a backtick, a `;`, an unknown or repeated key, a value of
+# another shape) stops the run with the file and line before it reads or
+# changes anything on the server: whoever can append to host.conf cannot
+# make the runtime run a command as root.
+
+# The keys of a settings file, all of which it must hold.
+readonly SETTING_KEYS='SETTINGS_FOR_RUNTIME DEVICE TOOL NETDEVS HCAS MTU TRUST DSCP2PRIO PRIO_TC TSA TCBW PFC CABLE_LEN ECN_ENABLE CNP_DSCP CNP_PRIO DCQCN_PARAMS ROCE_TOS TC_MAXRATE HTB_QUANTUM SHAPE_IFACES SHAPE_CLASSES SHAPE_FILTERS'
+
+# setting_shape KEY: sets SHAPE_ARRAY (1 for an array), SHAPE_LEN (the
+# number of values the array must hold, or empty) and SHAPE_RE (the
+# extended regular expression each value matches whole, quotes included,
+# as renderers/host writes it). A name is the schema's name pattern, an
+# interface its interface pattern (renderers.NamePattern and
+# InterfacePattern). Fails for a key rocefab does not write.
+setting_shape() {
+	local name='[A-Za-z0-9][A-Za-z0-9._-]{0,63}' iface='[A-Za-z0-9][A-Za-z0-9._/-]{0,63}'
+	local uint='(0|[1-9][0-9]{0,18})' minor='[0-9a-f]{1,2}'
+	SHAPE_ARRAY=1
+	SHAPE_LEN=''
+	case $1 in
+	SETTINGS_FOR_RUNTIME) SHAPE_ARRAY=0 SHAPE_RE="'[0-9a-f]{64}'" ;;
+	DEVICE) SHAPE_ARRAY=0 SHAPE_RE="'$name'" ;;
+	TOOL) SHAPE_ARRAY=0 SHAPE_RE="'(mlnx_qos|dcb)'" ;;
+	TRUST) SHAPE_ARRAY=0 SHAPE_RE="'dscp'" ;;
+	MTU | CABLE_LEN | ROCE_TOS | HTB_QUANTUM) SHAPE_ARRAY=0 SHAPE_RE=$uint ;;
+	CNP_DSCP | CNP_PRIO) SHAPE_ARRAY=0 SHAPE_RE="(-1|$uint)" ;;
+	NETDEVS) SHAPE_RE="'$iface'" ;;
+	HCAS) SHAPE_RE="'($name)?'" ;;
+	DSCP2PRIO) SHAPE_LEN=64 SHAPE_RE='[0-7]' ;;
+	PRIO_TC) SHAPE_LEN=8 SHAPE_RE='[0-7]' ;;
+	TSA) SHAPE_LEN=8 SHAPE_RE="'(ets|strict)'" ;;
+	TCBW) SHAPE_LEN=8 SHAPE_RE='(100|[1-9]?[0-9])' ;;
+	PFC | ECN_ENABLE) SHAPE_LEN=8 SHAPE_RE='[01]' ;;
+	DCQCN_PARAMS) SHAPE_RE="'(rp|np) [a-z0-9_]{1,64} [a-z0-9_]{1,64} $uint'" ;;
+	TC_MAXRATE) SHAPE_RE="'$iface( $uint){8}'" ;;
+	SHAPE_IFACES) SHAPE_RE="'$iface 0x$minor 1:$minor $uint'" ;;
+	SHAPE_CLASSES) SHAPE_RE="'$iface 1:$minor $uint $name'" ;;
+	SHAPE_FILTERS) SHAPE_RE="'$iface (ip|ipv6) [0-9]{1,2} 1:$minor'" ;;
+	*) return 1 ;;
+	esac
+}
+
+# excerpt S: S for an error message, shell-quoted so that no control
+# character reaches the terminal, and cut to 60 bytes with its length.
+excerpt() {
+	local s=$1
+	if ((${#s} > 60)); then
+		printf '%q... (%d bytes)' "${s:0:60}" "${#s}"
+	else
+		printf '%q' "$s"
+	fi
+}
+
+# setting_values FILE LINE KEY TEXT ROW: assigns the values TEXT holds to
+# KEY, a scalar or an array of settings: values separated by one blank,
+# each of KEY's shape. A ROW (a line of a multi-line array) may end with
+# a comment, " # " and printable text.
+setting_values() {
+	local f=$1 n=$2 key=$3 text=$4 row=$5 value
+	local token_re="^('[^']*'|-?[0-9]+)( (.*))?\$"
+	local -n values=$key
+	while [[ -n $text ]]; do
+		if ((row)) && [[ $text =~ ^#\ [[:print:]]*$ ]]; then
+			break
+		fi
+		if [[ ! $text =~ $token_re ]]; then
+			die "$f:$n: $key: $(excerpt "$text") is not a value: want a single-quoted string or a number, one blank apart"
+		fi
+		value=${BASH_REMATCH[1]}
+		text=${BASH_REMATCH[3]}
+		if [[ -n ${BASH_REMATCH[2]} && -z $text ]]; then
+			die "$f:$n: $key: a blank ends the line"
+		fi
+		if [[ ! $value =~ ^($SHAPE_RE)$ ]]; then
+			die "$f:$n: $key: value $(excerpt "$value") is not one rocefab writes: want $SHAPE_RE"
+		fi
+		if [[ $value == \'* ]]; then
+			value=${value:1:${#value}-2}
+		fi
+		if ((SHAPE_ARRAY)); then
+			values+=("$value")
+		elif [[ -v $key ]]; then
+			die "$f:$n: $key takes one value"
+		else
+			printf -v "$key" '%s' "$value"
+		fi
+	done
+}
+
+# parse_settings FILE: reads the settings in FILE (see above) and assigns
+# them, read-only; any line rocefab does not write stops the run.
+parse_settings() {
+	local f=$1 line n=0 key rest open='' array k fd
+	local -A seen=()
+	local scalar_re='^readonly ([A-Z][A-Z0-9_]*)=(.+)$'
+	local array_re='^readonly -a ([A-Z][A-Z0-9_]*)=\((.*)$'
+	if ! { exec {fd}<"$f"; } 2>/dev/null; then
+		die "cannot read the settings $f"
+	fi
+	while IFS= read -r -u "$fd" line || [[ -n $line ]]; do
+		n=$((n + 1))
+		if [[ -n $open ]]; then
+			if [[ $line == ')' ]]; then
+				open=''
+			elif [[ $line == $'\t'?* ]]; then
+				setting_values "$f" "$n" "$open" "${line:1}" 1
+			else
+				die "$f:$n: $(excerpt "$line") inside the array $open: want a tab and its values, or ')'"
+			fi
+			continue
+		fi
+		if [[ -z $line || $line == '#'* ]]; then
+			continue
+		fi
+		if [[ $line =~ $array_re ]]; then
+			array=1
+		elif [[ $line =~ $scalar_re ]]; then
+			array=0
+		else
+			die "$f:$n: $(excerpt "$line") is not a setting: want a comment, readonly KEY=VALUE or readonly -a KEY=(VALUE ...)"
+		fi
+		key=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+		if ! setting_shape "$key"; then
+			die "$f:$n: unknown setting $key: the settings are ${SETTING_KEYS// /, }"
+		fi
+		if [[ -n ${seen[$key]:-} ]]; then
+			die "$f:$n: $key is set again (first on line ${seen[$key]})"
+		fi
+		seen[$key]=$n
+		if ((array != SHAPE_ARRAY)); then
+			if ((SHAPE_ARRAY)); then die "$f:$n: $key is an array: want readonly -a $key=(VALUE ...)"; fi
+			die "$f:$n: $key is not an array: want readonly $key=VALUE"
+		fi
+		if ((!array)); then
+			setting_values "$f" "$n" "$key" "$rest" 0
+			continue
+		fi
+		declare -ga "$key=()"
+		if [[ -z $rest ]]; then
+			open=$key
+		elif [[ $rest == *')' ]]; then
+			setting_values "$f" "$n" "$key" "${rest%)}" 0
+		else
+			die "$f:$n: the array $key neither ends on its line with ')' nor continues on the next"
+		fi
+	done
+	exec {fd}<&-
+	if [[ -n $open ]]; then
+		die "$f:$n: the file ends inside the array $open: want a line ')'"
+	fi
+	for k in $SETTING_KEYS; do
+		if [[ -z ${seen[$k]:-} ]]; then
+			die "$f: no $k setting: rocefab writes all of ${SETTING_KEYS// /, }"
+		fi
+		setting_shape "$k"
+		local -n held=$k
+		if [[ -n $SHAPE_LEN && ${#held[@]} != "$SHAPE_LEN" ]]; then
+			die "$f:${seen[$k]}: $k holds ${#held[@]} values: want $SHAPE_LEN"
+		fi
+		unset -n held
+		readonly "$k"
+	done
+	if ((${#HCAS[@]} != ${#NETDEVS[@]})); then
+		die "$f:${seen[HCAS]}: HCAS holds ${#HCAS[@]} values and NETDEVS ${#NETDEVS[@]}: want one HCA (or '') per netdev"
+	fi
+}
+
+# load_settings FILE: reads the settings written for this runtime, after
+# checking that the file names this runtime's digest. A file that others
+# than its owner (root, or whoever runs this) can write is refused: they
+# could change what the runtime configures as root.
 load_settings() {
 	local f=$1 line for_digest='' meta
 	local re="^readonly SETTINGS_FOR_RUNTIME='([0-9a-f]+)'\$"
@@ -1382,10 +1555,10 @@ load_settings() {
 		die "cannot read the owner and mode of $f: $meta"
 	fi
 	if [[ ${meta%% *} != 0 && ${meta%% *} != "$EUID" ]]; then
-		die "$f belongs to uid ${meta%% *}, neither root nor this user: not sourced"
+		die "$f belongs to uid ${meta%% *}, neither root nor this user: not read"
 	fi
 	if ((8#${meta#* } & 8#022)); then
-		die "$f is writable by group or others (mode ${meta#* }): not sourced; chmod go-w $f"
+		die "$f is writable by group or others (mode ${meta#* }): not read; chmod go-w $f"
 	fi
 	while IFS= read -r line; do
 		if [[ $line =~ $re ]]; then
@@ -1399,8 +1572,7 @@ load_settings() {
 	if [[ $for_digest != "$RUNTIME_DIGEST" ]]; then
 		die "$f was written for runtime ${for_digest:0:16}, and this is runtime ${RUNTIME_DIGEST:0:16}: install the rocefab-host.sh and the host.conf of one rocefab build"
 	fi
-	# shellcheck source=/dev/null
-	source "$f"
+	parse_settings "$f"
 }
 
 # lock: one run at a time. The unit's instances for the netdevs of a server
