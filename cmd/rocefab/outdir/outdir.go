@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -219,9 +220,17 @@ func (in *Inspection) Begin() (*Stage, error) {
 		return nil, fmt.Errorf("cannot create the output's parent: %w", err)
 	}
 	sweep(parent, filepath.Base(abs))
-	tmp, err := os.MkdirTemp(parent, stagingPrefix(filepath.Base(abs)))
+	tmp, err := mkdirStage(parent, stagingPrefix(filepath.Base(abs)))
 	if err != nil {
 		return nil, fmt.Errorf("cannot write beside %s: %w", in.name, err)
+	}
+	// The stage becomes the output directory: one the user made keeps its
+	// permissions across builds.
+	if st, err := os.Stat(abs); err == nil && st.IsDir() {
+		if err := os.Chmod(tmp, st.Mode().Perm()); err != nil {
+			os.Remove(tmp)
+			return nil, fmt.Errorf("cannot write beside %s: %w", in.name, err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, stagingMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		os.RemoveAll(tmp)
@@ -236,6 +245,25 @@ func (in *Inspection) Begin() (*Stage, error) {
 }
 
 func stagingPrefix(base string) string { return "." + base + ".rocefab-new-" }
+
+// mkdirStage makes a new directory in parent, named prefix and a random
+// number, as os.MkdirTemp does, but with mode 0777 less the umask, as
+// mkdir(1) does: the stage becomes the output directory, which should be
+// like any other directory the user makes, not MkdirTemp's 0700.
+func mkdirStage(parent, prefix string) (string, error) {
+	for range 10000 {
+		p := filepath.Join(parent, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		err := os.Mkdir(p, 0o777)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	return "", &fs.PathError{Op: "mkdir", Path: filepath.Join(parent, prefix+"*"), Err: fs.ErrExist}
+}
 
 // resolve makes dir absolute and resolves the symbolic links of its
 // longest existing ancestor, so that comparisons and renames act on the
@@ -456,18 +484,35 @@ func matches(p string, e Entry, buf []byte) (bool, []byte, error) {
 	return hex.EncodeToString(sum[:]) == e.SHA256, buf, nil
 }
 
-// sweep removes what killed builds left beside the output: staging
-// directories whose marker names a process that no longer runs. A staging
-// directory is rocefab's own from its first byte, so all of it may go.
+// sweep removes what killed builds left beside the output, and only what
+// rocefab can tell it wrote there:
+//   - staging directories whose marker names a process that no longer
+//     runs. A staging directory is rocefab's own from its first byte, so
+//     all of it may go;
+//   - a build that a swap moved aside (or a stage between its marker's
+//     removal and its swap) and a kill left: a directory with the staging
+//     prefix, no marker and a manifest. Of it go the files the manifest
+//     lists and that still have the size and digest it gives, then the
+//     directories left empty; anything else stays. Each is first renamed,
+//     so that a build still swapping it finds it gone rather than
+//     half-removed. While the output itself is missing (a kill between
+//     the two renames of swapByRenames) such a directory may be the only
+//     copy of the earlier build, and stays.
 func sweep(parent, base string) {
 	prefix := stagingPrefix(base)
 	entries, _ := os.ReadDir(parent)
+	_, err := os.Lstat(filepath.Join(parent, base))
+	outputThere := err == nil
 	for _, e := range entries {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
 		p := filepath.Join(parent, e.Name())
 		b, err := os.ReadFile(filepath.Join(p, stagingMarker))
+		if errors.Is(err, fs.ErrNotExist) && outputThere {
+			sweepBuild(p, prefix)
+			continue
+		}
 		if err != nil {
 			continue // not (or no longer) a staging directory: leave it
 		}
@@ -477,6 +522,27 @@ func sweep(parent, base string) {
 		}
 		os.RemoveAll(p)
 	}
+}
+
+// sweepBuild removes, from a finished build left beside the output, the
+// files its manifest lists and that are as it wrote them (see sweep). A
+// directory without a readable manifest is not known to be rocefab's, and
+// stays.
+func sweepBuild(p, prefix string) {
+	m, err := ReadManifest(p)
+	if err != nil {
+		return
+	}
+	claimed, err := mkdirStage(filepath.Dir(p), prefix+"old-")
+	if err != nil || os.Remove(claimed) != nil || os.Rename(p, claimed) != nil {
+		return
+	}
+	edited, err := Verify(claimed, m)
+	if err != nil {
+		return
+	}
+	keep := slices.DeleteFunc(slices.Clone(m.Files), func(e Entry) bool { return slices.Contains(edited, e.Path) })
+	removeBuild(claimed, &Manifest{Files: keep})
 }
 
 // alive reports whether a process with this ID runs.
@@ -610,7 +676,6 @@ func removeBuild(dir string, m *Manifest) {
 				dirs = append(dirs, d)
 			}
 		}
-		os.Remove(filepath.Join(dir, ManifestName))
 	}
 	// Deepest first, so that a parent is empty by the time it is removed.
 	slices.SortFunc(dirs, func(a, b string) int {
@@ -621,6 +686,11 @@ func removeBuild(dir string, m *Manifest) {
 	})
 	for _, d := range dirs {
 		os.Remove(filepath.Join(dir, filepath.FromSlash(d)))
+	}
+	// The manifest last: until it goes, a kill leaves a directory that a
+	// later build's sweep knows as rocefab's.
+	if m != nil {
+		os.Remove(filepath.Join(dir, ManifestName))
 	}
 	os.Remove(dir)
 }

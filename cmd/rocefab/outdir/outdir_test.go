@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -398,5 +399,83 @@ func TestVerifyFindsEveryEdit(t *testing.T) {
 	}
 	if want := []string{"a/dir", "a/grown", "a/same-size", "a/shrunk"}; !slices.Equal(edited, want) {
 		t.Errorf("Verify = %v, want %v", edited, want)
+	}
+}
+
+// TestOutputHonoursUmask: the output directory gets 0777 less the umask,
+// as mkdir(1) makes it, and a directory the user made keeps its mode.
+// Not parallel: the umask is the process's.
+func TestOutputHonoursUmask(t *testing.T) {
+	for _, umask := range []int{0o022, 0o027, 0o002} {
+		old := syscall.Umask(umask)
+		dir := filepath.Join(t.TempDir(), "out")
+		err := build(t, dir, Options{}, map[string]string{"a/x.cfg": "1"})
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := st.Mode().Perm(), fs.FileMode(0o777&^umask); got != want {
+			t.Errorf("umask %03o: the output has mode %03o, want %03o", umask, got, want)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o750)
+	for range 2 {
+		if err := build(t, dir, Options{}, map[string]string{"a/x.cfg": "1"}); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o750 {
+			t.Errorf("a 0750 output directory after a build: %v %v, want 0750", st.Mode(), err)
+		}
+	}
+}
+
+// TestSweepRemovesBuildLeftAfterSwap: a build killed after it swapped its
+// stage in leaves the earlier build beside the output, under the staging
+// prefix with a manifest and no marker. The next build removes the files
+// that manifest lists as they were written, and keeps anything else: a
+// file edited since, a file the manifest does not list, and the whole of
+// it while the output itself is missing.
+func TestSweepRemovesBuildLeftAfterSwap(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	left := filepath.Join(parent, stagingPrefix("out")+"123")
+	if err := build(t, left, Options{}, map[string]string{"a/x.cfg": "1", "b/y.cfg": "2", "c/z.cfg": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(left, "b/y.cfg"), "edited")
+	write(t, filepath.Join(left, "c/notes.txt"), "mine")
+
+	// No output yet: the leftover may be the only copy of a build.
+	if err := build(t, out, Options{}, map[string]string{"a/x.cfg": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(left, ManifestName)); err != nil {
+		t.Fatalf("the leftover was swept while the output was missing: %v", err)
+	}
+
+	if err := build(t, out, Options{}, map[string]string{"a/x.cfg": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		if e.Name() == "out" {
+			continue
+		}
+		for p, c := range tree(t, filepath.Join(parent, e.Name())) {
+			rest = append(rest, p+"="+c)
+		}
+	}
+	slices.Sort(rest)
+	if diff := cmp.Diff([]string{"b/y.cfg=edited", "c/notes.txt=mine"}, rest); diff != "" {
+		t.Errorf("beside the output after the sweep (-want +got):\n%s", diff)
 	}
 }
