@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,6 +38,32 @@ type Intent struct {
 // errors), the schema diagnostics (RF001), and an error when the path could
 // not be read at all.
 func Load(path string) (*Intent, diag.List, error) {
+	in, ds, _, err := LoadParsed(path)
+	return in, ds, err
+}
+
+// LoadParsed is [Load], and says whether the intent's files parsed: parsed
+// is false when they are not CUE or JSON (a syntax error), name packages or
+// imports that cannot be resolved, or exceed the size limit. The
+// diagnostics say where, and nothing of the intent was checked: lint
+// reports that as an intent it could not read, not as findings.
+func LoadParsed(path string) (in *Intent, ds diag.List, parsed bool, err error) {
+	in, ds, err = loadIntent(path)
+	return in, ds, !errors.Is(err, errUnparsed), ignoreUnparsed(err)
+}
+
+// errUnparsed marks what load returns for an intent whose files did not
+// parse, with the diagnostics that say where.
+var errUnparsed = errors.New("the intent's files do not parse")
+
+func ignoreUnparsed(err error) error {
+	if errors.Is(err, errUnparsed) {
+		return nil
+	}
+	return err
+}
+
+func loadIntent(path string) (*Intent, diag.List, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read intent: %w", err)
@@ -46,8 +73,11 @@ func Load(path string) (*Intent, diag.List, error) {
 		return nil, nil, fmt.Errorf("cannot read intent %s: want a .cue file, a .json file or a directory of CUE files", path)
 	}
 	srcs, ds, err := readSources(path, st.IsDir())
-	if err != nil || len(ds) > 0 {
+	if err != nil {
 		return nil, ds, err
+	}
+	if len(ds) > 0 {
+		return nil, ds, errUnparsed
 	}
 	if ds := checkLimits(srcs); len(ds) > 0 {
 		return nil, ds, nil
@@ -64,7 +94,7 @@ func Load(path string) (*Intent, diag.List, error) {
 	if isJSON {
 		b := srcs[0].data
 		if !json.Valid(b) {
-			return nil, jsonSyntaxDiags(path, b), nil
+			return nil, jsonSyntaxDiags(path, b), errUnparsed
 		}
 		user = ctx.CompileBytes(b, cue.Filename(path))
 	} else {
@@ -76,7 +106,7 @@ func Load(path string) (*Intent, diag.List, error) {
 		}
 		insts := load.Instances(rel, &load.Config{Dir: in.Dir})
 		if err := insts[0].Err; err != nil {
-			return nil, loadDiags(err, path), nil
+			return nil, loadDiags(err, path), errUnparsed
 		}
 		user = ctx.BuildInstance(insts[0])
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,8 @@ func TestExitCodes(t *testing.T) {
 	warn := write("warn.cue", "name: \"lab\"\ntopology: servers: 16\npfc: watchdog: enabled: false\n")
 	bad := write("bad.cue", "name: \"lab\"\ntopology: servers: 16\nmtu: host: 2000\n")
 	schemaErr := write("schema.cue", "name: \"lab;x\"\ntopology: servers: 16\n")
+	syntaxErr := write("syntax.cue", "name: \"lab\"\ntopology: {servers: 16\n")
+	jsonErr := write("syntax.json", "{\"name\": \"lab\",\n\"topology\": }\n")
 	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
 		args []string
@@ -32,6 +35,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"lint", "--fail-on", "warning", warn}, 1},
 		{[]string{"lint", bad}, 1},
 		{[]string{"lint", schemaErr}, 1},
+		{[]string{"lint", syntaxErr}, 2},
+		{[]string{"lint", "--format", "json", syntaxErr}, 2},
+		{[]string{"lint", "--format", "sarif", syntaxErr}, 2},
+		{[]string{"lint", jsonErr}, 2},
 		{[]string{"lint", filepath.Join(dir, "missing.cue")}, 2},
 		{[]string{"lint", "--format", "yaml", clean}, 2},
 		{[]string{"lint", "--fail-on", "info", clean}, 2},
@@ -69,5 +76,21 @@ func TestExitCodes(t *testing.T) {
 		if got := Run(c.args, &stdout, &stderr); got != c.want {
 			t.Errorf("rocefab %v: exit %d, want %d\nstdout: %s\nstderr: %s", c.args, got, c.want, stdout.String(), stderr.String())
 		}
+	}
+}
+
+// TestLintSyntaxError: an intent that does not parse could not be read,
+// exit 2 as lint's help says, and where it stops parsing is still reported
+// on stdout, with its position, as findings are.
+func TestLintSyntaxError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fabric.cue")
+	if err := os.WriteFile(p, []byte("name: \"lab\"\ntopology: {servers: 16\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Run([]string{"lint", p}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stdout.String(), p+":2:") || !strings.Contains(stdout.String(), "error RF001 schema: expected '}'") ||
+		!strings.Contains(stderr.String(), "the intent could not be read: 1 error above") {
+		t.Errorf("exit %d, want 2\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
 	}
 }

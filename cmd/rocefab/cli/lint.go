@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ working directory. --explain RF102 prints a rule's documentation.
 Exit codes:
   0  no finding at or above --fail-on (default: error)
   1  findings at or above --fail-on
-  2  the intent could not be read`
+  2  the intent could not be read (where a file stops parsing is reported as RF001 too)`
 
 type lintArgs struct {
 	info    bool
@@ -72,7 +73,7 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	if err != nil || failOn == diag.Info {
 		return withCode(exitError, fmt.Errorf("--fail-on %q: allowed are error, warning", a.failOn))
 	}
-	ds, err := lintPath(pathArg(args))
+	ds, parsed, err := lintPath(pathArg(args))
 	if err != nil {
 		if a.format == diag.FormatSARIF {
 			// A code-scanning upload of an empty log would read as a
@@ -84,6 +85,15 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	if !a.info {
 		ds = slices.DeleteFunc(ds, func(d diag.Diagnostic) bool { return d.Severity == diag.Info })
 	}
+	if !parsed {
+		// Where the files stop parsing is reported as findings are, with
+		// its position; but nothing was checked, so it is not a finding.
+		why := "the intent could not be read: " + count(len(ds), "error", "errors") + " above"
+		if err := printDiags(cmd, ds, a.format, why); err != nil {
+			return withCode(exitError, err)
+		}
+		return withCode(exitError, errors.New(why))
+	}
 	if err := printDiags(cmd, ds, a.format, ""); err != nil {
 		return withCode(exitError, err)
 	}
@@ -93,17 +103,19 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	return nil
 }
 
-// lintPath loads and compiles the intent at path and returns every finding.
-func lintPath(path string) (diag.List, error) {
-	in, ds, err := schema.Load(path)
+// lintPath loads and compiles the intent at path and returns every finding;
+// parsed is false when the intent's files did not parse, and ds then says
+// where.
+func lintPath(path string) (ds diag.List, parsed bool, err error) {
+	in, ds, parsed, err := schema.LoadParsed(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if in == nil {
-		return ds, nil
+		return ds, parsed, nil
 	}
 	_, ds = compiler.Compile(in)
-	return ds, nil
+	return ds, true, nil
 }
 
 // printDiags prints lint's findings in the chosen format to stdout, the
