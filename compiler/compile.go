@@ -324,11 +324,13 @@ func (c *compilation) nicNames(rails int) (ports, hcas []string) {
 		}
 	}
 	if len(ports) != rails {
-		c.errorf(c.pos("hosts.nic.ports"), "hosts.nic.ports: %d ports for %d rails: list one RDMA netdev per rail", len(ports), rails)
+		c.errorf(c.pos("hosts.nic.ports"), "hosts.nic.ports: %s for %s: list one RDMA netdev per rail",
+			diag.Plural(len(ports), "port", "ports"), diag.Plural(rails, "rail", "rails"))
 		return nil, nil
 	}
 	if len(hcas) != rails {
-		c.errorf(c.pos("hosts.nccl.hca"), "hosts.nccl.hca: %d devices for %d rails: list one RDMA device per rail", len(hcas), rails)
+		c.errorf(c.pos("hosts.nccl.hca"), "hosts.nccl.hca: %s for %s: list one RDMA device per rail",
+			diag.Plural(len(hcas), "device", "devices"), diag.Plural(rails, "rail", "rails"))
 		return nil, nil
 	}
 	return ports, hcas

@@ -396,7 +396,7 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 // wave pushes, gates and confirms one wave; it returns why the wave
 // failed ("" when it was applied).
 func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
-	ro.emit(Event{Wave: k, Step: StepWave, Detail: fmt.Sprintf("%d devices", len(wave))})
+	ro.emit(Event{Wave: k, Step: StepWave, Detail: count(len(wave), "device", "devices")})
 	confirmer, _ := ro.Target.(Confirmer)
 	all := forEach(ctx, len(wave), ro.Parallelism, func(i int) {
 		it := wave[i]

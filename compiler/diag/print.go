@@ -267,11 +267,15 @@ func printText(buf *bytes.Buffer, l List, c Config) {
 }
 
 // plural formats "1 error" or "2 errors".
-func plural(n int, word string) string {
-	if n != 1 {
-		word += "s"
+func plural(n int, word string) string { return Plural(n, word, word+"s") }
+
+// Plural formats a count with the noun that agrees with it: "1 device",
+// "0 devices", "2 devices". Messages use it wherever a count can be 1.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + word
+	return strconv.Itoa(n) + " " + many
 }
 
 // jsonDiag fixes the key set and key order of the JSON output, which is a

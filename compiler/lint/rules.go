@@ -525,7 +525,7 @@ rdma_cm QPs (NVMe-oF, iSER) carry the storage the hosts shape over RDMA: the cla
 				continue
 			}
 			if n := len(t.UnknownServers); n > 0 {
-				p.Reportf(p.At("tenants", t.Name, "servers"), "tenant %s: %d servers not in the fabric, e.g. %s", t.Name, n, t.UnknownServers[0])
+				p.Reportf(p.At("tenants", t.Name, "servers"), "tenant %s: %s not in the fabric, e.g. %s", t.Name, plural(n, "server", "servers"), t.UnknownServers[0])
 			}
 			l := lossless[t.Class.Priority]
 			if l == nil || !(storage(t.Name) || storage(t.Class.Name) || shaped[t.Class.Name]) {
@@ -751,12 +751,7 @@ func hostGaps(p *Pass) {
 	}
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+func plural(n int, one, many string) string { return diag.Plural(n, one, many) }
 
 // NICCable is RF118.
 var NICCable = &Analyzer{

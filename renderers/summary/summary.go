@@ -58,9 +58,14 @@ func (r Renderer) render(f *ir.Fabric, earlier []renderers.Artifact) []byte {
 	groups := deviceGroups(f)
 
 	p("# %s\n\n", mdText(f.Name))
-	p("%s fabric, %d tiers, %s servers x %d rails", t.Style, t.Tiers, thousands(int64(t.Servers)), t.Rails)
+	servers := "servers"
+	if t.Servers == 1 {
+		servers = "server"
+	}
+	p("%s fabric, %s, %s %s x %s", t.Style, diag.Plural(t.Tiers, "tier", "tiers"), thousands(int64(t.Servers)), servers,
+		diag.Plural(t.Rails, "rail", "rails"))
 	if t.Pods > 0 {
-		p(", %d pods", t.Pods)
+		p(", %s", diag.Plural(t.Pods, "pod", "pods"))
 	}
 	p(". MTU: switch %d, host %d, RoCE path %d.\n\n", f.MTU.Switch, f.MTU.Host, f.MTU.RoCE)
 	p("Sizes are in KiB (1,024 B) and MiB (1,048,576 B), with the exact bytes the artifacts hold in\n")

@@ -142,7 +142,7 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	summarizeDiags(cmd, ds)
 	if fab == nil || ds.HasErrors() {
 		waitFor(inspecting)
-		return withCode(exitFindings, fmt.Errorf("build stopped: %d errors", max(ds.Count(diag.Error), 1)))
+		return withCode(exitFindings, fmt.Errorf("build stopped: %s", diag.Plural(max(ds.Count(diag.Error), 1), "error", "errors")))
 	}
 	devs, err := selectDevices(fab, a.only)
 	if err != nil {
@@ -155,8 +155,9 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	}
 	if out.upToDate {
 		if !a.quiet {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %d files for %d devices, nothing written (%s)\n", a.out,
-				len(out.out.Previous().Files), len(devs), time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %s for %s, nothing written (%s)\n", a.out,
+				diag.Plural(len(out.out.Previous().Files), "file", "files"), diag.Plural(len(devs), "device", "devices"),
+				time.Since(start).Round(time.Millisecond))
 		}
 		return nil
 	}
@@ -183,8 +184,8 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	}
 	if !a.quiet {
 		files, bytes := stage.Written()
-		fmt.Fprintf(cmd.OutOrStdout(), "wrote %d files (%s) for %d devices to %s in %s\n", files, humanBytes(int(bytes)),
-			len(devs), a.out, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s) for %s to %s in %s\n", diag.Plural(files, "file", "files"),
+			humanBytes(int(bytes)), diag.Plural(len(devs), "device", "devices"), a.out, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }

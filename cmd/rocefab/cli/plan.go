@@ -530,7 +530,7 @@ const alignWidth = 120
 
 // counted, not listed.
 func printPlan(w io.Writer, p *targets.Plan) {
-	fmt.Fprintf(w, "Plan for %s: %d devices, running configurations from %s\n", p.Fabric, len(p.Devices), p.Target)
+	fmt.Fprintf(w, "Plan for %s: %s, running configurations from %s\n", p.Fabric, count(len(p.Devices), "device", "devices"), p.Target)
 	for _, g := range changeGroups(p.Devices) {
 		d := g[0]
 		if len(g) == 1 {
