@@ -56,6 +56,12 @@ func TestReadDeviceListErrors(t *testing.T) {
 		{`{"devices": [], "links": [{"a": "x", "b": "y:1", "speed": "300G", "cable": "3m"}]}`, `link end "x"`},
 		{`{"devices": [{"name": "a;b", "role": "leaf", "platform": "nvue", "model": "m"}]}`, `device name "a;b"`},
 		{`{"devices": [{"name": "h", "role": "host", "platform": "eos", "model": "m"}]}`, `hosts and only hosts run linux`},
+		// A build writes the runtime every server shares to hosts/, and
+		// other fabric-wide files beside it.
+		{`{"devices": [{"name": "hosts", "role": "leaf", "platform": "eos", "model": "m"}]}`,
+			`device name "hosts": a build writes the fabric's own hosts there; names reserved for the fabric are SUMMARY.md, inventory.json, hosts, tenants, slurm, k8s, .rocefab-manifest.json`},
+		{`{"devices": [{"name": "Hosts", "role": "host", "platform": "linux", "model": "m"}]}`, `device name "Hosts": a build writes`},
+		{`{"devices": [{"name": "tenants", "role": "leaf", "platform": "eos", "model": "m"}]}`, `device name "tenants": a build writes`},
 		{`{"hosts": []}`, `unknown field "hosts"`},
 		{`{"devices": [], "links": []}`, `the device list has no devices`},
 	} {

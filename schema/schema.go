@@ -69,7 +69,9 @@ func ValidInterface(s string) bool { return interfaceRE.MatchString(s) }
 // to the fabric rather than to a device: a device of that name would write
 // its artifacts into them. Compared without case, for file systems that
 // ignore it.
-var ReservedNames = []string{"SUMMARY.md", "inventory.json", "tenants", "slurm", "k8s", ".rocefab-manifest.json"}
+// A test in cmd/rocefab/cli builds every example and checks that each
+// top-level entry that is not a device's is one of them.
+var ReservedNames = []string{"SUMMARY.md", "inventory.json", "hosts", "tenants", "slurm", "k8s", ".rocefab-manifest.json"}
 
 // Reserved reports whether a device may not be named s.
 func Reserved(s string) bool {
