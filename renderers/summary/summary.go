@@ -438,12 +438,18 @@ func writeNextSteps(b *strings.Builder, f *ir.Fabric, groups []*group) {
 	}
 	b.WriteString("1. Review the artifacts as a diff against the previous build: the same intent always gives the\n" +
 		"   same bytes, so every changed line comes from a changed intent or a new rocefab.\n")
-	b.WriteString("1. Load each switch's native file with its platform's own tooling (docs/switches.md says\n" +
-		"   which changes pause traffic or flap ports); on each server install `hosts/rocefab-host.sh`, its\n" +
-		"   `host.conf` and `hosts/rocefab-qos@.service` (README.md, Hosts), and run `rocefab-host.sh --check`\n" +
-		"   first to see what it would change")
+	b.WriteString("1. Plan the change against what the devices run: `rocefab plan PATH -o fabric.plan` reads each\n" +
+		"   device's running configuration (`running/` beside the intent, or the devices of\n" +
+		"   `--inventory FILE`), compares what rocefab owns and labels each change with what it disrupts.\n" +
+		"1. Apply it: `rocefab apply fabric.plan` pushes exactly that plan (refused when stale), in waves\n" +
+		"   with commit-confirm, and rolls back a wave that does not converge; `--canary N` starts with\n" +
+		"   N devices.\n")
+	b.WriteString("1. Or by hand: load each switch's native file with its platform's own tooling (docs/switches.md\n" +
+		"   says which changes pause traffic or flap ports); on each server install `hosts/rocefab-host.sh`,\n" +
+		"   its `host.conf` and `hosts/rocefab-qos@.service` (README.md, Hosts), and run\n" +
+		"   `rocefab-host.sh --check` first to see what it would change")
 	if len(f.Tenants) > 0 {
-		b.WriteString("; start each job with its tenant's `tenants/<name>.env`")
+		b.WriteString(";\n   start each job with its tenant's `tenants/<name>.env`")
 	}
 	b.WriteString(".\n\n")
 }

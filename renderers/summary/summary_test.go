@@ -112,3 +112,27 @@ func TestFileMap(t *testing.T) {
 		t.Errorf("a build without inventory.json lists it:\n%s", md)
 	}
 }
+
+// TestNextStepsPlanAndApply: the next steps say how to push the build,
+// with the commands: plan against the running configurations, then apply
+// the saved plan.
+func TestNextStepsPlanAndApply(t *testing.T) {
+	arts, err := Renderer{}.RenderFabric(compileText(t, cellsIntent), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(arts[0].Content)
+	i := strings.Index(md, "## Next steps\n")
+	if i < 0 {
+		t.Fatalf("no next steps in\n%s", md)
+	}
+	steps := md[i:]
+	if j := strings.Index(steps[1:], "\n## "); j >= 0 {
+		steps = steps[:j+1]
+	}
+	for _, want := range []string{"`rocefab plan PATH -o fabric.plan`", "`rocefab apply fabric.plan`", "`--inventory FILE`"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("the next steps do not give %s:\n%s", want, steps)
+		}
+	}
+}
