@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -16,14 +15,7 @@ import (
 // no device of an explicit inventory can write into it.
 func TestFabricWideEntriesAreReserved(t *testing.T) {
 	src := filepath.Join(repoRoot(t), "examples", "multitenant")
-	in, ds, err := schema.Load(src)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	fab, ds := compiler.Compile(in)
-	if fab == nil {
-		t.Fatalf("compile: %v", ds)
-	}
+	fab := compileIntent(t, src)
 	devices := map[string]bool{}
 	for _, d := range fab.Devices {
 		devices[d.Name] = true
