@@ -326,9 +326,38 @@ feed:
 // fabric with pushes in flight.
 
 func safeRead(ctx context.Context, t Target, d *ir.Device) (arts []renderers.Artifact, err error) {
+	defer func() { err = unnamed(d.Name, err) }()
 	defer recoverAs(&err)
 	return t.Read(ctx, d)
 }
+
+// unnamed returns err without the device's name in front of its message:
+// every line that reports an error of a device (a plan's reason, an
+// event, a failed wave, a stale device) names the device already, and the
+// transports name it in their errors too, which said it twice ("gpu-0000:
+// gpu-0000: SSH login ..."). The error still wraps err.
+func unnamed(device string, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	trimmed := msg
+	for strings.HasPrefix(trimmed, device+": ") {
+		trimmed = trimmed[len(device)+2:]
+	}
+	if trimmed == msg {
+		return err
+	}
+	return &unnamedError{msg: trimmed, err: err}
+}
+
+type unnamedError struct {
+	msg string
+	err error
+}
+
+func (e *unnamedError) Error() string { return e.msg }
+func (e *unnamedError) Unwrap() error { return e.err }
 
 func safeParse(p renderers.Platform, d *ir.Device, running []renderers.Artifact) (s renderers.State, err error) {
 	defer recoverAs(&err)

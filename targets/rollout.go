@@ -408,9 +408,9 @@ func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
 		var err error
 		if confirmer != nil {
 			it.deadline = time.Now().Add(ro.ConfirmTimeout)
-			err = safeCall(func() error { return confirmer.PushConfirmed(c, it.d, rem, ro.ConfirmTimeout) })
+			err = deviceCall(it.d, func() error { return confirmer.PushConfirmed(c, it.d, rem, ro.ConfirmTimeout) })
 		} else {
-			err = safeCall(func() error { return ro.Target.Push(c, it.d, rem) })
+			err = deviceCall(it.d, func() error { return ro.Target.Push(c, it.d, rem) })
 		}
 		if err != nil {
 			it.refused = true
@@ -446,7 +446,7 @@ func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
 		if confirmer != nil {
 			c, cancel := ro.op(ctx)
 			defer cancel()
-			if err := safeCall(func() error { return confirmer.Confirm(c, it.d) }); err != nil {
+			if err := deviceCall(it.d, func() error { return confirmer.Confirm(c, it.d) }); err != nil {
 				it.err = fmt.Errorf("commit not confirmed: %w", err)
 				ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepFailed, Detail: it.err.Error()})
 				ro.rollback(ctx, k, it, it.err.Error())
@@ -512,7 +512,7 @@ func (ro *rollout) rollback(ctx context.Context, k int, it *item, why string) {
 	rb, canRollback := ro.Target.(RollBacker)
 	if canRollback {
 		c, cancel := ro.op(ctx)
-		undoErr = safeCall(func() error { return rb.Rollback(c, it.d) })
+		undoErr = deviceCall(it.d, func() error { return rb.Rollback(c, it.d) })
 		cancel()
 		how = "rolled back"
 	}
@@ -592,7 +592,7 @@ func (ro *rollout) reverse(ctx context.Context, it *item) error {
 	}
 	c, cancel := ro.op(ctx)
 	defer cancel()
-	return safeCall(func() error { return ro.Target.Push(c, it.d, rem) })
+	return deviceCall(it.d, func() error { return ro.Target.Push(c, it.d, rem) })
 }
 
 // restored reads the device back and returns nil when its owned state is
@@ -668,3 +668,7 @@ func safeCall(f func() error) (err error) {
 	defer recoverAs(&err)
 	return f()
 }
+
+// deviceCall is safeCall for an operation on d: its error leaves out d's
+// name, which the report gives (see unnamed).
+func deviceCall(d *ir.Device, f func() error) error { return unnamed(d.Name, safeCall(f)) }

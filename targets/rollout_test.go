@@ -548,3 +548,30 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// A transport names the device in its errors, and so does every report of
+// them: the plan's reason and a failed wave give the name once, and the
+// error still wraps the transport's.
+func TestDeviceNamedOnce(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	login := errors.New("leaf-r0-00: SSH login to 10.0.0.9:22 as netops: ssh: unable to authenticate")
+	w.t.readErr["leaf-r0-00"] = login
+	p := w.plan(t, w.t)
+	for _, d := range p.Devices {
+		if d.Device == "leaf-r0-00" && d.Reason != "SSH login to 10.0.0.9:22 as netops: ssh: unable to authenticate" {
+			t.Errorf("plan reason %q", d.Reason)
+		}
+	}
+	delete(w.t.readErr, "leaf-r0-00")
+	tg := fullTarget{confirmTarget{w.t}}
+	p = w.plan(t, tg)
+	rejected := errors.New("leaf-r1-00: leaf-r1-00: % Invalid input (at token 3: 'pfc')")
+	w.t.reject["leaf-r1-00"] = rejected
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Reason, "wave 2 of 6: leaf-r1-00: push failed: % Invalid input") || strings.Count(rep.Reason, "leaf-r1-00") != 1 {
+		t.Errorf("report reason %q", rep.Reason)
+	}
+}
