@@ -199,9 +199,12 @@ func toPos(p token.Pos) diag.Pos {
 	return diag.Pos{File: p.Filename(), Line: p.Line(), Column: p.Column()}
 }
 
+// schemaDiag is an RF001 finding. A value the message repeats (CUE's
+// "invalid value ...", a device name) is cut to diag.EchoBytes: the
+// schema sees the user's input before any length is checked.
 func schemaDiag(pos diag.Pos, format string, args ...any) diag.Diagnostic {
 	return diag.Diagnostic{Rule: RuleSchema, Name: NameSchema, Severity: diag.Error,
-		Pos: pos, Message: fmt.Sprintf(format, args...)}
+		Pos: pos, Message: diag.Shorten(fmt.Sprintf(format, args...))}
 }
 
 // loadDiags turns a cue/load error (syntax errors, two packages in one

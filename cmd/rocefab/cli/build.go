@@ -122,7 +122,7 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	}
 	if a.only != "" {
 		if _, err := path.Match(a.only, ""); err != nil {
-			return withCode(exitError, fmt.Errorf("--only %q: %v", a.only, err))
+			return withCode(exitError, fmt.Errorf("--only %s: %v", diag.Quote(a.only), err))
 		}
 	}
 	in, ds, err := schema.Load(pathArg(args))
@@ -247,7 +247,7 @@ func selectDevices(fab *ir.Fabric, only string) ([]*ir.Device, error) {
 	for i, d := range fab.Devices {
 		names[i] = d.Name
 	}
-	return nil, fmt.Errorf("--only %q matches no device; closest: %s", only, strings.Join(closest(only, names, 3), ", "))
+	return nil, fmt.Errorf("--only %s matches no device; closest: %s", diag.Quote(only), strings.Join(closest(only, names, 3), ", "))
 }
 
 // buildHeader describes what a build's bytes depend on: the intent's files,

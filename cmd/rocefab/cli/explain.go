@@ -120,7 +120,7 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 	name, port, _ := strings.Cut(target, ":")
 	d := fab.Device(name)
 	if d == nil {
-		return withCode(exitError, fmt.Errorf("no device %q in %s (devices are named like %s)", name, fab.Name, fab.Devices[0].Name))
+		return withCode(exitError, fmt.Errorf("no device %s in %s (devices are named like %s)", diag.Quote(name), fab.Name, fab.Devices[0].Name))
 	}
 	vals, err := explainDevice(d, port)
 	if err != nil {
@@ -147,7 +147,7 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 			for _, v := range vals {
 				names = append(names, v.Field)
 			}
-			return withCode(exitError, fmt.Errorf("no derived value %q for %s: there are %s", field, target, strings.Join(names, ", ")))
+			return withCode(exitError, fmt.Errorf("no derived value %s for %s: there are %s", diag.Quote(field), target, strings.Join(names, ", ")))
 		}
 		vals = keep
 	}
@@ -221,7 +221,7 @@ func explainDevice(d *ir.Device, port string) ([]explained, error) {
 		if port != "" {
 			pt := d.Switch.Port(port)
 			if pt == nil {
-				return nil, fmt.Errorf("%s has no port %q (ports are like %s)", d.Name, port, d.Switch.Ports[0].Name)
+				return nil, fmt.Errorf("%s has no port %s (ports are like %s)", d.Name, diag.Quote(port), d.Switch.Ports[0].Name)
 			}
 			add(pt.Name, pt.Headroom.Derived, pt.Headroom.Pos)
 			return out, nil
@@ -245,7 +245,7 @@ func explainDevice(d *ir.Device, port string) ([]explained, error) {
 				found = found || n.Port == port
 			}
 			if !found {
-				return nil, fmt.Errorf("%s has no RDMA port %q", d.Name, port)
+				return nil, fmt.Errorf("%s has no RDMA port %s", d.Name, diag.Quote(port))
 			}
 		}
 		add(port, d.Host.Profile.Derived, d.Host.Profile.Pos)
