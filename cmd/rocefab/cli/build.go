@@ -48,6 +48,10 @@ so are files rocefab wrote and someone edited since (unless --replace-edited). D
 contain, the intent's directory or the working directory. A rebuild of an unchanged intent by the
 same rocefab finds DIR up to date and writes nothing.
 
+On a terminal, stderr shows each step as it runs (loading, compiling, reading the earlier build,
+rendering with a count of devices, putting the build in place) and how long it took; -q, or a
+stderr that is no terminal, shows none of it.
+
 Exit codes:
   0  built (warnings, if any, are printed to stderr)
   1  findings that block the build (errors); nothing is written
@@ -125,8 +129,17 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 			return withCode(exitError, fmt.Errorf("--only %s: %v", diag.Quote(a.only), err))
 		}
 	}
+	// Steps on a terminal's stderr: a 100,000-GPU build takes a while
+	// before it renders anything.
+	var bar progress = noProgress{}
+	if !a.quiet && isTerminal(cmd.ErrOrStderr()) {
+		bar = newSteps(cmd.ErrOrStderr())
+	}
+	defer bar.done()
+	bar.step("loading the intent", 0)
 	in, ds, err := schema.Load(pathArg(args))
 	if err != nil {
+		bar.done()
 		return withCode(exitError, err)
 	}
 	var fab *ir.Fabric
@@ -137,8 +150,10 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 		// takes a core, and neither needs the other. Nothing is written
 		// before the intent is known to build.
 		inspecting = inspectOutput(in, a)
+		bar.step("compiling", 0)
 		fab, ds = compiler.Compile(in)
 	}
+	bar.done() // the findings go to stderr too
 	summarizeDiags(cmd, ds)
 	if fab == nil || ds.HasErrors() {
 		waitFor(inspecting)
@@ -149,7 +164,9 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 		waitFor(inspecting)
 		return withCode(exitError, err)
 	}
+	bar.step("reading the earlier build in "+a.out, 0)
 	out := <-inspecting
+	bar.done()
 	if out.err != nil {
 		return withCode(exitError, out.err)
 	}
@@ -169,15 +186,13 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	// as it was.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var bar progress = noProgress{}
-	if !a.quiet && isTerminal(cmd.ErrOrStderr()) {
-		bar = newBar(cmd.ErrOrStderr(), len(devs))
-	}
+	bar.step("rendering", len(devs))
 	err = renderAll(ctx, stage, fab, devs, ds, in, a, bar)
-	bar.done()
 	if err == nil {
+		bar.step("putting the build in place", 0)
 		err = stage.Commit(out.header)
 	}
+	bar.done()
 	if err != nil {
 		stage.Abort()
 		return withCode(exitError, fmt.Errorf("%w\n  nothing was changed in %s", err, a.out))

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// onTerminal runs rocefab with stderr on a pseudo-terminal of 120x40 and
+// returns what the terminal showed.
+func onTerminal(t *testing.T, args ...string) string {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+		t.Skipf("pseudo-terminal size: %v", err)
+	}
+	var seen bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		io.Copy(&seen, ptmx)
+		close(read)
+	}()
+	var stdout bytes.Buffer
+	code := Run(args, &stdout, tty)
+	tty.Close()
+	<-read
+	if code != 0 {
+		t.Fatalf("rocefab %v: exit %d\n%s%s", args, code, stdout.String(), seen.String())
+	}
+	return seen.String()
+}
+
+// TestBuildProgressOnTerminal: on a terminal's stderr a build shows each
+// step (loading, compiling, reading the earlier build, rendering with a
+// count of devices, putting the build in place); with -q, or when stderr
+// is no terminal, nothing of it.
+func TestBuildProgressOnTerminal(t *testing.T) {
+	src := filepath.Join(repoRoot(t), "examples", "multitenant")
+	out := filepath.Join(t.TempDir(), "out")
+	got := onTerminal(t, "build", src, "-o", out)
+	for _, want := range []string{"loading the intent ... ", "compiling ... ", "reading the earlier build in " + out + " ... ",
+		"rendering ", "/176 devices", "100 %", "putting the build in place ... "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the terminal did not show %q:\n%s", want, got)
+		}
+	}
+	if got := onTerminal(t, "build", src, "-o", filepath.Join(t.TempDir(), "out"), "-q"); strings.Contains(got, "compiling") || strings.Contains(got, "rendering") {
+		t.Errorf("build -q showed progress on the terminal:\n%s", got)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"build", src, "-o", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr); code != 0 {
+		t.Fatalf("build: exit %d\n%s", code, stderr.String())
+	}
+	if s := stdout.String() + stderr.String(); strings.Contains(s, "compiling") || strings.Contains(s, "rendering") {
+		t.Errorf("build without a terminal showed progress:\n%s", s)
+	}
+}
