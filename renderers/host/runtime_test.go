@@ -269,6 +269,9 @@ func TestSettingsCommandRefused(t *testing.T) {
 	t.Parallel()
 	d := ofedDevice(t)
 	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
+	// A server's usual locale, where ranges in a regular expression may
+	// take letters beyond ASCII; the runtime reads its settings in C.
+	w.env = append(w.env, "LC_ALL=C.UTF-8")
 	conf := w.get("host.conf") + "\n"
 	lines := strings.Split(strings.TrimSuffix(conf, "\n"), "\n")
 	lineOf := func(prefix string) int {
@@ -314,6 +317,7 @@ func TestSettingsCommandRefused(t *testing.T) {
 		"second value":           {replace("readonly MTU=", "readonly MTU=4200 9000"), mtu, "MTU takes one value"},
 		"repeated key":           {conf + "readonly MTU=9000\n", end, "MTU is set again (first on line " + strconv.Itoa(mtu) + ")"},
 		"carriage return":        {replace("readonly MTU=", "readonly MTU=4200\r"), mtu, "is not a value"},
+		"not ASCII":              {replace("readonly DEVICE=", "readonly DEVICE='gpu-\u00e9'"), device, "is not one rocefab writes"},
 		"missing key":            {replace("readonly MTU=", ""), 0, "no MTU setting"},
 	} {
 		t.Run(name, func(t *testing.T) {

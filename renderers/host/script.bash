@@ -1346,6 +1346,8 @@ setting_values() {
 # parse_settings FILE: reads the settings in FILE (see above) and assigns
 # them, read-only; any line rocefab does not write stops the run.
 parse_settings() {
+	# Ranges such as [A-Z] in the shapes mean ASCII only in the C locale.
+	local LC_ALL=C
 	local f=$1 line n=0 key rest open='' array k fd
 	local -A seen=()
 	local scalar_re='^readonly ([A-Z][A-Z0-9_]*)=(.+)$'

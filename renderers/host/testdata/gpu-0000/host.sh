@@ -21,7 +21,7 @@ set -euo pipefail
 
 # The runtime these settings are for: the SHA-256 of its body, as its
 # RUNTIME_DIGEST says. Another runtime refuses them.
-readonly SETTINGS_FOR_RUNTIME='08a24630e5d4c7b0d22af495711ba35c4e832c0ccf1ad49afa12c42f60bb9d36'
+readonly SETTINGS_FOR_RUNTIME='80efe940b9224665632c6cae4ad083e305ce8d89714f4c461644460eeb69fad4'
 readonly DEVICE='gpu-0000'
 # mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).
 readonly TOOL='mlnx_qos'
@@ -116,7 +116,7 @@ readonly -a SHAPE_CLASSES=('eth0 1:11 50000000000 storage')
 readonly -a SHAPE_FILTERS=('eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11')
 
 # The runtime below, as hosts/rocefab-host.sh of the same build has it.
-readonly RUNTIME_DIGEST='08a24630e5d4c7b0d22af495711ba35c4e832c0ccf1ad49afa12c42f60bb9d36'
+readonly RUNTIME_DIGEST='80efe940b9224665632c6cae4ad083e305ce8d89714f4c461644460eeb69fad4'
 readonly EMBEDDED_SETTINGS=1
 
 # ---------------------------------------------------------------------------
@@ -1466,6 +1466,8 @@ setting_values() {
 # parse_settings FILE: reads the settings in FILE (see above) and assigns
 # them, read-only; any line rocefab does not write stops the run.
 parse_settings() {
+	# Ranges such as [A-Z] in the shapes mean ASCII only in the C locale.
+	local LC_ALL=C
 	local f=$1 line n=0 key rest open='' array k fd
 	local -A seen=()
 	local scalar_re='^readonly ([A-Z][A-Z0-9_]*)=(.+)$'
