@@ -137,10 +137,14 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	}
 	defer bar.done()
 	bar.step("loading the intent", 0)
-	in, ds, err := schema.Load(pathArg(args))
+	in, ds, parsed, err := schema.LoadParsed(pathArg(args))
 	if err != nil {
 		bar.done()
 		return withCode(exitError, err)
+	}
+	if !parsed {
+		bar.done()
+		return unreadIntent(cmd, ds)
 	}
 	var fab *ir.Fabric
 	var inspecting <-chan inspected

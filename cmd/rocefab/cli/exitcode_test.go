@@ -48,11 +48,14 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"build", clean, "-o", out}, 0}, // an earlier build is replaced
 		{[]string{"build", bad, "-o", filepath.Join(dir, "out2")}, 1},
 		{[]string{"build", clean}, 2},
+		{[]string{"build", syntaxErr, "-o", filepath.Join(dir, "out3")}, 2},
+		{[]string{"build", jsonErr, "-o", filepath.Join(dir, "out3")}, 2},
 		{[]string{"build", clean, "-o", dir}, 2}, // not an earlier build
 		{[]string{"explain", clean, "leaf-r0-00"}, 0},
 		{[]string{"explain", clean, "nosuch"}, 2},
 		{[]string{"explain", bad, "leaf-r0-00"}, 0}, // explain works on a fabric with findings
 		{[]string{"explain", schemaErr, "leaf-r0-00"}, 1},
+		{[]string{"explain", syntaxErr, "leaf-r0-00"}, 2},
 		{[]string{"explain", clean}, 2}, // missing DEVICE
 		{[]string{"explain"}, 2},
 		{[]string{"explain", clean, "gpu-0000", "--format", "json"}, 0},

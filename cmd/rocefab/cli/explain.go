@@ -105,9 +105,12 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 	case 3:
 		path, target, field = args[0], args[1], args[2]
 	}
-	in, ds, err := schema.Load(path)
+	in, ds, parsed, err := schema.LoadParsed(path)
 	if err != nil {
 		return withCode(exitError, err)
+	}
+	if !parsed {
+		return unreadIntent(cmd, ds)
 	}
 	var fab *ir.Fabric
 	if in != nil {

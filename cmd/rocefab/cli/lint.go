@@ -201,3 +201,11 @@ func formatFlagHint(_ *cobra.Command, err error) error {
 	}
 	return err
 }
+
+// unreadIntent reports an intent whose files did not parse: where they
+// stop parsing goes to stderr with its position, and the command exits 2,
+// since nothing of the intent was checked (build's and explain's help).
+func unreadIntent(cmd *cobra.Command, ds diag.List) error {
+	summarizeDiags(cmd, ds)
+	return withCode(exitError, fmt.Errorf("the intent could not be read: %s above", diag.Plural(max(len(ds), 1), "error", "errors")))
+}
