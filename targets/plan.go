@@ -76,7 +76,9 @@ type DevicePlan struct {
 	Disruption renderers.Disruption `json:"disruption,omitempty"`
 	// Changes are the element-level differences, in the platform's order.
 	Changes []renderers.Change `json:"changes,omitempty"`
-	// Remediation is what apply pushes: exactly this, never recomputed.
+	// Remediation is what apply pushes: exactly this, once apply has
+	// recomputed it from the intent and the running configuration and
+	// found it the same (a plan file is a record, not an authority).
 	Remediation *Remediation `json:"remediation,omitempty"`
 	// Running is the digest of the running configuration the plan was
 	// computed against; apply refuses the plan when it no longer matches.

@@ -1,7 +1,6 @@
 package dir_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +64,13 @@ func (p linePlatform) Diff(d *ir.Device, running, desired renderers.State) ([]re
 // Apply edits run.cfg in place. A "notes" line creates notes.txt, for a
 // push that creates a file; an "escape" line returns a path out of the
 // device's directory; any other line is refused.
+// refusingApplier is a device that refuses every push.
+type refusingApplier struct{}
+
+func (refusingApplier) Apply([]renderers.Artifact, renderers.Remediation) ([]renderers.Artifact, error) {
+	return nil, errors.New("line 1 rejected")
+}
+
 func (p linePlatform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
 	out := slices.Clone(running)
 	i := slices.IndexFunc(out, func(a renderers.Artifact) bool { return strings.HasSuffix(a.Path, "/run.cfg") })
@@ -322,7 +328,14 @@ func TestPlanApplyPlan(t *testing.T) {
 		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % 2})
 		write(t, filepath.Join(root, name, "run.cfg"), strings.ReplaceAll(runningCfg, "leaf-01", name), 0o644)
 	}
-	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
+	// leaf-04's device refuses its push while reject is set.
+	reject := true
+	tg := dir.New(root, func(d *ir.Device) (renderers.Applier, error) {
+		if reject && d.Name == "leaf-04" {
+			return refusingApplier{}, nil
+		}
+		return p, nil
+	})
 	platforms := func(*ir.Device) (renderers.Platform, error) { return p, nil }
 	plan := func() *targets.Plan {
 		pl, err := targets.Make(t.Context(), targets.Request{Devices: devs, Target: tg, Platforms: platforms})
@@ -337,8 +350,6 @@ func TestPlanApplyPlan(t *testing.T) {
 	// leaf-04, after the canary leaf-00): that wave is rolled back, and
 	// rail 1's waves are never touched.
 	pl := plan()
-	bad := &pl.Devices[4] // leaf-04
-	bad.Remediation = &targets.Remediation{Content: append(bytes.Clone(bad.Remediation.Content), "bogus\n"...)}
 	rep, err := targets.Apply(t.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: platforms,
 		Canary: 1, Wave: targets.Size{N: 2}, ConfirmTimeout: time.Minute})
 	if err != nil {
@@ -366,6 +377,7 @@ func TestPlanApplyPlan(t *testing.T) {
 	}
 
 	// The rest, from a fresh plan.
+	reject = false
 	pl = plan()
 	rep, err = targets.Apply(t.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: platforms, Wave: targets.Size{Percent: 50}})
 	if err != nil || rep.Failed {
