@@ -134,15 +134,11 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 			return withCode(exitPlanError, err)
 		}
 		if p.Empty() {
-			if a.format == "json" {
-				return writeReport(cmd.OutOrStdout(), noChangeReport(p), p, nil)
+			if a.format != "json" {
+				printPlan(cmd.OutOrStdout(), p)
+				fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
 			}
-			printPlan(cmd.OutOrStdout(), p)
-			fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
-			if !p.Complete() {
-				return withCode(exitPlanError, fmt.Errorf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed)))
-			}
-			return nil
+			return nothingToApply(cmd, a.format, p, false)
 		}
 		// The plan is shown where the question is asked: on stderr when
 		// stdout carries the JSON report.
@@ -162,12 +158,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		}
 	}
 	if p.Empty() {
-		rep := noChangeReport(p)
-		if a.format == "json" {
-			return writeReport(cmd.OutOrStdout(), rep, p, nil)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
-		return nil
+		return nothingToApply(cmd, a.format, p, true)
 	}
 	var events progressEvents = &eventLines{w: cmd.ErrOrStderr()}
 	if isTerminal(cmd.ErrOrStderr()) {
@@ -275,9 +266,33 @@ func approve(in io.Reader, out io.Writer, p *targets.Plan) (bool, error) {
 	return strings.TrimSpace(line) == "yes", nil
 }
 
-// noChangeReport is the report of a plan with nothing to push.
+// nothingToApply ends an apply whose plan changes no device: the JSON
+// report, or in text (say) the summary, and the same exit code in both: 1
+// when a device could not be read or diffed, since then apply did not do
+// its job.
+func nothingToApply(cmd *cobra.Command, format string, p *targets.Plan, say bool) error {
+	rep := noChangeReport(p)
+	if format == "json" {
+		if err := writeReport(cmd.OutOrStdout(), rep, p, nil); err != nil {
+			return withCode(exitPlanError, err)
+		}
+	} else if say {
+		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
+	}
+	if rep.Failed {
+		return withCode(exitPlanError, errors.New(rep.Reason))
+	}
+	return nil
+}
+
+// noChangeReport is the report of a plan with nothing to push; it failed
+// when the plan is incomplete.
 func noChangeReport(p *targets.Plan) *targets.Report {
 	rep := &targets.Report{}
+	if !p.Complete() {
+		rep.Failed = true
+		rep.Reason = fmt.Sprintf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed))
+	}
 	for _, d := range p.Devices {
 		o := targets.Outcome{Device: d.Device, State: targets.Unchanged}
 		if d.Action != targets.NoOp {

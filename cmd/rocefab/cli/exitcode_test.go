@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,6 +70,46 @@ func TestExitCodes(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if got := Run(c.args, &stdout, &stderr); got != c.want {
 			t.Errorf("rocefab %v: exit %d, want %d\nstdout: %s\nstderr: %s", c.args, got, c.want, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestApplyUnreachableExitCode: an apply none of whose devices can be read
+// fails with exit 1 in every format, and its JSON report says failed.
+func TestApplyUnreachableExitCode(t *testing.T) {
+	withLinesPlatform(t)
+	dir, before := lab(t)
+	// A device whose running/ entry is a file, not a directory, cannot be
+	// read.
+	for name := range before {
+		p := filepath.Join(dir, "running", name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{"text", "json"} {
+		code, out, errOut := rocefab(t, dir, "", "apply", ".", "--auto-approve", "--format", format)
+		if code != exitPlanError {
+			t.Errorf("apply --format %s with every device unreachable: exit %d, want 1\n%s%s", format, code, out, errOut)
+		}
+		if !strings.Contains(errOut, "the plan is incomplete: 7 devices could not be read or diffed") {
+			t.Errorf("apply --format %s does not say why it failed:\n%s", format, errOut)
+		}
+		if format != "json" {
+			continue
+		}
+		var rep struct {
+			Failed *bool
+			Counts map[string]int
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if rep.Failed == nil || !*rep.Failed || rep.Counts["untouched"] != 7 {
+			t.Errorf("JSON report: failed %v, counts %v\n%s", rep.Failed, rep.Counts, out)
 		}
 	}
 }
