@@ -1,5 +1,7 @@
 package renderers
 
+import "github.com/rocefab/rocefab/compiler/ir"
+
 // Applier applies a remediation to a running configuration the way the
 // device itself would: a platform implements it next to Platform so that a
 // target that keeps running configurations as files (the directory target)
@@ -14,4 +16,14 @@ package renderers
 // desired within the owned scope.
 type Applier interface {
 	Apply(running []Artifact, rem Remediation) ([]Artifact, error)
+}
+
+// ScopeChecker is a platform that checks a remediation against the scope
+// rocefab owns on device d, by reading the remediation alone: every line,
+// operation or setting must stay inside the owned scope. Apply runs it on
+// every device before the first push, as a guard independent of how the
+// remediation was made (a plan file read from disk, a bug in a diff), so
+// that configuration rocefab does not own is never touched.
+type ScopeChecker interface {
+	CheckScope(d *ir.Device, rem Remediation) error
 }

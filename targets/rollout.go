@@ -388,6 +388,9 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			return
 		}
 		tampered[i] = verify(dp, changes, rem)
+		if tampered[i] == nil {
+			tampered[i] = checkScope(it, dp)
+		}
 	})
 	if !done {
 		return fmt.Errorf("interrupted while checking the plan against the devices: nothing was pushed")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/targets"
 )
@@ -598,5 +599,54 @@ func TestApplyTamperedPlan(t *testing.T) {
 				t.Errorf("pushes after a tampered plan: %v", w.t.pushes)
 			}
 		})
+	}
+}
+
+// leakyPlatform is fakePlatform with a bug: its remediation for one
+// device also sets a key outside the owned scope, which its CheckScope,
+// reading the remediation alone, refuses.
+type leakyPlatform struct {
+	*fakePlatform
+	leak string
+}
+
+func (p leakyPlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	changes, rem, err := p.fakePlatform.Diff(d, running, desired)
+	if d.Name == p.leak {
+		rem.Content = append(rem.Content, "set hostname pwned\n"...)
+	}
+	return changes, rem, err
+}
+
+func (leakyPlatform) CheckScope(d *ir.Device, rem renderers.Remediation) error {
+	for l := range strings.Lines(string(rem.Content)) {
+		if f := strings.Fields(l); len(f) < 2 || !strings.HasPrefix(f[1], "owned.") {
+			return fmt.Errorf("line %q: outside the owned scope", strings.TrimSpace(l))
+		}
+	}
+	return nil
+}
+
+// A remediation outside the owned scope is refused before any push even
+// when the plan and the platform's diff agree on it: the platform's scope
+// check is a guard of its own.
+func TestApplyScopeGuard(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	leaky := leakyPlatform{w.p, "spine-01"}
+	platforms := func(d *ir.Device) (renderers.Platform, error) { return leaky, nil }
+	p, err := targets.Make(t.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: platforms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.rollout(p, tg)
+	r.Platforms = platforms
+	_, err = targets.Apply(t.Context(), r)
+	te, ok := errors.AsType[*targets.TamperedError](err)
+	if !ok || len(te.Devices) != 1 || !strings.Contains(err.Error(), `spine-01: line "set hostname pwned": outside the owned scope`) {
+		t.Fatalf("error %v, want spine-01 refused by its scope", err)
+	}
+	if len(w.t.pushes) != 0 {
+		t.Errorf("pushes after a remediation outside the scope: %v", w.t.pushes)
 	}
 }

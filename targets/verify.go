@@ -124,3 +124,17 @@ func firstDifference(a, b []byte) (int, string, string) {
 	}
 	return 0, "", ""
 }
+
+// checkScope is the second guard, independent of the first: the
+// platform reads the remediation the plan pushes and refuses any line,
+// operation or setting outside the scope rocefab owns on the device.
+func checkScope(it *item, dp DevicePlan) *TamperedDevice {
+	sc, ok := it.p.(renderers.ScopeChecker)
+	if !ok || dp.Remediation == nil {
+		return nil
+	}
+	if err := safeCall(func() error { return sc.CheckScope(it.d, dp.Remediation.Remediation()) }); err != nil {
+		return &TamperedDevice{Device: dp.Device, What: err.Error()}
+	}
+	return nil
+}

@@ -672,6 +672,11 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	}
 	ops = append(append(ops, r.ApplyPatch...), r.ConfigReload...)
 	for _, op := range ops {
+		// The switch's own guard, without its device: no table rocefab
+		// does not write.
+		if parts, err := unpointer(op.Path); err == nil && len(parts) > 0 && !ownedTables[parts[0]] {
+			return nil, fmt.Errorf("sonic: %s: %s %s: table %s: outside the owned scope, which a remediation never leaves", out[at].Path, op.Op, op.Path, parts[0])
+		}
 		if err := doc.apply(op); err != nil {
 			return nil, fmt.Errorf("sonic: %s: %s %s: %w", out[at].Path, op.Op, op.Path, err)
 		}

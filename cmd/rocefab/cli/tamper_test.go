@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/targets"
 )
 
@@ -164,4 +166,60 @@ func runningTree(t *testing.T, dir string) map[string][]byte {
 		return map[string][]byte{}
 	}
 	return runningFiles(t, dir)
+}
+
+// TestApplyRefusesEditedGNMIPlan: a saved plan of switches reached over
+// gNMI whose SetRequest was edited (a byte flipped, an update of the
+// hostname appended) is refused before any Set reaches any switch.
+func TestApplyRefusesEditedGNMIPlan(t *testing.T) {
+	dir := gnmiLab(t)
+	servers := gnmiFabric(t, dir, true)
+	t.Setenv(testPasswordEnv, testSecret)
+	if code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json"); code != exitOK {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
+	}
+	planPath := filepath.Join(dir, "plan.json")
+	saved, err := os.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(string) string{
+		"flipped byte": func(s string) string { b := []byte(s); b[len(b)/2] ^= 1; return string(b) },
+		"hostname": func(s string) string {
+			return s + "update: <path: <elem: <name: \"system\"> elem: <name: \"config\"> elem: <name: \"hostname\">> val: <json_ietf_val: \"\\\"pwned\\\"\">>\n"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(planPath, saved, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			editPlan(t, planPath, "spine-00", edit)
+			code, out, errOut := rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve")
+			if code != exitPlanError || !strings.Contains(errOut, "the plan does not match its intent") || !strings.Contains(errOut, "\n  spine-00: the remediation differs at remediation line ") {
+				t.Errorf("apply of an edited plan: exit %d\n%s%s", code, out, errOut)
+			}
+			for n, s := range servers {
+				if s.Sets() != 0 {
+					t.Errorf("%s was sent a Set", n)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryPlatformChecksScope: every platform plan and apply use, native
+// or OpenConfig over gNMI, checks a remediation against its owned scope
+// before a push.
+func TestEveryPlatformChecksScope(t *testing.T) {
+	for name, r := range nativeRenderers {
+		if _, ok := r.(renderers.Platform); !ok {
+			continue
+		}
+		if _, ok := r.(renderers.ScopeChecker); !ok {
+			t.Errorf("platform %s has no scope check (renderers.ScopeChecker)", name)
+		}
+	}
+	if _, ok := any(openconfig.Platform{}).(renderers.ScopeChecker); !ok {
+		t.Error("the OpenConfig platform has no scope check (renderers.ScopeChecker)")
+	}
 }

@@ -326,6 +326,9 @@ func (h *Harness) check(t *testing.T, d *ir.Device, name string, run []byte, b *
 	want := h.Desired(t, b)
 	have := h.Parse(t, d, run)
 	_, rem := h.Diff(t, b, have, want)
+	if err := h.checkScope(b, rem); err != nil {
+		t.Fatalf("%s %s: its own remediation: %v\n%s", b.Name, name, err, rem.Content)
+	}
 	arts := h.Artifact(d, run)
 	out, err := h.Platform.Apply(arts, rem)
 	if err != nil {
@@ -343,6 +346,41 @@ func (h *Harness) check(t *testing.T, d *ir.Device, name string, run []byte, b *
 	}
 	if f0, f1 := h.Foreign(run), h.Foreign(after); !slices.Equal(f0, f1) {
 		t.Fatalf("%s %s: foreign configuration changed:\n%s", b.Name, name, cmp.Diff(f0, f1))
+	}
+}
+
+// checkScope runs the platform's scope check of a remediation.
+func (h *Harness) checkScope(d *ir.Device, rem renderers.Remediation) error {
+	sc, ok := h.Platform.(renderers.ScopeChecker)
+	if !ok {
+		return fmt.Errorf("%s has no scope check of a remediation (renderers.ScopeChecker)", h.Label)
+	}
+	return sc.CheckScope(d, rem)
+}
+
+// ScopeRefuses: a remediation with a line outside the switch's owned
+// scope appended (a foreign top-level line, its removal, another
+// device's or no device's interface, a foreign line of an owned port) is
+// refused by the platform's scope check, naming the line.
+func (h *Harness) ScopeRefuses(t *testing.T) {
+	d := h.Switches(t)[0]
+	_, rem := h.Diff(t, d, h.Parse(t, d, nil), h.Desired(t, d))
+	port := d.Switch.Ports[0].Name
+	other, _, _ := strings.Cut(h.OtherPort, "\n")
+	for _, extra := range []string{
+		"hostname pwned\n",
+		"no router bgp 65001\n",
+		"username admin privilege 15 secret pwned\n",
+		other + "\n   shutdown\nexit\n",
+		"interface " + port + "\n   ip address 192.0.2.1/31\nexit\n",
+		"no interface " + port + "\n",
+	} {
+		bad := renderers.Remediation{Format: rem.Format, Content: append(bytes.Clone(rem.Content), extra...)}
+		err := h.checkScope(d, bad)
+		first, _, _ := strings.Cut(extra, "\n")
+		if err == nil || !strings.Contains(err.Error(), "outside the owned scope") {
+			t.Errorf("%s: a remediation with %q: %v", d.Name, first, err)
+		}
 	}
 }
 
