@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -221,5 +222,48 @@ func TestEveryPlatformChecksScope(t *testing.T) {
 	}
 	if _, ok := any(openconfig.Platform{}).(renderers.ScopeChecker); !ok {
 		t.Error("the OpenConfig platform has no scope check (renderers.ScopeChecker)")
+	}
+}
+
+// TestPlanRunningNotText: random bytes, NULs, a 10 MB line or a file cut
+// short as a leaf's running eos.cfg make plan fail that device with the
+// file, line and column, instead of planning it as a switch that runs
+// nothing of rocefab's.
+func TestPlanRunningNotText(t *testing.T) {
+	dir := copyExample(t, "pod-2048")
+	cfg := filepath.Join(dir, "running", "leaf-r0-00", "eos.cfg")
+	good, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	random := make([]byte, 2048)
+	for i := range random {
+		random[i] = byte(i*131 + 7)
+	}
+	for name, c := range map[string]struct {
+		text []byte
+		want string
+	}{
+		"random bytes": {random, "leaf-r0-00/eos.cfg:1:"},
+		"NULs":         {bytes.Repeat([]byte{0}, 100), "leaf-r0-00/eos.cfg:1:1: a NUL byte"},
+		"10 MB line":   {append(bytes.Repeat([]byte("a"), 10<<20), '\n'), "leaf-r0-00/eos.cfg:1:65537: the line is longer than 65536 bytes"},
+		"cut short":    {good[:len(good)-5], "leaf-r0-00/eos.cfg:" + fmt.Sprint(bytes.Count(good[:len(good)-5], []byte("\n"))+1) + ":"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(cfg, c.text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := rocefab(t, dir, "", "plan", ".", "--only", "leaf-r0-00", "--format", "json")
+			if code != exitPlanError {
+				t.Errorf("plan: exit %d, want 1\n%s", code, errOut)
+			}
+			var p targets.Plan
+			if err := json.Unmarshal([]byte(out), &p); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(p.Devices) != 1 || p.Devices[0].Action != targets.Failed || !strings.Contains(p.Devices[0].Reason, c.want) {
+				t.Errorf("plan: %+v, want the device failed with %q", p.Devices, c.want)
+			}
+		})
 	}
 }

@@ -384,6 +384,42 @@ func (h *Harness) ScopeRefuses(t *testing.T) {
 	}
 }
 
+// RunningNotText: a running file that is not `show running-config` text
+// (random bytes, a NUL, a 10 MB line, a file cut short) is an error that
+// names the file, line and column and what was expected, never a
+// configuration with nothing of rocefab's in it.
+func (h *Harness) RunningNotText(t *testing.T) {
+	d := h.Switches(t)[0]
+	good := h.WithForeign(d.Name, h.RenderText(t, d))
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919 + i>>3) // deterministic, with bytes that are not UTF-8
+	}
+	nul := bytes.Replace(good, []byte("\n"), []byte("\n\x00"), 3)
+	long := append(bytes.Clone(good), bytes.Repeat([]byte("x"), 10<<20)...)
+	long = append(long, '\n')
+	cut := len(good) / 2
+	for good[cut-1] == '\n' {
+		cut++ // inside a line
+	}
+	nl := bytes.LastIndexByte(good[:cut], '\n')
+	short := fmt.Sprintf(":%d:%d: the file ends inside a line", bytes.Count(good[:cut], []byte("\n"))+1, cut-nl)
+	for name, c := range map[string]struct {
+		text []byte
+		want string
+	}{
+		"random bytes": {random, ":1:"},
+		"NUL":          {nul, ":2:1: a NUL byte"},
+		"10 MB line":   {long, fmt.Sprintf(":%d:%d: the line is longer than", bytes.Count(good, []byte("\n"))+1, 64<<10+1)},
+		"cut short":    {good[:cut], short},
+	} {
+		_, err := h.Platform.Parse(d, h.Artifact(d, c.text))
+		if err == nil || !strings.Contains(err.Error(), d.Name+"/"+h.File+c.want) {
+			t.Errorf("%s: Parse: %v, want %s%s", name, err, d.Name+"/"+h.File, c.want)
+		}
+	}
+}
+
 // Fuzz feeds arbitrary text to the parser, the diff and the Applier: none
 // may panic, and applying diffs converges within h.Rounds rounds. The
 // corpus is seeded with the first switch's artifact, alone and within
