@@ -315,11 +315,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if at >= 0 {
 		src = running[at].Content
 	} else {
-		if len(running) == 0 {
-			return nil, fmt.Errorf("nvue: no running files to apply the commands to, and the commands name no device: create the device's directory first")
-		}
-		dev, _, _ := strings.Cut(running[0].Path, "/")
-		out = append(out, renderers.Artifact{Path: dev + "/" + File, Format: renderers.YAML})
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, File), Format: renderers.YAML})
 		at = len(out) - 1
 	}
 	// The switch's own guard: no line outside the roots rocefab owns (on

@@ -586,8 +586,8 @@ func TestApplyValid(t *testing.T) {
 	}
 }
 
-// TestApplyCreates: a device with files but no openconfig.json gets one,
-// and a remediation that names the root is refused.
+// TestApplyCreates: a device without openconfig.json gets one, and a
+// remediation that names the root is refused.
 func TestApplyCreates(t *testing.T) {
 	d := irtest.Fabric().Device("leaf-eos")
 	want := desired(t, d)
@@ -602,8 +602,10 @@ func TestApplyCreates(t *testing.T) {
 	if ch, _ := diff(t, d, parse(t, d, arts[1].Content), want); len(ch) != 0 {
 		t.Errorf("the created file differs from the desired state: %v", ch)
 	}
-	if _, err := platform.Apply(nil, rem); err == nil {
-		t.Errorf("apply with no running file named a device")
+	// A device with no files at all gets the file by name alone, which
+	// its target places in the device's directory.
+	if fresh, err := platform.Apply(nil, rem); err != nil || len(fresh) != 1 || fresh[0].Path != openconfig.FileName || !bytes.Equal(fresh[0].Content, arts[1].Content) {
+		t.Errorf("apply with no running file: %v, %v", fresh, err)
 	}
 	root := &gpb.SetRequest{Replace: []*gpb.Update{{Path: &gpb.Path{}, Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte("{}")}}}}}
 	text, _ := openconfig.MarshalSetRequest(root)

@@ -655,11 +655,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if at >= 0 {
 		src = running[at].Content
 	} else {
-		if len(running) == 0 {
-			return nil, fmt.Errorf("sonic: no running files to apply the remediation to, and a remediation names no switch: create the switch's directory first")
-		}
-		dev, _, _ := strings.Cut(running[0].Path, "/")
-		out = append(out, renderers.Artifact{Path: dev + "/" + FileName, Format: renderers.JSON})
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, FileName), Format: renderers.JSON})
 		at = len(out) - 1
 	}
 	doc, err := parseDocument(src)

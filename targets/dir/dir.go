@@ -195,8 +195,13 @@ func (t *Target) push(d *ir.Device, rem renderers.Remediation) (created []string
 	for _, r := range running {
 		had[r.Path] = r.Content
 	}
-	// Check every path before writing any.
-	for _, f := range after {
+	// Check every path before writing any. A device with no files gets
+	// its first ones by name alone (renderers.NewArtifactPath).
+	for i, f := range after {
+		if len(running) == 0 && !strings.Contains(f.Path, "/") {
+			after[i].Path = d.Name + "/" + f.Path
+			f = after[i]
+		}
 		dev, file, ok := strings.Cut(f.Path, "/")
 		if !ok || dev != d.Name || checkName("file", file) != nil {
 			return nil, fmt.Errorf("%s: the platform returned %q, not a file of the device's directory", d.Name, f.Path)
@@ -252,6 +257,10 @@ type pendingCommit struct {
 	// Created are the files the push created, which a rollback removes.
 	Files   []string `json:"files"`
 	Created []string `json:"created"`
+	// CreatedDir is set when the device had no directory before the push:
+	// a rollback removes the directory only then, never one it did not
+	// make.
+	CreatedDir bool `json:"created_dir,omitempty"`
 }
 
 func (t *Target) pendingPath(name string) string { return filepath.Join(t.root, pendingDir, name) }
@@ -301,6 +310,9 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 		return err
 	}
 	p := &pendingCommit{Deadline: time.Now().Add(timeout).UTC()}
+	if _, err := os.Lstat(filepath.Join(t.root, d.Name)); errors.Is(err, fs.ErrNotExist) {
+		p.CreatedDir = true
+	}
 	for _, r := range running {
 		_, file, _ := strings.Cut(r.Path, "/")
 		if err := writeFile(filepath.Join(t.pendingPath(d.Name), "files", file), r.Content); err != nil {
@@ -417,9 +429,10 @@ func (t *Target) restore(name string, p *pendingCommit) error {
 			return fmt.Errorf("%s: removing %s: %w", name, file, err)
 		}
 	}
-	if len(p.Files) == 0 {
+	if p.CreatedDir {
 		// The push created the device's directory: a device that ran
-		// nothing has none.
+		// nothing had none. Remove fails, and keeps it, when it holds
+		// anything.
 		os.Remove(filepath.Join(t.root, name))
 	}
 	t.stopTimer(name)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -75,7 +76,10 @@ func (p linePlatform) Apply(running []renderers.Artifact, rem renderers.Remediat
 	out := slices.Clone(running)
 	i := slices.IndexFunc(out, func(a renderers.Artifact) bool { return strings.HasSuffix(a.Path, "/run.cfg") })
 	if i < 0 {
-		return nil, errors.New("no run.cfg")
+		// A device without one gets one, as a switch without a
+		// configuration does.
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, "run.cfg")})
+		i = len(out) - 1
 	}
 	lines := strings.SplitAfter(string(out[i].Content), "\n")
 	for l := range strings.Lines(string(rem.Content)) {
@@ -454,4 +458,43 @@ func BenchmarkDirectory1000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A device that runs nothing yet, with no directory or with an empty one
+// that someone made, takes its first push: its files are created, and a
+// rollback removes them, and the directory only when the push made it.
+func TestFreshDevice(t *testing.T) {
+	root := t.TempDir()
+	p := linePlatform{}
+	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
+	made := &ir.Device{Name: "leaf-02", Role: ir.RoleLeaf, Platform: "line"}
+	empty := &ir.Device{Name: "leaf-03", Role: ir.RoleLeaf, Platform: "line"}
+	if err := os.Mkdir(filepath.Join(root, empty.Name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rem := renderers.Remediation{Content: []byte("set owned.pfc 3\n")}
+	for _, d := range []*ir.Device{made, empty} {
+		if arts, err := tg.Read(t.Context(), d); err != nil || len(arts) != 0 {
+			t.Fatalf("%s: read %v, %v: want nothing", d.Name, arts, err)
+		}
+		if err := tg.PushConfirmed(t.Context(), d, rem, time.Minute); err != nil {
+			t.Fatalf("%s: first push: %v", d.Name, err)
+		}
+		arts, err := tg.Read(t.Context(), d)
+		if err != nil || len(arts) != 1 || arts[0].Path != d.Name+"/run.cfg" || string(arts[0].Content) != "owned.pfc=3\n" {
+			t.Fatalf("%s after its first push: %+v, %v", d.Name, arts, err)
+		}
+		if err := tg.Rollback(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, made.Name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: the directory its push made is left after the rollback: %v", made.Name, err)
+	}
+	if ents, err := os.ReadDir(filepath.Join(root, empty.Name)); err != nil || len(ents) != 0 {
+		t.Errorf("%s: the empty directory that was there before is not as it was: %v, %v", empty.Name, ents, err)
+	}
+	if diff := cmp.Diff(map[string]string{}, tree(t, root)); diff != "" {
+		t.Errorf("files left after the rollbacks:\n%s", diff)
+	}
 }

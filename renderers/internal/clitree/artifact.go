@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/rocefab/rocefab/renderers"
@@ -97,11 +96,7 @@ func (d *Dialect) ApplyArtifacts(running []renderers.Artifact, rem renderers.Rem
 		}
 	}
 	if at < 0 {
-		if len(running) == 0 {
-			return nil, fmt.Errorf("no running files to apply the lines to, and CLI lines name no device: create the device's directory first")
-		}
-		dev, _, _ := strings.Cut(running[0].Path, "/")
-		out = append(out, renderers.Artifact{Path: dev + "/" + file, Format: renderers.Text})
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, file), Format: renderers.Text})
 		at = len(out) - 1
 	}
 	text, err := d.Apply(bytes.Clone(out[at].Content), rem.Content, s)
