@@ -57,6 +57,9 @@ type Report struct {
 	// Devices holds every device of the plan: those of the waves in
 	// rollout order, then the others by name.
 	Devices []Outcome `json:"devices"`
+	// Settled are the commits an earlier apply left unconfirmed, and what
+	// was done with each before this one planned (Settle).
+	Settled []Settled `json:"settled,omitempty"`
 }
 
 // Counts returns the number of devices in each state.
@@ -253,12 +256,18 @@ func (ro *rollout) items() (map[string]*item, error) {
 
 // lock takes the fabric lock: the target's own, else the lock file.
 func (ro *rollout) lock(ctx context.Context, items map[string]*item) (func() error, error) {
+	devs := make([]*ir.Device, 0, len(items))
+	for _, it := range items {
+		devs = append(devs, it.d)
+	}
+	slices.SortFunc(devs, func(a, b *ir.Device) int { return strings.Compare(a.Name, b.Name) })
+	return ro.lockDevices(ctx, devs)
+}
+
+// lockDevices takes the fabric lock for devs (sorted by name): the
+// target's own, else the lock file.
+func (ro *rollout) lockDevices(ctx context.Context, devs []*ir.Device) (func() error, error) {
 	if l, ok := ro.Target.(Locker); ok {
-		devs := make([]*ir.Device, 0, len(items))
-		for _, it := range items {
-			devs = append(devs, it.d)
-		}
-		slices.SortFunc(devs, func(a, b *ir.Device) int { return strings.Compare(a.Name, b.Name) })
 		return l.Lock(ctx, devs)
 	}
 	if ro.LockPath != "" {
@@ -269,6 +278,9 @@ func (ro *rollout) lock(ctx context.Context, items map[string]*item) (func() err
 
 // run checks the plan is current and rolls it out.
 func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, error) {
+	if err := ro.checkPending(ctx); err != nil {
+		return nil, err
+	}
 	if err := ro.checkCurrent(ctx, items); err != nil {
 		return nil, err
 	}

@@ -46,10 +46,11 @@ type Target struct {
 }
 
 var (
-	_ targets.Target     = (*Target)(nil)
-	_ targets.Confirmer  = (*Target)(nil)
-	_ targets.RollBacker = (*Target)(nil)
-	_ targets.Locker     = (*Target)(nil)
+	_ targets.Target        = (*Target)(nil)
+	_ targets.Confirmer     = (*Target)(nil)
+	_ targets.RollBacker    = (*Target)(nil)
+	_ targets.Locker        = (*Target)(nil)
+	_ targets.PendingReader = (*Target)(nil)
 )
 
 // New returns the directory target at root (the directory need not exist
@@ -116,16 +117,27 @@ func Format(name string) renderers.Format {
 // nothing yet. A commit whose timer has run out is rolled back first, as
 // the device would have done by itself.
 func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	unlock, err := t.current(d)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return t.read(d.Name)
+}
+
+// current locks device d and rolls back its commit if its timer has run
+// out, as the device would have by itself; the caller unlocks it.
+func (t *Target) current(d *ir.Device) (unlock func(), err error) {
 	if err := checkName("device", d.Name); err != nil {
 		return nil, err
 	}
 	m := t.device(d.Name)
 	m.Lock()
-	defer m.Unlock()
 	if err := t.lapse(d.Name); err != nil {
+		m.Unlock()
 		return nil, err
 	}
-	return t.read(d.Name)
+	return m.Unlock, nil
 }
 
 func (t *Target) read(name string) ([]renderers.Artifact, error) {
@@ -342,6 +354,22 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	})
 	t.mu.Unlock()
 	return nil
+}
+
+// Pending returns the device's unconfirmed commit, nil when it has none;
+// one whose timer has run out is rolled back first, as the device would
+// have done by itself.
+func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	unlock, err := t.current(d)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	p, err := t.pending(d.Name)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &targets.PendingCommit{Device: d.Name, Deadline: p.Deadline}, nil
 }
 
 // Confirm keeps the pushed files and drops the backup. A commit whose

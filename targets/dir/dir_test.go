@@ -498,3 +498,32 @@ func TestFreshDevice(t *testing.T) {
 		t.Errorf("files left after the rollbacks:\n%s", diff)
 	}
 }
+
+// Pending tells a device's unconfirmed commit and its deadline, and none
+// once it is confirmed; apply refuses a plan while one is pending.
+func TestPending(t *testing.T) {
+	_, tg, _ := setup(t)
+	if pc, err := tg.Pending(t.Context(), leaf); err != nil || pc != nil {
+		t.Fatalf("before any push: %v, %v", pc, err)
+	}
+	before := time.Now()
+	if err := tg.PushConfirmed(t.Context(), leaf, renderers.Remediation{Content: []byte("set owned.pfc 3\n")}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	pc, err := tg.Pending(t.Context(), leaf)
+	if err != nil || pc == nil || pc.Device != leaf.Name || pc.Deadline.Before(before.Add(time.Minute-time.Second)) {
+		t.Fatalf("after an unconfirmed push: %+v, %v", pc, err)
+	}
+	p := &targets.Plan{Devices: []targets.DevicePlan{{Device: leaf.Name, Action: targets.NoOp}}}
+	platforms := func(*ir.Device) (renderers.Platform, error) { return linePlatform{}, nil }
+	_, err = targets.Apply(t.Context(), targets.Rollout{Plan: p, Devices: []*ir.Device{leaf}, Target: tg, Platforms: platforms})
+	if pe, ok := errors.AsType[*targets.PendingError](err); !ok || len(pe.Pending) != 1 {
+		t.Errorf("apply while a commit is pending: %v", err)
+	}
+	if err := tg.Confirm(t.Context(), leaf); err != nil {
+		t.Fatal(err)
+	}
+	if pc, err := tg.Pending(t.Context(), leaf); err != nil || pc != nil {
+		t.Errorf("after confirm: %v, %v", pc, err)
+	}
+}
