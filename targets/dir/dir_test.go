@@ -527,3 +527,50 @@ func TestPending(t *testing.T) {
 		t.Errorf("after confirm: %v, %v", pc, err)
 	}
 }
+
+// Settle shows the pending commits and, as the operator decides, confirms
+// those whose devices run their desired state or rolls every one back.
+func TestSettle(t *testing.T) {
+	for _, confirm := range []bool{true, false} {
+		root, tg, p := setup(t)
+		before := tree(t, root)
+		platforms := func(*ir.Device) (renderers.Platform, error) { return p, nil }
+		running, err := tg.Read(t.Context(), leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, _ := p.Parse(leaf, running)
+		want, _ := p.Desired(leaf)
+		_, rem, err := p.Diff(leaf, have, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.PushConfirmed(t.Context(), leaf, rem, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		var shown []targets.PendingCommit
+		settled, err := targets.Settle(t.Context(), targets.Settlement{Devices: []*ir.Device{leaf}, Target: tg, Platforms: platforms,
+			Decide: func(pending []targets.PendingCommit) (bool, error) { shown = pending; return confirm, nil }})
+		if err != nil || len(shown) != 1 || len(settled) != 1 {
+			t.Fatalf("confirm %v: shown %v, settled %v, %v", confirm, shown, settled, err)
+		}
+		wantState := targets.RolledBack
+		if confirm {
+			wantState = targets.Applied
+		}
+		if settled[0].State != wantState {
+			t.Errorf("confirm %v: %+v, want %s", confirm, settled[0], wantState)
+		}
+		if pc, _ := tg.Pending(t.Context(), leaf); pc != nil {
+			t.Errorf("confirm %v: still pending", confirm)
+		}
+		if after := tree(t, root); !confirm && !maps.Equal(after, before) {
+			t.Errorf("rolled back, but the files are not as they were:\n%s", cmp.Diff(before, after))
+		}
+		again, err := targets.Settle(t.Context(), targets.Settlement{Devices: []*ir.Device{leaf}, Target: tg, Platforms: platforms,
+			Decide: func([]targets.PendingCommit) (bool, error) { t.Error("asked with nothing pending"); return false, nil }})
+		if err != nil || len(again) != 0 {
+			t.Errorf("a second settle: %v, %v", again, err)
+		}
+	}
+}

@@ -324,6 +324,8 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each device planned through targets.Make is marked already; this
+	// also marks those whose desired state could not be rendered.
 	if err := targets.MarkPending(ctx, p, s.target, s.devs, s.parallelism); err != nil {
 		return nil, err
 	}
