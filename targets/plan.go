@@ -76,11 +76,17 @@ type DevicePlan struct {
 	Disruption renderers.Disruption `json:"disruption,omitempty"`
 	// Changes are the element-level differences, in the platform's order.
 	Changes []renderers.Change `json:"changes,omitempty"`
-	// Remediation is what apply pushes: exactly this, never recomputed.
+	// Remediation is what apply pushes: exactly this, once apply has
+	// recomputed it from the intent and the running configuration and
+	// found it the same (a plan file is a record, not an authority).
 	Remediation *Remediation `json:"remediation,omitempty"`
 	// Running is the digest of the running configuration the plan was
 	// computed against; apply refuses the plan when it no longer matches.
 	Running *Digest `json:"running,omitempty"`
+	// Pending is the device's commit that was pushed and not confirmed
+	// when it was read: what it runs now may roll back by itself, so it
+	// is not converged whatever its action says.
+	Pending *PendingCommit `json:"pending,omitempty"`
 }
 
 // Plan is what plan computed and apply carries out. JSON is its source of
@@ -124,7 +130,11 @@ func Make(ctx context.Context, req Request) (*Plan, error) {
 		return nil, fmt.Errorf("plan interrupted: %w", context.Cause(ctx))
 	}
 	slices.SortFunc(out, func(a, b DevicePlan) int { return strings.Compare(a.Device, b.Device) })
-	return &Plan{FormatVersion: PlanFormatVersion, Devices: out}, nil
+	p := &Plan{FormatVersion: PlanFormatVersion, Devices: out}
+	if err := MarkPending(ctx, p, req.Target, req.Devices, req.Parallelism); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // planDevice plans one device.
@@ -208,6 +218,8 @@ type Summary struct {
 	Unreachable  int                          `json:"unreachable"`
 	Unsupported  int                          `json:"unsupported"`
 	Failed       int                          `json:"failed"`
+	// Pending is the number of devices that hold an unconfirmed commit.
+	Pending int `json:"pending,omitempty"`
 }
 
 // Summary counts p's devices.
@@ -227,12 +239,19 @@ func (p *Plan) Summary() Summary {
 		default:
 			s.Failed++
 		}
+		if d.Pending != nil {
+			s.Pending++
+		}
 	}
 	return s
 }
 
-// Empty reports whether p changes no device.
-func (p *Plan) Empty() bool { return p.Summary().Change == 0 }
+// Empty reports whether p changes no device and no device holds an
+// unconfirmed commit: a fabric with one is not converged.
+func (p *Plan) Empty() bool {
+	s := p.Summary()
+	return s.Change == 0 && s.Pending == 0
+}
 
 // Complete reports whether every device of p was read and diffed: no
 // device unreachable or failed (unsupported ones are a known gap, not a
@@ -272,7 +291,7 @@ func (s Summary) String() string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{s.Unreachable, "unreachable"}, {s.Unsupported, "unsupported"}, {s.Failed, "failed"}} {
+	}{{s.Unreachable, "unreachable"}, {s.Unsupported, "unsupported"}, {s.Failed, "failed"}, {s.Pending, "pending confirmation"}} {
 		if x.n > 0 {
 			fmt.Fprintf(&b, "; %d %s", x.n, x.what)
 		}

@@ -57,6 +57,9 @@ type Report struct {
 	// Devices holds every device of the plan: those of the waves in
 	// rollout order, then the others by name.
 	Devices []Outcome `json:"devices"`
+	// Settled are the commits an earlier apply left unconfirmed, and what
+	// was done with each before this one planned (Settle).
+	Settled []Settled `json:"settled,omitempty"`
 }
 
 // Counts returns the number of devices in each state.
@@ -175,7 +178,9 @@ type rollout struct {
 
 // Apply carries out a plan: it takes the fabric lock, re-reads every
 // device the plan read and refuses the plan (a *StaleError, nothing pushed)
-// when any changed, then pushes wave after wave (Waves). In each wave it
+// when any changed, and (a *TamperedError, nothing pushed) when what it
+// would push to any device is not what the platform computes from the
+// intent and that running configuration; then it pushes wave after wave (Waves). In each wave it
 // pushes every device (with commit-confirm where the target has it),
 // re-reads each one and checks it converged to its desired state, and then
 // confirms. On the first failure it rolls the wave back (at once where the
@@ -251,12 +256,18 @@ func (ro *rollout) items() (map[string]*item, error) {
 
 // lock takes the fabric lock: the target's own, else the lock file.
 func (ro *rollout) lock(ctx context.Context, items map[string]*item) (func() error, error) {
+	devs := make([]*ir.Device, 0, len(items))
+	for _, it := range items {
+		devs = append(devs, it.d)
+	}
+	slices.SortFunc(devs, func(a, b *ir.Device) int { return strings.Compare(a.Name, b.Name) })
+	return ro.lockDevices(ctx, devs)
+}
+
+// lockDevices takes the fabric lock for devs (sorted by name): the
+// target's own, else the lock file.
+func (ro *rollout) lockDevices(ctx context.Context, devs []*ir.Device) (func() error, error) {
 	if l, ok := ro.Target.(Locker); ok {
-		devs := make([]*ir.Device, 0, len(items))
-		for _, it := range items {
-			devs = append(devs, it.d)
-		}
-		slices.SortFunc(devs, func(a, b *ir.Device) int { return strings.Compare(a.Name, b.Name) })
 		return l.Lock(ctx, devs)
 	}
 	if ro.LockPath != "" {
@@ -267,6 +278,9 @@ func (ro *rollout) lock(ctx context.Context, items map[string]*item) (func() err
 
 // run checks the plan is current and rolls it out.
 func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, error) {
+	if err := ro.checkPending(ctx); err != nil {
+		return nil, err
+	}
 	if err := ro.checkCurrent(ctx, items); err != nil {
 		return nil, err
 	}
@@ -329,8 +343,10 @@ func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, er
 }
 
 // checkCurrent re-reads every device the plan read and refuses the plan
-// when any runs something else now; it keeps the parsed running state of
-// each device to change, which rollback returns to.
+// when any runs something else now, or when what the plan pushes to a
+// device is not what its platform computes from the intent and that
+// running configuration (a *TamperedError); it keeps the parsed running
+// state of each device to change, which rollback returns to.
 func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) error {
 	var read []DevicePlan
 	for _, dp := range ro.Plan.Devices {
@@ -343,6 +359,7 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 		byName[d.Name] = d
 	}
 	stale := make([]*StaleDevice, len(read))
+	tampered := make([]*TamperedDevice, len(read))
 	done := forEach(ctx, len(read), ro.Parallelism, func(i int) {
 		dp := read[i]
 		d := byName[dp.Device]
@@ -373,8 +390,18 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 		if it.before, err = safeParse(it.p, d, running); err == nil {
 			it.desired, err = safeDesired(it.p, d)
 		}
+		var changes []renderers.Change
+		var rem renderers.Remediation
+		if err == nil {
+			changes, rem, err = safeDiff(it.p, d, it.before, it.desired)
+		}
 		if err != nil {
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
+			return
+		}
+		tampered[i] = verify(dp, changes, rem)
+		if tampered[i] == nil {
+			tampered[i] = checkScope(it, dp)
 		}
 	})
 	if !done {
@@ -386,11 +413,22 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			e.Devices = append(e.Devices, *s)
 		}
 	}
+	var te TamperedError
+	for _, t := range tampered {
+		if t != nil {
+			te.Devices = append(te.Devices, *t)
+		}
+	}
+	var errs []error
 	if len(e.Devices) > 0 {
 		slices.SortFunc(e.Devices, func(a, b StaleDevice) int { return strings.Compare(a.Device, b.Device) })
-		return &e
+		errs = append(errs, &e)
 	}
-	return nil
+	if len(te.Devices) > 0 {
+		slices.SortFunc(te.Devices, func(a, b TamperedDevice) int { return strings.Compare(a.Device, b.Device) })
+		errs = append(errs, &te)
+	}
+	return errors.Join(errs...)
 }
 
 // wave pushes, gates and confirms one wave; it returns why the wave

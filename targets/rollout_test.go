@@ -1,6 +1,7 @@
 package targets_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/targets"
 )
 
@@ -573,5 +576,104 @@ func TestDeviceNamedOnce(t *testing.T) {
 	}
 	if !strings.Contains(rep.Reason, "wave 2 of 6: leaf-r1-00: push failed: % Invalid input") || strings.Count(rep.Reason, "leaf-r1-00") != 1 {
 		t.Errorf("report reason %q", rep.Reason)
+	}
+}
+
+// A plan whose remediation or changes were edited after it was made is
+// refused before any device is pushed to, naming the device and the first
+// line that differs: a flipped byte, an appended line, a change moved to
+// a milder disruption, a no-op turned into an update.
+func TestApplyTamperedPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(dp *targets.DevicePlan)
+		device string
+		want   string
+	}{
+		{"flipped byte", func(dp *targets.DevicePlan) {
+			c := bytes.Clone(dp.Remediation.Content)
+			c[len(c)-2] ^= 1
+			dp.Remediation.Content = c
+		}, "spine-01", `spine-01: the remediation differs at remediation line 2: the plan has "set owned.pfc 2", the intent gives "set owned.pfc 3"`},
+		{"appended line", func(dp *targets.DevicePlan) {
+			dp.Remediation.Content = append(bytes.Clone(dp.Remediation.Content), "set hostname pwned\n"...)
+		}, "gpu-003", `gpu-003: the remediation differs at remediation line 2: the plan has "set hostname pwned", the intent gives nothing`},
+		{"milder disruption", func(dp *targets.DevicePlan) {
+			dp.Disruption = renderers.Hitless
+		}, "leaf-r0-00", `leaf-r0-00: the plan says its disruption is "hitless", the changes are "traffic-pause"`},
+		{"dropped change", func(dp *targets.DevicePlan) {
+			dp.Changes = dp.Changes[1:]
+		}, "leaf-r1-00", "leaf-r1-00: the plan lists 1 change, the intent gives 2 changes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(fabric(4, 2, 8))
+			tg := fullTarget{confirmTarget{w.t}}
+			p := w.plan(t, tg)
+			at := slices.IndexFunc(p.Devices, func(dp targets.DevicePlan) bool { return dp.Device == tc.device })
+			if at < 0 || !p.Devices[at].Action.Changes() {
+				t.Fatalf("the plan does not change %s: %+v", tc.device, p.Devices)
+			}
+			tc.edit(&p.Devices[at])
+			_, err := targets.Apply(t.Context(), w.rollout(p, tg))
+			te, ok := errors.AsType[*targets.TamperedError](err)
+			if !ok {
+				t.Fatalf("error %v, want a TamperedError", err)
+			}
+			if len(te.Devices) != 1 || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error:\n%v\nwant one device and %q", err, tc.want)
+			}
+			if len(w.t.pushes) != 0 {
+				t.Errorf("pushes after a tampered plan: %v", w.t.pushes)
+			}
+		})
+	}
+}
+
+// leakyPlatform is fakePlatform with a bug: its remediation for one
+// device also sets a key outside the owned scope, which its CheckScope,
+// reading the remediation alone, refuses.
+type leakyPlatform struct {
+	*fakePlatform
+	leak string
+}
+
+func (p leakyPlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	changes, rem, err := p.fakePlatform.Diff(d, running, desired)
+	if d.Name == p.leak {
+		rem.Content = append(rem.Content, "set hostname pwned\n"...)
+	}
+	return changes, rem, err
+}
+
+func (leakyPlatform) CheckScope(d *ir.Device, rem renderers.Remediation) error {
+	for l := range strings.Lines(string(rem.Content)) {
+		if f := strings.Fields(l); len(f) < 2 || !strings.HasPrefix(f[1], "owned.") {
+			return fmt.Errorf("line %q: outside the owned scope", strings.TrimSpace(l))
+		}
+	}
+	return nil
+}
+
+// A remediation outside the owned scope is refused before any push even
+// when the plan and the platform's diff agree on it: the platform's scope
+// check is a guard of its own.
+func TestApplyScopeGuard(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	leaky := leakyPlatform{w.p, "spine-01"}
+	platforms := func(d *ir.Device) (renderers.Platform, error) { return leaky, nil }
+	p, err := targets.Make(t.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: platforms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.rollout(p, tg)
+	r.Platforms = platforms
+	_, err = targets.Apply(t.Context(), r)
+	te, ok := errors.AsType[*targets.TamperedError](err)
+	if !ok || len(te.Devices) != 1 || !strings.Contains(err.Error(), `spine-01: line "set hostname pwned": outside the owned scope`) {
+		t.Fatalf("error %v, want spine-01 refused by its scope", err)
+	}
+	if len(w.t.pushes) != 0 {
+		t.Errorf("pushes after a remediation outside the scope: %v", w.t.pushes)
 	}
 }

@@ -167,6 +167,12 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	return cli.Apply(running, rem)
 }
 
+// CheckScope refuses a remediation with a line outside switch d's owned
+// scope, reading the remediation alone (renderers.ScopeChecker).
+func (Renderer) CheckScope(d *ir.Device, rem renderers.Remediation) error {
+	return cli.CheckScope(d, rem)
+}
+
 // Foreign returns the lines of an EOS running configuration that lie
 // outside the owned scope of every device, exactly as they are: what
 // applying a remediation keeps byte for byte.

@@ -315,18 +315,50 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if at >= 0 {
 		src = running[at].Content
 	} else {
-		if len(running) == 0 {
-			return nil, fmt.Errorf("nvue: no running files to apply the commands to, and the commands name no device: create the device's directory first")
-		}
-		dev, _, _ := strings.Cut(running[0].Path, "/")
-		out = append(out, renderers.Artifact{Path: dev + "/" + File, Format: renderers.YAML})
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, File), Format: renderers.YAML})
 		at = len(out) - 1
+	}
+	// The switch's own guard: no line outside the roots rocefab owns (on
+	// any interface, since the lines name no device).
+	if err := checkCommands(scope{anyIface: true}, rem.Content); err != nil {
+		return nil, fmt.Errorf("nvue: %s: %w", out[at].Path, err)
 	}
 	res, err := applyCommands(src, rem.Content)
 	if err != nil {
 		return nil, fmt.Errorf("nvue: %s: %w", out[at].Path, err)
 	}
 	out[at].Content = res
+	return out, nil
+}
+
+// command is one `nv set` or `nv unset` line: its 1-based line number,
+// its text, and the words after set or unset.
+type command struct {
+	line int
+	text string
+	set  bool
+	args []string
+}
+
+// readCommands reads the lines of cmds, skipping blank lines and
+// comments; any line but `nv set PATH VALUE` or `nv unset PATH` is an
+// error naming it.
+func readCommands(cmds []byte) ([]command, error) {
+	var out []command
+	for i, line := range strings.Split(string(cmds), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		words, err := splitCommand(t)
+		if err != nil {
+			return nil, fmt.Errorf("command line %d: %w", i+1, err)
+		}
+		if len(words) < 3 || words[0] != "nv" || (words[1] != "set" && words[1] != "unset") {
+			return nil, fmt.Errorf("command line %d %q: only `nv set PATH VALUE` and `nv unset PATH` are taken", i+1, t)
+		}
+		out = append(out, command{line: i + 1, text: t, set: words[1] == "set", args: words[2:]})
+	}
 	return out, nil
 }
 
@@ -340,20 +372,13 @@ func applyCommands(src, cmds []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, line := range strings.Split(string(cmds), "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		words, err := splitCommand(t)
-		if err != nil {
-			return nil, fmt.Errorf("command line %d: %w", i+1, err)
-		}
-		if len(words) < 3 || words[0] != "nv" || (words[1] != "set" && words[1] != "unset") {
-			return nil, fmt.Errorf("command line %d %q: only `nv set PATH VALUE` and `nv unset PATH` are applied", i+1, t)
-		}
-		args := words[2:]
-		if words[1] == "unset" {
+	lines, err := readCommands(cmds)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range lines {
+		i, t, args := c.line-1, c.text, c.args
+		if !c.set {
 			if err := unsetPath(set, args); err != nil {
 				return nil, fmt.Errorf("command line %d %q: %w", i+1, t, err)
 			}

@@ -66,6 +66,9 @@ var ownedRoots = [][]string{
 // scope is the owned scope of one switch: the roots, with its interfaces.
 type scope struct {
 	ifaces map[string]bool
+	// anyIface owns the roots of every interface: the scope of a
+	// remediation applied without its device (Renderer.Apply).
+	anyIface bool
 }
 
 // scopeOf returns d's scope: its ports and the parents of its split ports
@@ -92,7 +95,7 @@ func (s scope) classify(segs []string) (root int, toward bool) {
 		ok := true
 		for i := range n {
 			if r[i] == ifaceKey {
-				ok = s.ifaces[segs[i]]
+				ok = s.anyIface || s.ifaces[segs[i]]
 			} else {
 				ok = r[i] == segs[i]
 			}

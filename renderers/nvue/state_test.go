@@ -266,6 +266,9 @@ func TestApplyConverges(t *testing.T) {
 			if err != nil || len(ch) == 0 {
 				t.Fatalf("%s %s: %d changes, %v", d.Name, name, len(ch), err)
 			}
+			if err := platform.CheckScope(c.dev, rem); err != nil {
+				t.Errorf("%s %s: its own remediation: %v", d.Name, name, err)
+			}
 			after, err := platform.Apply(running, rem)
 			if err != nil {
 				t.Fatalf("%s %s: Apply: %v\n%s", d.Name, name, err, rem.Content)
@@ -517,4 +520,38 @@ func markEmpty(v any) any {
 		}
 	}
 	return v
+}
+
+// TestCheckScopeRefuses: a remediation line outside the switch's owned
+// scope is refused by CheckScope with the switch, and (for what no switch
+// owns) by Apply, the emulated switch, without it.
+func TestCheckScopeRefuses(t *testing.T) {
+	d := switches(t)[0]
+	_, rem, err := platform.Diff(d, desired(t, changed(d)), desired(t, d))
+	if err != nil || len(rem.Content) == 0 {
+		t.Fatalf("no remediation: %v", err)
+	}
+	port := d.Switch.Ports[0].Name
+	for _, tc := range []struct {
+		line  string
+		apply bool
+	}{
+		{"nv set system hostname pwned", true},
+		{"nv unset router bgp", true},
+		{"nv unset qos", true},
+		{"nv unset interface " + port, true},
+		{"nv set interface " + port + " ip address 10.0.0.1/31", true},
+		{"nv set interface swp999 link mtu 9216", false}, // another switch's port
+		{"sudo reboot", true},
+	} {
+		bad := renderers.Remediation{Format: rem.Format, Content: append(bytes.Clone(rem.Content), tc.line+"\n"...)}
+		err := platform.CheckScope(d, bad)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.line)) {
+			t.Errorf("CheckScope with %q: %v", tc.line, err)
+		}
+		running := []renderers.Artifact{{Path: d.Name + "/" + nvue.File, Format: renderers.YAML, Content: renderNVUE(t, d)}}
+		if _, err := platform.Apply(running, bad); tc.apply && err == nil {
+			t.Errorf("Apply took %q", tc.line)
+		}
+	}
 }

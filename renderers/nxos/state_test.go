@@ -100,6 +100,13 @@ func TestParseForeign(t *testing.T) { h.ParseForeign(t) }
 // that applying a diff converges and keeps every foreign line (clitreetest).
 func TestApplyConverges(t *testing.T) { h.ApplyConverges(t) }
 
+// A remediation line outside the owned scope is refused by CheckScope.
+func TestScopeRefuses(t *testing.T) { h.ScopeRefuses(t) }
+
+// A running file that is not configuration text is an error with its
+// position.
+func TestRunningNotText(t *testing.T) { h.RunningNotText(t) }
+
 // TestRemediation pins the CLI lines of small changes: a modified MTU is
 // one line in its interface, a changed DSCP list is negated first, and a
 // queue section that goes is removed after the lines that change.

@@ -54,11 +54,7 @@ func (Platform) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if at >= 0 {
 		src = bytes.Clone(running[at].Content)
 	} else {
-		if len(running) == 0 {
-			return nil, fmt.Errorf("openconfig: no running files to apply the SetRequest to, and a SetRequest names no device: create the device's directory first")
-		}
-		dev, _, _ := strings.Cut(running[0].Path, "/")
-		out = append(out, renderers.Artifact{Path: dev + "/" + FileName, Format: renderers.JSON})
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, FileName), Format: renderers.JSON})
 		at = len(out) - 1
 		src = []byte("{}\n")
 	}

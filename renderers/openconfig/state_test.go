@@ -586,8 +586,8 @@ func TestApplyValid(t *testing.T) {
 	}
 }
 
-// TestApplyCreates: a device with files but no openconfig.json gets one,
-// and a remediation that names the root is refused.
+// TestApplyCreates: a device without openconfig.json gets one, and a
+// remediation that names the root is refused.
 func TestApplyCreates(t *testing.T) {
 	d := irtest.Fabric().Device("leaf-eos")
 	want := desired(t, d)
@@ -602,8 +602,10 @@ func TestApplyCreates(t *testing.T) {
 	if ch, _ := diff(t, d, parse(t, d, arts[1].Content), want); len(ch) != 0 {
 		t.Errorf("the created file differs from the desired state: %v", ch)
 	}
-	if _, err := platform.Apply(nil, rem); err == nil {
-		t.Errorf("apply with no running file named a device")
+	// A device with no files at all gets the file by name alone, which
+	// its target places in the device's directory.
+	if fresh, err := platform.Apply(nil, rem); err != nil || len(fresh) != 1 || fresh[0].Path != openconfig.FileName || !bytes.Equal(fresh[0].Content, arts[1].Content) {
+		t.Errorf("apply with no running file: %v, %v", fresh, err)
 	}
 	root := &gpb.SetRequest{Replace: []*gpb.Update{{Path: &gpb.Path{}, Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte("{}")}}}}}
 	text, _ := openconfig.MarshalSetRequest(root)
@@ -739,4 +741,35 @@ func BenchmarkParseDiff64(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestCheckScope: every switch's remediation from an older intent passes
+// its scope check; one with an operation on a path outside the owned
+// scope appended is refused, naming the operation and the path.
+func TestCheckScope(t *testing.T) {
+	for _, d := range irtest.Fabric().Switches() {
+		for name, old := range intents(d) {
+			_, rem := diff(t, d, parse(t, d, running(t, old, true)), desired(t, d))
+			if err := platform.CheckScope(d, rem); err != nil {
+				t.Errorf("%s from %s: its own remediation: %v", d.Name, name, err)
+			}
+		}
+	}
+	d := irtest.Fabric().Device("leaf-eos")
+	_, rem := diff(t, d, parse(t, d, running(t, intents(d)["ecn"], true)), desired(t, d))
+	port := d.Switch.Ports[0].Name
+	for _, tc := range []struct{ extra, want string }{
+		{"delete: <elem: <name: \"system\">>\n", "delete /system"},
+		{"replace: <path: <elem: <name: \"interfaces\">> val: <json_ietf_val: \"{}\">>\n", "replace /interfaces"},
+		{"update: <path: <elem: <name: \"system\"> elem: <name: \"config\"> elem: <name: \"hostname\">> val: <json_ietf_val: \"\\\"pwned\\\"\">>\n", "update /system/config/hostname"},
+		{"delete: <elem: <name: \"interfaces\"> elem: <name: \"interface\" key: <key: \"name\" value: \"" + port + "\">>>\n", "delete /interfaces/interface[name=" + port + "]"},
+		{"update: <path: <elem: <name: \"interfaces\"> elem: <name: \"interface\" key: <key: \"name\" value: \"Management1\">> elem: <name: \"config\"> elem: <name: \"mtu\">> val: <json_ietf_val: \"1500\">>\n", "update /interfaces/interface[name=Management1]/config/mtu"},
+		{"prefix: <elem: <name: \"system\">>\n", "prefix /system"},
+	} {
+		bad := renderers.Remediation{Format: rem.Format, Content: append(slices.Clone(rem.Content), tc.extra...)}
+		err := platform.CheckScope(d, bad)
+		if err == nil || !strings.Contains(err.Error(), tc.want+": outside the owned scope") {
+			t.Errorf("with %q: %v, want %q", tc.extra, err, tc.want)
+		}
+	}
 }

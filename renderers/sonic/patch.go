@@ -655,11 +655,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if at >= 0 {
 		src = running[at].Content
 	} else {
-		if len(running) == 0 {
-			return nil, fmt.Errorf("sonic: no running files to apply the remediation to, and a remediation names no switch: create the switch's directory first")
-		}
-		dev, _, _ := strings.Cut(running[0].Path, "/")
-		out = append(out, renderers.Artifact{Path: dev + "/" + FileName, Format: renderers.JSON})
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, FileName), Format: renderers.JSON})
 		at = len(out) - 1
 	}
 	doc, err := parseDocument(src)
@@ -672,6 +668,11 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	}
 	ops = append(append(ops, r.ApplyPatch...), r.ConfigReload...)
 	for _, op := range ops {
+		// The switch's own guard, without its device: no table rocefab
+		// does not write.
+		if parts, err := unpointer(op.Path); err == nil && len(parts) > 0 && !ownedTables[parts[0]] {
+			return nil, fmt.Errorf("sonic: %s: %s %s: table %s: outside the owned scope, which a remediation never leaves", out[at].Path, op.Op, op.Path, parts[0])
+		}
 		if err := doc.apply(op); err != nil {
 			return nil, fmt.Errorf("sonic: %s: %s %s: %w", out[at].Path, op.Op, op.Path, err)
 		}

@@ -251,6 +251,9 @@ func TestApplyReachesDesired(t *testing.T) {
 			if err != nil || len(changes) == 0 {
 				t.Fatalf("%s %s: %d changes, %v", a.Name, name, len(changes), err)
 			}
+			if err := (sonic.Renderer{}).CheckScope(b, rem); err != nil {
+				t.Errorf("%s %s: its own remediation: %v", a.Name, name, err)
+			}
 			after, err := sonic.Renderer{}.Apply(arts, rem)
 			if err != nil {
 				t.Fatalf("%s %s: apply: %v\n%s", a.Name, name, err, rem.Content)
@@ -336,6 +339,9 @@ func TestFirstPush(t *testing.T) {
 		changes, rem, err := sonic.Renderer{}.Diff(d, have, want)
 		if err != nil || len(changes) != len(want.Elements()) {
 			t.Fatalf("%s: %d changes for %d elements, %v", name, len(changes), len(want.Elements()), err)
+		}
+		if err := (sonic.Renderer{}).CheckScope(d, rem); err != nil {
+			t.Errorf("%s: its own remediation: %v", name, err)
 		}
 		after, err := sonic.Renderer{}.Apply(arts, rem)
 		if err != nil {

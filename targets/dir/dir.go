@@ -46,10 +46,11 @@ type Target struct {
 }
 
 var (
-	_ targets.Target     = (*Target)(nil)
-	_ targets.Confirmer  = (*Target)(nil)
-	_ targets.RollBacker = (*Target)(nil)
-	_ targets.Locker     = (*Target)(nil)
+	_ targets.Target        = (*Target)(nil)
+	_ targets.Confirmer     = (*Target)(nil)
+	_ targets.RollBacker    = (*Target)(nil)
+	_ targets.Locker        = (*Target)(nil)
+	_ targets.PendingReader = (*Target)(nil)
 )
 
 // New returns the directory target at root (the directory need not exist
@@ -116,16 +117,27 @@ func Format(name string) renderers.Format {
 // nothing yet. A commit whose timer has run out is rolled back first, as
 // the device would have done by itself.
 func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	unlock, err := t.current(d)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return t.read(d.Name)
+}
+
+// current locks device d and rolls back its commit if its timer has run
+// out, as the device would have by itself; the caller unlocks it.
+func (t *Target) current(d *ir.Device) (unlock func(), err error) {
 	if err := checkName("device", d.Name); err != nil {
 		return nil, err
 	}
 	m := t.device(d.Name)
 	m.Lock()
-	defer m.Unlock()
 	if err := t.lapse(d.Name); err != nil {
+		m.Unlock()
 		return nil, err
 	}
-	return t.read(d.Name)
+	return m.Unlock, nil
 }
 
 func (t *Target) read(name string) ([]renderers.Artifact, error) {
@@ -195,8 +207,13 @@ func (t *Target) push(d *ir.Device, rem renderers.Remediation) (created []string
 	for _, r := range running {
 		had[r.Path] = r.Content
 	}
-	// Check every path before writing any.
-	for _, f := range after {
+	// Check every path before writing any. A device with no files gets
+	// its first ones by name alone (renderers.NewArtifactPath).
+	for i, f := range after {
+		if len(running) == 0 && !strings.Contains(f.Path, "/") {
+			after[i].Path = d.Name + "/" + f.Path
+			f = after[i]
+		}
 		dev, file, ok := strings.Cut(f.Path, "/")
 		if !ok || dev != d.Name || checkName("file", file) != nil {
 			return nil, fmt.Errorf("%s: the platform returned %q, not a file of the device's directory", d.Name, f.Path)
@@ -252,6 +269,10 @@ type pendingCommit struct {
 	// Created are the files the push created, which a rollback removes.
 	Files   []string `json:"files"`
 	Created []string `json:"created"`
+	// CreatedDir is set when the device had no directory before the push:
+	// a rollback removes the directory only then, never one it did not
+	// make.
+	CreatedDir bool `json:"created_dir,omitempty"`
 }
 
 func (t *Target) pendingPath(name string) string { return filepath.Join(t.root, pendingDir, name) }
@@ -301,6 +322,9 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 		return err
 	}
 	p := &pendingCommit{Deadline: time.Now().Add(timeout).UTC()}
+	if _, err := os.Lstat(filepath.Join(t.root, d.Name)); errors.Is(err, fs.ErrNotExist) {
+		p.CreatedDir = true
+	}
 	for _, r := range running {
 		_, file, _ := strings.Cut(r.Path, "/")
 		if err := writeFile(filepath.Join(t.pendingPath(d.Name), "files", file), r.Content); err != nil {
@@ -330,6 +354,22 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	})
 	t.mu.Unlock()
 	return nil
+}
+
+// Pending returns the device's unconfirmed commit, nil when it has none;
+// one whose timer has run out is rolled back first, as the device would
+// have done by itself.
+func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	unlock, err := t.current(d)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	p, err := t.pending(d.Name)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &targets.PendingCommit{Device: d.Name, Deadline: p.Deadline}, nil
 }
 
 // Confirm keeps the pushed files and drops the backup. A commit whose
@@ -417,9 +457,10 @@ func (t *Target) restore(name string, p *pendingCommit) error {
 			return fmt.Errorf("%s: removing %s: %w", name, file, err)
 		}
 	}
-	if len(p.Files) == 0 {
+	if p.CreatedDir {
 		// The push created the device's directory: a device that ran
-		// nothing has none.
+		// nothing had none. Remove fails, and keeps it, when it holds
+		// anything.
 		os.Remove(filepath.Join(t.root, name))
 	}
 	t.stopTimer(name)

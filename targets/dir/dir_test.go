@@ -1,10 +1,10 @@
 package dir_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -65,11 +65,21 @@ func (p linePlatform) Diff(d *ir.Device, running, desired renderers.State) ([]re
 // Apply edits run.cfg in place. A "notes" line creates notes.txt, for a
 // push that creates a file; an "escape" line returns a path out of the
 // device's directory; any other line is refused.
+// refusingApplier is a device that refuses every push.
+type refusingApplier struct{}
+
+func (refusingApplier) Apply([]renderers.Artifact, renderers.Remediation) ([]renderers.Artifact, error) {
+	return nil, errors.New("line 1 rejected")
+}
+
 func (p linePlatform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
 	out := slices.Clone(running)
 	i := slices.IndexFunc(out, func(a renderers.Artifact) bool { return strings.HasSuffix(a.Path, "/run.cfg") })
 	if i < 0 {
-		return nil, errors.New("no run.cfg")
+		// A device without one gets one, as a switch without a
+		// configuration does.
+		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, "run.cfg")})
+		i = len(out) - 1
 	}
 	lines := strings.SplitAfter(string(out[i].Content), "\n")
 	for l := range strings.Lines(string(rem.Content)) {
@@ -322,7 +332,14 @@ func TestPlanApplyPlan(t *testing.T) {
 		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % 2})
 		write(t, filepath.Join(root, name, "run.cfg"), strings.ReplaceAll(runningCfg, "leaf-01", name), 0o644)
 	}
-	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
+	// leaf-04's device refuses its push while reject is set.
+	reject := true
+	tg := dir.New(root, func(d *ir.Device) (renderers.Applier, error) {
+		if reject && d.Name == "leaf-04" {
+			return refusingApplier{}, nil
+		}
+		return p, nil
+	})
 	platforms := func(*ir.Device) (renderers.Platform, error) { return p, nil }
 	plan := func() *targets.Plan {
 		pl, err := targets.Make(t.Context(), targets.Request{Devices: devs, Target: tg, Platforms: platforms})
@@ -337,8 +354,6 @@ func TestPlanApplyPlan(t *testing.T) {
 	// leaf-04, after the canary leaf-00): that wave is rolled back, and
 	// rail 1's waves are never touched.
 	pl := plan()
-	bad := &pl.Devices[4] // leaf-04
-	bad.Remediation = &targets.Remediation{Content: append(bytes.Clone(bad.Remediation.Content), "bogus\n"...)}
 	rep, err := targets.Apply(t.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: platforms,
 		Canary: 1, Wave: targets.Size{N: 2}, ConfirmTimeout: time.Minute})
 	if err != nil {
@@ -366,6 +381,7 @@ func TestPlanApplyPlan(t *testing.T) {
 	}
 
 	// The rest, from a fresh plan.
+	reject = false
 	pl = plan()
 	rep, err = targets.Apply(t.Context(), targets.Rollout{Plan: pl, Devices: devs, Target: tg, Platforms: platforms, Wave: targets.Size{Percent: 50}})
 	if err != nil || rep.Failed {
@@ -442,4 +458,119 @@ func BenchmarkDirectory1000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A device that runs nothing yet, with no directory or with an empty one
+// that someone made, takes its first push: its files are created, and a
+// rollback removes them, and the directory only when the push made it.
+func TestFreshDevice(t *testing.T) {
+	root := t.TempDir()
+	p := linePlatform{}
+	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
+	made := &ir.Device{Name: "leaf-02", Role: ir.RoleLeaf, Platform: "line"}
+	empty := &ir.Device{Name: "leaf-03", Role: ir.RoleLeaf, Platform: "line"}
+	if err := os.Mkdir(filepath.Join(root, empty.Name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rem := renderers.Remediation{Content: []byte("set owned.pfc 3\n")}
+	for _, d := range []*ir.Device{made, empty} {
+		if arts, err := tg.Read(t.Context(), d); err != nil || len(arts) != 0 {
+			t.Fatalf("%s: read %v, %v: want nothing", d.Name, arts, err)
+		}
+		if err := tg.PushConfirmed(t.Context(), d, rem, time.Minute); err != nil {
+			t.Fatalf("%s: first push: %v", d.Name, err)
+		}
+		arts, err := tg.Read(t.Context(), d)
+		if err != nil || len(arts) != 1 || arts[0].Path != d.Name+"/run.cfg" || string(arts[0].Content) != "owned.pfc=3\n" {
+			t.Fatalf("%s after its first push: %+v, %v", d.Name, arts, err)
+		}
+		if err := tg.Rollback(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, made.Name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: the directory its push made is left after the rollback: %v", made.Name, err)
+	}
+	if ents, err := os.ReadDir(filepath.Join(root, empty.Name)); err != nil || len(ents) != 0 {
+		t.Errorf("%s: the empty directory that was there before is not as it was: %v, %v", empty.Name, ents, err)
+	}
+	if diff := cmp.Diff(map[string]string{}, tree(t, root)); diff != "" {
+		t.Errorf("files left after the rollbacks:\n%s", diff)
+	}
+}
+
+// Pending tells a device's unconfirmed commit and its deadline, and none
+// once it is confirmed; apply refuses a plan while one is pending.
+func TestPending(t *testing.T) {
+	_, tg, _ := setup(t)
+	if pc, err := tg.Pending(t.Context(), leaf); err != nil || pc != nil {
+		t.Fatalf("before any push: %v, %v", pc, err)
+	}
+	before := time.Now()
+	if err := tg.PushConfirmed(t.Context(), leaf, renderers.Remediation{Content: []byte("set owned.pfc 3\n")}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	pc, err := tg.Pending(t.Context(), leaf)
+	if err != nil || pc == nil || pc.Device != leaf.Name || pc.Deadline.Before(before.Add(time.Minute-time.Second)) {
+		t.Fatalf("after an unconfirmed push: %+v, %v", pc, err)
+	}
+	p := &targets.Plan{Devices: []targets.DevicePlan{{Device: leaf.Name, Action: targets.NoOp}}}
+	platforms := func(*ir.Device) (renderers.Platform, error) { return linePlatform{}, nil }
+	_, err = targets.Apply(t.Context(), targets.Rollout{Plan: p, Devices: []*ir.Device{leaf}, Target: tg, Platforms: platforms})
+	if pe, ok := errors.AsType[*targets.PendingError](err); !ok || len(pe.Pending) != 1 {
+		t.Errorf("apply while a commit is pending: %v", err)
+	}
+	if err := tg.Confirm(t.Context(), leaf); err != nil {
+		t.Fatal(err)
+	}
+	if pc, err := tg.Pending(t.Context(), leaf); err != nil || pc != nil {
+		t.Errorf("after confirm: %v, %v", pc, err)
+	}
+}
+
+// Settle shows the pending commits and, as the operator decides, confirms
+// those whose devices run their desired state or rolls every one back.
+func TestSettle(t *testing.T) {
+	for _, confirm := range []bool{true, false} {
+		root, tg, p := setup(t)
+		before := tree(t, root)
+		platforms := func(*ir.Device) (renderers.Platform, error) { return p, nil }
+		running, err := tg.Read(t.Context(), leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, _ := p.Parse(leaf, running)
+		want, _ := p.Desired(leaf)
+		_, rem, err := p.Diff(leaf, have, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.PushConfirmed(t.Context(), leaf, rem, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		var shown []targets.PendingCommit
+		settled, err := targets.Settle(t.Context(), targets.Settlement{Devices: []*ir.Device{leaf}, Target: tg, Platforms: platforms,
+			Decide: func(pending []targets.PendingCommit) (bool, error) { shown = pending; return confirm, nil }})
+		if err != nil || len(shown) != 1 || len(settled) != 1 {
+			t.Fatalf("confirm %v: shown %v, settled %v, %v", confirm, shown, settled, err)
+		}
+		wantState := targets.RolledBack
+		if confirm {
+			wantState = targets.Applied
+		}
+		if settled[0].State != wantState {
+			t.Errorf("confirm %v: %+v, want %s", confirm, settled[0], wantState)
+		}
+		if pc, _ := tg.Pending(t.Context(), leaf); pc != nil {
+			t.Errorf("confirm %v: still pending", confirm)
+		}
+		if after := tree(t, root); !confirm && !maps.Equal(after, before) {
+			t.Errorf("rolled back, but the files are not as they were:\n%s", cmp.Diff(before, after))
+		}
+		again, err := targets.Settle(t.Context(), targets.Settlement{Devices: []*ir.Device{leaf}, Target: tg, Platforms: platforms,
+			Decide: func([]targets.PendingCommit) (bool, error) { t.Error("asked with nothing pending"); return false, nil }})
+		if err != nil || len(again) != 0 {
+			t.Errorf("a second settle: %v, %v", again, err)
+		}
+	}
 }

@@ -350,12 +350,12 @@ func TestNVUEFaults(t *testing.T) {
 }
 
 // TestNVUEStalePlan: a spine changed by another operator after the plan
-// refuses the plan, and nothing is pushed.
+// (its RoCE mode) refuses the plan, and nothing is pushed.
 func TestNVUEStalePlan(t *testing.T) {
 	w := newNVWorld(t, 2)
 	p := w.plan(t)
 	d := w.devs[1]
-	changed, err := nvueApply(w.dev[d.Name].Applied(), "nv set system timezone Europe/Paris\n")
+	changed, err := nvueApply(w.dev[d.Name].Applied(), "nv set qos roce mode lossy\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,14 @@ rocefab, when the intent changed since, or when any device's running configurati
 matches the digest the plan recorded (it names the devices and the files that changed): make a new
 plan then. apply PATH plans the intent at PATH, shows the plan and asks before pushing
 (--auto-approve does not ask, for CI).
+
+Before it pushes, apply recomputes every device's changes and remediation from the intent and the
+running configuration it has just read, and refuses a plan whose remediation differs (a plan file is
+a record, not an authority: it names the device and the first line that differs); each platform
+also refuses a remediation with a line, patch operation or setting outside the scope rocefab owns.
+Commits an earlier apply pushed and never confirmed (it was killed) are settled first: apply lists
+them and, with 'yes' (or --auto-approve), confirms those whose devices run their desired state and
+rolls back the others; any other answer rolls them all back.
 
 The devices to change are pushed in waves: --canary N devices first, then waves of --wave N devices
 or P% of the devices to change. The order goes from the edge in: leaves rail by rail, then servers,
@@ -108,6 +117,13 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	in := bufio.NewReader(cmd.InOrStdin())
+	// Questions and the plan go where the report does not: stderr when
+	// stdout carries the JSON report.
+	shown := cmd.OutOrStdout()
+	if a.format == "json" {
+		shown = cmd.ErrOrStderr()
+	}
 	arg := pathArg(args)
 	saved, err := readPlanArg(arg)
 	if err != nil {
@@ -115,6 +131,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 	}
 	var s *session
 	var p *targets.Plan
+	var settled []targets.Settled
 	if saved != nil {
 		if a.only != "" {
 			return withCode(exitPlanError, errors.New("--only: a saved plan covers the devices it was made for; plan again with --only"))
@@ -124,35 +141,31 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 			return err
 		}
 		defer s.close()
+		if settled, err = settlePending(ctx, s, a, in, shown); err != nil {
+			return withCode(exitPlanError, err)
+		}
 	} else {
 		s, err = loadSession(cmd, arg, reach{a.inventory, a.plaintext}, a.only, a.parallelism)
 		if err != nil {
 			return err
 		}
 		defer s.close()
+		if settled, err = settlePending(ctx, s, a, in, shown); err != nil {
+			return withCode(exitPlanError, err)
+		}
 		if p, err = s.plan(ctx, ""); err != nil {
 			return withCode(exitPlanError, err)
 		}
 		if p.Empty() {
-			if a.format == "json" {
-				return writeReport(cmd.OutOrStdout(), noChangeReport(p), p, nil)
+			if a.format != "json" {
+				printPlan(cmd.OutOrStdout(), p)
+				fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
 			}
-			printPlan(cmd.OutOrStdout(), p)
-			fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
-			if !p.Complete() {
-				return withCode(exitPlanError, fmt.Errorf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed)))
-			}
-			return nil
-		}
-		// The plan is shown where the question is asked: on stderr when
-		// stdout carries the JSON report.
-		shown := cmd.OutOrStdout()
-		if a.format == "json" {
-			shown = cmd.ErrOrStderr()
+			return nothingToApply(cmd, a.format, p, settled, false)
 		}
 		printPlan(shown, p)
 		if !a.autoApprove {
-			ok, err := approve(cmd.InOrStdin(), shown, p)
+			ok, err := approve(in, shown, p)
 			if err != nil {
 				return withCode(exitPlanError, err)
 			}
@@ -162,12 +175,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		}
 	}
 	if p.Empty() {
-		rep := noChangeReport(p)
-		if a.format == "json" {
-			return writeReport(cmd.OutOrStdout(), rep, p, nil)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
-		return nil
+		return nothingToApply(cmd, a.format, p, settled, true)
 	}
 	var events progressEvents = &eventLines{w: cmd.ErrOrStderr()}
 	if isTerminal(cmd.ErrOrStderr()) {
@@ -183,6 +191,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 	if err != nil {
 		return withCode(exitPlanError, fmt.Errorf("apply refused: %w", err))
 	}
+	rep.Settled = settled
 	var diffs map[string]string
 	if r, ok := s.target.(*routed); ok {
 		diffs = r.diffs.all()
@@ -262,22 +271,88 @@ func savedSession(cmd *cobra.Command, planPath string, p *targets.Plan, a applyA
 
 // approve asks whether to push the plan and reads the answer: only "yes"
 // is taken.
-func approve(in io.Reader, out io.Writer, p *targets.Plan) (bool, error) {
-	fmt.Fprintf(out, "\nApply this plan to %s? Only 'yes' is accepted: ", count(p.Summary().Change, "device", "devices"))
-	line, err := bufio.NewReader(in).ReadString('\n')
+func approve(in *bufio.Reader, out io.Writer, p *targets.Plan) (bool, error) {
+	return askYes(in, out, fmt.Sprintf("\nApply this plan to %s? Only 'yes' is accepted: ", count(p.Summary().Change, "device", "devices")), "")
+}
+
+// askYes asks question and reads the answer: whether it is "yes". No
+// answer at all (stdin closed) is an error, ending with then.
+func askYes(in *bufio.Reader, out io.Writer, question, then string) (bool, error) {
+	fmt.Fprint(out, question)
+	line, err := in.ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}
 	if errors.Is(err, io.EOF) && line == "" {
 		fmt.Fprintln(out)
-		return false, errors.New("apply cancelled: no answer (stdin is closed); use --auto-approve where no one can answer")
+		return false, errors.New("apply cancelled: no answer (stdin is closed); use --auto-approve where no one can answer" + then)
 	}
 	return strings.TrimSpace(line) == "yes", nil
 }
 
-// noChangeReport is the report of a plan with nothing to push.
+// nothingToApply ends an apply whose plan changes no device: the JSON
+// report, or in text (say) the summary, and the same exit code in both: 1
+// when a device could not be read or diffed, since then apply did not do
+// its job.
+func nothingToApply(cmd *cobra.Command, format string, p *targets.Plan, settled []targets.Settled, say bool) error {
+	rep := noChangeReport(p)
+	rep.Settled = settled
+	if format == "json" {
+		if err := writeReport(cmd.OutOrStdout(), rep, p, nil); err != nil {
+			return withCode(exitPlanError, err)
+		}
+	} else if say {
+		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
+	}
+	if rep.Failed {
+		return withCode(exitPlanError, errors.New(rep.Reason))
+	}
+	return nil
+}
+
+// settlePending settles the commits an earlier apply pushed and never
+// confirmed, before anything is planned or pushed: it shows them, and
+// with the operator's yes (or --auto-approve) confirms those whose
+// devices run their desired state, rolling back the others; any other
+// answer rolls them all back. A commit that could not be settled stops
+// the apply.
+func settlePending(ctx context.Context, s *session, a applyArgs, in *bufio.Reader, shown io.Writer) ([]targets.Settled, error) {
+	settled, err := targets.Settle(ctx, targets.Settlement{
+		Devices: s.devs, Target: s.target, Platforms: s.platforms, Parallelism: a.parallelism, Timeout: a.timeout, LockPath: s.lockPath,
+		Decide: func(pending []targets.PendingCommit) (bool, error) {
+			printPending(shown, pending)
+			if a.autoApprove {
+				fmt.Fprintln(shown, "--auto-approve: confirming those that run their desired state, rolling back the others.")
+				return true, nil
+			}
+			return askYes(in, shown, "\nConfirm the commits of the devices that run their desired state, and roll back the others? Only 'yes' confirms; any other answer rolls them all back: ",
+				"; the pending commits roll back by themselves when their timers run out")
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var unknown []string
+	for _, st := range settled {
+		fmt.Fprintf(shown, "  %-11s %s: %s\n", st.State, st.Device, st.Reason)
+		if st.State == targets.Unknown {
+			unknown = append(unknown, st.Device)
+		}
+	}
+	if len(unknown) > 0 {
+		return settled, fmt.Errorf("the pending commits of %s could not be settled: nothing was planned or pushed", strings.Join(unknown, ", "))
+	}
+	return settled, nil
+}
+
+// noChangeReport is the report of a plan with nothing to push; it failed
+// when the plan is incomplete.
 func noChangeReport(p *targets.Plan) *targets.Report {
 	rep := &targets.Report{}
+	if !p.Complete() {
+		rep.Failed = true
+		rep.Reason = fmt.Sprintf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed))
+	}
 	for _, d := range p.Devices {
 		o := targets.Outcome{Device: d.Device, State: targets.Unchanged}
 		if d.Action != targets.NoOp {

@@ -85,16 +85,13 @@ func readmeExamples(t *testing.T) []exampleLine {
 // notRun are the shown commands this test does not run, each with why.
 var notRun = map[string]string{
 	"go test ./...": "the test suite itself",
-	// apply writes the running configurations beside the intent it is
-	// given; the examples here are symbolic links to the repository's.
-	"rocefab plan lab -o lab.plan && rocefab apply lab.plan": "pushes to the devices of a fabric of the reader's (lab/running/)",
-	"rocefab apply lab --auto-approve --canary 2 --wave 10%": "pushes to the devices of a fabric of the reader's (lab/running/)",
 }
 
 // TestExampleCommands runs every command line shown in a --help text or in
 // README.md's shell blocks, in a fresh directory holding the repository's
 // examples (and examples/pod-2048's intent as ./fabric.cue, for the lines
-// that use PATH "."), and fails on a non-zero exit. `go run ./cmd/rocefab`
+// that use PATH ".", and a fresh fabric without running configurations as
+// ./lab), and fails on a non-zero exit. `go run ./cmd/rocefab`
 // runs as rocefab; a line made of steps joined by && runs step by step,
 // and a cue step runs cue when it is installed, or else its equivalent
 // through the cuelang.org/go library (cueStep).
@@ -134,6 +131,15 @@ func TestExampleCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), intent, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// lab is a fresh fabric of the reader's, which runs nothing of
+			// rocefab's yet (no lab/running/): apply configures it from
+			// scratch through the directory target.
+			if err := os.MkdirAll(filepath.Join(dir, "lab"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "lab", "fabric.cue"), []byte(labIntent), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			line := strings.ReplaceAll(ex.line, "go run ./cmd/rocefab", "rocefab")

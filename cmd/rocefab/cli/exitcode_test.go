@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,45 @@ func TestLintSyntaxError(t *testing.T) {
 	if code != 2 || !strings.Contains(stdout.String(), p+":2:") || !strings.Contains(stdout.String(), "error RF001 schema: expected '}'") ||
 		!strings.Contains(stderr.String(), "the intent could not be read: 1 error above") {
 		t.Errorf("exit %d, want 2\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestApplyUnreachableExitCode: an apply none of whose devices can be read
+// fails with exit 1 in every format, and its JSON report says failed.
+func TestApplyUnreachableExitCode(t *testing.T) {
+	withLinesPlatform(t)
+	dir, before := lab(t)
+	// A device whose running/ entry is a file, not a directory, cannot be
+	// read.
+	for name := range before {
+		p := filepath.Join(dir, "running", name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{"text", "json"} {
+		code, out, errOut := rocefab(t, dir, "", "apply", ".", "--auto-approve", "--format", format)
+		if code != exitPlanError {
+			t.Errorf("apply --format %s with every device unreachable: exit %d, want 1\n%s%s", format, code, out, errOut)
+		}
+		if !strings.Contains(errOut, "the plan is incomplete: 7 devices could not be read or diffed") {
+			t.Errorf("apply --format %s does not say why it failed:\n%s", format, errOut)
+		}
+		if format != "json" {
+			continue
+		}
+		var rep struct {
+			Failed *bool
+			Counts map[string]int
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if rep.Failed == nil || !*rep.Failed || rep.Counts["untouched"] != 7 {
+			t.Errorf("JSON report: failed %v, counts %v\n%s", rep.Failed, rep.Counts, out)
+		}
 	}
 }

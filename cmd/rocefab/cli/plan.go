@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -323,6 +324,11 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each device planned through targets.Make is marked already; this
+	// also marks those whose desired state could not be rendered.
+	if err := targets.MarkPending(ctx, p, s.target, s.devs, s.parallelism); err != nil {
+		return nil, err
+	}
 	p.Rocefab, p.Fabric, p.Target, p.Only = version(), s.fab.Name, s.targetName(), s.only
 	p.Intent = targets.IntentRef{Path: filepath.ToSlash(s.in.Path), SHA256: digest}
 	if out != "" {
@@ -531,6 +537,17 @@ const alignWidth = 120
 // counted, not listed.
 func printPlan(w io.Writer, p *targets.Plan) {
 	fmt.Fprintf(w, "Plan for %s: %s, running configurations from %s\n", p.Fabric, count(len(p.Devices), "device", "devices"), p.Target)
+	var pending []targets.PendingCommit
+	for _, d := range p.Devices {
+		if d.Pending != nil {
+			pending = append(pending, *d.Pending)
+		}
+	}
+	if len(pending) > 0 {
+		fmt.Fprintln(w)
+		printPending(w, pending)
+		fmt.Fprintln(w, "  The plan below reads what they run now; rocefab apply settles them before it plans.")
+	}
 	for _, g := range changeGroups(p.Devices) {
 		d := g[0]
 		if len(g) == 1 {
@@ -709,4 +726,22 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// printPending says which devices hold an unconfirmed commit, and when
+// each rolls back by itself.
+func printPending(w io.Writer, pending []targets.PendingCommit) {
+	verb := "hold"
+	if len(pending) == 1 {
+		verb = "holds"
+	}
+	fmt.Fprintf(w, "! %s %s a commit that was pushed and never confirmed (an apply that did not finish): not converged, and rolled back by the device unless confirmed:\n",
+		count(len(pending), "device", "devices"), verb)
+	for _, pc := range pending {
+		line := "    " + pc.Device
+		if !pc.Deadline.IsZero() {
+			line += ": rolls back at " + pc.Deadline.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintln(w, line)
+	}
 }

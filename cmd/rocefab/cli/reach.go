@@ -78,10 +78,11 @@ type routed struct {
 }
 
 var (
-	_ targets.Target     = (*routed)(nil)
-	_ targets.Confirmer  = (*routed)(nil)
-	_ targets.RollBacker = (*routed)(nil)
-	_ targets.Locker     = (*routed)(nil)
+	_ targets.Target        = (*routed)(nil)
+	_ targets.Confirmer     = (*routed)(nil)
+	_ targets.RollBacker    = (*routed)(nil)
+	_ targets.Locker        = (*routed)(nil)
+	_ targets.PendingReader = (*routed)(nil)
 )
 
 func (r *routed) to(d *ir.Device) (targets.Target, error) {
@@ -161,6 +162,20 @@ func (r *routed) Rollback(ctx context.Context, d *ir.Device) error {
 		return fmt.Errorf("%s: its target cannot roll back", d.Name)
 	}
 	return rb.Rollback(ctx, d)
+}
+
+// Pending returns d's unconfirmed commit where its transport can tell
+// (the directory target's backups); nil where it has none or cannot tell
+// (a device not routed is never pushed to).
+func (r *routed) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	t, err := r.to(d)
+	if err != nil {
+		return nil, nil
+	}
+	if pr, ok := t.(targets.PendingReader); ok {
+		return pr.Pending(ctx, d)
+	}
+	return nil, nil
 }
 
 // Lock takes the fabric lock file beside the intent (the gNMI target

@@ -35,14 +35,19 @@ func (d *Dialect) apply(parent *Node, cmds []*Node, depth int, s Scope, part *Pa
 		}
 		line := c.Line
 		if depth == 0 || part != nil {
-			target := line
+			target, negated := line, false
 			if rest, ok := strings.CutPrefix(line, "no "); ok {
-				target = rest
+				target, negated = rest, true
 			} else if rest, ok := strings.CutPrefix(line, d.Reset); ok && d.Reset != "" {
-				target = rest
+				target, negated = rest, true
 			}
 			owned := false
 			switch {
+			case depth == 0 && negated:
+				// Removing or resetting a section takes all of it: only
+				// a section owned whole may go, never a port whose other
+				// lines are foreign.
+				owned = s.whole(target)
 			case depth == 0:
 				owned = s.whole(target) || s.part(target) != nil
 			default:

@@ -326,6 +326,9 @@ func (h *Harness) check(t *testing.T, d *ir.Device, name string, run []byte, b *
 	want := h.Desired(t, b)
 	have := h.Parse(t, d, run)
 	_, rem := h.Diff(t, b, have, want)
+	if err := h.checkScope(b, rem); err != nil {
+		t.Fatalf("%s %s: its own remediation: %v\n%s", b.Name, name, err, rem.Content)
+	}
 	arts := h.Artifact(d, run)
 	out, err := h.Platform.Apply(arts, rem)
 	if err != nil {
@@ -343,6 +346,77 @@ func (h *Harness) check(t *testing.T, d *ir.Device, name string, run []byte, b *
 	}
 	if f0, f1 := h.Foreign(run), h.Foreign(after); !slices.Equal(f0, f1) {
 		t.Fatalf("%s %s: foreign configuration changed:\n%s", b.Name, name, cmp.Diff(f0, f1))
+	}
+}
+
+// checkScope runs the platform's scope check of a remediation.
+func (h *Harness) checkScope(d *ir.Device, rem renderers.Remediation) error {
+	sc, ok := h.Platform.(renderers.ScopeChecker)
+	if !ok {
+		return fmt.Errorf("%s has no scope check of a remediation (renderers.ScopeChecker)", h.Label)
+	}
+	return sc.CheckScope(d, rem)
+}
+
+// ScopeRefuses: a remediation with a line outside the switch's owned
+// scope appended (a foreign top-level line, its removal, another
+// device's or no device's interface, a foreign line of an owned port) is
+// refused by the platform's scope check, naming the line.
+func (h *Harness) ScopeRefuses(t *testing.T) {
+	d := h.Switches(t)[0]
+	_, rem := h.Diff(t, d, h.Parse(t, d, nil), h.Desired(t, d))
+	port := d.Switch.Ports[0].Name
+	other, _, _ := strings.Cut(h.OtherPort, "\n")
+	for _, extra := range []string{
+		"hostname pwned\n",
+		"no router bgp 65001\n",
+		"username admin privilege 15 secret pwned\n",
+		other + "\n   shutdown\nexit\n",
+		"interface " + port + "\n   ip address 192.0.2.1/31\nexit\n",
+		"no interface " + port + "\n",
+	} {
+		bad := renderers.Remediation{Format: rem.Format, Content: append(bytes.Clone(rem.Content), extra...)}
+		err := h.checkScope(d, bad)
+		first, _, _ := strings.Cut(extra, "\n")
+		if err == nil || !strings.Contains(err.Error(), "outside the owned scope") {
+			t.Errorf("%s: a remediation with %q: %v", d.Name, first, err)
+		}
+	}
+}
+
+// RunningNotText: a running file that is not `show running-config` text
+// (random bytes, a NUL, a 10 MB line, a file cut short) is an error that
+// names the file, line and column and what was expected, never a
+// configuration with nothing of rocefab's in it.
+func (h *Harness) RunningNotText(t *testing.T) {
+	d := h.Switches(t)[0]
+	good := h.WithForeign(d.Name, h.RenderText(t, d))
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919 + i>>3) // deterministic, with bytes that are not UTF-8
+	}
+	nul := bytes.Replace(good, []byte("\n"), []byte("\n\x00"), 3)
+	long := append(bytes.Clone(good), bytes.Repeat([]byte("x"), 10<<20)...)
+	long = append(long, '\n')
+	cut := len(good) / 2
+	for good[cut-1] == '\n' {
+		cut++ // inside a line
+	}
+	nl := bytes.LastIndexByte(good[:cut], '\n')
+	short := fmt.Sprintf(":%d:%d: the file ends inside a line", bytes.Count(good[:cut], []byte("\n"))+1, cut-nl)
+	for name, c := range map[string]struct {
+		text []byte
+		want string
+	}{
+		"random bytes": {random, ":1:"},
+		"NUL":          {nul, ":2:1: a NUL byte"},
+		"10 MB line":   {long, fmt.Sprintf(":%d:%d: the line is longer than", bytes.Count(good, []byte("\n"))+1, 64<<10+1)},
+		"cut short":    {good[:cut], short},
+	} {
+		_, err := h.Platform.Parse(d, h.Artifact(d, c.text))
+		if err == nil || !strings.Contains(err.Error(), d.Name+"/"+h.File+c.want) {
+			t.Errorf("%s: Parse: %v, want %s%s", name, err, d.Name+"/"+h.File, c.want)
+		}
 	}
 }
 

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"bufio"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestApplyKilledMidWave builds rocefab, starts `apply` of a copy of
+// pod-2048 and kills it with SIGKILL as soon as a device of its second
+// wave is pushed, leaving commits pushed and never confirmed
+// (running/.rocefab-pending). The next plan reports them first and is not
+// "no changes"; the next apply settles them before it plans (confirms
+// those whose devices run their desired state, rolls back the others),
+// finishes the rollout, and leaves no pending commit; the plan after it
+// has nothing to do.
+func TestApplyKilledMidWave(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocefab and applies to the 336 devices of pod-2048")
+	}
+	bin := filepath.Join(t.TempDir(), "rocefab")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/rocefab")
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := copyExample(t, "pod-2048")
+	apply := exec.Command(bin, "apply", ".", "--auto-approve", "--canary", "1", "--wave", "64", "--confirm-timeout", "10m")
+	apply.Dir = dir
+	stderr, err := apply.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pushed := regexp.MustCompile(`^wave 2/\d+: \S+ pushed$`)
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if pushed.MatchString(sc.Text()) {
+			if err := apply.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+			break
+		}
+	}
+	apply.Wait() // reaps it: its lock's pid is then free
+	if !killed {
+		t.Fatalf("apply ended before its second wave was pushed:\n%s", strings.Join(seen, "\n"))
+	}
+	// A device's commit is pending once its backup is recorded
+	// (pending.json, written before the push starts).
+	pending, err := filepath.Glob(filepath.Join(dir, "running", ".rocefab-pending", "*", "pending.json"))
+	if err != nil || len(pending) == 0 {
+		t.Fatalf("no commit left pending by the killed apply (%v): the kill came too late to test anything", err)
+	}
+	t.Logf("the killed apply left %d devices with unconfirmed commits", len(pending))
+
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
+	if code != exitPlanChanges || !strings.Contains(out, "a commit that was pushed and never confirmed") || !strings.Contains(out, " pending confirmation") || strings.Contains(out, "Plan: no changes; 336 unchanged\n") {
+		t.Errorf("plan after the kill: exit %d, want 2 and the pending commits first\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = rocefab(t, dir, "", "apply", ".", "--auto-approve")
+	if code != exitOK {
+		t.Fatalf("apply after the kill: exit %d\n%s%s", code, out, errOut)
+	}
+	// A commit whose push had finished runs its desired state and is
+	// confirmed; one whose backup was made and whose push had not is
+	// rolled back to the files it had.
+	settled := regexp.MustCompile(`(?m)^  (applied     \S+: confirmed: it runs its desired state|rolled-back \S+: .*; rolled back)$`)
+	if n := len(settled.FindAllString(out, -1)); n != len(pending) {
+		t.Errorf("apply settled %d pending commits, want %d:\n%s", n, len(pending), out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "running", ".rocefab-pending", "*", "pending.json")); len(left) > 0 {
+		t.Errorf("commits still pending after apply: %v", left)
+	}
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
+	if code != exitOK || !strings.Contains(out, "Plan: no changes; 336 unchanged\n") {
+		t.Errorf("plan after the second apply: exit %d\n%s%s", code, out, errOut)
+	}
+}

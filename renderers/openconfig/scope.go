@@ -1,0 +1,64 @@
+package openconfig
+
+import (
+	"fmt"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// CheckScope refuses a SetRequest that reaches outside switch d's owned
+// paths ([OwnedPaths]), reading the remediation alone
+// (renderers.ScopeChecker): /qos may be replaced or deleted, each owned
+// leaf of d's ports updated or deleted, and nothing else; a prefix or an
+// origin other than OpenConfig's is refused, since it would move every
+// path somewhere this check does not see.
+func (Platform) CheckScope(d *ir.Device, rem renderers.Remediation) error {
+	if d == nil {
+		return fmt.Errorf("openconfig: nil device")
+	}
+	if len(rem.Content) == 0 {
+		return nil
+	}
+	if rem.Format != renderers.Prototext {
+		return fmt.Errorf("openconfig: %s: a remediation in %q, not a SetRequest in %q", d.Name, rem.Format, renderers.Prototext)
+	}
+	req, err := ReadSetRequest(rem.Content)
+	if err != nil {
+		return fmt.Errorf("openconfig: %s: %w", d.Name, err)
+	}
+	outside := func(what string, p *gpb.Path) error {
+		return fmt.Errorf("openconfig: %s: %s %s: outside the owned scope, which a remediation never leaves", d.Name, what, pathString(p.GetElem()))
+	}
+	if p := req.GetPrefix(); p != nil && (len(p.GetElem()) > 0 || p.GetOrigin() != "") {
+		return outside("prefix", p)
+	}
+	if len(req.GetExtension()) > 0 || len(req.GetUnionReplace()) > 0 {
+		return fmt.Errorf("openconfig: %s: a SetRequest with extensions or union_replace: outside the owned scope, which a remediation never leaves", d.Name)
+	}
+	leaves := map[string]bool{}
+	for _, o := range OwnedPaths(d) {
+		if o.Op == Update {
+			leaves[o.Path] = true
+		}
+	}
+	origin := func(p *gpb.Path) bool { return p.GetOrigin() == "" || p.GetOrigin() == "openconfig" }
+	for _, p := range req.GetDelete() {
+		if s := pathString(p.GetElem()); !origin(p) || s != "/qos" && !leaves[s] {
+			return outside("delete", p)
+		}
+	}
+	for _, u := range req.GetReplace() {
+		if p := u.GetPath(); !origin(p) || pathString(p.GetElem()) != "/qos" {
+			return outside("replace", p)
+		}
+	}
+	for _, u := range req.GetUpdate() {
+		if p := u.GetPath(); !origin(p) || !leaves[pathString(p.GetElem())] {
+			return outside("update", p)
+		}
+	}
+	return nil
+}
