@@ -151,6 +151,7 @@ func (c *compilation) switches(qos *ir.QoS) {
 	}
 	lb := c.f.Routing.LoadBalancing
 	derived := map[derivedKey][]ir.Derivation{}
+	c.rtt = c.loopRTT()
 	for _, d := range c.fab.Devices {
 		s := d.Switch
 		if s == nil {
@@ -433,6 +434,10 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 	}
 	plan.Derived = []ir.Derivation{toIR(first), toIR(pool),
 		toIR(budget), nd, toIR(xo)}
+	if pr := c.ecnPredictions(plan, s, sw.CellBytes, c.rtt); len(pr) > 0 {
+		plan.Derived = append(plan.Derived, toIR(c.rtt))
+		plan.Derived = append(plan.Derived, pr...)
+	}
 	return plan
 }
 

@@ -2,6 +2,7 @@ package compiler_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -33,8 +34,8 @@ const (
 // to what it computes.
 func TestXoffPointTable(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max | loop RTT | utilisation | mean queue |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	rows := 0
 	for _, m := range platforms.SwitchModels() {
 		sw, _ := platforms.LookupSwitch(m)
@@ -83,12 +84,27 @@ hosts: nccl: hca: ["mlx5_0"]`)
 				if e.MaxBytes >= bp.XoffPoint {
 					t.Errorf("%s %s %d×%s: default ECN max %d B at or above the XOFF point %d B (N = %d)", m, plat, ports, speed, e.MaxBytes, bp.XoffPoint, bp.CongestedQueues)
 				}
+				if e.MinBytes >= bp.XoffPoint {
+					t.Errorf("%s %s %d×%s: default ECN min %d B at or above the XOFF point %d B (N = %d)", m, plat, ports, speed, e.MinBytes, bp.XoffPoint, bp.CongestedQueues)
+				}
+				model := map[string]ir.Derivation{}
+				for _, d := range bp.Derived {
+					model[d.Field] = d
+				}
+				rtt, util, queue := model["ecn-loop-rtt"], model["ecn-utilisation["+cs[0].Name+"]"], model["ecn-queue["+cs[0].Name+"]"]
+				if util.Formula == "" || queue.Formula == "" || rtt.Formula == "" {
+					t.Fatalf("%s %s: no fluid-model prediction among %v", m, plat, slices.Collect(maps.Keys(model)))
+				}
+				if util.Value < 90 {
+					t.Errorf("%s %s %d×%s: the defaults' predicted utilisation %d %% < 90 %% at the fabric's RTT %d ns", m, plat, ports, speed, util.Value, rtt.Value)
+				}
 				pool := mib(bp.PoolBytes)
 				if bp.Shared {
 					pool += " shared"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f |\n", m, plat, ports, speed, bp.CongestedQueues,
-					pool, kb(bp.XoffPoint), kb(e.MinBytes), kb(e.MaxBytes), float64(bp.XoffPoint)/float64(e.MaxBytes))
+				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f | %.2f µs | %s | %s |\n", m, plat, ports, speed, bp.CongestedQueues,
+					pool, kb(bp.XoffPoint), kb(e.MinBytes), kb(e.MaxBytes), float64(bp.XoffPoint)/float64(e.MaxBytes),
+					float64(rtt.Value)/1000, utilisationOf(util), kb(queue.Value))
 				rows++
 			}
 		}
@@ -117,6 +133,16 @@ hosts: nccl: hca: ["mlx5_0"]`)
 		return
 	}
 	t.Errorf("%s: the xoff-point table is not what the catalog gives (ROCEFAB_UPDATE=1 rewrites it); want:\n%s", xoffTableDoc, b.String())
+}
+
+// utilisationOf reads the one-decimal utilisation the fluid model's
+// formula states ("utilisation = 99.2 %").
+func utilisationOf(d ir.Derivation) string {
+	_, after, ok := strings.Cut(d.Formula, "utilisation = ")
+	if !ok {
+		return strconv.FormatInt(d.Value, 10) + " %"
+	}
+	return after
 }
 
 // mib formats bytes in MiB with two decimals.
