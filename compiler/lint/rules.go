@@ -406,7 +406,9 @@ var MTU = &Analyzer{
 	Title: "host MTU below RoCE path MTU + headers, or switch MTU below host MTU",
 	Doc: `RoCE v2 carries its path MTU (typically 4096) of payload in each packet, plus IP, UDP, BTH and ICRC
 headers. A host MTU smaller than that makes the NIC fall back to a smaller path MTU (halving message
-efficiency) or drop; a switch MTU below the host MTU drops the largest frames on the wire.`,
+efficiency) or drop; a switch MTU below the host MTU drops the largest frames on the wire. Every hop
+is checked with the MTU its platform is programmed with, which can be below the intent's (EOS takes
+at most 9214): ` + "`rocefab explain DEVICE mtu`" + ` shows it.`,
 	Run: func(p *Pass) {
 		m := p.Fabric.MTU
 		need := physics.MinHostMTU(m.RoCE)
@@ -415,6 +417,37 @@ efficiency) or drop; a switch MTU below the host MTU drops the largest frames on
 		}
 		if m.Switch < m.Host {
 			p.Reportf(p.Pos("mtu.switch"), "switch MTU %d is below the host MTU %d", m.Switch, m.Host)
+			return
+		}
+		// The intent's switch MTU carries the hosts' frames; what a
+		// platform programs may not (Derived[0] is the port MTU as
+		// programmed). One finding per platform and value, with its
+		// switches.
+		type key struct {
+			platform string
+			mtu      int64
+		}
+		var keys []key
+		by := map[key][]*ir.Device{}
+		for _, d := range p.Fabric.Devices {
+			s := d.Switch
+			if s == nil || len(s.Derived) == 0 || s.Derived[0].Field != "mtu" {
+				continue
+			}
+			k := key{d.Platform, s.Derived[0].Value}
+			if k.mtu >= int64(m.Host) {
+				continue
+			}
+			if by[k] == nil {
+				keys = append(keys, k)
+			}
+			by[k] = append(by[k], d)
+		}
+		for _, k := range keys {
+			ds := by[k]
+			p.ReportDevice(p.Pos("mtu.host"), ds[0].Name, "",
+				"host MTU %d is above the MTU %d that %s programs on %s (the switch MTU %d is at most %d there): the hops drop the hosts' largest frames",
+				m.Host, k.mtu, k.platform, deviceCount(ds), m.Switch, k.mtu)
 		}
 	},
 }
