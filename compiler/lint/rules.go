@@ -341,13 +341,55 @@ headroom, shrink the shared buffer, and add PFC pause domains that can deadlock.
 // PFCWatchdog is RF108.
 var PFCWatchdog = &Analyzer{
 	ID: "RF108", Name: "pfc-watchdog", Severity: diag.Warning,
-	Title: "a lossless class with the PFC watchdog off",
+	Title: "a lossless class with the PFC watchdog off, its times below 100 ms, or changed by the platform",
 	Doc: `A NIC or switch that keeps sending PFC pause (a PFC storm) stalls every flow behind it, across the
 fabric. The PFC watchdog detects a queue paused for longer than its detection time and drops or
-forwards its traffic until it recovers. Keep it on wherever a class is lossless.`,
+forwards its traffic until it recovers. Keep it on wherever a class is lossless. A detection or
+restoration time below 100 ms (SONiC's YANG minimum, half the 200 ms default of SONiC and Junos) is
+reported: the pauses of an ordinary incast trip it and the watchdog drops traffic that is only
+congested. A time a platform cannot take and programs differently (SONiC clamps both times into
+100..5000 ms and 100..60000 ms) is reported with the value the switch runs with.`,
 	Run: func(p *Pass) {
-		if len(p.Fabric.LosslessClasses()) > 0 && !p.Fabric.Watchdog.Enabled {
+		w := p.Fabric.Watchdog
+		if len(p.Fabric.LosslessClasses()) == 0 {
+			return
+		}
+		if !w.Enabled {
 			p.Reportf(p.Pos("pfc.watchdog.enabled"), "class %s is lossless but the PFC watchdog is off", p.Fabric.LosslessClasses()[0].Name)
+			return
+		}
+		for _, t := range []struct {
+			what string
+			ms   int
+		}{{"detect", w.DetectMs}, {"restore", w.RestoreMs}} {
+			if t.ms < physics.WatchdogFloorMs {
+				p.Reportf(p.Pos("pfc.watchdog."+t.what), "PFC watchdog %s %d ms is below %d ms (SONiC's minimum, half SONiC's and Junos' 200 ms default): the pauses of an ordinary incast trip it and it drops lossless traffic that is only congested",
+					t.what, t.ms, physics.WatchdogFloorMs)
+			}
+		}
+		// What a platform programs instead of the intent's times, once per
+		// platform and value (Switch.Derived holds the programmed times).
+		seen := map[string]bool{}
+		for _, d := range p.Fabric.Devices {
+			if d.Switch == nil {
+				continue
+			}
+			for _, x := range d.Switch.Derived {
+				what, ok := strings.CutPrefix(x.Field, "pfc-watchdog-")
+				if !ok || !strings.Contains(x.Formula, "clamped") {
+					continue
+				}
+				k := d.Platform + "|" + x.Field
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				given := w.DetectMs
+				if what == "restore" {
+					given = w.RestoreMs
+				}
+				p.ReportDevice(p.Pos("pfc.watchdog."+what), d.Name, "", "PFC watchdog %s %d ms: %s programs %d ms (%s)", what, given, d.Platform, x.Value, x.Formula)
+			}
 		}
 	},
 }
