@@ -79,7 +79,52 @@ reserve more buffer or state a smaller N.`,
 				}
 			}
 		}
+		statedHides(p, ps, users)
 	},
+}
+
+// statedHides warns where buffers.congestion.queues states fewer congested
+// priority groups than a switch has and only that keeps a class's ECN
+// profile from the error RF102 would report with every lossless port
+// congested, as all-to-all traffic does: PFC would pause first.
+func statedHides(p *Pass, ps []*ir.BufferPlan, users map[*ir.BufferPlan][]*ir.Device) {
+	for _, b := range ps {
+		ds := users[b]
+		qos := ds[0].Switch.QoS
+		if qos == nil || len(qos.PFC) == 0 {
+			continue
+		}
+		own := physics.CongestedQueues(len(ds[0].Switch.Ports), len(qos.PFC), 0)
+		if int64(b.CongestedQueues) >= own.Value {
+			continue
+		}
+		full := physics.CongestedXoffPoint(b.PoolBytes, b.AlphaLog2, int(own.Value)).Value
+		for _, c := range p.Fabric.LosslessClasses() {
+			if c.ECN == nil || (inCells(c) && b.CellBytes == 0) {
+				continue
+			}
+			lo, hi := ecnBytes(c, b.CellBytes)
+			if hi >= b.XoffPoint {
+				continue // reported at the stated N already
+			}
+			// Hidden is what would be an error at the full count: ECN min
+			// at the point, or too little marking there.
+			if lo < full && (hi < full || physics.MarkProbability(lo, hi, c.ECN.Probability, full) >= b.MarkingNeeded*100) {
+				continue
+			}
+			ir.SortDevices(ds)
+			what, v := "max", hi
+			if lo >= full {
+				what, v = "min", lo
+			}
+			p.Report(diag.Diagnostic{
+				Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Severity: diag.Warning,
+				Pos: p.Pos("buffers.congestion.queues"), Device: ds[0].Name,
+				Message: fmt.Sprintf("buffers.congestion.queues: %d of the %d lossless priority groups of %s (%s) keeps class %s's ECN %s %s below the PFC xoff point; with all %d congested, as all-to-all traffic does, the point is %s and PFC pauses first",
+					b.CongestedQueues, own.Value, b.Model, deviceCount(ds), c.Name, what, bytesStr(v), own.Value, bytesStr(full)),
+			})
+		}
+	}
 }
 
 // percentStr2 formats a probability in percent with two decimals.

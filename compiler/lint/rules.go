@@ -857,14 +857,29 @@ be at least the real host cable length.`,
 	},
 }
 
+// minLosslessShare is the smallest ETS share, in percent, RF119 accepts
+// for a lossless class without a warning: a fifth of the 50 % NVIDIA's
+// `nv set qos roce` gives RoCE (switches.md §2).
+const minLosslessShare = 10
+
 // ETSSum is RF119.
 var ETSSum = &Analyzer{
 	ID: "RF119", Name: "ets-sum", Severity: diag.Error,
-	Title: "bandwidth shares of non-strict classes not summing to 100",
+	Title: "bandwidth shares of non-strict classes not summing to 100, or a lossless class's share below 10 %",
 	Doc: `ETS (DWRR) shares the link among the non-strict classes by percentage. Every platform and NIC tool
 requires the shares to add up to 100; otherwise the configuration is rejected or normalised
-differently on each hop.`,
+differently on each hop. A lossless class whose share is below 10 % (NVIDIA's RoCE profile gives it
+50 %) is a warning: when other classes load the link it drains at that share, its queue holds PFC
+against every sender for as long, and pauses spread upstream.`,
 	Run: func(p *Pass) {
+		for _, c := range p.Fabric.LosslessClasses() {
+			if !c.Strict && c.Bandwidth < minLosslessShare {
+				p.Report(diag.Diagnostic{Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Severity: diag.Warning,
+					Pos: p.At("classes", c.Name, "bandwidth"),
+					Message: fmt.Sprintf("class %s is lossless with an ETS share of %d %%: under load from other classes it drains at %d %% of the link while PFC holds its senders (want %d %% at least; NVIDIA's RoCE profile gives 50 %%)",
+						c.Name, c.Bandwidth, c.Bandwidth, minLosslessShare)})
+			}
+		}
 		sum := 0
 		var parts []string
 		for _, c := range p.Fabric.Classes {
