@@ -693,7 +693,13 @@ func (c *compilation) tenants() {
 		} else {
 			tn.Derived = []ir.Derivation{tcd}
 			env["NCCL_IB_TC"] = strconv.Itoa(max(tc, 0))
-			env["NCCL_IB_GID_INDEX"] = strconv.Itoa(n.GIDIndex)
+			if n.GIDIndex != nil {
+				// Only a stated index is forced: NCCL 2.21.5 and later pick
+				// the RoCE v2 GID of the interface's address family
+				// themselves (hosts.md §4), where a fixed 3 breaks on a
+				// host whose GID table is ordered differently.
+				env["NCCL_IB_GID_INDEX"] = strconv.Itoa(*n.GIDIndex)
+			}
 			env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)
 			hcas := n.HCA
 			if len(hcas) == 0 {
