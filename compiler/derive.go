@@ -476,9 +476,6 @@ func (c *compilation) hosts() {
 		}
 		if cl.Lossless {
 			prof.PFC[cl.Priority] = true
-			if cl.ECN != nil && h.DCQCN.Enabled {
-				prof.ECNPriorities = append(prof.ECNPriorities, cl.Priority)
-			}
 		}
 	}
 	if cnp := qos.CNP; cnp != nil && len(cnp.DSCP) > 0 {
@@ -539,6 +536,21 @@ func (c *compilation) hosts() {
 		}
 	}
 	c.rdmaCM(prof)
+	// DCQCN reacts on the priorities whose queues mark ECN and carry RDMA:
+	// the lossless classes, and a lossy class rdma_cm QPs or an rdma shape
+	// put RDMA in (its only congestion signal is loss otherwise, RF120).
+	for _, cl := range c.fab.Classes {
+		if cl.Priority < 0 || cl.Priority > 7 || cl.ECN == nil || !h.DCQCN.Enabled {
+			continue
+		}
+		rdma := cl.Lossless || prof.RDMACMClass == cl
+		for _, s := range prof.Shaping {
+			rdma = rdma || (s.Class == cl && s.Transport == ir.TransportRDMA)
+		}
+		if rdma && !slices.Contains(prof.ECNPriorities, cl.Priority) {
+			prof.ECNPriorities = append(prof.ECNPriorities, cl.Priority)
+		}
+	}
 	hm := toIR(physics.PortMTU(c.f.MTU.Host, 0, "mtu.host; hosts.md §1 (ip link set … mtu)"))
 	hm.Inputs[0].Name, hm.Inputs[0].Pos = "mtu_host", c.pos("mtu.host")
 	hm.Formula = "mtu = mtu_host"

@@ -720,6 +720,28 @@ func usedElements(p *Pass) map[string][]string {
 // dcqcnOn reports whether the servers run DCQCN.
 func dcqcnOn(f *ir.Fabric) bool { return f.HostProfile != nil && f.HostProfile.DCQCN.Enabled }
 
+// carriesRDMA reports whether the servers send RDMA in class c: rdma_cm
+// QPs are marked with it, or a shape limits its RDMA traffic.
+func carriesRDMA(h *ir.HostProfile, c *ir.Class) bool { return rdmaUse(h, c) != "" }
+
+// rdmaUse says how the servers send RDMA in class c, "" when they do not.
+func rdmaUse(h *ir.HostProfile, c *ir.Class) string {
+	if h == nil {
+		return ""
+	}
+	var use []string
+	if h.RDMACMClass == c {
+		use = append(use, "rdma_cm QPs, ToS "+strconv.Itoa(h.RoCETOS))
+	}
+	for _, s := range h.Shaping {
+		if s.Class == c && s.Transport == ir.TransportRDMA {
+			use = append(use, "shaped over rdma")
+			break
+		}
+	}
+	return strings.Join(use, ", ")
+}
+
 func identity(m [8]int) bool {
 	for i, v := range m {
 		if v != i {
@@ -898,9 +920,12 @@ against every sender for as long, and pauses spread upstream.`,
 // ECNOff is RF120.
 var ECNOff = &Analyzer{
 	ID: "RF120", Name: "ecn-off", Severity: diag.Warning,
-	Title: "a lossless class without ECN while DCQCN is on",
+	Title: "a lossless class, or a lossy class carrying RDMA, without ECN while DCQCN is on",
 	Doc: `DCQCN slows senders down only when switches mark ECN. A lossless class without ECN marking leaves
-PFC as the only brake: pauses spread upstream and throughput collapses under incast. Either mark ECN on
+PFC as the only brake: pauses spread upstream and throughput collapses under incast. A lossy class
+that carries RDMA (the rdma_cm class, or one shaped over "rdma") without ECN leaves loss as its only
+congestion signal, and every lost packet costs a RoCE retransmission: give it
+ECN, which rocefab then marks on its queue and lets DCQCN react to on its priority. Either mark ECN on
 the class or turn DCQCN off deliberately (a PFC-only fabric).`,
 	Run: func(p *Pass) {
 		if !dcqcnOn(p.Fabric) {
@@ -910,6 +935,13 @@ the class or turn DCQCN off deliberately (a PFC-only fabric).`,
 			if c.ECN == nil {
 				p.Reportf(p.At("classes", c.Name, "ecn"), "class %s is lossless without ECN while DCQCN is on", c.Name)
 			}
+		}
+		for _, c := range p.Fabric.Classes {
+			if c.Lossless || c.ECN != nil || !carriesRDMA(p.Fabric.HostProfile, c) {
+				continue
+			}
+			p.Reportf(p.At("classes", c.Name, "ecn"), "class %s is lossy and carries RDMA (%s) without ECN while DCQCN is on: loss is its only congestion signal; give it ECN so DCQCN slows its senders",
+				c.Name, rdmaUse(p.Fabric.HostProfile, c))
 		}
 	},
 }
