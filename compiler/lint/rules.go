@@ -197,7 +197,11 @@ traffic drops under load; reservations of several classes that add up to more th
 programmed at all. Reserve less, carry fewer lossless priorities, or shorten the cables the headroom
 is sized for. A SONiC switch is charged the way its ASIC reads the lossless profiles: on Spectrum the
 profile's size (xoff + xon) per port and lossless priority; on Broadcom XGS each priority group's
-reserved minimum plus its xoff in the shared headroom pool.`,
+reserved minimum plus its xoff in the shared headroom pool. Where the platform caps the headroom
+pool (EOS: 32 MiB), the headroom the pauses of RF102's N congested priority groups fill, the N
+largest per-group headrooms, must fit the pool: otherwise packets arriving after XOFF drop, an error;
+a pool that only a pause on every port at once would overrun, with a smaller stated N, is RF117's
+warning.`,
 	Run: func(p *Pass) {
 		pct := 0
 		for _, r := range p.Fabric.Buffers.Reserves {
@@ -211,6 +215,7 @@ reserved minimum plus its xoff in the shared headroom pool.`,
 		}
 		ps, users := plans(p.Fabric)
 		for _, b := range ps {
+			headroomOverrun(p, b, users[b])
 			if !b.Fits() {
 				ds := users[b]
 				headroom := bytesStr(b.HeadroomBytes) + " of headroom"
@@ -224,6 +229,28 @@ reserved minimum plus its xoff in the shared headroom pool.`,
 			}
 		}
 	},
+}
+
+// headroomOverrun reports a switch whose platform caps its headroom pool
+// (EOS: 32 MiB) below what the PFC pauses of RF102's N congested priority
+// groups fill: lossless packets arriving after XOFF find no headroom.
+func headroomOverrun(p *Pass, b *ir.BufferPlan, ds []*ir.Device) {
+	if len(ds) == 0 || b.HeadroomBytes <= 0 {
+		return
+	}
+	caps, ok := platforms.PlatformCapabilities(ds[0].Platform)
+	if !ok || caps.MaxHeadroomPoolBytes == 0 {
+		return
+	}
+	reach, largest := headroomReach(ds[0], b)
+	if reach <= b.HeadroomBytes {
+		return
+	}
+	ir.SortDevices(ds)
+	p.ReportDevice(p.Pos("buffers.headroom"), ds[0].Name, "",
+		"%s %s (%s): a pause on N = %d lossless priority groups at once (RF102's N) fills %s of headroom (%s each at most), but the headroom pool is %s (%s takes at most %s): lossless packets arriving after XOFF drop; shorten the longest cable, carry fewer lossless ports or state a smaller buffers.congestion.queues",
+		ds[0].Platform, b.Model, deviceCount(ds), b.CongestedQueues, bytesStr(reach), bytesStr(largest), bytesStr(b.HeadroomBytes),
+		ds[0].Platform, bytesStr(caps.MaxHeadroomPoolBytes))
 }
 
 // DSCPUnique is RF105.
