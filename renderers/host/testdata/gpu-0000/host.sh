@@ -101,9 +101,12 @@ readonly -a TC_MAXRATE=(
 # Storage) is limited in the NICs instead (TC_MAXRATE above).
 # Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /
 # traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes
-# to 1:ff at line rate (the link speed; 400Gbit while the link is down).
-# The HTB runs in software, one lock for all transmit queues; HTB offload
-# (tc-htb(8) offload, mlx5 in recent kernels) is not used.
+# to 1:ff at line rate (the link speed; while the link is down, the rate
+# SHAPE_IFACES gives: hosts.frontend.speed on the frontend, the NIC's speed
+# on an RDMA netdev).
+# On an mlx5 NIC the runtime asks the kernel to offload the HTB tree to the
+# NIC (tc-htb(8) offload, Linux 5.12 and later, with hw-tc-offload on); where
+# it refuses, the HTB runs in software (one lock for all transmit queues).
 readonly HTB_QUANTUM=200000
 # eth0: class storage (priority 1, DSCP 10,18) is limited to 50Gbit in 1:11.
 # eth0: HTB default 1:ff; 1:ff takes everything else at line rate.
