@@ -220,6 +220,7 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 		recs = append(recs, fmt.Sprintf("%s %s %s %d", k.point, prm.Name, k.debugfs, prm.Value))
 	}
 	writeArray(b, "DCQCN_PARAMS", recs, 1)
+	writeFirmware(b, p)
 	w("\n")
 
 	w("# rdma_cm default ToS of each HCA (cma_roce_tos): DSCP %d << 2", p.RoCETOS>>2)
@@ -338,6 +339,23 @@ func shapingPlan(p *ir.HostProfile) []shapedIface {
 		si.filters = append(ipv4, ipv6...)
 	}
 	return out
+}
+
+// writeFirmware writes the NIC firmware (NV config) settings the fabric
+// needs, such as ROCE_ADAPTIVE_ROUTING_EN=1 where switches spray packets.
+// The runtime reads each back with `mlxconfig -d <pci> query NAME` (NVIDIA
+// MFT, "Examples of mlxconfig Usage": one line per parameter, "NAME
+// True(1)", the next-boot value last) and reports a difference; it never
+// sets one, since an NV setting takes a firmware reset.
+func writeFirmware(b *strings.Builder, p *ir.HostProfile) {
+	fmt.Fprintf(b, "# NIC firmware settings the fabric needs, name and value: --check reads them\n")
+	fmt.Fprintf(b, "# with mlxconfig -d <pci> query NAME and reports a difference; they are never\n")
+	fmt.Fprintf(b, "# set here (mlxconfig -d <pci> -y set NAME=VALUE, then a firmware reset).\n")
+	var recs []string
+	for _, f := range p.NICFirmware {
+		recs = append(recs, fmt.Sprintf("%s %d", f.Name, f.Value))
+	}
+	writeArray(b, "NIC_FIRMWARE", recs, 1)
 }
 
 func classID(minor int) string { return fmt.Sprintf("1:%x", minor) }

@@ -21,7 +21,7 @@ set -euo pipefail
 
 # The runtime these settings are for: the SHA-256 of its body, as its
 # RUNTIME_DIGEST says. Another runtime refuses them.
-readonly SETTINGS_FOR_RUNTIME='c66fdf21199737195f1cd88ba1f7568d8e27dda66a01110cd29aea483c353a2b'
+readonly SETTINGS_FOR_RUNTIME='350450f15e70203258499cc88ec78ac409788a28e66b366e7f0865af0dae7cb1'
 readonly DEVICE='gpu-0000'
 # mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).
 readonly TOOL='mlnx_qos'
@@ -80,6 +80,10 @@ readonly CNP_PRIO=6
 # Explicit DCQCN parameters: point, MLNX_OFED sysfs name, inbox debugfs name, value.
 # None: the NIC firmware defaults apply.
 readonly -a DCQCN_PARAMS=()
+# NIC firmware settings the fabric needs, name and value: --check reads them
+# with mlxconfig -d <pci> query NAME and reports a difference; they are never
+# set here (mlxconfig -d <pci> -y set NAME=VALUE, then a firmware reset).
+readonly -a NIC_FIRMWARE=()
 
 # rdma_cm default ToS of each HCA (cma_roce_tos): DSCP 26 << 2. Only QPs made through rdma_cm take it
 # (NVMe-oF, iSER, some MPI/UCX paths); NCCL sets its own, NCCL_IB_TC.
@@ -119,7 +123,7 @@ readonly -a SHAPE_CLASSES=('eth0 1:11 50000000000 storage')
 readonly -a SHAPE_FILTERS=('eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11')
 
 # The runtime below, as hosts/rocefab-host.sh of the same build has it.
-readonly RUNTIME_DIGEST='c66fdf21199737195f1cd88ba1f7568d8e27dda66a01110cd29aea483c353a2b'
+readonly RUNTIME_DIGEST='350450f15e70203258499cc88ec78ac409788a28e66b366e7f0865af0dae7cb1'
 readonly EMBEDDED_SETTINGS=1
 
 # ---------------------------------------------------------------------------
@@ -740,6 +744,7 @@ section_pfc() {
 section_ecn() {
 	local dev base pci dbg
 	for dev in "${NICS[@]}"; do
+		nic_firmware "$dev"
 		base=$SYS/class/net/$dev/ecn
 		if [[ -d $base/roce_np && -d $base/roce_rp ]]; then
 			ecn_ofed "$dev" "$base"
@@ -753,6 +758,42 @@ section_ecn() {
 			continue
 		fi
 		err "$dev: neither MLNX_OFED ECN sysfs ($base) nor mlx5 debugfs ($dbg, needs debugfs mounted): ECN/DCQCN not configured"
+	done
+}
+
+# nic_firmware DEV: the firmware (NV config) settings NIC_FIRMWARE names,
+# read with `mlxconfig -d PCI query NAME` (NVIDIA MFT, "Examples of mlxconfig
+# Usage": a line "NAME True(1)", the next-boot value last). A difference is
+# drift with --check and a note otherwise: setting it takes a firmware
+# reset, which this runtime never does.
+nic_firmware() {
+	local dev=$1 rec name want pci out line have
+	((${#NIC_FIRMWARE[@]})) || return 0
+	pci=$(readlink -f "$SYS/class/net/$dev/device" 2>/dev/null) || pci=''
+	pci=${pci##*/}
+	for rec in "${NIC_FIRMWARE[@]}"; do
+		read -r name want <<<"$rec"
+		if ! command -v mlxconfig >/dev/null 2>&1; then
+			note "$dev: mlxconfig (NVIDIA MFT) not found: the firmware setting $name=$want is not checked"
+			continue
+		fi
+		if [[ -z $pci ]] || ! out=$(mlxconfig -d "$pci" query "$name" 2>&1); then
+			err "$dev: cannot read the firmware setting $name${pci:+ of $pci}${out:+: ${out//$'\n'/ }}"
+			continue
+		fi
+		have=''
+		while IFS= read -r line; do
+			if [[ $line =~ ^[[:space:]]*${name}[[:space:]] ]]; then
+				have=${line##*[[:space:]]}
+				if [[ $have =~ \(([0-9]+)\)$ ]]; then have=${BASH_REMATCH[1]}; fi
+			fi
+		done <<<"$out"
+		if [[ $have == "$want" ]]; then continue; fi
+		if ((CHECK)); then
+			differ "$dev firmware $name" "${have:-?}" "$want" || true
+		else
+			note "$dev: firmware $name is ${have:-unknown}, want $want: mlxconfig -d $pci -y set $name=$want, then reset the firmware (mlxfwreset) or reboot; not done here"
+		fi
 	done
 }
 
