@@ -56,7 +56,8 @@ hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`,
 			map[ir.Role]int{ir.RoleHost: 32, ir.RoleLeaf: 4, ir.RoleSpine: 1}, 64 + 64, []string{"spine-00", "leaf-00"}},
 		{"three tiers", `name: "t"
 topology: {servers: 1000, rails: 8, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
-	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}`,
+	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}
+buffers: congestion: queues: 64 // what EOS's 32 MiB headroom pool holds (RF104)`,
 			// pods of 8 leaves per rail = 512 servers -> 2 pods; 16 leaves per rail (last pod ragged);
 			// 64 spines per pod; 128 spines x 64 uplinks / 128 ports = 64 superspines.
 			map[ir.Role]int{ir.RoleHost: 1000, ir.RoleLeaf: 128, ir.RoleSpine: 128, ir.RoleSuperspine: 64}, 8000 + 128*64 + 128*64, []string{"superspine-00"}},
@@ -123,7 +124,8 @@ hosts: nccl: hca: ["mlx5_0"]`)
 
 func TestDeterministic(t *testing.T) {
 	src := `name: "d"
-topology: {servers: 64, leaf: {platform: "eos", model: "7060X6-64PE"}}`
+topology: {servers: 64, leaf: {platform: "eos", model: "7060X6-64PE"}}
+buffers: congestion: queues: 64 // what EOS's 32 MiB headroom pool holds (RF104)`
 	a, b := compile(t, src), compile(t, src)
 	if len(a.Devices) != len(b.Devices) {
 		t.Fatal("device counts differ")
