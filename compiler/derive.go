@@ -281,8 +281,21 @@ func (c *compilation) headroom(sw platforms.Switch, speed int, cable float64, fi
 		}
 	}
 	t := physics.PortHeadroom(in)
+	// What the port needs by the physics; the vendor's table below may
+	// program more (NVIDIA sizes for every frame small), never less.
+	required := t.Size.Value
+	if len(sw.HeadroomTable) > 0 {
+		// The vendor's own table where the catalog has one for the model.
+		rows := make([]physics.TableRow, len(sw.HeadroomTable))
+		for i, r := range sw.HeadroomTable {
+			rows[i] = physics.TableRow{SpeedGbps: r.SpeedGbps, CableM: r.CableM, Size: r.Size, Xon: r.Xon, Xoff: r.Xoff}
+		}
+		if vt := physics.TableHeadroom(rows, speed, cable, sw.Sources["headroomTable"]); vt.Size.Valid() {
+			t = vt
+		}
+	}
 	h := &ir.Headroom{Name: headroomName(speed, cable), SpeedGbps: speed, CableM: cable,
-		Xoff: t.Xoff.Value, Xon: t.Xon.Value, Size: t.Size.Value, Required: t.Size.Value,
+		Xoff: t.Xoff.Value, Xon: t.Xon.Value, Size: t.Size.Value, Required: min(required, t.Size.Value),
 		Derived: []ir.Derivation{toIR(t.Xoff), toIR(t.Xon), toIR(t.Size), toIR(physics.MinHeadroom(in))},
 		Pos:     c.pos("buffers.headroom")}
 	if fixed >= 0 {
