@@ -26,6 +26,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/lint"
+	"github.com/rocefab/rocefab/compiler/physics"
 	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/compiler/topology"
 	"github.com/rocefab/rocefab/schema"
@@ -82,6 +83,9 @@ type compilation struct {
 
 	qosByCell map[int]*ir.QoS // QoS with ECN cells converted, by cell size
 	cellErr   map[string]bool // models already reported for an unknown cell size
+	// rtt is the round trip of the fabric's longest path, the DCQCN fluid
+	// model's loop delay (ecnmodel.go).
+	rtt physics.Derivation
 }
 
 func newCompilation(in *schema.Intent) *compilation {

@@ -56,7 +56,8 @@ hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`,
 			map[ir.Role]int{ir.RoleHost: 32, ir.RoleLeaf: 4, ir.RoleSpine: 1}, 64 + 64, []string{"spine-00", "leaf-00"}},
 		{"three tiers", `name: "t"
 topology: {servers: 1000, rails: 8, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
-	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}`,
+	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}
+buffers: congestion: queues: 64 // what EOS's 32 MiB headroom pool holds (RF104)`,
 			// pods of 8 leaves per rail = 512 servers -> 2 pods; 16 leaves per rail (last pod ragged);
 			// 64 spines per pod; 128 spines x 64 uplinks / 128 ports = 64 superspines.
 			map[ir.Role]int{ir.RoleHost: 1000, ir.RoleLeaf: 128, ir.RoleSpine: 128, ir.RoleSuperspine: 64}, 8000 + 128*64 + 128*64, []string{"superspine-00"}},
@@ -123,7 +124,8 @@ hosts: nccl: hca: ["mlx5_0"]`)
 
 func TestDeterministic(t *testing.T) {
 	src := `name: "d"
-topology: {servers: 64, leaf: {platform: "eos", model: "7060X6-64PE"}}`
+topology: {servers: 64, leaf: {platform: "eos", model: "7060X6-64PE"}}
+buffers: congestion: queues: 64 // what EOS's 32 MiB headroom pool holds (RF104)`
 	a, b := compile(t, src), compile(t, src)
 	if len(a.Devices) != len(b.Devices) {
 		t.Fatal("device counts differ")
@@ -205,20 +207,24 @@ classes: {
 	t.Fatal("no roce queue")
 }
 
-// TestHeadroomWithinPublishedSpread compiles 400G and 800G links of 5, 30
-// and 100 m on Spectrum-4 and checks each port class's headroom against the
-// worked examples of physics.md §1.3: at least the first-principles floor,
-// at most SONiC's 100 %-small-packet size (plus the larger Spectrum-4 cell),
-// and growing with cable length and speed.
+// TestHeadroomWithinPublishedSpread compiles 400G and 800G links of 5, 40
+// and 300 m on Spectrum-4 and checks each port class's headroom against
+// NVIDIA's own table for the SN5600 (sonic-buildimage@086b03bd
+// device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600/pg_profile_lookup.ini,
+// size per speed and cable) and, at 30 and 100 m between its rows, against
+// the first-principles floor of physics.md §1.3, growing with cable length.
 func TestHeadroomWithinPublishedSpread(t *testing.T) {
 	const kib = 1024
-	table := map[[2]int][2]int64{ // speed, metres -> floor, SONiC p=100 % size (KiB), physics.md §1.3
-		{400, 5}: {72, 174}, {400, 30}: {84, 201}, {400, 100}: {119, 277},
-		{800, 5}: {75, 205}, {800, 30}: {99, 260}, {800, 100}: {167, 411},
+	nvidia := map[[2]int]int64{ // speed, metres -> size, B
+		{400, 5}: 250880, {400, 40}: 303104, {400, 300}: 697344,
+		{800, 5}: 304128, {800, 40}: 410624, {800, 300}: 1198080,
+	}
+	floor := map[[2]int]int64{ // speed, metres -> floor, KiB (physics.md §1.3)
+		{400, 30}: 84, {400, 100}: 119, {800, 30}: 99, {800, 100}: 167,
 	}
 	got := map[[2]int]int64{}
 	for _, speed := range []string{"400G", "800G"} {
-		for _, cable := range []string{"5m", "30m", "100m"} {
+		for _, cable := range []string{"5m", "30m", "40m", "100m", "300m"} {
 			f := compile(t, `name: "h"
 topology: {servers: 16, rails: 1, nic: {speed: "`+speed+`", cable: "`+cable+`"},
 	leaf: {platform: "nvue", model: "SN5600", speed: "`+speed+`", downlinks: 16, uplinks: 16}}
@@ -228,22 +234,21 @@ hosts: nccl: hca: ["mlx5_0"]`)
 			got[[2]int{h.SpeedGbps, int(h.CableM)}] = h.Size
 		}
 	}
-	for k, want := range table {
-		size, ok := got[k]
-		if !ok {
-			t.Fatalf("no port class %v", k)
-		}
-		floor, high := want[0]*kib, want[1]*kib*192/144
-		if size < floor || size > high {
-			t.Errorf("%dG %dm: headroom %d B (%.0f KiB) outside [%d, %d] KiB", k[0], k[1], size, float64(size)/kib, want[0], high/kib)
+	for k, want := range nvidia {
+		if got[k] != want {
+			t.Errorf("%dG %dm: headroom %d B, NVIDIA's table %d B", k[0], k[1], got[k], want)
 		}
 	}
-	for _, speed := range []int{400, 800} {
-		if !(got[[2]int{speed, 5}] < got[[2]int{speed, 30}] && got[[2]int{speed, 30}] < got[[2]int{speed, 100}]) {
-			t.Errorf("%dG headroom does not grow with cable length: %v", speed, got)
+	for k, f := range floor {
+		if got[k] < f*kib {
+			t.Errorf("%dG %dm: headroom %d B below the floor %d KiB", k[0], k[1], got[k], f)
 		}
 	}
-	if got[[2]int{800, 100}] <= got[[2]int{400, 100}] {
-		t.Errorf("headroom does not grow with speed: %v", got)
+	for _, s := range []int{400, 800} {
+		for i, l := range []int{5, 30, 40, 100, 300} {
+			if i > 0 && got[[2]int{s, l}] <= got[[2]int{s, []int{5, 30, 40, 100, 300}[i-1]}] {
+				t.Errorf("%dG: headroom does not grow from %d m to %d m", s, []int{5, 30, 40, 100, 300}[i-1], l)
+			}
+		}
 	}
 }

@@ -151,6 +151,7 @@ func (c *compilation) switches(qos *ir.QoS) {
 	}
 	lb := c.f.Routing.LoadBalancing
 	derived := map[derivedKey][]ir.Derivation{}
+	c.rtt = c.loopRTT()
 	for _, d := range c.fab.Devices {
 		s := d.Switch
 		if s == nil {
@@ -280,8 +281,21 @@ func (c *compilation) headroom(sw platforms.Switch, speed int, cable float64, fi
 		}
 	}
 	t := physics.PortHeadroom(in)
+	// What the port needs by the physics; the vendor's table below may
+	// program more (NVIDIA sizes for every frame small), never less.
+	required := t.Size.Value
+	if len(sw.HeadroomTable) > 0 {
+		// The vendor's own table where the catalog has one for the model.
+		rows := make([]physics.TableRow, len(sw.HeadroomTable))
+		for i, r := range sw.HeadroomTable {
+			rows[i] = physics.TableRow{SpeedGbps: r.SpeedGbps, CableM: r.CableM, Size: r.Size, Xon: r.Xon, Xoff: r.Xoff}
+		}
+		if vt := physics.TableHeadroom(rows, speed, cable, sw.Sources["headroomTable"]); vt.Size.Valid() {
+			t = vt
+		}
+	}
 	h := &ir.Headroom{Name: headroomName(speed, cable), SpeedGbps: speed, CableM: cable,
-		Xoff: t.Xoff.Value, Xon: t.Xon.Value, Size: t.Size.Value, Required: t.Size.Value,
+		Xoff: t.Xoff.Value, Xon: t.Xon.Value, Size: t.Size.Value, Required: min(required, t.Size.Value),
 		Derived: []ir.Derivation{toIR(t.Xoff), toIR(t.Xon), toIR(t.Size), toIR(physics.MinHeadroom(in))},
 		Pos:     c.pos("buffers.headroom")}
 	if fixed >= 0 {
@@ -433,6 +447,10 @@ func (c *compilation) bufferPlan(sw platforms.Switch, s *ir.Switch, counts map[*
 	}
 	plan.Derived = []ir.Derivation{toIR(first), toIR(pool),
 		toIR(budget), nd, toIR(xo)}
+	if pr := c.ecnPredictions(plan, s, sw.CellBytes, c.rtt); len(pr) > 0 {
+		plan.Derived = append(plan.Derived, toIR(c.rtt))
+		plan.Derived = append(plan.Derived, pr...)
+	}
 	return plan
 }
 
@@ -471,9 +489,6 @@ func (c *compilation) hosts() {
 		}
 		if cl.Lossless {
 			prof.PFC[cl.Priority] = true
-			if cl.ECN != nil && h.DCQCN.Enabled {
-				prof.ECNPriorities = append(prof.ECNPriorities, cl.Priority)
-			}
 		}
 	}
 	if cnp := qos.CNP; cnp != nil && len(cnp.DSCP) > 0 {
@@ -534,6 +549,21 @@ func (c *compilation) hosts() {
 		}
 	}
 	c.rdmaCM(prof)
+	// DCQCN reacts on the priorities whose queues mark ECN and carry RDMA:
+	// the lossless classes, and a lossy class rdma_cm QPs or an rdma shape
+	// put RDMA in (its only congestion signal is loss otherwise, RF120).
+	for _, cl := range c.fab.Classes {
+		if cl.Priority < 0 || cl.Priority > 7 || cl.ECN == nil || !h.DCQCN.Enabled {
+			continue
+		}
+		rdma := cl.Lossless || prof.RDMACMClass == cl
+		for _, s := range prof.Shaping {
+			rdma = rdma || (s.Class == cl && s.Transport == ir.TransportRDMA)
+		}
+		if rdma && !slices.Contains(prof.ECNPriorities, cl.Priority) {
+			prof.ECNPriorities = append(prof.ECNPriorities, cl.Priority)
+		}
+	}
 	hm := toIR(physics.PortMTU(c.f.MTU.Host, 0, "mtu.host; hosts.md §1 (ip link set … mtu)"))
 	hm.Inputs[0].Name, hm.Inputs[0].Pos = "mtu_host", c.pos("mtu.host")
 	hm.Formula = "mtu = mtu_host"
@@ -688,7 +718,13 @@ func (c *compilation) tenants() {
 		} else {
 			tn.Derived = []ir.Derivation{tcd}
 			env["NCCL_IB_TC"] = strconv.Itoa(max(tc, 0))
-			env["NCCL_IB_GID_INDEX"] = strconv.Itoa(n.GIDIndex)
+			if n.GIDIndex != nil {
+				// Only a stated index is forced: NCCL 2.21.5 and later pick
+				// the RoCE v2 GID of the interface's address family
+				// themselves (hosts.md §4), where a fixed 3 breaks on a
+				// host whose GID table is ordered differently.
+				env["NCCL_IB_GID_INDEX"] = strconv.Itoa(*n.GIDIndex)
+			}
 			env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)
 			hcas := n.HCA
 			if len(hcas) == 0 {

@@ -55,6 +55,7 @@ tenants: {a: {class: "roce", servers: "gpu-[0000-0003]"}, b: {class: "roce"}}`,
 			map[string]string{"spine-00": "per-packet", "leaf-r0-00": "per-packet"}, true},
 		{"eos adaptive is flowlet", `name: "a"
 topology: {servers: 16, rails: 2, leaf: {platform: "eos"}}
+buffers: congestion: queues: 64 // what EOS's 32 MiB headroom pool holds (RF104)
 routing: loadBalancing: "adaptive"
 tenants: {a: {class: "roce", servers: "gpu-[0000-0003]"}, b: {class: "roce"}}`,
 			map[string]string{"spine-00": "flowlet", "leaf-r0-00": "flowlet"}, false},

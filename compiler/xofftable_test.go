@@ -2,14 +2,19 @@ package compiler_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/schema"
 )
 
 // xoffTableDoc is the file whose table TestXoffPointTable keeps, between
@@ -33,8 +38,8 @@ const (
 // to what it computes.
 func TestXoffPointTable(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max | loop RTT | utilisation | mean queue |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	rows := 0
 	for _, m := range platforms.SwitchModels() {
 		sw, _ := platforms.LookupSwitch(m)
@@ -58,7 +63,7 @@ func TestXoffPointTable(t *testing.T) {
 		for _, plat := range plats {
 			for _, speed := range speeds {
 				ports := sw.Ports[speed]
-				f := compile(t, `name: "x"
+				f, overrun := compileAllowingOverrun(t, `name: "x"
 topology: {servers: `+itoa(ports/2)+`, rails: 1, nic: {speed: "`+speed+`", cable: "3m"},
 	leaf: {platform: "`+plat+`", model: "`+m+`", downlinks: `+itoa(ports/2)+`, uplinks: `+itoa(ports/2)+`, speed: "`+speed+`"},
 	spine: {platform: "`+plat+`", model: "`+m+`", speed: "`+speed+`", cable: "30m"}}
@@ -83,12 +88,31 @@ hosts: nccl: hca: ["mlx5_0"]`)
 				if e.MaxBytes >= bp.XoffPoint {
 					t.Errorf("%s %s %d×%s: default ECN max %d B at or above the XOFF point %d B (N = %d)", m, plat, ports, speed, e.MaxBytes, bp.XoffPoint, bp.CongestedQueues)
 				}
+				if e.MinBytes >= bp.XoffPoint {
+					t.Errorf("%s %s %d×%s: default ECN min %d B at or above the XOFF point %d B (N = %d)", m, plat, ports, speed, e.MinBytes, bp.XoffPoint, bp.CongestedQueues)
+				}
+				model := map[string]ir.Derivation{}
+				for _, d := range bp.Derived {
+					model[d.Field] = d
+				}
+				rtt, util, queue := model["ecn-loop-rtt"], model["ecn-utilisation["+cs[0].Name+"]"], model["ecn-queue["+cs[0].Name+"]"]
+				if util.Formula == "" || queue.Formula == "" || rtt.Formula == "" {
+					t.Fatalf("%s %s: no fluid-model prediction among %v", m, plat, slices.Collect(maps.Keys(model)))
+				}
+				if util.Value < 90 {
+					t.Errorf("%s %s %d×%s: the defaults' predicted utilisation %d %% < 90 %% at the fabric's RTT %d ns", m, plat, ports, speed, util.Value, rtt.Value)
+				}
 				pool := mib(bp.PoolBytes)
+				shown := plat
+				if overrun {
+					shown += ", RF104"
+				}
 				if bp.Shared {
 					pool += " shared"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f |\n", m, plat, ports, speed, bp.CongestedQueues,
-					pool, kb(bp.XoffPoint), kb(e.MinBytes), kb(e.MaxBytes), float64(bp.XoffPoint)/float64(e.MaxBytes))
+				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f | %.2f µs | %s | %s |\n", m, shown, ports, speed, bp.CongestedQueues,
+					pool, kb(bp.XoffPoint), kb(e.MinBytes), kb(e.MaxBytes), float64(bp.XoffPoint)/float64(e.MaxBytes),
+					float64(rtt.Value)/1000, utilisationOf(util), kb(queue.Value))
 				rows++
 			}
 		}
@@ -117,6 +141,45 @@ hosts: nccl: hca: ["mlx5_0"]`)
 		return
 	}
 	t.Errorf("%s: the xoff-point table is not what the catalog gives (ROCEFAB_UPDATE=1 rewrites it); want:\n%s", xoffTableDoc, b.String())
+}
+
+// compileAllowingOverrun compiles src like compile, but accepts the RF104
+// error of a capped headroom pool that every port's pause overruns (EOS at
+// a full port count) and reports whether it fired.
+func compileAllowingOverrun(t *testing.T, src string) (*ir.Fabric, bool) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fabric.cue")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, ds, err := schema.Load(p)
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	f, ds := compiler.Compile(in)
+	overrun := false
+	for _, d := range ds {
+		switch {
+		case d.Rule == "RF104" && strings.Contains(d.Message, "lossless priority groups at once"):
+			overrun = true
+		case d.Severity == diag.Error:
+			t.Fatalf("compile: %v", d)
+		}
+	}
+	if f == nil {
+		t.Fatal("compile: no fabric")
+	}
+	return f, overrun
+}
+
+// utilisationOf reads the one-decimal utilisation the fluid model's
+// formula states ("utilisation = 99.2 %").
+func utilisationOf(d ir.Derivation) string {
+	_, after, ok := strings.Cut(d.Formula, "utilisation = ")
+	if !ok {
+		return strconv.FormatInt(d.Value, 10) + " %"
+	}
+	return after
 }
 
 // mib formats bytes in MiB with two decimals.

@@ -33,7 +33,11 @@ func DefaultClasses() map[string]Class {
 // (`nv set qos roce`) would let PFC fire first on every catalog switch at
 // its full port count. The maximum, 100 KB, stays below the lowest of these
 // points; the minimum, 50 KB, is the DCQCN paper's Kmin (5 KB at 40 Gbit/s,
-// about 1 µs of queue) kept in time at 400 Gbit/s (physics.md §3.1).
+// about 1 µs of queue) kept in time at 400 Gbit/s (physics.md §3.1). The
+// DCQCN fluid model (compiler/physics SimulateDCQCN) predicts 16 flows keep
+// a 100G to 800G port 95 % busy or more with them and ConnectX defaults at
+// round trips of 2 to 20 µs (99 % at 2 µs, 95 % at 800G and 20 µs;
+// physics.md §3.3).
 func DefaultECN() *ECN {
 	return &ECN{Enabled: true, Min: Size{Raw: "50KB", Bytes: 50_000},
 		Max: Size{Raw: "100KB", Bytes: 100_000}, Probability: 100}

@@ -219,7 +219,7 @@ type Shape struct {
 // NCCL holds the NCCL settings shared by every tenant.
 type NCCL struct {
 	HCA          []string          `json:"hca"`
-	GIDIndex     int               `json:"gidIndex"`
+	GIDIndex     *int              `json:"gidIndex"` // nil: NCCL detects it
 	Timeout      int               `json:"timeout"`
 	TrafficClass *int              `json:"trafficClass"`
 	Env          map[string]string `json:"env"`

@@ -367,8 +367,13 @@ type BufferPlan struct {
 	// of the switch congested at once (every lossless port times the
 	// lossless priorities unless the intent states fewer).
 	CongestedQueues int
-	Derived         []Derivation
-	Pos             diag.Pos
+	// MarkingNeeded is the marking probability, 0..1, at which DCQCN's
+	// cuts balance its increases for the fluid model's flows on the
+	// switch's fastest port (compiler/physics MarkingNeeded): ECN must mark
+	// at least this much where PFC pauses. 0 when not derived.
+	MarkingNeeded float64
+	Derived       []Derivation
+	Pos           diag.Pos
 }
 
 // Reserve is a share of the shared buffer held for one class alone.

@@ -114,11 +114,46 @@ func headroomGaps(p *Pass) {
 			continue
 		}
 		ir.SortDevices(ds)
+		if reach, _ := headroomReach(ds[0], b); reach > b.HeadroomBytes {
+			continue // RF104 reports the overrun pauses reach
+		}
 		p.Report(diag.Diagnostic{Pos: p.Pos("buffers.headroom"), Severity: diag.Warning, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
 			Device: ds[0].Name, Message: fmt.Sprintf(
 				"%s %s (%s): the ports need a headroom pool of %s, but %s takes at most %s: the pool is configured at that, and a pause on every port at once can overrun it and drop lossless packets (fewer or shorter-cabled lossless ports need less)",
 				ds[0].Platform, b.Model, deviceCount(ds), bytesStr(b.HeadroomNeeded), ds[0].Platform, bytesStr(caps.MaxHeadroomPoolBytes))})
 	}
+}
+
+// headroomReach returns the headroom the congested priority groups of a
+// switch fill when the PFC pauses of RF102's N groups land at once: the N
+// largest per-group headrooms its ports need (what arrives after XOFF is
+// set by each port's speed and cable, whatever limit a platform applies),
+// and the largest of them.
+func headroomReach(d *ir.Device, b *ir.BufferPlan) (reach, largest int64) {
+	s := d.Switch
+	lossless := 0
+	if s.QoS != nil {
+		lossless = len(s.QoS.PFC)
+	}
+	var per []int64
+	for _, port := range s.Ports {
+		if port.Headroom == nil {
+			continue
+		}
+		for range lossless {
+			per = append(per, port.Headroom.Size)
+		}
+	}
+	if len(per) == 0 {
+		return 0, 0
+	}
+	slices.Sort(per)
+	largest = per[len(per)-1]
+	n := min(max(1, b.CongestedQueues), len(per))
+	for _, h := range per[len(per)-n:] {
+		reach += h
+	}
+	return reach, largest
 }
 
 // sonicReserveGap reports a buffers.reserve that SONiC cannot hold as the

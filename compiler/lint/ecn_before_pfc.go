@@ -20,9 +20,12 @@ xoff point falls as more priority groups fill at once: with N groups congested i
 and all-to-all collectives congest every downlink together, so N defaults to every lossless port of the
 switch times its lossless priorities (state fewer with buffers: congestion: queues: N when the traffic
 cannot congest them all). ECN min at or above that point is an error: PFC pauses before a single packet
-is marked. ECN max at or above it is a warning that gives the marking probability the queue reaches
-when PFC fires. ` + "`rocefab explain DEVICE xoff-point`" + ` shows N, α, the pool and the formula; lower the ECN
-thresholds, reserve more buffer or state a smaller N.`,
+is marked. ECN max at or above it is an error when the marking probability the queue reaches where PFC
+fires is below the probability DCQCN needs to hold the queue, the fixed point of its fluid model for 16
+flows on the switch's fastest port with the servers' DCQCN parameters (` + "`rocefab explain DEVICE ecn`" + `):
+PFC then pauses before ECN can act. Otherwise it is a warning that gives that probability.
+` + "`rocefab explain DEVICE xoff-point`" + ` shows N, α, the pool and the formula; lower the ECN thresholds,
+reserve more buffer or state a smaller N.`,
 	Run: func(p *Pass) {
 		ps, users := plans(p.Fabric)
 		// Plans of one model and one congested-queue count differ only in
@@ -33,11 +36,12 @@ thresholds, reserve more buffer or state a smaller N.`,
 			xoff  int64
 			cell  int
 			n     int
+			need  float64
 		}
 		var keys []key
 		byKey := map[key][]*ir.Device{}
 		for _, b := range ps {
-			k := key{b.Model, b.XoffPoint, b.CellBytes, max(1, b.CongestedQueues)}
+			k := key{b.Model, b.XoffPoint, b.CellBytes, max(1, b.CongestedQueues), b.MarkingNeeded}
 			if byKey[k] == nil {
 				keys = append(keys, k)
 			}
@@ -59,6 +63,11 @@ thresholds, reserve more buffer or state a smaller N.`,
 					p.ReportDevice(p.At("classes", c.Name, "ecn", "min"), ds[0].Name, "",
 						"class %s: ECN min %s is at or above the PFC xoff point %s of %s (%s) with N = %d lossless priority groups congested at once (α·pool/(1+N·α)): PFC pauses before ECN marks a packet",
 						c.Name, bytesStr(lo), bytesStr(k.xoff), k.model, deviceCount(ds), k.n)
+				case hi >= k.xoff && physics.MarkProbability(lo, hi, c.ECN.Probability, k.xoff) < k.need*100:
+					prob := physics.MarkProbability(lo, hi, c.ECN.Probability, k.xoff)
+					p.ReportDevice(p.At("classes", c.Name, "ecn", "max"), ds[0].Name, "",
+						"class %s: ECN max %s is at or above the PFC xoff point %s of %s (%s) with N = %d lossless priority groups congested at once, and marks only %s of packets there: DCQCN needs %s to hold the queue (the fluid model's fixed point, `rocefab explain DEVICE ecn-marking-needed`), so PFC pauses before ECN acts",
+						c.Name, bytesStr(hi), bytesStr(k.xoff), k.model, deviceCount(ds), k.n, percentStr(prob), percentStr2(k.need*100))
 				case hi >= k.xoff:
 					prob := physics.MarkProbability(lo, hi, c.ECN.Probability, k.xoff)
 					p.Report(diag.Diagnostic{
@@ -70,7 +79,57 @@ thresholds, reserve more buffer or state a smaller N.`,
 				}
 			}
 		}
+		statedHides(p, ps, users)
 	},
+}
+
+// statedHides warns where buffers.congestion.queues states fewer congested
+// priority groups than a switch has and only that keeps a class's ECN
+// profile from the error RF102 would report with every lossless port
+// congested, as all-to-all traffic does: PFC would pause first.
+func statedHides(p *Pass, ps []*ir.BufferPlan, users map[*ir.BufferPlan][]*ir.Device) {
+	for _, b := range ps {
+		ds := users[b]
+		qos := ds[0].Switch.QoS
+		if qos == nil || len(qos.PFC) == 0 {
+			continue
+		}
+		own := physics.CongestedQueues(len(ds[0].Switch.Ports), len(qos.PFC), 0)
+		if int64(b.CongestedQueues) >= own.Value {
+			continue
+		}
+		full := physics.CongestedXoffPoint(b.PoolBytes, b.AlphaLog2, int(own.Value)).Value
+		for _, c := range p.Fabric.LosslessClasses() {
+			if c.ECN == nil || (inCells(c) && b.CellBytes == 0) {
+				continue
+			}
+			lo, hi := ecnBytes(c, b.CellBytes)
+			if hi >= b.XoffPoint {
+				continue // reported at the stated N already
+			}
+			// Hidden is what would be an error at the full count: ECN min
+			// at the point, or too little marking there.
+			if lo < full && (hi < full || physics.MarkProbability(lo, hi, c.ECN.Probability, full) >= b.MarkingNeeded*100) {
+				continue
+			}
+			ir.SortDevices(ds)
+			what, v := "max", hi
+			if lo >= full {
+				what, v = "min", lo
+			}
+			p.Report(diag.Diagnostic{
+				Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Severity: diag.Warning,
+				Pos: p.Pos("buffers.congestion.queues"), Device: ds[0].Name,
+				Message: fmt.Sprintf("buffers.congestion.queues: %d of the %d lossless priority groups of %s (%s) keeps class %s's ECN %s %s below the PFC xoff point; with all %d congested, as all-to-all traffic does, the point is %s and PFC pauses first",
+					b.CongestedQueues, own.Value, b.Model, deviceCount(ds), c.Name, what, bytesStr(v), own.Value, bytesStr(full)),
+			})
+		}
+	}
+}
+
+// percentStr2 formats a probability in percent with two decimals.
+func percentStr2(p float64) string {
+	return strconv.FormatFloat(p, 'f', 2, 64) + " %"
 }
 
 // percentStr formats a probability in percent with one decimal, "7.3 %".

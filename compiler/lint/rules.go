@@ -197,7 +197,11 @@ traffic drops under load; reservations of several classes that add up to more th
 programmed at all. Reserve less, carry fewer lossless priorities, or shorten the cables the headroom
 is sized for. A SONiC switch is charged the way its ASIC reads the lossless profiles: on Spectrum the
 profile's size (xoff + xon) per port and lossless priority; on Broadcom XGS each priority group's
-reserved minimum plus its xoff in the shared headroom pool.`,
+reserved minimum plus its xoff in the shared headroom pool. Where the platform caps the headroom
+pool (EOS: 32 MiB), the headroom the pauses of RF102's N congested priority groups fill, the N
+largest per-group headrooms, must fit the pool: otherwise packets arriving after XOFF drop, an error;
+a pool that only a pause on every port at once would overrun, with a smaller stated N, is RF117's
+warning.`,
 	Run: func(p *Pass) {
 		pct := 0
 		for _, r := range p.Fabric.Buffers.Reserves {
@@ -211,6 +215,7 @@ reserved minimum plus its xoff in the shared headroom pool.`,
 		}
 		ps, users := plans(p.Fabric)
 		for _, b := range ps {
+			headroomOverrun(p, b, users[b])
 			if !b.Fits() {
 				ds := users[b]
 				headroom := bytesStr(b.HeadroomBytes) + " of headroom"
@@ -224,6 +229,28 @@ reserved minimum plus its xoff in the shared headroom pool.`,
 			}
 		}
 	},
+}
+
+// headroomOverrun reports a switch whose platform caps its headroom pool
+// (EOS: 32 MiB) below what the PFC pauses of RF102's N congested priority
+// groups fill: lossless packets arriving after XOFF find no headroom.
+func headroomOverrun(p *Pass, b *ir.BufferPlan, ds []*ir.Device) {
+	if len(ds) == 0 || b.HeadroomBytes <= 0 {
+		return
+	}
+	caps, ok := platforms.PlatformCapabilities(ds[0].Platform)
+	if !ok || caps.MaxHeadroomPoolBytes == 0 {
+		return
+	}
+	reach, largest := headroomReach(ds[0], b)
+	if reach <= b.HeadroomBytes {
+		return
+	}
+	ir.SortDevices(ds)
+	p.ReportDevice(p.Pos("buffers.headroom"), ds[0].Name, "",
+		"%s %s (%s): a pause on N = %d lossless priority groups at once (RF102's N) fills %s of headroom (%s each at most), but the headroom pool is %s (%s takes at most %s): lossless packets arriving after XOFF drop; shorten the longest cable, carry fewer lossless ports or state a smaller buffers.congestion.queues",
+		ds[0].Platform, b.Model, deviceCount(ds), b.CongestedQueues, bytesStr(reach), bytesStr(largest), bytesStr(b.HeadroomBytes),
+		ds[0].Platform, bytesStr(caps.MaxHeadroomPoolBytes))
 }
 
 // DSCPUnique is RF105.
@@ -341,13 +368,55 @@ headroom, shrink the shared buffer, and add PFC pause domains that can deadlock.
 // PFCWatchdog is RF108.
 var PFCWatchdog = &Analyzer{
 	ID: "RF108", Name: "pfc-watchdog", Severity: diag.Warning,
-	Title: "a lossless class with the PFC watchdog off",
+	Title: "a lossless class with the PFC watchdog off, its times below 100 ms, or changed by the platform",
 	Doc: `A NIC or switch that keeps sending PFC pause (a PFC storm) stalls every flow behind it, across the
 fabric. The PFC watchdog detects a queue paused for longer than its detection time and drops or
-forwards its traffic until it recovers. Keep it on wherever a class is lossless.`,
+forwards its traffic until it recovers. Keep it on wherever a class is lossless. A detection or
+restoration time below 100 ms (SONiC's YANG minimum, half the 200 ms default of SONiC and Junos) is
+reported: the pauses of an ordinary incast trip it and the watchdog drops traffic that is only
+congested. A time a platform cannot take and programs differently (SONiC clamps both times into
+100..5000 ms and 100..60000 ms) is reported with the value the switch runs with.`,
 	Run: func(p *Pass) {
-		if len(p.Fabric.LosslessClasses()) > 0 && !p.Fabric.Watchdog.Enabled {
+		w := p.Fabric.Watchdog
+		if len(p.Fabric.LosslessClasses()) == 0 {
+			return
+		}
+		if !w.Enabled {
 			p.Reportf(p.Pos("pfc.watchdog.enabled"), "class %s is lossless but the PFC watchdog is off", p.Fabric.LosslessClasses()[0].Name)
+			return
+		}
+		for _, t := range []struct {
+			what string
+			ms   int
+		}{{"detect", w.DetectMs}, {"restore", w.RestoreMs}} {
+			if t.ms < physics.WatchdogFloorMs {
+				p.Reportf(p.Pos("pfc.watchdog."+t.what), "PFC watchdog %s %d ms is below %d ms (SONiC's minimum, half SONiC's and Junos' 200 ms default): the pauses of an ordinary incast trip it and it drops lossless traffic that is only congested",
+					t.what, t.ms, physics.WatchdogFloorMs)
+			}
+		}
+		// What a platform programs instead of the intent's times, once per
+		// platform and value (Switch.Derived holds the programmed times).
+		seen := map[string]bool{}
+		for _, d := range p.Fabric.Devices {
+			if d.Switch == nil {
+				continue
+			}
+			for _, x := range d.Switch.Derived {
+				what, ok := strings.CutPrefix(x.Field, "pfc-watchdog-")
+				if !ok || !strings.Contains(x.Formula, "clamped") {
+					continue
+				}
+				k := d.Platform + "|" + x.Field
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				given := w.DetectMs
+				if what == "restore" {
+					given = w.RestoreMs
+				}
+				p.ReportDevice(p.Pos("pfc.watchdog."+what), d.Name, "", "PFC watchdog %s %d ms: %s programs %d ms (%s)", what, given, d.Platform, x.Value, x.Formula)
+			}
 		}
 	},
 }
@@ -406,7 +475,9 @@ var MTU = &Analyzer{
 	Title: "host MTU below RoCE path MTU + headers, or switch MTU below host MTU",
 	Doc: `RoCE v2 carries its path MTU (typically 4096) of payload in each packet, plus IP, UDP, BTH and ICRC
 headers. A host MTU smaller than that makes the NIC fall back to a smaller path MTU (halving message
-efficiency) or drop; a switch MTU below the host MTU drops the largest frames on the wire.`,
+efficiency) or drop; a switch MTU below the host MTU drops the largest frames on the wire. Every hop
+is checked with the MTU its platform is programmed with, which can be below the intent's (EOS takes
+at most 9214): ` + "`rocefab explain DEVICE mtu`" + ` shows it.`,
 	Run: func(p *Pass) {
 		m := p.Fabric.MTU
 		need := physics.MinHostMTU(m.RoCE)
@@ -415,6 +486,37 @@ efficiency) or drop; a switch MTU below the host MTU drops the largest frames on
 		}
 		if m.Switch < m.Host {
 			p.Reportf(p.Pos("mtu.switch"), "switch MTU %d is below the host MTU %d", m.Switch, m.Host)
+			return
+		}
+		// The intent's switch MTU carries the hosts' frames; what a
+		// platform programs may not (Derived[0] is the port MTU as
+		// programmed). One finding per platform and value, with its
+		// switches.
+		type key struct {
+			platform string
+			mtu      int64
+		}
+		var keys []key
+		by := map[key][]*ir.Device{}
+		for _, d := range p.Fabric.Devices {
+			s := d.Switch
+			if s == nil || len(s.Derived) == 0 || s.Derived[0].Field != "mtu" {
+				continue
+			}
+			k := key{d.Platform, s.Derived[0].Value}
+			if k.mtu >= int64(m.Host) {
+				continue
+			}
+			if by[k] == nil {
+				keys = append(keys, k)
+			}
+			by[k] = append(by[k], d)
+		}
+		for _, k := range keys {
+			ds := by[k]
+			p.ReportDevice(p.Pos("mtu.host"), ds[0].Name, "",
+				"host MTU %d is above the MTU %d that %s programs on %s (the switch MTU %d is at most %d there): the hops drop the hosts' largest frames",
+				m.Host, k.mtu, k.platform, deviceCount(ds), m.Switch, k.mtu)
 		}
 	},
 }
@@ -645,6 +747,28 @@ func usedElements(p *Pass) map[string][]string {
 // dcqcnOn reports whether the servers run DCQCN.
 func dcqcnOn(f *ir.Fabric) bool { return f.HostProfile != nil && f.HostProfile.DCQCN.Enabled }
 
+// carriesRDMA reports whether the servers send RDMA in class c: rdma_cm
+// QPs are marked with it, or a shape limits its RDMA traffic.
+func carriesRDMA(h *ir.HostProfile, c *ir.Class) bool { return rdmaUse(h, c) != "" }
+
+// rdmaUse says how the servers send RDMA in class c, "" when they do not.
+func rdmaUse(h *ir.HostProfile, c *ir.Class) string {
+	if h == nil {
+		return ""
+	}
+	var use []string
+	if h.RDMACMClass == c {
+		use = append(use, "rdma_cm QPs, ToS "+strconv.Itoa(h.RoCETOS))
+	}
+	for _, s := range h.Shaping {
+		if s.Class == c && s.Transport == ir.TransportRDMA {
+			use = append(use, "shaped over rdma")
+			break
+		}
+	}
+	return strings.Join(use, ", ")
+}
+
 func identity(m [8]int) bool {
 	for i, v := range m {
 		if v != i {
@@ -777,14 +901,29 @@ be at least the real host cable length.`,
 	},
 }
 
+// minLosslessShare is the smallest ETS share, in percent, RF119 accepts
+// for a lossless class without a warning: a fifth of the 50 % NVIDIA's
+// `nv set qos roce` gives RoCE (switches.md §2).
+const minLosslessShare = 10
+
 // ETSSum is RF119.
 var ETSSum = &Analyzer{
 	ID: "RF119", Name: "ets-sum", Severity: diag.Error,
-	Title: "bandwidth shares of non-strict classes not summing to 100",
+	Title: "bandwidth shares of non-strict classes not summing to 100, or a lossless class's share below 10 %",
 	Doc: `ETS (DWRR) shares the link among the non-strict classes by percentage. Every platform and NIC tool
 requires the shares to add up to 100; otherwise the configuration is rejected or normalised
-differently on each hop.`,
+differently on each hop. A lossless class whose share is below 10 % (NVIDIA's RoCE profile gives it
+50 %) is a warning: when other classes load the link it drains at that share, its queue holds PFC
+against every sender for as long, and pauses spread upstream.`,
 	Run: func(p *Pass) {
+		for _, c := range p.Fabric.LosslessClasses() {
+			if !c.Strict && c.Bandwidth < minLosslessShare {
+				p.Report(diag.Diagnostic{Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Severity: diag.Warning,
+					Pos: p.At("classes", c.Name, "bandwidth"),
+					Message: fmt.Sprintf("class %s is lossless with an ETS share of %d %%: under load from other classes it drains at %d %% of the link while PFC holds its senders (want %d %% at least; NVIDIA's RoCE profile gives 50 %%)",
+						c.Name, c.Bandwidth, c.Bandwidth, minLosslessShare)})
+			}
+		}
 		sum := 0
 		var parts []string
 		for _, c := range p.Fabric.Classes {
@@ -803,9 +942,12 @@ differently on each hop.`,
 // ECNOff is RF120.
 var ECNOff = &Analyzer{
 	ID: "RF120", Name: "ecn-off", Severity: diag.Warning,
-	Title: "a lossless class without ECN while DCQCN is on",
+	Title: "a lossless class, or a lossy class carrying RDMA, without ECN while DCQCN is on",
 	Doc: `DCQCN slows senders down only when switches mark ECN. A lossless class without ECN marking leaves
-PFC as the only brake: pauses spread upstream and throughput collapses under incast. Either mark ECN on
+PFC as the only brake: pauses spread upstream and throughput collapses under incast. A lossy class
+that carries RDMA (the rdma_cm class, or one shaped over "rdma") without ECN leaves loss as its only
+congestion signal, and every lost packet costs a RoCE retransmission: give it
+ECN, which rocefab then marks on its queue and lets DCQCN react to on its priority. Either mark ECN on
 the class or turn DCQCN off deliberately (a PFC-only fabric).`,
 	Run: func(p *Pass) {
 		if !dcqcnOn(p.Fabric) {
@@ -815,6 +957,13 @@ the class or turn DCQCN off deliberately (a PFC-only fabric).`,
 			if c.ECN == nil {
 				p.Reportf(p.At("classes", c.Name, "ecn"), "class %s is lossless without ECN while DCQCN is on", c.Name)
 			}
+		}
+		for _, c := range p.Fabric.Classes {
+			if c.Lossless || c.ECN != nil || !carriesRDMA(p.Fabric.HostProfile, c) {
+				continue
+			}
+			p.Reportf(p.At("classes", c.Name, "ecn"), "class %s is lossy and carries RDMA (%s) without ECN while DCQCN is on: loss is its only congestion signal; give it ECN so DCQCN slows its senders",
+				c.Name, rdmaUse(p.Fabric.HostProfile, c))
 		}
 	},
 }

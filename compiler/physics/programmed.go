@@ -1,6 +1,10 @@
 package physics
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // PortMTU returns the MTU a switch port is configured with: the intent's
 // switch MTU, lowered to the platform's largest when the platform takes
@@ -63,6 +67,19 @@ func InWholeKbytes(threshold Derivation) Derivation {
 	return d
 }
 
+// SONiCWatchdogMinMs is the shortest PFC watchdog detection and
+// restoration time SONiC takes (sonic-pfcwd.yang detection_time and
+// restoration_time, 100 ms minimum; physics.md §4).
+const SONiCWatchdogMinMs = 100
+
+// WatchdogFloorMs is the shortest PFC watchdog detection time rocefab
+// accepts without a finding: the smallest SONiC's YANG takes, and half
+// the 200 ms default of SONiC's `pfcwd start_default` and of Junos
+// (detection after 2 polls of 100 ms; physics.md §4). Pauses of an
+// ordinary incast last milliseconds; a shorter detection time drops
+// lossless traffic that is merely congested.
+const WatchdogFloorMs = 100
+
 // WatchdogTimes returns the PFC watchdog's detection and restoration
 // times, in ms, as a platform programs the intent's (pfc.watchdog): as given
 // on EOS, SONiC and NX-OS, which take both times (NX-OS as an interval
@@ -74,12 +91,28 @@ func InWholeKbytes(threshold Derivation) Derivation {
 // since NVUE detects a storm after robustness polling intervals of
 // continuous pause and restores after one polling interval without pause
 // frames (Cumulus Linux QoS guide, PFC Watchdog; renderers/nvue). NVUE's
-// defaults (100 ms, 3) apply when detect is 0 or less.
+// defaults (100 ms, 3) apply when detect is 0 or less. SONiC clamps both
+// times into its YANG ranges (100..5000 ms, 100..60000 ms).
 func WatchdogTimes(platform string, detectMs, restoreMs int) (detect, restore Derivation) {
 	in := []Input{intIn("detect", int64(max(0, detectMs)), "ms"), intIn("restore", int64(max(0, restoreMs)), "ms")}
 	src := "pfc.watchdog; physics.md §4"
 	detect = Derivation{Field: "pfc-watchdog-detect", Value: int64(max(0, detectMs)), Unit: "ms", Formula: "detect as given", Inputs: in, Source: src}
 	restore = Derivation{Field: "pfc-watchdog-restore", Value: int64(max(0, restoreMs)), Unit: "ms", Formula: "restore as given", Inputs: in, Source: src}
+	if platform == "sonic" {
+		// sonic-pfcwd.yang takes detection_time 100..5000 ms and
+		// restoration_time 100..60000 ms: the renderer writes the clamped
+		// value, and explain shows it.
+		clamp := func(d *Derivation, ms, lo, hi int) {
+			if v := max(lo, min(ms, hi)); v != ms {
+				d.Value = int64(v)
+				d.Formula = fmt.Sprintf("%s clamped into SONiC's %d..%d ms", strings.TrimSuffix(d.Formula, " as given"), lo, hi)
+				d.Source += "; sonic-pfcwd.yang"
+			}
+		}
+		clamp(&detect, max(0, detectMs), SONiCWatchdogMinMs, 5000)
+		clamp(&restore, max(0, restoreMs), SONiCWatchdogMinMs, 60000)
+		return detect, restore
+	}
 	if platform != "nvue" {
 		return detect, restore
 	}

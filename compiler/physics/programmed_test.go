@@ -1,6 +1,9 @@
 package physics
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestProgrammedValues(t *testing.T) {
 	if got := PortMTU(9216, 9214, "").Value; got != 9214 {
@@ -32,5 +35,16 @@ func TestProgrammedValues(t *testing.T) {
 	}
 	if det, res := WatchdogTimes("eos", 200, 400); det.Value != 200 || res.Value != 400 {
 		t.Errorf("eos 200/400 ms: detect %d, restore %d", det.Value, res.Value)
+	}
+}
+
+// SONiC clamps the watchdog's times into its YANG ranges, and says so.
+func TestWatchdogTimesSONiCClamp(t *testing.T) {
+	det, res := WatchdogTimes("sonic", 10, 90000)
+	if det.Value != 100 || res.Value != 60000 || !strings.Contains(det.Formula, "clamped") || !strings.Contains(res.Formula, "clamped") {
+		t.Errorf("sonic 10/90000 ms: %v (%s), %v (%s), want 100 and 60000 ms, clamped", det, det.Formula, res, res.Formula)
+	}
+	if det, res := WatchdogTimes("sonic", 200, 400); det.Value != 200 || res.Value != 400 || det.Formula != "detect as given" {
+		t.Errorf("sonic 200/400 ms: %v, %v (%s)", det, res, det.Formula)
 	}
 }

@@ -36,6 +36,22 @@ type Switch struct {
 	// runs has an entry: rocefab renders no pool there, so the switch's
 	// own defaults are what the lossless priority groups get.
 	Native map[string]NativeBuffer `json:"native,omitempty"`
+	// HeadroomTable is the vendor's own lossless headroom per speed and
+	// cable length, where the vendor publishes one for the model (NVIDIA's
+	// pg_profile_lookup.ini of the SKU SONiC installs by default). The
+	// switch's headroom follows it instead of the family's formula
+	// (compiler/physics TableHeadroom); Sources["headroomTable"] names it.
+	HeadroomTable []HeadroomRow `json:"headroomTable,omitempty"`
+}
+
+// HeadroomRow is one row of a vendor headroom table: the size, xon and
+// xoff of a lossless priority group at a port speed and cable length.
+type HeadroomRow struct {
+	SpeedGbps int   `json:"speedGbps"`
+	CableM    int   `json:"cableM"`
+	Size      int64 `json:"size"`
+	Xon       int64 `json:"xon"`
+	Xoff      int64 `json:"xoff"`
 }
 
 // NativeBuffer is a platform's own buffer defaults on one switch model,
@@ -295,7 +311,17 @@ func checkSwitch(s Switch) error {
 			errs = append(errs, fmt.Errorf("switch %q: ports %q: %d", s.Model, speed, n))
 		}
 	}
-	errs = append(errs, checkSources("switch", s.Model, s.Sources, switchFigures))
+	figures := switchFigures
+	if len(s.HeadroomTable) > 0 {
+		// A vendor headroom table needs a source of its own.
+		figures = append(slices.Clone(switchFigures), "headroomTable")
+	}
+	for _, r := range s.HeadroomTable {
+		if r.SpeedGbps <= 0 || r.CableM <= 0 || r.Xon < 0 || r.Xoff <= 0 || r.Size < r.Xoff {
+			errs = append(errs, fmt.Errorf("switch %q: headroom table row %+v: want a speed, a cable length, xon ≥ 0, xoff > 0 and size ≥ xoff", s.Model, r))
+		}
+	}
+	errs = append(errs, checkSources("switch", s.Model, s.Sources, figures))
 	errs = append(errs, checkNative(s))
 	return errors.Join(errs...)
 }

@@ -653,3 +653,18 @@ func TestDerivedComments(t *testing.T) {
 		t.Errorf("the derivation is not a one-line comment:\n%s", script[:3000])
 	}
 }
+
+// The line-rate class of the frontend runs at hosts.frontend.speed while
+// the link speed is unknown, not at the RDMA NICs' speed.
+func TestShapingFallbackIsFrontendSpeed(t *testing.T) {
+	d := irtest.Fabric().Device("gpu-0000")
+	prof := *d.Host.Profile
+	prof.Frontend, prof.FrontendGbps = "eth0", 25
+	host := *d.Host
+	host.Profile = &prof
+	dd := *d
+	dd.Host = &host
+	if got := strings.Join(array(t, render(t, &dd), "SHAPE_IFACES"), " "); got != "'eth0 0xff 1:ff 25000000000'" {
+		t.Errorf("SHAPE_IFACES = %s, want the frontend's 25 Gbit/s", got)
+	}
+}

@@ -617,6 +617,7 @@ section_pfc() {
 section_ecn() {
 	local dev base pci dbg
 	for dev in "${NICS[@]}"; do
+		nic_firmware "$dev"
 		base=$SYS/class/net/$dev/ecn
 		if [[ -d $base/roce_np && -d $base/roce_rp ]]; then
 			ecn_ofed "$dev" "$base"
@@ -630,6 +631,42 @@ section_ecn() {
 			continue
 		fi
 		err "$dev: neither MLNX_OFED ECN sysfs ($base) nor mlx5 debugfs ($dbg, needs debugfs mounted): ECN/DCQCN not configured"
+	done
+}
+
+# nic_firmware DEV: the firmware (NV config) settings NIC_FIRMWARE names,
+# read with `mlxconfig -d PCI query NAME` (NVIDIA MFT, "Examples of mlxconfig
+# Usage": a line "NAME True(1)", the next-boot value last). A difference is
+# drift with --check and a note otherwise: setting it takes a firmware
+# reset, which this runtime never does.
+nic_firmware() {
+	local dev=$1 rec name want pci out line have
+	((${#NIC_FIRMWARE[@]})) || return 0
+	pci=$(readlink -f "$SYS/class/net/$dev/device" 2>/dev/null) || pci=''
+	pci=${pci##*/}
+	for rec in "${NIC_FIRMWARE[@]}"; do
+		read -r name want <<<"$rec"
+		if ! command -v mlxconfig >/dev/null 2>&1; then
+			note "$dev: mlxconfig (NVIDIA MFT) not found: the firmware setting $name=$want is not checked"
+			continue
+		fi
+		if [[ -z $pci ]] || ! out=$(mlxconfig -d "$pci" query "$name" 2>&1); then
+			err "$dev: cannot read the firmware setting $name${pci:+ of $pci}${out:+: ${out//$'\n'/ }}"
+			continue
+		fi
+		have=''
+		while IFS= read -r line; do
+			if [[ $line =~ ^[[:space:]]*${name}[[:space:]] ]]; then
+				have=${line##*[[:space:]]}
+				if [[ $have =~ \(([0-9]+)\)$ ]]; then have=${BASH_REMATCH[1]}; fi
+			fi
+		done <<<"$out"
+		if [[ $have == "$want" ]]; then continue; fi
+		if ((CHECK)); then
+			differ "$dev firmware $name" "${have:-?}" "$want" || true
+		else
+			note "$dev: firmware $name is ${have:-unknown}, want $want: mlxconfig -d $pci -y set $name=$want, then reset the firmware (mlxfwreset) or reboot; not done here"
+		fi
 	done
 }
 
@@ -1260,7 +1297,7 @@ shape_interface() {
 # make the runtime run a command as root.
 
 # The keys of a settings file, all of which it must hold.
-readonly SETTING_KEYS='SETTINGS_FOR_RUNTIME DEVICE TOOL NETDEVS HCAS MTU TRUST DSCP2PRIO PRIO_TC TSA TCBW PFC CABLE_LEN ECN_ENABLE CNP_DSCP CNP_PRIO DCQCN_PARAMS ROCE_TOS TC_MAXRATE HTB_QUANTUM SHAPE_IFACES SHAPE_CLASSES SHAPE_FILTERS'
+readonly SETTING_KEYS='SETTINGS_FOR_RUNTIME DEVICE TOOL NETDEVS HCAS MTU TRUST DSCP2PRIO PRIO_TC TSA TCBW PFC CABLE_LEN ECN_ENABLE CNP_DSCP CNP_PRIO DCQCN_PARAMS ROCE_TOS TC_MAXRATE HTB_QUANTUM SHAPE_IFACES SHAPE_CLASSES SHAPE_FILTERS NIC_FIRMWARE'
 
 # setting_shape KEY: sets SHAPE_ARRAY (1 for an array), SHAPE_LEN (the
 # number of values the array must hold, or empty) and SHAPE_RE (the
@@ -1292,6 +1329,7 @@ setting_shape() {
 	SHAPE_IFACES) SHAPE_RE="'$iface 0x$minor 1:$minor $uint'" ;;
 	SHAPE_CLASSES) SHAPE_RE="'$iface 1:$minor $uint $name'" ;;
 	SHAPE_FILTERS) SHAPE_RE="'$iface (ip|ipv6) [0-9]{1,2} 1:$minor'" ;;
+	NIC_FIRMWARE) SHAPE_RE="'[A-Z][A-Z0-9_]{0,63} $uint'" ;;
 	*) return 1 ;;
 	esac
 }

@@ -221,6 +221,7 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 		recs = append(recs, fmt.Sprintf("%s %s %s %d", k.point, prm.Name, k.debugfs, prm.Value))
 	}
 	writeArray(b, "DCQCN_PARAMS", recs, 1)
+	writeFirmware(b, p)
 	w("\n")
 
 	w("# rdma_cm default ToS of each HCA (cma_roce_tos): DSCP %d << 2", p.RoCETOS>>2)
@@ -341,7 +342,40 @@ func shapingPlan(p *ir.HostProfile) []shapedIface {
 	return out
 }
 
+// writeFirmware writes the NIC firmware (NV config) settings the fabric
+// needs, such as ROCE_ADAPTIVE_ROUTING_EN=1 where switches spray packets.
+// The runtime reads each back with `mlxconfig -d <pci> query NAME` (NVIDIA
+// MFT, "Examples of mlxconfig Usage": one line per parameter, "NAME
+// True(1)", the next-boot value last) and reports a difference; it never
+// sets one, since an NV setting takes a firmware reset.
+func writeFirmware(b *strings.Builder, p *ir.HostProfile) {
+	fmt.Fprintf(b, "# NIC firmware settings the fabric needs, name and value: --check reads them\n")
+	fmt.Fprintf(b, "# with mlxconfig -d <pci> query NAME and reports a difference; they are never\n")
+	fmt.Fprintf(b, "# set here (mlxconfig -d <pci> -y set NAME=VALUE, then a firmware reset).\n")
+	var recs []string
+	for _, f := range p.NICFirmware {
+		recs = append(recs, fmt.Sprintf("%s %d", f.Name, f.Value))
+	}
+	writeArray(b, "NIC_FIRMWARE", recs, 1)
+}
+
 func classID(minor int) string { return fmt.Sprintf("1:%x", minor) }
+
+// lineRate is the rate, in bit/s, of iface's line-rate class while its
+// link speed is unknown: the frontend's stated speed (hosts.frontend.speed)
+// on the frontend, the NIC's speed on an RDMA netdev, else fallback.
+func lineRate(d *ir.Device, iface string, fallback int64) int64 {
+	p := d.Host.Profile
+	if iface == p.Frontend && p.FrontendGbps > 0 {
+		return int64(p.FrontendGbps) * 1_000_000_000
+	}
+	for _, n := range d.Host.NICs {
+		if n.Port == iface && n.SpeedGbps > 0 {
+			return int64(n.SpeedGbps) * 1_000_000_000
+		}
+	}
+	return fallback
+}
 
 func writeShaping(b *strings.Builder, d *ir.Device) {
 	p := d.Host.Profile
@@ -362,9 +396,12 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 	w("# Storage) is limited in the NICs instead (TC_MAXRATE above).\n")
 	w("# Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /\n")
 	w("# traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes\n")
-	w("# to %s at line rate (the link speed; %s while the link is down).\n", classID(restMinor), rateArg(fallback))
-	w("# The HTB runs in software, one lock for all transmit queues; HTB offload\n")
-	w("# (tc-htb(8) offload, mlx5 in recent kernels) is not used.\n")
+	w("# to %s at line rate (the link speed; while the link is down, the rate\n", classID(restMinor))
+	w("# SHAPE_IFACES gives: hosts.frontend.speed on the frontend, the NIC's speed\n")
+	w("# on an RDMA netdev).\n")
+	w("# On an mlx5 NIC the runtime asks the kernel to offload the HTB tree to the\n")
+	w("# NIC (tc-htb(8) offload, Linux 5.12 and later, with hw-tc-offload on); where\n")
+	w("# it refuses, the HTB runs in software (one lock for all transmit queues).\n")
 	w("readonly HTB_QUANTUM=%d\n", htbQuantum)
 	if len(plan) == 0 {
 		w("# The intent shapes nothing. An HTB tree left by an earlier intent stays;\n")
@@ -384,7 +421,7 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 			w("# %s: %s.\n", si.name, n)
 		}
 		w("# %s: HTB default %s; %s takes everything else at line rate.\n", si.name, classID(si.deflt), classID(restMinor))
-		ifaces = append(ifaces, fmt.Sprintf("%s 0x%x %s %d", si.name, si.deflt, classID(restMinor), fallback))
+		ifaces = append(ifaces, fmt.Sprintf("%s 0x%x %s %d", si.name, si.deflt, classID(restMinor), lineRate(d, si.name, fallback)))
 		for _, c := range si.classes {
 			classes = append(classes, si.name+" "+c)
 		}

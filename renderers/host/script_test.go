@@ -906,3 +906,38 @@ func TestScriptOldMlnxQosFormat(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
 }
+
+// TestScriptCheckReadsNICFirmware: with switches that spray packets the
+// NICs need ROCE_ADAPTIVE_ROUTING_EN=1 in their firmware. --check reads it
+// with mlxconfig and reports a NIC without it; a run without --check only
+// notes it (an NV setting takes a firmware reset), and a NIC that has it
+// is in sync.
+func TestScriptCheckReadsNICFirmware(t *testing.T) {
+	t.Parallel()
+	d := ofedDevice(t)
+	d.Host.Profile.NICFirmware = []ir.Param{{Name: "ROCE_ADAPTIVE_ROUTING_EN", Value: 1}}
+	for _, c := range []struct {
+		value string
+		code  int
+		want  string
+	}{
+		{"False(0)", 1, "DRIFT eth2 firmware ROCE_ADAPTIVE_ROUTING_EN: have 0, want 1"},
+		{"True(1)", 0, "gpu-0000: in sync with the intent\n"},
+	} {
+		w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), true, true)
+		w.write("bin/mlxconfig", "#!/usr/bin/env bash\n"+
+			`[[ $1 == -d && $3 == query && $4 == ROCE_ADAPTIVE_ROUTING_EN ]] || { echo "usage: $*" >&2; exit 3; }`+"\n"+
+			"printf '\\nDevice #1:\\n----------\\n\\nDevice type:    ConnectX7\\nPCI device:     %s\\n\\nConfigurations:                              Next Boot\\n         ROCE_ADAPTIVE_ROUTING_EN            "+c.value+"\\n' \"$2\"\n")
+		os.Chmod(filepath.Join(w.dir, "bin", "mlxconfig"), 0o755)
+		out, stderr, code := w.run("--check")
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("mlxconfig %s: --check exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", c.value, code, c.code, c.want, out, stderr)
+		}
+		if c.code == 1 {
+			out, stderr, code = w.run()
+			if code != 0 || !strings.Contains(out, "NOTE eth2: firmware ROCE_ADAPTIVE_ROUTING_EN is 0, want 1") || strings.Contains(out, "  + mlxconfig") {
+				t.Errorf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+			}
+		}
+	}
+}

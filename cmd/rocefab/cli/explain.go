@@ -17,10 +17,11 @@ import (
 )
 
 const explainDoc = `Show every value rocefab derived for a device (or one of its ports): headroom, xoff and xon per
-port class, the buffer plan and the PFC xoff point for switches; the NIC's headroom and the RoCE ToS
-for servers. Each value comes with its formula, the inputs that fed it and the intent field it
-came from. FIELD keeps only the values whose name contains it (e.g. headroom, xoff, xon, size,
-xoff-point, reserved, nic-headroom).
+port class, the buffer plan, the PFC xoff point and the DCQCN fluid model's predicted utilisation and
+queue for each lossless class's ECN profile at the fabric's round trip for switches; the NIC's
+headroom and the RoCE ToS for servers. Each value comes with its formula, the inputs that fed it and
+the intent field it came from. FIELD keeps only the values whose name contains it (e.g. headroom,
+xoff, xon, size, xoff-point, ecn, reserved, nic-headroom).
 
 --format json prints [{device, port, field, value, unit, bytes, formula, inputs, from, source,
 intent}] to stdout. Findings of an intent that does not compile go to stderr.

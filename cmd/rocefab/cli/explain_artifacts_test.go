@@ -23,14 +23,18 @@ import (
 // field must be found in the artifacts with its value; a field in neither
 // list fails the test, so a new derivation is classified when it appears.
 var notConfigured = map[string]string{
-	"headroom-floor":   "the physics floor RF103 compares the headroom with",
-	"buffer-demand":    "the budget RF104 checks",
-	"congested-queues": "the N of the XOFF point",
-	"xoff-point":       "the point RF102 keeps ECN below; the switch computes it from its thresholds",
-	"nic-xoff":         "mlx5 sizes it from CABLE_LEN, which host.conf holds",
-	"leaf-group":       "placement, in slurm/ and the node labels",
-	"pod":              "placement, in slurm/ and the node labels",
-	"fabric":           "placement, in slurm/ and the node labels",
+	"headroom-floor":     "the physics floor RF103 compares the headroom with",
+	"buffer-demand":      "the budget RF104 checks",
+	"congested-queues":   "the N of the XOFF point",
+	"xoff-point":         "the point RF102 keeps ECN below; the switch computes it from its thresholds",
+	"nic-xoff":           "mlx5 sizes it from CABLE_LEN, which host.conf holds",
+	"ecn-loop-rtt":       "the DCQCN fluid model's loop delay",
+	"ecn-utilisation":    "the DCQCN fluid model's prediction for the class's ECN profile",
+	"ecn-queue":          "the DCQCN fluid model's prediction for the class's ECN profile",
+	"ecn-marking-needed": "the fixed-point marking RF102 checks the ECN profile against",
+	"leaf-group":         "placement, in slurm/ and the node labels",
+	"pod":                "placement, in slurm/ and the node labels",
+	"fabric":             "placement, in slurm/ and the node labels",
 }
 
 // TestExplainMatchesArtifacts renders every example and checks each value

@@ -21,7 +21,7 @@ set -euo pipefail
 
 # The runtime these settings are for: the SHA-256 of its body, as its
 # RUNTIME_DIGEST says. Another runtime refuses them.
-readonly SETTINGS_FOR_RUNTIME='80efe940b9224665632c6cae4ad083e305ce8d89714f4c461644460eeb69fad4'
+readonly SETTINGS_FOR_RUNTIME='f97889925e6895d12301f81f76ed52fe646edc08c14728a353a022e0039aca25'
 readonly DEVICE='gpu-0000'
 # mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).
 readonly TOOL='mlnx_qos'
@@ -80,6 +80,10 @@ readonly CNP_PRIO=6
 # Explicit DCQCN parameters: point, MLNX_OFED sysfs name, inbox debugfs name, value.
 # None: the NIC firmware defaults apply.
 readonly -a DCQCN_PARAMS=()
+# NIC firmware settings the fabric needs, name and value: --check reads them
+# with mlxconfig -d <pci> query NAME and reports a difference; they are never
+# set here (mlxconfig -d <pci> -y set NAME=VALUE, then a firmware reset).
+readonly -a NIC_FIRMWARE=()
 
 # rdma_cm default ToS of each HCA (cma_roce_tos): DSCP 26 << 2. Only QPs made through rdma_cm take it
 # (NVMe-oF, iSER, some MPI/UCX paths); NCCL sets its own, NCCL_IB_TC.
@@ -101,9 +105,12 @@ readonly -a TC_MAXRATE=(
 # Storage) is limited in the NICs instead (TC_MAXRATE above).
 # Each shaped class is an HTB class matched on its DSCPs (u32 on the ToS /
 # traffic class byte, DSCP << 2 under mask 0xfc, IPv4 and IPv6); the rest goes
-# to 1:ff at line rate (the link speed; 400Gbit while the link is down).
-# The HTB runs in software, one lock for all transmit queues; HTB offload
-# (tc-htb(8) offload, mlx5 in recent kernels) is not used.
+# to 1:ff at line rate (the link speed; while the link is down, the rate
+# SHAPE_IFACES gives: hosts.frontend.speed on the frontend, the NIC's speed
+# on an RDMA netdev).
+# On an mlx5 NIC the runtime asks the kernel to offload the HTB tree to the
+# NIC (tc-htb(8) offload, Linux 5.12 and later, with hw-tc-offload on); where
+# it refuses, the HTB runs in software (one lock for all transmit queues).
 readonly HTB_QUANTUM=200000
 # eth0: class storage (priority 1, DSCP 10,18) is limited to 50Gbit in 1:11.
 # eth0: HTB default 1:ff; 1:ff takes everything else at line rate.
@@ -116,7 +123,7 @@ readonly -a SHAPE_CLASSES=('eth0 1:11 50000000000 storage')
 readonly -a SHAPE_FILTERS=('eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11')
 
 # The runtime below, as hosts/rocefab-host.sh of the same build has it.
-readonly RUNTIME_DIGEST='80efe940b9224665632c6cae4ad083e305ce8d89714f4c461644460eeb69fad4'
+readonly RUNTIME_DIGEST='f97889925e6895d12301f81f76ed52fe646edc08c14728a353a022e0039aca25'
 readonly EMBEDDED_SETTINGS=1
 
 # ---------------------------------------------------------------------------
@@ -737,6 +744,7 @@ section_pfc() {
 section_ecn() {
 	local dev base pci dbg
 	for dev in "${NICS[@]}"; do
+		nic_firmware "$dev"
 		base=$SYS/class/net/$dev/ecn
 		if [[ -d $base/roce_np && -d $base/roce_rp ]]; then
 			ecn_ofed "$dev" "$base"
@@ -750,6 +758,42 @@ section_ecn() {
 			continue
 		fi
 		err "$dev: neither MLNX_OFED ECN sysfs ($base) nor mlx5 debugfs ($dbg, needs debugfs mounted): ECN/DCQCN not configured"
+	done
+}
+
+# nic_firmware DEV: the firmware (NV config) settings NIC_FIRMWARE names,
+# read with `mlxconfig -d PCI query NAME` (NVIDIA MFT, "Examples of mlxconfig
+# Usage": a line "NAME True(1)", the next-boot value last). A difference is
+# drift with --check and a note otherwise: setting it takes a firmware
+# reset, which this runtime never does.
+nic_firmware() {
+	local dev=$1 rec name want pci out line have
+	((${#NIC_FIRMWARE[@]})) || return 0
+	pci=$(readlink -f "$SYS/class/net/$dev/device" 2>/dev/null) || pci=''
+	pci=${pci##*/}
+	for rec in "${NIC_FIRMWARE[@]}"; do
+		read -r name want <<<"$rec"
+		if ! command -v mlxconfig >/dev/null 2>&1; then
+			note "$dev: mlxconfig (NVIDIA MFT) not found: the firmware setting $name=$want is not checked"
+			continue
+		fi
+		if [[ -z $pci ]] || ! out=$(mlxconfig -d "$pci" query "$name" 2>&1); then
+			err "$dev: cannot read the firmware setting $name${pci:+ of $pci}${out:+: ${out//$'\n'/ }}"
+			continue
+		fi
+		have=''
+		while IFS= read -r line; do
+			if [[ $line =~ ^[[:space:]]*${name}[[:space:]] ]]; then
+				have=${line##*[[:space:]]}
+				if [[ $have =~ \(([0-9]+)\)$ ]]; then have=${BASH_REMATCH[1]}; fi
+			fi
+		done <<<"$out"
+		if [[ $have == "$want" ]]; then continue; fi
+		if ((CHECK)); then
+			differ "$dev firmware $name" "${have:-?}" "$want" || true
+		else
+			note "$dev: firmware $name is ${have:-unknown}, want $want: mlxconfig -d $pci -y set $name=$want, then reset the firmware (mlxfwreset) or reboot; not done here"
+		fi
 	done
 }
 
@@ -1380,7 +1424,7 @@ shape_interface() {
 # make the runtime run a command as root.
 
 # The keys of a settings file, all of which it must hold.
-readonly SETTING_KEYS='SETTINGS_FOR_RUNTIME DEVICE TOOL NETDEVS HCAS MTU TRUST DSCP2PRIO PRIO_TC TSA TCBW PFC CABLE_LEN ECN_ENABLE CNP_DSCP CNP_PRIO DCQCN_PARAMS ROCE_TOS TC_MAXRATE HTB_QUANTUM SHAPE_IFACES SHAPE_CLASSES SHAPE_FILTERS'
+readonly SETTING_KEYS='SETTINGS_FOR_RUNTIME DEVICE TOOL NETDEVS HCAS MTU TRUST DSCP2PRIO PRIO_TC TSA TCBW PFC CABLE_LEN ECN_ENABLE CNP_DSCP CNP_PRIO DCQCN_PARAMS ROCE_TOS TC_MAXRATE HTB_QUANTUM SHAPE_IFACES SHAPE_CLASSES SHAPE_FILTERS NIC_FIRMWARE'
 
 # setting_shape KEY: sets SHAPE_ARRAY (1 for an array), SHAPE_LEN (the
 # number of values the array must hold, or empty) and SHAPE_RE (the
@@ -1412,6 +1456,7 @@ setting_shape() {
 	SHAPE_IFACES) SHAPE_RE="'$iface 0x$minor 1:$minor $uint'" ;;
 	SHAPE_CLASSES) SHAPE_RE="'$iface 1:$minor $uint $name'" ;;
 	SHAPE_FILTERS) SHAPE_RE="'$iface (ip|ipv6) [0-9]{1,2} 1:$minor'" ;;
+	NIC_FIRMWARE) SHAPE_RE="'[A-Z][A-Z0-9_]{0,63} $uint'" ;;
 	*) return 1 ;;
 	esac
 }
