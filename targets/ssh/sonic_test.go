@@ -21,12 +21,14 @@ import (
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
-// sonicIntent is a small fabric with SONiC leaves.
+// sonicIntent is a small fabric with SONiC leaves. They run 202511,
+// whose GCU takes a WRED_PROFILE change (the ECN edit of the tests) as a
+// patch; 202411 and 202505 would not on a DS5000.
 const sonicIntent = `name: "sonlab"
 topology: {
 	servers: 4
 	rails:   2
-	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
+	leaf: {platform: "sonic", model: "DS5000", release: "202511", downlinks: 4, uplinks: 4}
 	spine: {platform: "nvue", model: "SN5600"}
 }
 hosts: nic: ports: ["eth1", "eth2"]
