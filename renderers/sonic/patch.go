@@ -23,6 +23,16 @@ const (
 // Remediation is what makes a SONiC switch match its desired state, run in
 // this order:
 //
+//  0. BreakoutPrep (apply-patch) or BreakoutPrepReload (config reload, when
+//     the release refuses one of them through GCU): the removal of
+//     rocefab's rows that name a port a breakout deletes (PORT_QOS_MAP,
+//     BUFFER_PG, BUFFER_QUEUE, QUEUE, PFC_WD rows, CABLE_LENGTH fields),
+//     since `config interface breakout` without -f refuses while any row
+//     depends on such a port (sonic-utilities config/main.py
+//     breakout_Ports: "Dependencies Exist. No further action will be
+//     taken"). The parts below add them back for the ports the breakout
+//     creates; a foreign row that names the port still blocks the
+//     breakout, which then fails and is rolled back.
 //  1. Breakout: `config interface breakout <port> <mode>` for each entry
 //     (sonic-utilities config/main.py, dynamic port breakout), which
 //     creates the ports of the mode.
@@ -38,9 +48,11 @@ const (
 //
 // It is the JSON content of the renderers.Remediation Diff returns.
 type Remediation struct {
-	Breakout     []Breakout `json:"breakout,omitempty"`
-	ApplyPatch   []PatchOp  `json:"apply-patch,omitempty"`
-	ConfigReload []PatchOp  `json:"config-reload,omitempty"`
+	BreakoutPrep       []PatchOp  `json:"breakout-prep,omitempty"`
+	BreakoutPrepReload []PatchOp  `json:"breakout-prep-reload,omitempty"`
+	Breakout           []Breakout `json:"breakout,omitempty"`
+	ApplyPatch         []PatchOp  `json:"apply-patch,omitempty"`
+	ConfigReload       []PatchOp  `json:"config-reload,omitempty"`
 }
 
 // Breakout is one `config interface breakout`.
@@ -109,6 +121,12 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		return nil, renderers.Remediation{}, nil
 	}
 	rem := remediation(have, want, apply)
+	if prep, after := breakoutPrep(d, have, rem.Breakout, apply); after != nil {
+		bs := rem.Breakout
+		rem = remediation(after, want, apply)
+		rem.Breakout, rem.BreakoutPrep, rem.BreakoutPrepReload = bs, prep.ApplyPatch, prep.ConfigReload
+	}
+	reload := len(rem.ConfigReload) > 0 || len(rem.BreakoutPrepReload) > 0
 	// A change takes the worse of its element's class and its table's. A
 	// config reload stops and restarts sonic.target, swss and syncd with
 	// it (sonic-utilities config/main.py reload), so every change it
@@ -123,7 +141,10 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		switch {
 		case table == tableBreakout:
 			method = methodBreakout
-		case len(rem.ConfigReload) > 0:
+			if reload {
+				dis = renderers.Reboot
+			}
+		case reload:
 			method = methodReload
 			dis = renderers.Reboot
 		}
@@ -140,7 +161,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 // way json.Indent does, since every value is a string or an object.
 func (rem Remediation) encode() []byte {
 	n := 64
-	for _, ops := range [][]PatchOp{rem.ApplyPatch, rem.ConfigReload} {
+	for _, ops := range [][]PatchOp{rem.BreakoutPrep, rem.BreakoutPrepReload, rem.ApplyPatch, rem.ConfigReload} {
 		for _, op := range ops {
 			n += len(op.Path) + len(op.Value) + 40
 		}
@@ -154,20 +175,6 @@ func (rem Remediation) encode() []byte {
 		}
 		comma = true
 		b = append(appendString(b, name), ':')
-	}
-	if len(rem.Breakout) > 0 {
-		member("breakout")
-		b = append(b, '[')
-		for i, br := range rem.Breakout {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"port":`...)
-			b = appendString(b, br.Port)
-			b = append(b, `,"mode":`...)
-			b = append(appendString(b, br.Mode), '}')
-		}
-		b = append(b, ']')
 	}
 	ops := func(name string, ops []PatchOp) {
 		if len(ops) == 0 {
@@ -187,6 +194,22 @@ func (rem Remediation) encode() []byte {
 				b = append(append(b, `,"value":`...), op.Value...)
 			}
 			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	ops("breakout-prep", rem.BreakoutPrep)
+	ops("breakout-prep-reload", rem.BreakoutPrepReload)
+	if len(rem.Breakout) > 0 {
+		member("breakout")
+		b = append(b, '[')
+		for i, br := range rem.Breakout {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"port":`...)
+			b = appendString(b, br.Port)
+			b = append(b, `,"mode":`...)
+			b = append(appendString(b, br.Mode), '}')
 		}
 		b = append(b, ']')
 	}
@@ -659,7 +682,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if err != nil {
 		return nil, fmt.Errorf("sonic: %s: %w", out[at].Path, err)
 	}
-	ops := make([]PatchOp, 0, len(r.Breakout)+len(r.ApplyPatch)+len(r.ConfigReload))
+	ops := slices.Concat(r.BreakoutPrep, r.BreakoutPrepReload)
 	for _, b := range r.Breakout {
 		ops = append(ops, PatchOp{Op: "add", Path: pointer(tableBreakout, b.Port, "brkout_mode"), Value: mustJSON(b.Mode)})
 	}

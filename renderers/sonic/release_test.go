@@ -110,11 +110,16 @@ func TestDriftPerRelease(t *testing.T) {
 			want := desired(t, d)
 			for _, dr := range drifts {
 				what := fmt.Sprintf("%s on %s, %s", dr.name, model, release)
-				running := runningDB(t, d, false, func(m db) { dr.edit(t, m) })
-				changes, rem, err := sonic.Renderer{}.Diff(d, parse(t, d, runningArts(d, running)), want)
+				running := runningArts(d, runningDB(t, d, false, func(m db) { dr.edit(t, m) }))
+				changes, rem, err := sonic.Renderer{}.Diff(d, parse(t, d, running), want)
 				if err != nil || len(changes) == 0 {
 					t.Fatalf("%s: %d changes, %v", what, len(changes), err)
 				}
+				after, err := sonic.Renderer{}.Apply(running, rem)
+				if err != nil {
+					t.Fatalf("%s: apply: %v", what, err)
+				}
+				elementsEqual(t, what, parse(t, d, after).Elements(), want.Elements())
 				r := decodeRemediation(t, rem)
 				exp := dr.want[release][0]
 				if model == "DS5000" {
@@ -122,14 +127,15 @@ func TestDriftPerRelease(t *testing.T) {
 				}
 				var got string
 				switch {
-				case len(r.Breakout) > 0 && len(r.ApplyPatch)+len(r.ConfigReload) == 0:
+				case len(r.Breakout) > 0:
 					got = brk
+					checkBreakoutPrep(t, what, d, r)
 				case len(r.ConfigReload) > 0 && len(r.ApplyPatch) == 0:
 					got = reload
 				case len(r.ApplyPatch) > 0 && len(r.ConfigReload) == 0:
 					got = patch
 				default:
-					t.Fatalf("%s: a remediation of %d breakouts, %d patch and %d reload operations", what, len(r.Breakout), len(r.ApplyPatch), len(r.ConfigReload))
+					t.Fatalf("%s: a remediation of %d patch and %d reload operations", what, len(r.ApplyPatch), len(r.ConfigReload))
 				}
 				if got != exp {
 					t.Errorf("%s: by %s, want %s\n%s", what, got, exp, rem.Content)
@@ -139,14 +145,50 @@ func TestDriftPerRelease(t *testing.T) {
 						t.Errorf("%s: the patch holds %s %s, which %s takes by %s", what, op.Op, op.Path, release, m)
 					}
 				}
+				for _, op := range r.BreakoutPrep {
+					if m := opMethod(t, d, op); m != patch {
+						t.Errorf("%s: the patch before the breakout holds %s %s, which %s takes by %s", what, op.Op, op.Path, release, m)
+					}
+				}
 				for _, c := range changes {
 					label := map[string]renderers.Disruption{reload: renderers.Reboot, brk: renderers.PortFlap}[got]
+					if len(r.ConfigReload)+len(r.BreakoutPrepReload) > 0 {
+						label = renderers.Reboot
+					}
 					if c.Method != got || label != "" && c.Disruption != label {
 						t.Errorf("%s: %s is %s by %s, want by %s %s", what, c.Path, c.Disruption, c.Method, got, label)
 					}
 				}
 			}
 		}
+	}
+}
+
+// checkBreakoutPrep: before a breakout, rocefab's rows naming the ports
+// it deletes are removed (by patch, or by config reload when the release
+// refuses a removal: PORT_QOS_MAP takes only add and replace, sonic-utilities
+// PR #4219), and after it they are added back.
+func checkBreakoutPrep(t *testing.T, what string, d *ir.Device, r sonic.Remediation) {
+	t.Helper()
+	var port string
+	for _, p := range d.Switch.Ports {
+		if p.SKU != nil && p.SKU.BreakoutParent == r.Breakout[0].Port {
+			port = p.Name
+			break
+		}
+	}
+	prep := append(slices.Clone(r.BreakoutPrep), r.BreakoutPrepReload...)
+	main := append(slices.Clone(r.ApplyPatch), r.ConfigReload...)
+	has := func(ops []sonic.PatchOp, op, path string) bool {
+		return slices.ContainsFunc(ops, func(o sonic.PatchOp) bool { return o.Op == op && o.Path == path })
+	}
+	for _, path := range []string{"/PFC_WD/" + port, "/QUEUE/" + port + "|3", "/CABLE_LENGTH/AZURE/" + port} {
+		if !has(prep, "remove", path) || !has(main, "add", path) {
+			t.Errorf("%s: %s is not removed before the breakout and added after it:\nbefore %+v\nafter %+v", what, path, prep, main)
+		}
+	}
+	if len(r.BreakoutPrep) > 0 || len(r.BreakoutPrepReload) == 0 {
+		t.Errorf("%s: the PORT_QOS_MAP fields of %s are removed by patch, which the patch sorter refuses", what, port)
 	}
 }
 
