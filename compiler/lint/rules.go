@@ -670,7 +670,9 @@ shares, kept from lossy traffic only ("reserve"), and two lossless priorities on
 in one priority group and pool so that a pause for one stops the other ("priority-group"). The
 openconfig.json of every switch carries only what OpenConfig
 models; the rest is in the native artifact, which is reported once as information. A fixed
-traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.`,
+traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.
+A SONiC port whose link speed no breakout mode of its cage runs (the SKU's platform.json modes and
+their bracketed speeds) is an error naming the modes: rendered, the port would not come up.`,
 	Run: func(p *Pass) {
 		used := usedElements(p)
 		byPlatform := map[string][]*ir.Device{}

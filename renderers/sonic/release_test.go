@@ -11,23 +11,17 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/schema"
 )
 
-// releaseLeaf compiles a small fabric of SONiC leaves of model running
-// release and returns its first leaf.
-func releaseLeaf(t *testing.T, model, release string) *ir.Device {
+// compileSrc loads src, which must load, and compiles it.
+func compileSrc(t *testing.T, src string) (*ir.Fabric, diag.List) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "fabric.cue")
-	src := fmt.Sprintf(`name: "r"
-topology: {servers: 8, rails: 1, nic: {speed: "400G", cable: "3m"},
-	leaf: {platform: "sonic", model: %q, release: %q, downlinks: 8, uplinks: 8, speed: "400G"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]
-`, model, release)
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +29,19 @@ hosts: nccl: hca: ["mlx5_0"]
 	if err != nil || in == nil {
 		t.Fatalf("load: %v %v", err, ds)
 	}
-	f, ds := compiler.Compile(in)
+	return compiler.Compile(in)
+}
+
+// releaseLeaf compiles a small fabric of SONiC leaves of model running
+// release and returns its first leaf.
+func releaseLeaf(t *testing.T, model, release string) *ir.Device {
+	t.Helper()
+	f, ds := compileSrc(t, fmt.Sprintf(`name: "r"
+topology: {servers: 8, rails: 1, nic: {speed: "400G", cable: "3m"},
+	leaf: {platform: "sonic", model: %q, release: %q, downlinks: 8, uplinks: 8, speed: "400G"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]
+`, model, release))
 	if f == nil {
 		t.Fatalf("compile: %v", ds)
 	}
