@@ -86,3 +86,28 @@ func compileErrors(t *testing.T, src string) string {
 	}
 	return fmt.Sprint(ds)
 }
+
+// TestSONiCReleaseInherited: a sonic spine under sonic leaves runs their
+// release unless it names its own.
+func TestSONiCReleaseInherited(t *testing.T) {
+	for _, c := range []struct{ spine, want string }{
+		{`platform: "sonic", model: "7060X6-64PE"`, "202505"},
+		{`platform: "sonic", model: "7060X6-64PE", release: "202511"`, "202511"},
+	} {
+		f := compile(t, `name: "t"
+topology: {servers: 16, rails: 1, nic: {speed: "400G", cable: "3m"},
+	leaf: {platform: "sonic", model: "7060X6-64PE", release: "202505", downlinks: 16, uplinks: 16, speed: "400G"},
+	spine: {`+c.spine+`, speed: "400G", cable: "30m"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`)
+		for _, d := range f.Switches() {
+			want := c.want
+			if d.Role == ir.RoleLeaf {
+				want = "202505"
+			}
+			if d.Release != want {
+				t.Errorf("%s (%s): release %q, want %q", d.Name, c.spine, d.Release, want)
+			}
+		}
+	}
+}

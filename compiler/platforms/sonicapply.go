@@ -174,15 +174,6 @@ func SONiCApply(table string) (SONiCTableApply, bool) {
 	return t, ok
 }
 
-// SONiCApplyTables lists the tables the catalog describes, sorted.
-func SONiCApplyTables() []string {
-	d, err := loadSONiCApply()
-	if err != nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(d.tables))
-}
-
 // SONiCReleases lists the SONiC releases whose GCU rules the catalog
 // holds, oldest first.
 func SONiCReleases() []SONiCRelease {
