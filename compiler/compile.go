@@ -55,6 +55,7 @@ var DefaultModels = map[string]string{
 func Compile(in *schema.Intent) (*ir.Fabric, diag.List) {
 	c := newCompilation(in)
 	fab := c.compile()
+	fitSONiCModes(fab)
 	attachDisruptions(fab)
 	if fab == nil {
 		c.diags.Sort()
@@ -70,6 +71,7 @@ func Compile(in *schema.Intent) (*ir.Fabric, diag.List) {
 func Expand(in *schema.Intent) (*ir.Fabric, diag.List) {
 	c := newCompilation(in)
 	fab := c.compile()
+	fitSONiCModes(fab)
 	attachDisruptions(fab)
 	c.diags.Sort()
 	return fab, c.diags

@@ -11,7 +11,8 @@ import (
 	"github.com/rocefab/rocefab/schema"
 )
 
-func compile(t *testing.T, src string) *ir.Fabric {
+// load writes src as an intent and loads it, which must succeed.
+func load(t *testing.T, src string) *schema.Intent {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "fabric.cue")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
@@ -21,7 +22,12 @@ func compile(t *testing.T, src string) *ir.Fabric {
 	if err != nil || in == nil {
 		t.Fatalf("load: %v %v", err, ds)
 	}
-	f, ds := compiler.Compile(in)
+	return in
+}
+
+func compile(t *testing.T, src string) *ir.Fabric {
+	t.Helper()
+	f, ds := compiler.Compile(load(t, src))
 	if f == nil || ds.HasErrors() {
 		t.Fatalf("compile: %v", ds)
 	}

@@ -7,16 +7,17 @@ import (
 
 // attachDisruptions gives every device the catalog's disruption classes
 // for the platforms that render it: its own and, for a switch, OpenConfig;
-// and a SONiC switch how each CONFIG_DB table is applied. A plan labels
-// each change with them. Devices of one platform share one
-// map, which nothing changes after this.
+// and a SONiC switch how its release takes each CONFIG_DB change. A plan
+// labels each change with them. Devices of one platform share one
+// map, and SONiC switches of one model and release one applier, which
+// nothing changes after this.
 func attachDisruptions(fab *ir.Fabric) {
 	if fab == nil {
 		return
 	}
 	byPlatform := map[string]map[string]string{}
 	byDevice := map[string]map[string]map[string]string{}
-	var sonic map[string]ir.TableApply
+	sonic := map[[2]string]ir.SONiCApply{}
 	classes := func(platform string) map[string]string {
 		m, ok := byPlatform[platform]
 		if !ok {
@@ -45,22 +46,18 @@ func attachDisruptions(fab *ir.Fabric) {
 		}
 		d.Disruption = m
 		if d.Platform == ir.PlatformSONiC && d.Switch != nil {
-			if sonic == nil {
-				sonic = sonicTables()
+			k := [2]string{d.Model, d.Release}
+			a, ok := sonic[k]
+			if !ok {
+				// The release was checked against the catalog's when
+				// the intent was read; an error leaves the switch
+				// without rules, which plans every change as a patch.
+				if p, err := platforms.NewSONiCApplier(d.Release, d.Model); err == nil {
+					a = p
+				}
+				sonic[k] = a
 			}
-			d.Tables = sonic
+			d.Apply = a
 		}
 	}
-}
-
-// sonicTables is how each CONFIG_DB table the SONiC renderer writes is
-// applied, from the catalog: a change's method when no patch rule of the
-// table admits it, which holds whatever the switch's ASIC and image.
-func sonicTables() map[string]ir.TableApply {
-	out := map[string]ir.TableApply{}
-	for _, t := range platforms.SONiCApplyTables() {
-		a, _ := platforms.SONiCApply(t)
-		out[t] = ir.TableApply{Disruption: a.Disruption, Method: a.Apply}
-	}
-	return out
 }

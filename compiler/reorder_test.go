@@ -1,27 +1,16 @@
 package compiler_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // expand compiles src without lint, for intents lint rejects.
 func expand(t *testing.T, src string) *ir.Fabric {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "fabric.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(p)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	f, ds := compiler.Expand(in)
+	f, ds := compiler.Expand(load(t, src))
 	if f == nil || ds.HasErrors() {
 		t.Fatalf("expand: %v", ds)
 	}

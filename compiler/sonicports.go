@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -67,6 +68,70 @@ func sonicPort(d *ir.Device, p *ir.Port) {
 			p.Lanes = len(l.Lanes)
 			p.SKU = &ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}
 			return
+		}
+	}
+}
+
+// fitSONiCModes gives every SONiC port whose link runs slower than its
+// tier's layout (a host port at the NIC's speed on a leaf laid out at its
+// uplinks') the breakout mode of its parent that makes as many ports and
+// runs the link's speed (platform.json's bracketed speeds), when the SKU
+// has one and every used port of the parent runs that speed; the ports
+// keep their names and lanes. A port left in a mode that does not run its
+// speed is an RF117 error of lint. Ports of one parent, mode and speed
+// share one identity.
+func fitSONiCModes(fab *ir.Fabric) {
+	if fab == nil {
+		return
+	}
+	type key struct {
+		sku   *ir.SKUPort
+		speed int
+	}
+	shared := map[key]*ir.SKUPort{}
+	for _, d := range fab.Switches() {
+		if d.Platform != ir.PlatformSONiC {
+			continue
+		}
+		sku, ok := platforms.LookupSONiCSKU(d.Model)
+		if !ok {
+			continue
+		}
+		speeds := map[string][]int{} // the speeds a parent's used ports run
+		for _, p := range d.Switch.Ports {
+			if p.SKU != nil && !slices.Contains(speeds[p.SKU.BreakoutParent], p.SpeedGbps) {
+				speeds[p.SKU.BreakoutParent] = append(speeds[p.SKU.BreakoutParent], p.SpeedGbps)
+			}
+		}
+		for i := range d.Switch.Ports {
+			p := &d.Switch.Ports[i]
+			if p.SKU == nil || len(speeds[p.SKU.BreakoutParent]) != 1 {
+				continue
+			}
+			k := key{p.SKU, p.SpeedGbps}
+			if s, ok := shared[k]; ok {
+				p.SKU = s
+				continue
+			}
+			shared[k] = p.SKU
+			parent, ok := sku.Parent(p.SKU.BreakoutParent)
+			if !ok {
+				continue
+			}
+			if ms, err := parent.ModeSpeeds(p.SKU.BreakoutMode); err != nil || slices.Contains(ms, p.SpeedGbps*1000) {
+				continue
+			}
+			ch, err := parent.Breakout(p.SKU.BreakoutMode)
+			if err != nil {
+				continue
+			}
+			mode, ok := parent.ModeFor(len(ch), p.SpeedGbps*1000)
+			if !ok {
+				continue
+			}
+			s := *p.SKU
+			s.BreakoutMode = mode
+			shared[k], p.SKU = &s, &s
 		}
 	}
 }

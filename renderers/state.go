@@ -105,6 +105,10 @@ type Change struct {
 	// Kind is the catalog element (see Element.Kind).
 	Kind       string     `json:"element,omitempty"`
 	Disruption Disruption `json:"disruption"`
+	// Method is how the change reaches the device where its platform has
+	// more than one way, and then on every change (SONiC: "apply-patch",
+	// "config-reload" or "breakout"); "" elsewhere.
+	Method string `json:"method,omitempty"`
 }
 
 // Action is what a change does.

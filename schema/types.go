@@ -45,7 +45,7 @@ type Link struct {
 type Leaf struct {
 	Platform  string `json:"platform"`
 	Model     string `json:"model"`
-	Release   string `json:"release"` // the NOS release (nvue), "" for the newest documented
+	Release   string `json:"release"` // the NOS release (nvue, sonic), "" for the platform's default
 	Speed     Speed  `json:"speed"`
 	Downlinks int    `json:"downlinks"`
 	Uplinks   int    `json:"uplinks"`
@@ -55,7 +55,7 @@ type Leaf struct {
 type Tier struct {
 	Platform string `json:"platform"`
 	Model    string `json:"model"`
-	Release  string `json:"release"` // the NOS release (nvue), "" for the tier below's or the newest documented
+	Release  string `json:"release"` // the NOS release (nvue, sonic), "" for the tier below's or the platform's default
 	Speed    Speed  `json:"speed"`
 	Cable    Length `json:"cable"`
 	Count    int    `json:"count"`

@@ -177,8 +177,9 @@ type Device struct {
 	Platform string
 	Model    string
 	// Release is the NOS release the device runs when the intent names
-	// one (nvue: a Cumulus Linux release); "" means the platform's newest
-	// documented release, whose spelling renderers then write.
+	// one (nvue: a Cumulus Linux release, "" for the newest documented,
+	// whose spelling renderers then write; sonic: a SONiC release branch
+	// such as "202411", "" for the catalog's default).
 	Release string
 	Rail    int // the rail of a rail leaf, -1 otherwise
 	Pod     int // the pod in a three-tier fabric, -1 otherwise
@@ -191,11 +192,11 @@ type Device struct {
 	// "traffic-pause" or "reboot". Devices of a platform share the maps;
 	// nothing changes them after compilation.
 	Disruption map[string]map[string]string `json:"-"`
-	// Tables says, for a SONiC switch, how a change to each CONFIG_DB
-	// table is applied and what applying it disrupts, by table name; nil
-	// on other platforms. SONiC switches share the map; nothing changes it
+	// Apply says, for a SONiC switch, how its release takes each change
+	// of CONFIG_DB and what applying it disrupts; nil on other platforms.
+	// Switches of one model and release share it; nothing changes it
 	// after compilation.
-	Tables map[string]TableApply `json:"-"`
+	Apply SONiCApply `json:"-"`
 }
 
 // Port is one switch port with what faces it.

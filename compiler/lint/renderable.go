@@ -2,9 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // platformRefusals reports, as errors of RF117, what a platform's renderer
@@ -13,6 +17,60 @@ import (
 // build starts. Each check reads the same model the renderer reads.
 func platformRefusals(p *Pass) {
 	sonicSharedPG(p)
+	sonicPortModes(p)
+}
+
+// sonicPortModes: a SONiC port runs the speeds of its cage's breakout
+// mode (platform.json breakout_modes: the default and bracketed speeds);
+// the compiler picks the cage's mode that runs the link's speed, and a
+// port no mode of as many ports serves would be rendered at a speed its
+// cage does not run, and not come up. One finding per model, mode and
+// speed.
+func sonicPortModes(p *Pass) {
+	seen := map[string]bool{}
+	for _, d := range p.Fabric.Switches() {
+		if d.Platform != ir.PlatformSONiC {
+			continue
+		}
+		sku, ok := platforms.LookupSONiCSKU(d.Model)
+		if !ok {
+			continue
+		}
+		for _, port := range d.Switch.Ports {
+			if port.SKU == nil {
+				continue
+			}
+			parent, ok := sku.Parent(port.SKU.BreakoutParent)
+			if !ok {
+				continue
+			}
+			ms, err := parent.ModeSpeeds(port.SKU.BreakoutMode)
+			if err != nil || slices.Contains(ms, port.SpeedGbps*1000) {
+				continue
+			}
+			k := fmt.Sprintf("%s %s %d", d.Model, port.SKU.BreakoutMode, port.SpeedGbps)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			at := p.At("topology")
+			if port.Facing == ir.RoleHost {
+				at = p.At("topology", "nic", "speed")
+			}
+			p.Report(diag.Diagnostic{Pos: at, Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Message: fmt.Sprintf(
+				"sonic: %s port %s links at %dG, but its cage %s is in breakout mode %s, which runs %s, and SKU %s has no mode of as many ports that runs %dG (its modes: %s): run the links at a speed one of those modes runs, or use another model",
+				d.Name, port.Name, port.SpeedGbps, port.SKU.BreakoutParent, port.SKU.BreakoutMode, mbps(ms), sku.HWSKU, port.SpeedGbps, strings.Join(parent.ModeNames(), ", "))})
+		}
+	}
+}
+
+// mbps lists speeds in Mb/s as SONiC writes them in gigabits: "400G, 800G".
+func mbps(ms []int) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = strconv.Itoa(m/1000) + "G"
+	}
+	return strings.Join(out, ", ")
 }
 
 // sonicSharedPG: SONiC maps each lossless priority to its own priority

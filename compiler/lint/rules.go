@@ -794,7 +794,11 @@ shares, kept from lossy traffic only ("reserve"), and two lossless priorities on
 in one priority group and pool so that a pause for one stops the other ("priority-group"). The
 openconfig.json of every switch carries only what OpenConfig
 models; the rest is in the native artifact, which is reported once as information. A fixed
-traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.`,
+traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its queue anyway.
+A SONiC port whose link speed no breakout mode of its cage runs (the SKU's platform.json modes and
+their bracketed speeds) is an error naming the modes: rendered, the port would not come up. OpenConfig
+split ports carry their port-speed but no breakout-mode of their cage (information, with OpenConfig's
+other gaps).`,
 	Run: func(p *Pass) {
 		used := usedElements(p)
 		byPlatform := map[string][]*ir.Device{}
@@ -828,13 +832,21 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 				p.ReportDevice(p.At(used[el]...), ds[0].Name, "", "%s (%s): %s is %s there; rendered instead: %s",
 					plat, plural(len(ds), "switch", "switches"), el, map[string]string{"no": "not supported", "partial": "partly supported"}[s.Level], what)
 			}
-			if len(ocGaps) > 0 {
+			split := plat == "openconfig" && slices.ContainsFunc(ds, splitCages)
+			if len(ocGaps) > 0 || split {
 				// OpenConfig never models PFC: that is by design, not a
 				// choice the user can change, so it is reported once and
 				// as information.
+				msg := fmt.Sprintf("openconfig.json (%s) cannot carry %s: they are in each switch's native artifact",
+					plural(len(ds), "switch", "switches"), strings.Join(ocGaps, ", "))
+				if len(ocGaps) == 0 {
+					msg = fmt.Sprintf("openconfig.json (%s)", plural(len(ds), "switch", "switches"))
+				}
+				if split {
+					msg += "; split ports get their port-speed, but no cage is broken out there (no /components/component/port/breakout-mode, openconfig-platform-port): the breakouts are in the native artifact"
+				}
 				p.Report(diag.Diagnostic{Pos: p.Pos("classes"), Severity: diag.Info, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
-					Device: ds[0].Name, Message: fmt.Sprintf("openconfig.json (%s) cannot carry %s: they are in each switch's native artifact",
-						plural(len(ds), "switch", "switches"), strings.Join(ocGaps, ", "))})
+					Device: ds[0].Name, Message: msg})
 			}
 		}
 		hostGaps(p)

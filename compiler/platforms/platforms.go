@@ -190,6 +190,9 @@ var (
 // portSpeeds are the keys allowed in Switch.Ports.
 var portSpeeds = []string{"100G", "200G", "400G", "800G", "1.6T"}
 
+// PortSpeeds returns the keys Switch.Ports may have, slowest first.
+func PortSpeeds() []string { return slices.Clone(portSpeeds) }
+
 type catalog struct {
 	Switches  []Switch       `json:"switches"`
 	NICs      []NIC          `json:"nics"`

@@ -416,3 +416,27 @@ func (s SONiCSKU) Layout(speedGbps, perCage int) ([]SONiCPortEntry, error) {
 	}
 	return out, nil
 }
+
+// Parent returns the SKU's parent port of that name.
+func (s SONiCSKU) Parent(name string) (SONiCParent, bool) {
+	i := slices.IndexFunc(s.Ports, func(p SONiCParent) bool { return p.Name == name })
+	if i < 0 {
+		return SONiCParent{}, false
+	}
+	return s.Ports[i], true
+}
+
+// ModeSpeeds returns the speeds, Mb/s, a port mode makes on p can run:
+// the default and bracketed speeds of the mode's groups, ascending.
+func (p SONiCParent) ModeSpeeds(mode string) ([]int, error) {
+	gs, err := parseMode(mode, len(p.Lanes))
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, g := range gs {
+		out = append(out, g.supported...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}

@@ -12,8 +12,8 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 )
 
-// Apply methods of a change (ir.TableApply Method, from the catalog's
-// sonic_apply.json).
+// Apply methods of a change (ir.SONiCApply Method, from the catalog's
+// sonic_apply.json and the release's GCU validators).
 const (
 	methodPatch    = "apply-patch"
 	methodReload   = "config-reload"
@@ -23,23 +23,36 @@ const (
 // Remediation is what makes a SONiC switch match its desired state, run in
 // this order:
 //
+//  0. BreakoutPrep (apply-patch) or BreakoutPrepReload (config reload, when
+//     the release refuses one of them through GCU): the removal of
+//     rocefab's rows that name a port a breakout deletes (PORT_QOS_MAP,
+//     BUFFER_PG, BUFFER_QUEUE, QUEUE, PFC_WD rows, CABLE_LENGTH fields),
+//     since `config interface breakout` without -f refuses while any row
+//     depends on such a port (sonic-utilities config/main.py
+//     breakout_Ports: "Dependencies Exist. No further action will be
+//     taken"). The parts below add them back for the ports the breakout
+//     creates; a foreign row that names the port still blocks the
+//     breakout, which then fails and is rolled back.
 //  1. Breakout: `config interface breakout <port> <mode>` for each entry
 //     (sonic-utilities config/main.py, dynamic port breakout), which
 //     creates the ports of the mode.
 //  2. ApplyPatch: an RFC 6902 JSON patch for `config apply-patch` (GCU),
 //     its paths /TABLE/key/field with keys escaped as RFC 6901 says.
-//  3. ConfigReload: an RFC 6902 JSON patch GCU refuses (BUFFER_POOL, a
-//     field of an existing BUFFER_PROFILE: sonic_apply.json): `config save
-//     -y`, the patch applied to /etc/sonic/config_db.json, then `config
-//     reload -y`. When any change needs it, every change but the
-//     breakouts is in this part, since a patch applied first could leave a
-//     profile naming a pool that only the reload creates.
+//  3. ConfigReload: an RFC 6902 JSON patch the switch's release refuses
+//     through GCU (its field validators or the patch sorter: ir.SONiCApply,
+//     compiler/platforms sonic_apply.json): `config save -y`, the patch
+//     applied to /etc/sonic/config_db.json, then `config reload -y`. When
+//     any change needs it, every change but the breakouts is in this part,
+//     since a patch applied first could leave a profile naming a pool that
+//     only the reload creates.
 //
 // It is the JSON content of the renderers.Remediation Diff returns.
 type Remediation struct {
-	Breakout     []Breakout `json:"breakout,omitempty"`
-	ApplyPatch   []PatchOp  `json:"apply-patch,omitempty"`
-	ConfigReload []PatchOp  `json:"config-reload,omitempty"`
+	BreakoutPrep       []PatchOp  `json:"breakout-prep,omitempty"`
+	BreakoutPrepReload []PatchOp  `json:"breakout-prep-reload,omitempty"`
+	Breakout           []Breakout `json:"breakout,omitempty"`
+	ApplyPatch         []PatchOp  `json:"apply-patch,omitempty"`
+	ConfigReload       []PatchOp  `json:"config-reload,omitempty"`
 }
 
 // Breakout is one `config interface breakout`.
@@ -80,9 +93,11 @@ func tableRank(t string) int {
 
 // Diff returns the changes that make running into desired, each with its
 // disruption (the catalog element's, the table's from sonic_apply.json
-// where that is worse, and a port flap for a speed or lane change), and the
-// remediation as a JSON [Remediation]. A running state of nil is a switch
-// with no config_db.json.
+// where that is worse, a port flap for a speed or lane change, a reboot's
+// for one a config reload carries) and, for a switch the compiler gave
+// its release's rules, the method that applies it; and the remediation as
+// a JSON [Remediation]. A running state of nil is a switch with no
+// config_db.json.
 func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
 	want, ok := desired.(*State)
 	if !ok || want == nil {
@@ -97,33 +112,46 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 		have = h
 	}
 	var ds renderers.Disruptions
-	var tables map[string]ir.TableApply
+	var apply ir.SONiCApply
 	if d != nil {
-		ds, tables = d.Disruption[ir.PlatformSONiC], d.Tables
+		ds, apply = d.Disruption[ir.PlatformSONiC], d.Apply
 	}
 	changes := diffEntries(have.es, want.es, ds)
 	if len(changes) == 0 {
 		return nil, renderers.Remediation{}, nil
 	}
-	rem, reloadTables := remediation(have, want, tables)
-	// A change takes the worse of its element's class and its table's; a
-	// config reload restarts the buffer and QoS programming of the whole
-	// switch, so every change it carries disrupts as the worst table that
-	// needed it.
-	var reload renderers.Disruption = renderers.Hitless
-	for t := range reloadTables {
-		reload = renderers.Worst(reload, tableDisruption(tables, t))
+	rem := remediation(have, want, apply)
+	if prep, after := breakoutPrep(d, have, rem.Breakout, apply); after != nil {
+		bs := rem.Breakout
+		rem = remediation(after, want, apply)
+		rem.Breakout, rem.BreakoutPrep, rem.BreakoutPrepReload = bs, prep.ApplyPatch, prep.ConfigReload
 	}
+	reload := len(rem.ConfigReload) > 0 || len(rem.BreakoutPrepReload) > 0
+	// A change takes the worse of its element's class and its table's. A
+	// config reload stops and restarts sonic.target, swss and syncd with
+	// it (sonic-utilities config/main.py reload), so every change it
+	// carries is a reboot's disruption.
 	for i, c := range changes {
 		table, _, _ := strings.Cut(c.Path, "|")
-		dis := renderers.Worst(c.Disruption, tableDisruption(tables, table))
+		dis := renderers.Worst(c.Disruption, tableDisruption(apply, table))
 		if f, ok := floorDisruption[c.Kind]; ok {
 			dis = renderers.Worst(dis, f)
 		}
-		if len(rem.ConfigReload) > 0 && table != tableBreakout {
-			dis = renderers.Worst(dis, reload)
+		method := methodPatch
+		switch {
+		case table == tableBreakout:
+			method = methodBreakout
+			if reload {
+				dis = renderers.Reboot
+			}
+		case reload:
+			method = methodReload
+			dis = renderers.Reboot
 		}
 		changes[i].Disruption = dis
+		if apply != nil {
+			changes[i].Method = method
+		}
 	}
 	return changes, renderers.Remediation{Format: renderers.JSON, Content: rem.encode()}, nil
 }
@@ -133,7 +161,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 // way json.Indent does, since every value is a string or an object.
 func (rem Remediation) encode() []byte {
 	n := 64
-	for _, ops := range [][]PatchOp{rem.ApplyPatch, rem.ConfigReload} {
+	for _, ops := range [][]PatchOp{rem.BreakoutPrep, rem.BreakoutPrepReload, rem.ApplyPatch, rem.ConfigReload} {
 		for _, op := range ops {
 			n += len(op.Path) + len(op.Value) + 40
 		}
@@ -147,20 +175,6 @@ func (rem Remediation) encode() []byte {
 		}
 		comma = true
 		b = append(appendString(b, name), ':')
-	}
-	if len(rem.Breakout) > 0 {
-		member("breakout")
-		b = append(b, '[')
-		for i, br := range rem.Breakout {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"port":`...)
-			b = appendString(b, br.Port)
-			b = append(b, `,"mode":`...)
-			b = append(appendString(b, br.Mode), '}')
-		}
-		b = append(b, ']')
 	}
 	ops := func(name string, ops []PatchOp) {
 		if len(ops) == 0 {
@@ -180,6 +194,22 @@ func (rem Remediation) encode() []byte {
 				b = append(append(b, `,"value":`...), op.Value...)
 			}
 			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	ops("breakout-prep", rem.BreakoutPrep)
+	ops("breakout-prep-reload", rem.BreakoutPrepReload)
+	if len(rem.Breakout) > 0 {
+		member("breakout")
+		b = append(b, '[')
+		for i, br := range rem.Breakout {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"port":`...)
+			b = appendString(b, br.Port)
+			b = append(b, `,"mode":`...)
+			b = append(appendString(b, br.Mode), '}')
 		}
 		b = append(b, ']')
 	}
@@ -322,36 +352,27 @@ func (d entryDiff) of(have, want []entry) entry {
 	return have[d.h]
 }
 
-// tableDisruption is the class sonic_apply.json gives changes to table:
-// none recorded for a switch the compiler did not annotate, a reboot for a
-// table the catalog does not know.
-func tableDisruption(tables map[string]ir.TableApply, table string) renderers.Disruption {
-	if tables == nil {
+// tableDisruption is the class the switch's rules give a patch of table:
+// none recorded for a switch the compiler did not annotate.
+func tableDisruption(apply ir.SONiCApply, table string) renderers.Disruption {
+	if apply == nil {
 		return renderers.Hitless
 	}
-	t, ok := tables[table]
-	if !ok {
-		return renderers.Reboot
-	}
-	d, err := renderers.ParseDisruption(t.Disruption)
+	d, err := renderers.ParseDisruption(apply.Disruption(table))
 	if err != nil {
 		return renderers.Reboot
 	}
 	return d
 }
 
-// tableMethod is how a change to table is applied: apply-patch for a
-// switch the compiler did not annotate, config reload for a table the
-// catalog does not know.
-func tableMethod(tables map[string]ir.TableApply, table string) string {
-	if tables == nil {
+// opMethod is how the switch's release applies an operation at path
+// (table, row, field) whose object value has members: apply-patch for a
+// switch the compiler did not annotate.
+func opMethod(apply ir.SONiCApply, op string, members []string, path ...string) string {
+	if apply == nil {
 		return methodPatch
 	}
-	t, ok := tables[table]
-	if !ok {
-		return methodReload
-	}
-	return t.Method
+	return apply.Method(op, path, members)
 }
 
 // rowOp is one change of a row: its fields to set and to remove.
@@ -364,9 +385,9 @@ type rowOp struct {
 	keep   bool // after the change the row has fields left
 }
 
-// remediation computes the operations that make have into want, and the
-// tables whose changes needed a config reload.
-func remediation(have, want *State, tables map[string]ir.TableApply) (Remediation, map[string]bool) {
+// remediation computes the operations that make have into want, each
+// placed by the method the switch's release applies it with.
+func remediation(have, want *State, apply ir.SONiCApply) Remediation {
 	var rem Remediation
 	// The running rows per table: those parsed, or, for a state that was
 	// not read from a file, those with owned fields.
@@ -460,19 +481,20 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 	type placed struct {
 		op     PatchOp
 		reload bool
-		table  string
 	}
 	var sets, drops []placed
-	reloadTables := map[string]bool{}
+	place := func(list *[]placed, op PatchOp, members []string, path ...string) {
+		*list = append(*list, placed{op, opMethod(apply, op.Op, members, path...) == methodReload})
+	}
 	for _, t := range names {
 		ops := byTable[t]
-		method := tableMethod(tables, t)
 		tableExists := have.tables[t] || tableRows[t] > 0
 		if !tableExists {
 			// A table the switch lacks is added whole.
 			// Rows are in key order, the order encoding/json gives a
 			// map's keys.
 			var val []byte
+			var keys []string
 			for _, o := range ops {
 				if len(o.set) > 0 {
 					if val == nil {
@@ -481,10 +503,11 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 						val = append(val, ',')
 					}
 					val = appendFields(append(appendString(val, o.row.key), ':'), o.set)
+					keys = append(keys, o.row.key)
 				}
 			}
 			if val != nil {
-				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t), Value: append(val, '}')}, method == methodReload, t})
+				place(&sets, PatchOp{Op: "add", Path: pointer(t), Value: append(val, '}')}, keys, t)
 			}
 			continue
 		}
@@ -500,33 +523,29 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 		}
 		left := tableRows[t] > gone || slices.ContainsFunc(ops, func(o *rowOp) bool { return len(o.set) > 0 })
 		if !left {
-			drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t)}, method == methodReload, t})
+			place(&drops, PatchOp{Op: "remove", Path: pointer(t)}, nil, t)
 			continue
 		}
 		for _, o := range ops {
-			// GCU admits a whole BUFFER_PROFILE added or removed, not a
-			// field of one (sonic-utilities@691b1bbc
-			// generic_config_updater/field_operation_validators.py
-			// buffer_profile_config_update_validator).
-			rowMethod, fieldMethod := method, method
-			if t == "BUFFER_PROFILE" && method == methodReload {
-				rowMethod = methodPatch
-			}
 			switch {
 			case !o.exists:
-				sets = append(sets, placed{PatchOp{Op: "add", Path: pointer(t, o.row.key), Value: appendFields(nil, o.set)}, rowMethod == methodReload, t})
+				fields := make([]string, len(o.set))
+				for i, fv := range o.set {
+					fields[i] = fv[0]
+				}
+				place(&sets, PatchOp{Op: "add", Path: pointer(t, o.row.key), Value: appendFields(nil, o.set)}, fields, t, o.row.key)
 			case !o.keep:
-				drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t, o.row.key)}, rowMethod == methodReload, t})
+				place(&drops, PatchOp{Op: "remove", Path: pointer(t, o.row.key)}, nil, t, o.row.key)
 			default:
 				for i, fv := range o.set {
 					op := "replace"
 					if o.add[i] {
 						op = "add"
 					}
-					sets = append(sets, placed{PatchOp{Op: op, Path: pointer(t, o.row.key, fv[0]), Value: stringJSON(fv[1])}, fieldMethod == methodReload, t})
+					place(&sets, PatchOp{Op: op, Path: pointer(t, o.row.key, fv[0]), Value: stringJSON(fv[1])}, nil, t, o.row.key, fv[0])
 				}
 				for _, f := range o.drop {
-					drops = append(drops, placed{PatchOp{Op: "remove", Path: pointer(t, o.row.key, f)}, fieldMethod == methodReload, t})
+					place(&drops, PatchOp{Op: "remove", Path: pointer(t, o.row.key, f)}, nil, t, o.row.key, f)
 				}
 			}
 		}
@@ -534,13 +553,10 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 	// Removals after additions, referrers first.
 	slices.Reverse(drops)
 	all := append(sets, drops...)
-	reload := false
-	for _, p := range all {
-		if p.reload {
-			reload = true
-			reloadTables[p.table] = true
-		}
-	}
+	// When any operation needs a config reload, every one goes into it:
+	// a patch applied first could leave a row naming one only the reload
+	// creates, and GCU refuses such a patch.
+	reload := slices.ContainsFunc(all, func(p placed) bool { return p.reload })
 	for _, p := range all {
 		if reload {
 			rem.ConfigReload = append(rem.ConfigReload, p.op)
@@ -548,7 +564,7 @@ func remediation(have, want *State, tables map[string]ir.TableApply) (Remediatio
 			rem.ApplyPatch = append(rem.ApplyPatch, p.op)
 		}
 	}
-	return rem, reloadTables
+	return rem
 }
 
 // appendFields appends a row's fields as a JSON object; set is in field
@@ -662,7 +678,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if err != nil {
 		return nil, fmt.Errorf("sonic: %s: %w", out[at].Path, err)
 	}
-	ops := make([]PatchOp, 0, len(r.Breakout)+len(r.ApplyPatch)+len(r.ConfigReload))
+	ops := slices.Concat(r.BreakoutPrep, r.BreakoutPrepReload)
 	for _, b := range r.Breakout {
 		ops = append(ops, PatchOp{Op: "add", Path: pointer(tableBreakout, b.Port, "brkout_mode"), Value: mustJSON(b.Mode)})
 	}

@@ -50,14 +50,26 @@ func TestDiffEntriesIsDiffElements(t *testing.T) {
 		if !reflect.DeepEqual(got, exp) {
 			t.Fatalf("case %d: merge diff\n%s\nmap diff\n%s", i, show(got), show(exp))
 		}
-		var tables map[string]ir.TableApply
+		var apply ir.SONiCApply
 		if i%2 == 1 {
-			tables = map[string]ir.TableApply{"PORT": {Method: methodPatch}, "QUEUE": {Method: methodReload}}
+			apply = queueReload{}
 		}
-		rem, _ := remediation(have, want, tables)
+		rem := remediation(have, want, apply)
 		checkEncoding(t, i, rem)
 	}
 }
+
+// queueReload applies QUEUE by config reload and the rest by patch.
+type queueReload struct{}
+
+func (queueReload) Method(_ string, path, _ []string) string {
+	if path[0] == "QUEUE" {
+		return methodReload
+	}
+	return methodPatch
+}
+
+func (queueReload) Disruption(string) string { return "hitless" }
 
 func show(cs []renderers.Change) string {
 	var s string

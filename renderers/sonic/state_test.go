@@ -23,8 +23,8 @@ import (
 // another port with its own buffer profile, priority groups and cable,
 // the default maps and schedulers. With stale, it also holds what an
 // older rendering left in the owned scope: another priority-group layout
-// and a queue rocefab no longer configures.
-func runningDB(t testing.TB, d *ir.Device, stale bool) []byte {
+// and a queue rocefab no longer configures. The edits then change it.
+func runningDB(t testing.TB, d *ir.Device, stale bool, edits ...func(db map[string]map[string]map[string]any)) []byte {
 	t.Helper()
 	arts, err := sonic.Renderer{}.Render(d)
 	if err != nil {
@@ -70,6 +70,9 @@ func runningDB(t testing.TB, d *ir.Device, stale bool) []byte {
 		p := d.Switch.Ports[0].Name
 		set("BUFFER_PG", p+"|0-7", map[string]any{"profile": "ingress_lossy_profile"})
 		set("QUEUE", p+"|7", map[string]any{"scheduler": "scheduler.default"})
+	}
+	for _, e := range edits {
+		e(db)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -292,9 +295,10 @@ func TestApplyReachesDesired(t *testing.T) {
 	}
 }
 
-// checkRemediation: stale rows go as a whole, a change the switch can only
-// take by config reload puts every change in that part and makes each at
-// least as disruptive as the catalog says of the table that needed it.
+// checkRemediation: stale rows go as a whole; a patch holds only what the
+// switch's release admits, and a change the switch can only take by config
+// reload puts every change in that part, each a reboot's disruption; every
+// change is at least as disruptive as the catalog says of its table.
 func checkRemediation(t *testing.T, what string, d *ir.Device, changes []renderers.Change, r sonic.Remediation) {
 	t.Helper()
 	ops := append(slices.Clone(r.ApplyPatch), r.ConfigReload...)
@@ -302,25 +306,61 @@ func checkRemediation(t *testing.T, what string, d *ir.Device, changes []rendere
 	if !slices.ContainsFunc(ops, func(o sonic.PatchOp) bool { return o.Op == "remove" && o.Path == stale }) {
 		t.Errorf("%s: the stale priority group %s is not removed: %+v", what, stale, ops)
 	}
-	pool := slices.ContainsFunc(changes, func(c renderers.Change) bool { return strings.HasPrefix(c.Path, "BUFFER_POOL|") })
-	if d.Tables == nil {
+	if d.Apply == nil {
 		if len(r.ConfigReload) != 0 {
-			t.Errorf("%s: a switch without table data gets a config reload", what)
+			t.Errorf("%s: a switch without release rules gets a config reload", what)
 		}
 		return
 	}
-	if pool != (len(r.ConfigReload) > 0) || pool && len(r.ApplyPatch) > 0 {
-		t.Errorf("%s: pool changes %t, but %d patch and %d reload operations", what, pool, len(r.ApplyPatch), len(r.ConfigReload))
+	refused := 0
+	for i, op := range ops {
+		if m := opMethod(t, d, op); m == "config-reload" {
+			refused++
+			if i < len(r.ApplyPatch) {
+				t.Errorf("%s: %s %s is in the patch, but the release takes it by %s", what, op.Op, op.Path, m)
+			}
+		}
+	}
+	if (refused > 0) != (len(r.ConfigReload) > 0) || refused > 0 && len(r.ApplyPatch) > 0 {
+		t.Errorf("%s: %d refused operations, but %d patch and %d reload operations", what, refused, len(r.ApplyPatch), len(r.ConfigReload))
 	}
 	for _, c := range changes {
-		if pool && !strings.HasPrefix(c.Path, "BREAKOUT_CFG|") && c.Disruption != renderers.Reboot {
-			t.Errorf("%s: %s rides a config reload but is %s", what, c.Path, c.Disruption)
-		}
 		table, _, _ := strings.Cut(c.Path, "|")
-		if cls := d.Tables[table].Disruption; renderers.Worst(c.Disruption, renderers.Disruption(cls)) != c.Disruption {
+		if table != "BREAKOUT_CFG" && len(r.ConfigReload) > 0 && (c.Disruption != renderers.Reboot || c.Method != "config-reload") {
+			t.Errorf("%s: %s rides a config reload but is %s by %s", what, c.Path, c.Disruption, c.Method)
+		}
+		if cls := d.Apply.Disruption(table); renderers.Worst(c.Disruption, renderers.Disruption(cls)) != c.Disruption {
 			t.Errorf("%s: %s is %s, less than its table's %s", what, c.Path, c.Disruption, cls)
 		}
 	}
+}
+
+// opMethod is how the switch's release takes op, read back from the
+// remediation's JSON: the pointer's tokens and an object value's members.
+func opMethod(t *testing.T, d *ir.Device, op sonic.PatchOp) string {
+	t.Helper()
+	var path []string
+	for _, p := range strings.Split(op.Path[1:], "/") {
+		path = append(path, strings.NewReplacer("~1", "/", "~0", "~").Replace(p))
+	}
+	var members []string
+	if len(op.Value) > 0 && op.Value[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(op.Value))
+		dec.Token()
+		members = []string{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			members = append(members, k.(string))
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return d.Apply.Method(op.Op, path, members)
 }
 
 // TestFirstPush: a switch that runs none of rocefab's tables gets them

@@ -17,9 +17,11 @@ import (
 // no commit timer, so rocefab keeps the confirm timer and rolls back when
 // it lapses.
 //
-// The remediation is the sonic platform's JSON object of three parts
-// (breakouts, an RFC 6902 patch for GCU, an RFC 6902 patch GCU refuses),
-// run in that order inside one transaction. The transaction is a GCU
+// The remediation is the sonic platform's JSON object of up to five parts
+// (the removal of rocefab's rows naming the ports a breakout deletes, as a
+// patch for GCU or one GCU refuses; breakouts; an RFC 6902 patch for GCU;
+// an RFC 6902 patch GCU refuses), run in that order inside one
+// transaction. The transaction is a GCU
 // checkpoint of the whole CONFIG_DB taken first; where the remediation
 // breaks out a port or needs a config reload, the running CONFIG_DB is
 // also kept as a file, because GCU's `config rollback` cannot recreate
@@ -88,7 +90,9 @@ func (sonic) read(c *cli) ([]byte, error) {
 // sonicRemediation is the sonic platform's remediation (renderers/sonic
 // Remediation), decoded here since a target does not import a platform.
 type sonicRemediation struct {
-	Breakout []struct {
+	BreakoutPrep       []patchOp `json:"breakout-prep"`
+	BreakoutPrepReload []patchOp `json:"breakout-prep-reload"`
+	Breakout           []struct {
 		Port string `json:"port"`
 		Mode string `json:"mode"`
 	} `json:"breakout"`
@@ -103,14 +107,14 @@ func (s sonic) push(c *cli, tx string, lines []string, timer time.Duration, diff
 	dec := json.NewDecoder(strings.NewReader(strings.Join(lines, "\n")))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rem); err != nil {
-		return "", &undone{fmt.Errorf("%s: the remediation is not the sonic platform's (an object of breakout, apply-patch and config-reload): %v; nothing was applied", c.device, err)}
+		return "", &undone{fmt.Errorf("%s: the remediation is not the sonic platform's (an object of breakout-prep, breakout-prep-reload, breakout, apply-patch and config-reload): %v; nothing was applied", c.device, err)}
 	}
 	for _, b := range rem.Breakout {
 		if !sonicWord(b.Port) || !sonicWord(b.Mode) {
 			return "", &undone{fmt.Errorf("%s: breakout of port %q to mode %q: a port is a name and a mode like 2x400G[200G], of letters, digits and _-[]().+; nothing was applied", c.device, b.Port, b.Mode)}
 		}
 	}
-	if len(rem.Breakout) > 0 || len(rem.ConfigReload) > 0 {
+	if len(rem.Breakout) > 0 || len(rem.ConfigReload) > 0 || len(rem.BreakoutPrepReload) > 0 {
 		tx += sonicReloadTx
 	}
 	return tx, s.patch(c, tx, rem, timer, diff)
@@ -165,6 +169,27 @@ func (s sonic) patch(c *cli, tx string, rem sonicRemediation, timer time.Duratio
 		}
 		return fmt.Errorf("%w: %s may be partly applied; the transaction %s restores the switch", err, step, tx)
 	}
+	// patches runs a patch GCU takes, then one it refuses by reload.
+	patches := func(patch, reload []patchOp, when string) error {
+		if len(patch) > 0 {
+			out, err := s.applyPatch(c, tx, patch)
+			if err != nil {
+				return failed(err, "the patch"+when)
+			}
+			shown = append(shown, strings.TrimSpace(out))
+		}
+		if len(reload) > 0 {
+			out, err := s.reload(c, tx, reload)
+			if err != nil {
+				return failed(err, "the config reload"+when)
+			}
+			shown = append(shown, strings.TrimSpace(out))
+		}
+		return nil
+	}
+	if err := patches(rem.BreakoutPrep, rem.BreakoutPrepReload, " before the breakout"); err != nil {
+		return err
+	}
 	for _, b := range rem.Breakout {
 		out, err := c.run("sudo -n config interface breakout "+b.Port+" "+sonicQuote(b.Mode)+" -y", nil)
 		if err != nil {
@@ -172,19 +197,8 @@ func (s sonic) patch(c *cli, tx string, rem sonicRemediation, timer time.Duratio
 		}
 		shown = append(shown, strings.TrimSpace(out))
 	}
-	if len(rem.ApplyPatch) > 0 {
-		out, err := s.applyPatch(c, tx, rem.ApplyPatch)
-		if err != nil {
-			return failed(err, "the patch")
-		}
-		shown = append(shown, strings.TrimSpace(out))
-	}
-	if len(rem.ConfigReload) > 0 {
-		out, err := s.reload(c, tx, rem.ConfigReload)
-		if err != nil {
-			return failed(err, "the config reload")
-		}
-		shown = append(shown, strings.TrimSpace(out))
+	if err := patches(rem.ApplyPatch, rem.ConfigReload, ""); err != nil {
+		return err
 	}
 	if diff != nil {
 		var b strings.Builder

@@ -21,12 +21,14 @@ import (
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
-// sonicIntent is a small fabric with SONiC leaves.
+// sonicIntent is a small fabric with SONiC leaves. They run 202511,
+// whose GCU takes a WRED_PROFILE change (the ECN edit of the tests) as a
+// patch; 202411 and 202505 would not on a DS5000.
 const sonicIntent = `name: "sonlab"
 topology: {
 	servers: 4
 	rails:   2
-	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
+	leaf: {platform: "sonic", model: "DS5000", release: "202511", downlinks: 4, uplinks: 4}
 	spine: {platform: "nvue", model: "SN5600"}
 }
 hosts: nic: ports: ["eth1", "eth2"]
@@ -425,27 +427,30 @@ func TestSONiCConfigReload(t *testing.T) {
 	})
 }
 
-// TestSONiCBreakoutRolledBack: a patch refused after a breakout took
-// effect is rolled back by reloading the CONFIG_DB kept before the
-// breakout, which GCU's rollback could not recreate the ports of.
+// TestSONiCBreakoutRolledBack: a breakout refused after the config reload
+// that removed rocefab's rows naming its ports (DS5000: GCU cannot find
+// the ASIC, so it refuses the watchdog rows' removal) is rolled back by
+// reloading the CONFIG_DB kept before, which GCU's rollback could not
+// recreate the ports of.
 func TestSONiCBreakoutRolledBack(t *testing.T) {
-	w := newSonicWorld(t, func(db map[string]any) { firstBreakout(t, db, "1x800G") })
+	var port string
+	w := newSonicWorld(t, func(db map[string]any) { port = firstBreakout(t, db, "1x800G") })
 	p := w.plan(t)
 	canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
 	dev := w.dev[canary]
-	dev.SetFaults(sshtest.Faults{Reject: "WRED_PROFILE"})
+	dev.SetFaults(sshtest.Faults{Reject: port + " "})
 	before := dev.ConfigDB()
 	rep := w.apply(t, p)
 	for _, o := range rep.Devices {
-		if o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, "Failed to apply patch due to")) {
+		if o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, "is not available for the port")) {
 			t.Errorf("%s: %s (%s), want rolled-back", o.Device, o.State, o.Reason)
 		}
 	}
 	if !bytes.Equal(dev.ConfigDB(), before) {
 		t.Error("the canary does not run what it ran before")
 	}
-	if dev.Reloads() != 1 {
-		t.Errorf("%d config reloads, want the one of the rollback", dev.Reloads())
+	if dev.Reloads() != 2 {
+		t.Errorf("%d config reloads, want the one before the breakout and the one of the rollback", dev.Reloads())
 	}
 	if l := dev.Leftovers(); len(l) > 0 {
 		t.Errorf("left on the switch: %v", l)
@@ -458,7 +463,37 @@ func TestSONiCBreakoutRolledBack(t *testing.T) {
 		}
 	}
 	if !broke {
-		t.Error("no breakout ran before the patch")
+		t.Error("no breakout was tried")
+	}
+}
+
+// TestSONiCBreakoutBlockedByDependencies: a breakout run without first
+// removing the rows that name its port fails as `config interface
+// breakout` does, "Dependencies Exist", and is rolled back.
+func TestSONiCBreakoutBlockedByDependencies(t *testing.T) {
+	w := newSonicWorld(t, func(db map[string]any) { firstBreakout(t, db, "1x800G") })
+	p := w.plan(t)
+	for _, dp := range p.Devices {
+		if dp.Remediation == nil {
+			continue
+		}
+		var rem map[string]json.RawMessage
+		if err := json.Unmarshal(dp.Remediation.Content, &rem); err != nil {
+			t.Fatal(err)
+		}
+		if rem["breakout-prep"] == nil && rem["breakout-prep-reload"] == nil {
+			t.Errorf("%s: a breakout without removing what names its ports first:\n%s", dp.Device, dp.Remediation.Content)
+		}
+		delete(rem, "breakout-prep")
+		delete(rem, "breakout-prep-reload")
+		b, _ := json.Marshal(rem)
+		dp.Remediation.Content = b
+	}
+	rep := w.apply(t, p)
+	for _, o := range rep.Devices {
+		if o.State == targets.Applied || o.State == targets.RolledBack && !strings.Contains(o.Reason, "Dependencies Exist") {
+			t.Errorf("%s: %s (%s), want refused for its dependencies", o.Device, o.State, o.Reason)
+		}
 	}
 }
 

@@ -579,7 +579,12 @@ func printPlan(w io.Writer, p *targets.Plan) {
 		for _, c := range d.Changes {
 			t := changeText(c)
 			pad := max(width-utf8.RuneCountInString(t), 0)
-			fmt.Fprintf(w, "    %s%s  [%s]\n", t, strings.Repeat(" ", pad), c.Disruption)
+			label := string(c.Disruption)
+			if c.Method != "" {
+				// SONiC: the way the switch's release takes it.
+				label += " by " + c.Method
+			}
+			fmt.Fprintf(w, "    %s%s  [%s]\n", t, strings.Repeat(" ", pad), label)
 		}
 		r := d.Remediation
 		if r == nil {
@@ -647,7 +652,7 @@ func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
 		var k strings.Builder
 		fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s", d.Action, d.Platform, d.Role, d.Disruption)
 		for _, c := range d.Changes {
-			fmt.Fprintf(&k, "\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action())
+			fmt.Fprintf(&k, "\x00%s\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action(), c.Method)
 		}
 		n++
 		i, ok := at[k.String()]

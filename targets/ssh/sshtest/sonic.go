@@ -35,8 +35,12 @@ import (
 //     refuses it (generic_config_updater/gcu_field_operation_validators
 //     .conf.json), since that takes a config reload;
 //   - `sudo -n config interface breakout PORT 'MODE' -y` sets
-//     BREAKOUT_CFG|PORT brkout_mode, refusing a port not in BREAKOUT_CFG;
-//     it creates no ports, having no platform.json;
+//     BREAKOUT_CFG|PORT brkout_mode, refusing a port not in BREAKOUT_CFG,
+//     and, with status 1 and "Dependencies Exist. No further action will
+//     be taken" (config/main.py breakout_Ports), a port that a
+//     PORT_QOS_MAP, PFC_WD, BUFFER_PG, BUFFER_QUEUE or QUEUE row or a
+//     CABLE_LENGTH field names; it creates no ports, having no
+//     platform.json, so the parent is the one port it deletes;
 //   - `sudo -n config save -y` writes CONFIG_DB to
 //     /etc/sonic/config_db.json; `sudo -n config reload -y` loads that
 //     file into CONFIG_DB.
@@ -323,11 +327,42 @@ func (s *SONiC) breakout(port, mode string, stdout io.Writer, fail func(string, 
 	if s.faults.Reject != "" && strings.Contains(port+" "+mode, s.faults.Reject) {
 		return fail("[ERROR] Target mode %s is not available for the port %s\nAborted!", mode, port)
 	}
+	if deps := portDependencies(db.(map[string]any), port); len(deps) > 0 {
+		fmt.Fprintln(stdout, "Dependencies Exist. No further action will be taken")
+		fmt.Fprintln(stdout, "*** Printing dependencies ***")
+		for _, d := range deps {
+			fmt.Fprintln(stdout, d)
+		}
+		return 1, false
+	}
 	row["brkout_mode"] = mode
 	s.configDB = encodeConfigDB(db)
 	fmt.Fprintln(stdout, "Breakout process got successfully completed.")
 	fmt.Fprintln(stdout, "Please note loaded setting will be lost after system reboot. To preserve setting, run `config save`.")
 	return 0, false
+}
+
+// portDependencies are the rows and fields of CONFIG_DB that name port,
+// sorted: what dynamic port breakout finds through the YANG leafrefs of
+// the QoS and buffer tables.
+func portDependencies(db map[string]any, port string) []string {
+	var out []string
+	for _, table := range []string{"PORT_QOS_MAP", "PFC_WD", "BUFFER_PG", "BUFFER_QUEUE", "QUEUE"} {
+		rows, _ := db[table].(map[string]any)
+		for key := range rows {
+			if p, _, _ := strings.Cut(key, "|"); p == port {
+				out = append(out, table+"|"+key)
+			}
+		}
+	}
+	cables, _ := db["CABLE_LENGTH"].(map[string]any)
+	for key, row := range cables {
+		if fields, _ := row.(map[string]any); fields[port] != nil {
+			out = append(out, "CABLE_LENGTH|"+key+"|"+port)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // validPatchFormat is GCU's validate_patch_format: a list of objects each
