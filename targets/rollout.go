@@ -54,6 +54,9 @@ type Report struct {
 	Failed      bool   `json:"failed"`
 	Interrupted bool   `json:"interrupted"`
 	Reason      string `json:"reason,omitempty"`
+	// Notes are what the target says it did otherwise than asked
+	// (Noter), once each.
+	Notes []string `json:"notes,omitempty"`
 	// Devices holds every device of the plan: those of the waves in
 	// rollout order, then the others by name.
 	Devices []Outcome `json:"devices"`
@@ -209,6 +212,9 @@ func Apply(ctx context.Context, r Rollout) (*Report, error) {
 		return nil, err
 	}
 	rep, err := ro.run(ctx, items)
+	if n, ok := ro.Target.(Noter); ok && rep != nil {
+		rep.Notes = n.Notes()
+	}
 	if rerr := release(); rerr != nil {
 		if rep == nil {
 			return nil, errors.Join(err, rerr)

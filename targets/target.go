@@ -56,6 +56,13 @@ type RollBacker interface {
 	Rollback(ctx context.Context, d *ir.Device) error
 }
 
+// Noter is a target that did something otherwise than the rollout asked
+// for and says so: a device that takes no commit-confirmed, read in
+// another way. The report carries the notes.
+type Noter interface {
+	Notes() []string
+}
+
 // Locker is a target that can hold the fabric against a second apply: a
 // lock file, or the devices' own configuration locks. Lock fails, saying
 // who holds it, when another apply does; release gives it up.

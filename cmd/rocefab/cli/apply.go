@@ -343,6 +343,9 @@ func printReport(w io.Writer, rep *targets.Report, diffs map[string]string) {
 			}
 		}
 	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
 	c := rep.Counts()
 	fmt.Fprintf(w, "Apply: %d applied, %d rolled back, %d untouched, %d unknown; %d unchanged\n",
 		c[targets.Applied], c[targets.RolledBack], c[targets.Untouched], c[targets.Unknown], c[targets.Unchanged])

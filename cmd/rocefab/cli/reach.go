@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,18 @@ var (
 	_ targets.Confirmer  = (*routed)(nil)
 	_ targets.RollBacker = (*routed)(nil)
 	_ targets.Locker     = (*routed)(nil)
+	_ targets.Noter      = (*routed)(nil)
 )
+
+// Notes are the gNMI targets' notes, sorted.
+func (r *routed) Notes() []string {
+	var out []string
+	for _, t := range r.gnmi {
+		out = append(out, t.Notes()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 func (r *routed) to(d *ir.Device) (targets.Target, error) {
 	t, ok := r.route[d.Name]
