@@ -178,7 +178,7 @@ type rollout struct {
 
 // Apply carries out a plan: it takes the fabric lock, re-reads every
 // device the plan read and refuses the plan (a *StaleError, nothing pushed)
-// when any changed, then pushes wave after wave (Waves). In each wave it
+// when any changed within the owned scope, then pushes wave after wave (Waves). In each wave it
 // pushes every device (with commit-confirm where the target has it),
 // re-reads each one and checks it converged to its desired state, and then
 // confirms. On the first failure it rolls the wave back (at once where the
@@ -335,8 +335,9 @@ func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, er
 }
 
 // checkCurrent re-reads every device the plan read and refuses the plan
-// when any runs something else now; it keeps the parsed running state of
-// each device to change, which rollback returns to.
+// when what any runs within the owned scope differs now (OwnedDigest),
+// naming the paths; it keeps the parsed running state of each device to
+// change, which rollback returns to.
 func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) error {
 	var read []DevicePlan
 	for _, dp := range ro.Plan.Devices {
@@ -363,22 +364,33 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
 		}
-		now := DigestOf(running)
-		if now.SHA256 != dp.Running.SHA256 {
-			what := now.Changed(*dp.Running)
-			if len(what) == 0 {
-				what = []string{"its content changed"}
-			}
-			stale[i] = &StaleDevice{Device: dp.Device, Changed: what}
+		it := items[dp.Device]
+		p := renderers.Platform(nil)
+		if it != nil {
+			p = it.p
+		} else if ro.Platforms != nil {
+			p, _ = ro.Platforms(d)
+		}
+		if p == nil {
+			return // planned without a platform: nothing of it is pushed
+		}
+		have, err := safeParse(p, d, running)
+		if err != nil {
+			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
 		}
-		it := items[dp.Device]
+		desired, derr := safeDesired(p, d)
+		if OwnedDigest(have).SHA256 != dp.Running.SHA256 {
+			if derr != nil {
+				desired = nil
+			}
+			stale[i] = &StaleDevice{Device: dp.Device, Changed: staleness(dp, desired, have)}
+			return
+		}
 		if it == nil {
 			return
 		}
-		if it.before, err = safeParse(it.p, d, running); err == nil {
-			it.desired, err = safeDesired(it.p, d)
-		}
+		it.before, it.desired, err = have, desired, derr
 		if err != nil {
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 		}

@@ -12,11 +12,6 @@ package targets
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -68,61 +63,4 @@ type Noter interface {
 // who holds it, when another apply does; release gives it up.
 type Locker interface {
 	Lock(ctx context.Context, devices []*ir.Device) (release func() error, err error)
-}
-
-// FileDigest is the SHA-256 of one running artifact.
-type FileDigest struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-}
-
-// Digest is what a device ran when it was read: the SHA-256 over every
-// artifact (path, length and bytes, in path order) and each artifact's
-// own, so that a stale plan can say which file changed.
-type Digest struct {
-	SHA256 string       `json:"sha256"`
-	Files  []FileDigest `json:"files"`
-}
-
-// DigestOf returns the digest of running artifacts in any order.
-func DigestOf(running []renderers.Artifact) Digest {
-	arts := slices.Clone(running)
-	slices.SortFunc(arts, func(a, b renderers.Artifact) int { return strings.Compare(a.Path, b.Path) })
-	all := sha256.New()
-	d := Digest{Files: make([]FileDigest, 0, len(arts))}
-	for _, a := range arts {
-		fmt.Fprintf(all, "%s\x00%d\x00", a.Path, len(a.Content))
-		all.Write(a.Content)
-		one := sha256.Sum256(a.Content)
-		d.Files = append(d.Files, FileDigest{Path: a.Path, SHA256: hex.EncodeToString(one[:])})
-	}
-	d.SHA256 = hex.EncodeToString(all.Sum(nil))
-	return d
-}
-
-// Changed says what differs between an earlier digest and d, one phrase
-// per file ("eos.cfg changed", "nvue.yaml added"), in path order.
-func (d Digest) Changed(earlier Digest) []string {
-	was := make(map[string]string, len(earlier.Files))
-	for _, f := range earlier.Files {
-		was[f.Path] = f.SHA256
-	}
-	var out []string
-	seen := make(map[string]bool, len(d.Files))
-	for _, f := range d.Files {
-		seen[f.Path] = true
-		switch h, ok := was[f.Path]; {
-		case !ok:
-			out = append(out, f.Path+" added")
-		case h != f.SHA256:
-			out = append(out, f.Path+" changed")
-		}
-	}
-	for _, f := range earlier.Files {
-		if !seen[f.Path] {
-			out = append(out, f.Path+" removed")
-		}
-	}
-	slices.Sort(out)
-	return out
 }

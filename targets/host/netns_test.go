@@ -538,7 +538,7 @@ func TestNetnsApply(t *testing.T) {
 	}
 	_, err = targets.Apply(ctx, targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: platforms, ConfirmTimeout: 5 * time.Minute})
 	var stale *targets.StaleError
-	if !errors.As(err, &stale) || len(stale.Devices) != 1 || !slices.Contains(stale.Devices[0].Changed, "gpu-0000/host-state.json changed") {
+	if !errors.As(err, &stale) || len(stale.Devices) != 1 || !slices.Contains(stale.Devices[0].Changed, "eth0/shaping/class/1:11 changed") {
 		t.Errorf("apply of a stale plan: %v", err)
 	}
 	if got := htbRates(t, ns); got["1:11"] != 2_000_000_000/8 {
