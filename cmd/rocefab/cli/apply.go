@@ -24,9 +24,10 @@ import (
 const applyDoc = `Push a plan to the devices, wave by wave, and leave every device either applied or as it was.
 
 apply PLAN pushes exactly a plan that plan -o saved. It refuses the plan when it was made by another
-rocefab, when the intent changed since, or when any device's running configuration no longer
-matches the digest the plan recorded (it names the devices and the files that changed): make a new
-plan then. apply PATH plans the intent at PATH, shows the plan and asks before pushing
+rocefab, when the intent changed since, or when what any device runs within the scope rocefab owns
+there no longer matches the digest the plan recorded (it names the devices and the paths that
+changed; configuration outside the scope, such as BGP or the hostname, may change meanwhile): make a
+new plan then. apply PATH plans the intent at PATH, shows the plan and asks before pushing
 (--auto-approve does not ask, for CI).
 
 The devices to change are pushed in waves: --canary N devices first, then waves of --wave N devices
@@ -138,10 +139,11 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 				return writeReport(cmd.OutOrStdout(), noChangeReport(p), p, nil)
 			}
 			printPlan(cmd.OutOrStdout(), p)
-			fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
 			if !p.Complete() {
-				return withCode(exitPlanError, fmt.Errorf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed)))
+				fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply to the devices that were read; the plan is incomplete.")
+				return withCode(exitPlanError, incompleteError(p))
 			}
+			fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
 			return nil
 		}
 		// The plan is shown where the question is asked: on stderr when
@@ -164,9 +166,15 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 	if p.Empty() {
 		rep := noChangeReport(p)
 		if a.format == "json" {
-			return writeReport(cmd.OutOrStdout(), rep, p, nil)
+			if err := writeReport(cmd.OutOrStdout(), rep, p, nil); err != nil {
+				return withCode(exitPlanError, err)
+			}
+		} else {
+			fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
+		if !p.Complete() {
+			return withCode(exitPlanError, incompleteError(p))
+		}
 		return nil
 	}
 	var events progressEvents = &eventLines{w: cmd.ErrOrStderr()}
