@@ -520,7 +520,18 @@ func (ro *rollout) rollback(ctx context.Context, k int, it *item, why string) {
 	// A push the device refused may have left nothing to undo; undoing
 	// anyway could roll back an earlier commit that is not ours.
 	if it.refused {
-		if err := ro.restored(ctx, it); err == nil {
+		err := ro.restored(ctx, it)
+		if _, ok := errors.AsType[*PutBackError](it.err); ok {
+			// The target could not take its own push back: that is not
+			// a rollback, whatever a read of the device shows.
+			what := "it reads as it did before the apply, which need not be all the push changed"
+			if err != nil {
+				what = err.Error()
+			}
+			ro.settle(k, it, Unknown, why+"; "+what)
+			return
+		}
+		if err == nil {
 			ro.settle(k, it, RolledBack, why+"; it runs what it ran before the apply")
 			return
 		}

@@ -407,6 +407,25 @@ func TestApplyStalePlan(t *testing.T) {
 	}
 }
 
+// A device whose push failed and whose target could not put back what
+// the push had changed is reported unknown, never rolled back, even when
+// it reads as before.
+func TestApplyPutBackFailed(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.reject["leaf-r0-00"] = &targets.PutBackError{Err: errors.New("the runtime failed"), PutBack: errors.New("sudo: a password is required")}
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Devices {
+		if o.Device == "leaf-r0-00" && (o.State != targets.Unknown || !strings.Contains(o.Reason, "putting it back failed")) {
+			t.Errorf("leaf-r0-00: %s: %s, want unknown", o.State, o.Reason)
+		}
+	}
+}
+
 // A plan whose devices changed since only outside the owned scope (an
 // ACL, the hostname) is applied, and the foreign change stays.
 func TestApplyForeignChangeNotStale(t *testing.T) {

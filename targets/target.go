@@ -12,6 +12,7 @@ package targets
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -64,3 +65,20 @@ type Noter interface {
 type Locker interface {
 	Lock(ctx context.Context, devices []*ir.Device) (release func() error, err error)
 }
+
+// PutBackError is a push that failed after it changed the device, and
+// whose target then could not put back what it had changed: the device
+// may run part of the change. Apply never reports such a device rolled
+// back, even when reading it back finds its earlier state (what a target
+// reads need not be all the push touched: a server's settings file, its
+// runtime).
+type PutBackError struct {
+	Err     error // why the push failed
+	PutBack error // why putting it back failed
+}
+
+func (e *PutBackError) Error() string {
+	return fmt.Sprintf("%v; putting it back failed: %v", e.Err, e.PutBack)
+}
+
+func (e *PutBackError) Unwrap() []error { return []error{e.Err, e.PutBack} }

@@ -487,7 +487,7 @@ func (s *session) push(ctx context.Context, r *remedy) (*pushed, error) {
 		note, rerr := s.restore(context.WithoutCancel(ctx), p)
 		switch {
 		case rerr != nil:
-			return nil, fmt.Errorf("%w; putting it back failed: %v", err, rerr)
+			return nil, &targets.PutBackError{Err: err, PutBack: rerr}
 		case note != "":
 			return nil, fmt.Errorf("%w; its previous settings were installed and run again (%s)", err, note)
 		}
