@@ -6,7 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/gnmi"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
 )
@@ -77,5 +82,44 @@ func TestOnlyTypeAll(t *testing.T) {
 	}
 	if got := srv.Config(); canonical(t, got) != canonical(t, original) {
 		t.Errorf("the rollback did not restore the configuration:\n%.400s\n%.400s", got, original)
+	}
+}
+
+// TestIgnoredCommitConfirmed: a switch that advertises commit-confirmed
+// and ignores it keeps a change its wave rolls back; apply's read-back
+// finds it and reports the switch unknown, not rolled back.
+func TestIgnoredCommitConfirmed(t *testing.T) {
+	f := irtest.Fabric()
+	ignoring, refusing := f.Device("leaf-eos"), f.Device("leaf-nvue")
+	servers := map[string]*gnmitest.Server{}
+	for _, d := range []*ir.Device{ignoring, refusing} {
+		servers[d.Name] = serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: true})
+	}
+	servers[ignoring.Name].SetFaults(gnmitest.Faults{IgnoreCommit: true})
+	servers[refusing.Name].SetFaults(gnmitest.Faults{RejectSet: codes.FailedPrecondition})
+	tg := target(t, servers, nil)
+	devs := []*ir.Device{ignoring, refusing}
+	req := targets.Request{Devices: devs, Target: tg, Parallelism: 2,
+		Platforms: func(*ir.Device) (renderers.Platform, error) { return platform, nil }}
+	p, err := targets.Make(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: req.Platforms,
+		Canary: 0, Wave: targets.Size{Percent: 100}, ConfirmTimeout: time.Minute, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, o := range rep.Devices {
+		if o.Device == ignoring.Name {
+			found = true
+			if o.State != targets.Unknown || !strings.Contains(o.Reason, "rolled back, but") {
+				t.Errorf("%s: %s: %s, want unknown after a rollback the read-back disproves", o.Device, o.State, o.Reason)
+			}
+		}
+	}
+	if !found || !rep.Failed {
+		t.Errorf("report %+v: want a failed apply with %s in it", rep, ignoring.Name)
 	}
 }

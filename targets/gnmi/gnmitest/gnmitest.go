@@ -96,6 +96,11 @@ type Faults struct {
 	// not know the device took it. A Set that only confirms or cancels a
 	// commit answers at once.
 	SlowSet time.Duration
+	// IgnoreCommit takes the commit-confirmed extension and ignores it:
+	// a commit is permanent at once, and a confirm or cancel answers OK
+	// and does nothing, as a device that advertises the extension
+	// without implementing it.
+	IgnoreCommit bool
 	// NoCapabilities answers Capabilities with Unimplemented, as
 	// openconfig/lemming v0.5.0 does.
 	NoCapabilities bool
@@ -567,6 +572,12 @@ func (s *Server) set(req *gpb.SetRequest) (*gpb.SetResponse, error) {
 			}
 			cm = c
 		}
+	}
+	if cm != nil && s.faults.IgnoreCommit {
+		if _, ok := cm.GetAction().(*gnmi_ext.Commit_Commit); !ok {
+			return &gpb.SetResponse{Timestamp: time.Now().UnixNano()}, nil
+		}
+		cm = nil
 	}
 	if cm != nil {
 		if cm.GetId() == "" {
