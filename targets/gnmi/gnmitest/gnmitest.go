@@ -5,7 +5,9 @@
 // extension (a commit not confirmed in time is rolled back), and injects
 // faults: a rejected Set, a connection dropped in the middle of a Set
 // (before or after the change is taken), a Set answered late after the
-// change is taken, and a delay.
+// change is taken, a delay, and the gaps of devices that implement less
+// of gNMI: no Capabilities, Get of type ALL only, a commit-confirmed
+// extension taken and ignored.
 //
 // # Where it is more lenient than a device
 //
@@ -22,7 +24,7 @@
 //     the process and reused, which a device does not, but which gives the
 //     same tree.
 //   - Get ignores the request's data type (CONFIG, STATE) and returns the
-//     tree as it holds it; paths other than the root are answered from the
+//     tree as it holds it (unless Faults.OnlyTypeAll); paths other than the root are answered from the
 //     first node a wildcard matches.
 //   - Configuration outside its schema (network instances, vendor
 //     augmentations at the root) is kept as it was given and returned by a
