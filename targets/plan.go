@@ -80,8 +80,9 @@ type DevicePlan struct {
 	// recomputed it from the intent and the running configuration and
 	// found it the same (a plan file is a record, not an authority).
 	Remediation *Remediation `json:"remediation,omitempty"`
-	// Running is the digest of the running configuration the plan was
-	// computed against; apply refuses the plan when it no longer matches.
+	// Running is the digest of what the device ran within the scope
+	// rocefab owns there when the plan was computed (OwnedDigest); apply
+	// refuses the plan when it no longer matches.
 	Running *Digest `json:"running,omitempty"`
 	// Pending is the device's commit that was pushed and not confirmed
 	// when it was read: what it runs now may roll back by itself, so it
@@ -166,9 +167,11 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 		dp.Action, dp.Reason = Unreachable, err.Error()
 		return dp
 	}
-	dg := DigestOf(running)
-	dp.Running = &dg
-	changes, rem, err := diffDevice(p, d, running)
+	have, changes, rem, err := diffDevice(p, d, running)
+	if have != nil {
+		dg := OwnedDigest(have)
+		dp.Running = &dg
+	}
 	if err != nil {
 		dp.Action, dp.Reason = Failed, err.Error()
 		return dp
@@ -191,21 +194,22 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 	return dp
 }
 
-// diffDevice parses running and diffs it against d's desired state.
-func diffDevice(p renderers.Platform, d *ir.Device, running []renderers.Artifact) ([]renderers.Change, renderers.Remediation, error) {
+// diffDevice parses running and diffs it against d's desired state; it
+// returns the parsed state as soon as there is one.
+func diffDevice(p renderers.Platform, d *ir.Device, running []renderers.Artifact) (renderers.State, []renderers.Change, renderers.Remediation, error) {
 	have, err := safeParse(p, d, running)
 	if err != nil {
-		return nil, renderers.Remediation{}, fmt.Errorf("reading its running configuration: %w", err)
+		return nil, nil, renderers.Remediation{}, fmt.Errorf("reading its running configuration: %w", err)
 	}
 	want, err := safeDesired(p, d)
 	if err != nil {
-		return nil, renderers.Remediation{}, fmt.Errorf("computing its desired state: %w", err)
+		return have, nil, renderers.Remediation{}, fmt.Errorf("computing its desired state: %w", err)
 	}
 	changes, rem, err := safeDiff(p, d, have, want)
 	if err != nil {
-		return nil, renderers.Remediation{}, fmt.Errorf("diffing: %w", err)
+		return have, nil, renderers.Remediation{}, fmt.Errorf("diffing: %w", err)
 	}
-	return changes, rem, nil
+	return have, changes, rem, nil
 }
 
 // Summary counts a plan's devices by what happens to them.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -144,7 +143,8 @@ func TestPlanActions(t *testing.T) {
 	if got := string(leaf.Remediation.Content); got != "unset owned.mtu\nset owned.pfc 3\n" {
 		t.Errorf("leaf remediation %q", got)
 	}
-	if leaf.Running == nil || leaf.Running.SHA256 != targets.DigestOf(w.t.running["leaf-r0-00"]).SHA256 {
+	owned := renderers.Elements{{Path: "owned.pfc", Value: "0"}, {Path: "owned.ecn", Value: "150"}, {Path: "owned.mtu", Value: "1500"}}
+	if leaf.Running == nil || leaf.Running.SHA256 != targets.OwnedDigest(owned).SHA256 {
 		t.Errorf("leaf running digest %+v", leaf.Running)
 	}
 	if leaf.Rail == nil || *leaf.Rail != 0 {
@@ -253,20 +253,20 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	}
 }
 
-func TestDigestChanged(t *testing.T) {
-	a := targets.DigestOf([]renderers.Artifact{{Path: "x/b", Content: []byte("1")}, {Path: "x/a", Content: []byte("2")}})
-	b := targets.DigestOf([]renderers.Artifact{{Path: "x/a", Content: []byte("2")}, {Path: "x/b", Content: []byte("1")}})
+// TestOwnedDigest: the digest is of the elements, in any order, and
+// tells a path from its value.
+func TestOwnedDigest(t *testing.T) {
+	a := targets.OwnedDigest(renderers.Elements{{Path: "x.b", Value: "1"}, {Path: "x.a", Value: "2"}})
+	b := targets.OwnedDigest(renderers.Elements{{Path: "x.a", Value: "2"}, {Path: "x.b", Value: "1"}})
 	if a.SHA256 != b.SHA256 {
-		t.Error("the digest depends on the order of the artifacts")
+		t.Error("the digest depends on the order of the elements")
 	}
-	c := targets.DigestOf([]renderers.Artifact{{Path: "x/a", Content: []byte("3")}, {Path: "x/c", Content: nil}})
-	if got := c.Changed(a); !slices.Equal(got, []string{"x/a changed", "x/b removed", "x/c added"}) {
-		t.Errorf("Changed: %v", got)
+	if c := targets.OwnedDigest(renderers.Elements{{Path: "x.a", Value: "3"}, {Path: "x.b", Value: "1"}}); c.SHA256 == a.SHA256 {
+		t.Error("the digest ignores a value")
 	}
-	// Moving a byte from one file to the next changes the digest.
-	d1 := targets.DigestOf([]renderers.Artifact{{Path: "p", Content: []byte("ab")}, {Path: "q", Content: []byte("c")}})
-	d2 := targets.DigestOf([]renderers.Artifact{{Path: "p", Content: []byte("a")}, {Path: "q", Content: []byte("bc")}})
+	d1 := targets.OwnedDigest(renderers.Elements{{Path: "ab", Value: "c"}})
+	d2 := targets.OwnedDigest(renderers.Elements{{Path: "a", Value: "bc"}})
 	if d1.SHA256 == d2.SHA256 {
-		t.Error("digest ignores file boundaries")
+		t.Error("the digest ignores where a path ends")
 	}
 }

@@ -54,6 +54,9 @@ type Report struct {
 	Failed      bool   `json:"failed"`
 	Interrupted bool   `json:"interrupted"`
 	Reason      string `json:"reason,omitempty"`
+	// Notes are what the target says it did otherwise than asked
+	// (Noter), once each.
+	Notes []string `json:"notes,omitempty"`
 	// Devices holds every device of the plan: those of the waves in
 	// rollout order, then the others by name.
 	Devices []Outcome `json:"devices"`
@@ -178,9 +181,10 @@ type rollout struct {
 
 // Apply carries out a plan: it takes the fabric lock, re-reads every
 // device the plan read and refuses the plan (a *StaleError, nothing pushed)
-// when any changed, and (a *TamperedError, nothing pushed) when what it
-// would push to any device is not what the platform computes from the
-// intent and that running configuration; then it pushes wave after wave (Waves). In each wave it
+// when any changed within the owned scope, and (a *TamperedError, nothing
+// pushed) when what it would push to any device is not what the platform
+// computes from the intent and that running configuration; then it pushes
+// wave after wave (Waves). In each wave it
 // pushes every device (with commit-confirm where the target has it),
 // re-reads each one and checks it converged to its desired state, and then
 // confirms. On the first failure it rolls the wave back (at once where the
@@ -214,6 +218,9 @@ func Apply(ctx context.Context, r Rollout) (*Report, error) {
 		return nil, err
 	}
 	rep, err := ro.run(ctx, items)
+	if n, ok := ro.Target.(Noter); ok && rep != nil {
+		rep.Notes = n.Notes()
+	}
 	if rerr := release(); rerr != nil {
 		if rep == nil {
 			return nil, errors.Join(err, rerr)
@@ -343,10 +350,11 @@ func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, er
 }
 
 // checkCurrent re-reads every device the plan read and refuses the plan
-// when any runs something else now, or when what the plan pushes to a
-// device is not what its platform computes from the intent and that
-// running configuration (a *TamperedError); it keeps the parsed running
-// state of each device to change, which rollback returns to.
+// when what any runs within the owned scope differs now (OwnedDigest),
+// naming the paths, or when what the plan pushes to a device is not what
+// its platform computes from the intent and that running configuration (a
+// *TamperedError); it keeps the parsed running state of each device to
+// change, which rollback returns to.
 func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) error {
 	var read []DevicePlan
 	for _, dp := range ro.Plan.Devices {
@@ -374,22 +382,33 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
 		}
-		now := DigestOf(running)
-		if now.SHA256 != dp.Running.SHA256 {
-			what := now.Changed(*dp.Running)
-			if len(what) == 0 {
-				what = []string{"its content changed"}
-			}
-			stale[i] = &StaleDevice{Device: dp.Device, Changed: what}
+		it := items[dp.Device]
+		p := renderers.Platform(nil)
+		if it != nil {
+			p = it.p
+		} else if ro.Platforms != nil {
+			p, _ = ro.Platforms(d)
+		}
+		if p == nil {
+			return // planned without a platform: nothing of it is pushed
+		}
+		have, err := safeParse(p, d, running)
+		if err != nil {
+			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
 		}
-		it := items[dp.Device]
+		desired, derr := safeDesired(p, d)
+		if OwnedDigest(have).SHA256 != dp.Running.SHA256 {
+			if derr != nil {
+				desired = nil
+			}
+			stale[i] = &StaleDevice{Device: dp.Device, Changed: staleness(dp, desired, have)}
+			return
+		}
 		if it == nil {
 			return
 		}
-		if it.before, err = safeParse(it.p, d, running); err == nil {
-			it.desired, err = safeDesired(it.p, d)
-		}
+		it.before, it.desired, err = have, desired, derr
 		var changes []renderers.Change
 		var rem renderers.Remediation
 		if err == nil {
@@ -399,7 +418,7 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
 		}
-		tampered[i] = verify(dp, changes, rem)
+		tampered[i] = verify(dp, len(running) == 0, changes, rem)
 		if tampered[i] == nil {
 			tampered[i] = checkScope(it, dp)
 		}
@@ -540,7 +559,18 @@ func (ro *rollout) rollback(ctx context.Context, k int, it *item, why string) {
 	// A push the device refused may have left nothing to undo; undoing
 	// anyway could roll back an earlier commit that is not ours.
 	if it.refused {
-		if err := ro.restored(ctx, it); err == nil {
+		err := ro.restored(ctx, it)
+		if _, ok := errors.AsType[*PutBackError](it.err); ok {
+			// The target could not take its own push back: that is not
+			// a rollback, whatever a read of the device shows.
+			what := "it reads as it did before the apply, which need not be all the push changed"
+			if err != nil {
+				what = err.Error()
+			}
+			ro.settle(k, it, Unknown, why+"; "+what)
+			return
+		}
+		if err == nil {
 			ro.settle(k, it, RolledBack, why+"; it runs what it ran before the apply")
 			return
 		}

@@ -380,8 +380,9 @@ func TestApplyPlainTargetReverses(t *testing.T) {
 	}
 }
 
-// A plan whose devices changed since is refused before any push, naming
-// the devices and the files.
+// A plan whose devices changed since within the owned scope is refused
+// before any push, naming the devices and the paths; a change outside
+// the scope (an ACL on spine-01) does not stale it.
 func TestApplyStalePlan(t *testing.T) {
 	w := newWorld(fabric(4, 2, 8))
 	tg := fullTarget{confirmTarget{w.t}}
@@ -395,18 +396,56 @@ func TestApplyStalePlan(t *testing.T) {
 		t.Fatalf("error %v, want a StaleError", err)
 	}
 	want := []targets.StaleDevice{
-		{Device: "gpu-003", Changed: []string{"gpu-003/cfg.txt changed"}},
+		{Device: "gpu-003", Changed: []string{"owned.ecn changed"}},
 		{Device: "leaf-r0-00", Err: "timeout"},
-		{Device: "spine-01", Changed: []string{"spine-01/cfg.txt changed"}},
 	}
 	if diff := cmp.Diff(want, se.Devices); diff != "" {
 		t.Errorf("stale devices (-want +got):\n%s", diff)
 	}
-	if !strings.Contains(err.Error(), "spine-01: spine-01/cfg.txt changed") {
+	if !strings.Contains(err.Error(), "gpu-003: owned.ecn changed") {
 		t.Errorf("error: %v", err)
 	}
 	if len(w.t.pushes) != 0 {
 		t.Errorf("pushes after a stale plan: %v", w.t.pushes)
+	}
+}
+
+// A device whose push failed and whose target could not put back what
+// the push had changed is reported unknown, never rolled back, even when
+// it reads as before.
+func TestApplyPutBackFailed(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.reject["leaf-r0-00"] = &targets.PutBackError{Err: errors.New("the runtime failed"), PutBack: errors.New("sudo: a password is required")}
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Devices {
+		if o.Device == "leaf-r0-00" && (o.State != targets.Unknown || !strings.Contains(o.Reason, "putting it back failed")) {
+			t.Errorf("leaf-r0-00: %s: %s, want unknown", o.State, o.Reason)
+		}
+	}
+}
+
+// A plan whose devices changed since only outside the owned scope (an
+// ACL, the hostname) is applied, and the foreign change stays.
+func TestApplyForeignChangeNotStale(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := w.plan(t, tg)
+	w.t.set("spine-01", w.before["spine-01"]+"ip access-list MGMT\n")
+	w.t.set("leaf-r0-00", strings.Replace(w.before["leaf-r0-00"], "hostname leaf-r0-00", "hostname leaf-r0-00-new", 1))
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatalf("a foreign change staled the plan: %v", err)
+	}
+	if rep.Failed || rep.Counts()[targets.Applied] != p.Summary().Change {
+		t.Errorf("apply: %+v", rep)
+	}
+	if !strings.Contains(w.t.cfg("spine-01"), "ip access-list MGMT") || !strings.Contains(w.t.cfg("leaf-r0-00"), "hostname leaf-r0-00-new") {
+		t.Errorf("the foreign changes are gone")
 	}
 }
 

@@ -12,11 +12,7 @@ package targets
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -56,6 +52,13 @@ type RollBacker interface {
 	Rollback(ctx context.Context, d *ir.Device) error
 }
 
+// Noter is a target that did something otherwise than the rollout asked
+// for and says so: a device that takes no commit-confirmed, read in
+// another way. The report carries the notes.
+type Noter interface {
+	Notes() []string
+}
+
 // Locker is a target that can hold the fabric against a second apply: a
 // lock file, or the devices' own configuration locks. Lock fails, saying
 // who holds it, when another apply does; release gives it up.
@@ -63,59 +66,19 @@ type Locker interface {
 	Lock(ctx context.Context, devices []*ir.Device) (release func() error, err error)
 }
 
-// FileDigest is the SHA-256 of one running artifact.
-type FileDigest struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
+// PutBackError is a push that failed after it changed the device, and
+// whose target then could not put back what it had changed: the device
+// may run part of the change. Apply never reports such a device rolled
+// back, even when reading it back finds its earlier state (what a target
+// reads need not be all the push touched: a server's settings file, its
+// runtime).
+type PutBackError struct {
+	Err     error // why the push failed
+	PutBack error // why putting it back failed
 }
 
-// Digest is what a device ran when it was read: the SHA-256 over every
-// artifact (path, length and bytes, in path order) and each artifact's
-// own, so that a stale plan can say which file changed.
-type Digest struct {
-	SHA256 string       `json:"sha256"`
-	Files  []FileDigest `json:"files"`
+func (e *PutBackError) Error() string {
+	return fmt.Sprintf("%v; putting it back failed: %v", e.Err, e.PutBack)
 }
 
-// DigestOf returns the digest of running artifacts in any order.
-func DigestOf(running []renderers.Artifact) Digest {
-	arts := slices.Clone(running)
-	slices.SortFunc(arts, func(a, b renderers.Artifact) int { return strings.Compare(a.Path, b.Path) })
-	all := sha256.New()
-	d := Digest{Files: make([]FileDigest, 0, len(arts))}
-	for _, a := range arts {
-		fmt.Fprintf(all, "%s\x00%d\x00", a.Path, len(a.Content))
-		all.Write(a.Content)
-		one := sha256.Sum256(a.Content)
-		d.Files = append(d.Files, FileDigest{Path: a.Path, SHA256: hex.EncodeToString(one[:])})
-	}
-	d.SHA256 = hex.EncodeToString(all.Sum(nil))
-	return d
-}
-
-// Changed says what differs between an earlier digest and d, one phrase
-// per file ("eos.cfg changed", "nvue.yaml added"), in path order.
-func (d Digest) Changed(earlier Digest) []string {
-	was := make(map[string]string, len(earlier.Files))
-	for _, f := range earlier.Files {
-		was[f.Path] = f.SHA256
-	}
-	var out []string
-	seen := make(map[string]bool, len(d.Files))
-	for _, f := range d.Files {
-		seen[f.Path] = true
-		switch h, ok := was[f.Path]; {
-		case !ok:
-			out = append(out, f.Path+" added")
-		case h != f.SHA256:
-			out = append(out, f.Path+" changed")
-		}
-	}
-	for _, f := range earlier.Files {
-		if !seen[f.Path] {
-			out = append(out, f.Path+" removed")
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (e *PutBackError) Unwrap() []error { return []error{e.Err, e.PutBack} }

@@ -63,8 +63,9 @@ func lineText(s string) string {
 
 // verify compares what the plan pushes to a device with what the platform
 // computes from the same running state and desired state; nil when they
-// are the same.
-func verify(dp DevicePlan, changes []renderers.Change, rem renderers.Remediation) *TamperedDevice {
+// are the same. empty says the device runs no configuration yet, which
+// the plan creates.
+func verify(dp DevicePlan, empty bool, changes []renderers.Change, rem renderers.Remediation) *TamperedDevice {
 	bad := func(what string) *TamperedDevice { return &TamperedDevice{Device: dp.Device, What: what} }
 	if len(changes) == 0 {
 		return bad(fmt.Sprintf("the plan has action %s, and the device already runs what the intent wants", dp.Action))
@@ -85,7 +86,7 @@ func verify(dp DevicePlan, changes []renderers.Change, rem renderers.Remediation
 		return bad(fmt.Sprintf("the plan lists %s, the intent gives %s", count(len(dp.Changes), "change", "changes"), count(len(changes), "change", "changes")))
 	}
 	want := Update
-	if dp.Running != nil && len(dp.Running.Files) == 0 {
+	if empty {
 		want = Create
 	}
 	if dp.Action != want {

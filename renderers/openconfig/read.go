@@ -225,6 +225,9 @@ func (r *reader) leaf(n *snode) error {
 		r.sc.i = start
 		return r.errorf("%v", err)
 	}
+	if n.hasDflt && v == n.dflt {
+		return nil // the default in use either way (canonicalDefaults)
+	}
 	r.emit(n, v)
 	return nil
 }

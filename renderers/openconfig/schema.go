@@ -37,6 +37,10 @@ type snode struct {
 	// portOwned marks, below an interface list entry, the owned leaves
 	// and the containers that lead to them.
 	portOwned bool
+	// dflt is a leaf's YANG default as the reader writes a value of its
+	// type (hasDflt when it has one): a leaf holding it reads as absent.
+	dflt    string
+	hasDflt bool
 }
 
 type snodeKind uint8
@@ -97,6 +101,7 @@ func indexSchema(root reflect.Type, entry *yang.Entry) (*snode, error) {
 		return nil, fmt.Errorf("internal error: the generated code has no /qos or /interfaces")
 	}
 	resolveLeafrefs(n, n)
+	canonicalDefaults(n)
 	annotate(n, "")
 	iface := n.children["interfaces"].children["interface"]
 	for rel := range portLeaves {
@@ -109,6 +114,50 @@ func indexSchema(root reflect.Type, entry *yang.Entry) (*snode, error) {
 		}
 	}
 	return n, nil
+}
+
+// canonicalDefaults writes every leaf default below n as the reader writes
+// a value of the leaf's type ("false", "\"0\"" for a uint64, a quoted
+// enumeration name). A default it cannot write so (none in the pinned
+// models) is dropped: such a leaf is then compared as it is read.
+//
+// Why defaults matter: a device may report a leaf at its default or leave
+// it out (RFC 7950 section 7.6.1: a leaf that is not set has its default
+// in use; openconfig/lemming fills the defaults in, others omit them),
+// and the desired tree sets some leaves to their default (drop false)
+// and leaves others unset. Reading a leaf at its default as absent, on
+// both sides, makes each of those the same state and no drift.
+func canonicalDefaults(n *snode) {
+	for _, c := range n.children {
+		if c.kind == kLeaf && c.hasDflt {
+			c.dflt, c.hasDflt = canonicalDefault(c)
+		}
+		canonicalDefaults(c)
+	}
+}
+
+// canonicalDefault is leaf n's default, a YANG literal, as the reader
+// writes a value of n's type: the literal tried as a JSON number or
+// boolean, then as a JSON string.
+func canonicalDefault(n *snode) (string, bool) {
+	for _, src := range []string{n.dflt, quote(n.dflt)} {
+		if src == "" {
+			continue
+		}
+		raw := jnode{kind: src[0], start: 0, end: len(src)}
+		switch {
+		case src[0] >= '0' && src[0] <= '9', src[0] == '-':
+			raw.kind = '0'
+		case src == "true", src == "false":
+		case src[0] == '"':
+		default:
+			continue
+		}
+		if v, err := scalar(n, &raw, []byte(src)); err == nil {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // annotate gives every leaf below n (at schema path p) its catalog element.
@@ -165,6 +214,7 @@ func addPath(n *snode, e *yang.Entry, f reflect.StructField, tagPath, tagModule 
 			case ce.IsLeaf():
 				c.kind = kLeaf
 				c.typ = ce.Type
+				c.dflt, c.hasDflt = ce.SingleDefaultValue()
 			default:
 				c.kind = kContainer
 			}

@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -106,9 +107,11 @@ type Target struct {
 
 	mu      sync.Mutex
 	devices map[string]*device
+	notes   []string
 }
 
 var (
+	_ targets.Noter      = (*Target)(nil)
 	_ targets.Target     = (*Target)(nil)
 	_ targets.Confirmer  = (*Target)(nil)
 	_ targets.RollBacker = (*Target)(nil)
@@ -120,6 +123,9 @@ type device struct {
 	conn   *grpc.ClientConn
 	client gpb.GNMIClient
 	caps   *gpb.CapabilityResponse
+	// onlyAll is set once the device refused a Get of type CONFIG: it is
+	// read with type ALL from then on, its state containers left out.
+	onlyAll atomic.Bool
 	// pending is the push awaiting Confirm.
 	pending *pending
 }
@@ -169,6 +175,23 @@ func (t *Target) Close() error {
 		delete(t.devices, name)
 	}
 	return errors.Join(errs...)
+}
+
+// note keeps something the report says once.
+func (t *Target) note(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !slices.Contains(t.notes, s) {
+		t.notes = append(t.notes, s)
+	}
+}
+
+// Notes says what the target did differently from what was asked of it,
+// one sentence per device and cause, sorted.
+func (t *Target) Notes() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Sorted(slices.Values(t.notes))
 }
 
 // device returns d's connection, dialling it the first time.
@@ -223,17 +246,49 @@ func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, 
 	if err != nil {
 		return nil, err
 	}
-	c, cancel := t.rpc(ctx)
-	defer cancel()
-	resp, err := dev.client.Get(c, &gpb.GetRequest{Path: []*gpb.Path{{}}, Type: gpb.GetRequest_CONFIG, Encoding: gpb.Encoding_JSON_IETF})
+	resp, err := t.get(ctx, dev, &gpb.GetRequest{Path: []*gpb.Path{{}}, Encoding: gpb.Encoding_JSON_IETF})
 	if err != nil {
-		return nil, fmt.Errorf("gNMI Get: %w", err)
+		return nil, err
 	}
 	js, err := joinGet(resp)
 	if err != nil {
 		return nil, fmt.Errorf("gNMI Get: %w", err)
 	}
 	return []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: js}}, nil
+}
+
+// get sends req as a Get of the configuration: of type CONFIG, or, on a
+// device that refuses that type (google/gnxi's reference server answers
+// any type but ALL with Unimplemented, gnmi/server.go), of type ALL with
+// every OpenConfig "state" container taken out of the JSON answers, which
+// leaves the configuration (OpenConfig keeps operational state in "state"
+// containers only: openconfig/public doc/openconfig_style_guide.md,
+// "Modeling operational state").
+func (t *Target) get(ctx context.Context, dev *device, req *gpb.GetRequest) (*gpb.GetResponse, error) {
+	all := dev.onlyAll.Load()
+	for {
+		req.Type = gpb.GetRequest_CONFIG
+		if all {
+			req.Type = gpb.GetRequest_ALL
+		}
+		c, cancel := t.rpc(ctx)
+		resp, err := dev.client.Get(c, req)
+		cancel()
+		if err != nil {
+			if code := status.Code(err); !all && (code == codes.Unimplemented || code == codes.InvalidArgument) {
+				all = true
+				continue
+			}
+			return nil, fmt.Errorf("gNMI Get (type %s): %w", req.Type, err)
+		}
+		if all {
+			dev.onlyAll.Store(true)
+			if err := configOnly(resp); err != nil {
+				return nil, fmt.Errorf("gNMI Get (type ALL): %w", err)
+			}
+		}
+		return resp, nil
+	}
 }
 
 // joinGet makes a Get's updates into one RFC 7951 document.
@@ -356,7 +411,7 @@ func setRequest(rem renderers.Remediation) (*gpb.SetRequest, error) {
 }
 
 // commitConfirmed reports whether pushes to dev use the extension.
-func (t *Target) commitConfirmed(ctx context.Context, dev *device) (bool, error) {
+func (t *Target) commitConfirmed(ctx context.Context, name string, dev *device) (bool, error) {
 	switch t.opts.Commit {
 	case CommitAlways:
 		return true, nil
@@ -367,7 +422,14 @@ func (t *Target) commitConfirmed(ctx context.Context, dev *device) (bool, error)
 		c, cancel := t.rpc(ctx)
 		defer cancel()
 		caps, err := dev.client.Capabilities(c, &gpb.CapabilityRequest{})
-		if err != nil {
+		switch {
+		case status.Code(err) == codes.Unimplemented:
+			// A device that lists no capabilities (openconfig/lemming
+			// v0.5.0) advertises no extension either: its pushes are
+			// taken back by this process, which the report says once.
+			caps = &gpb.CapabilityResponse{}
+			t.note(name + ": gNMI Capabilities is not implemented; its pushes were taken back by rocefab, not by a commit-confirmed on the device")
+		case err != nil:
 			return false, fmt.Errorf("gNMI Capabilities: %w", err)
 		}
 		dev.caps = caps
@@ -400,7 +462,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	if dev.pending != nil {
 		return fmt.Errorf("gnmi: a push to %s waits for its confirmation", d.Name)
 	}
-	native, err := t.commitConfirmed(ctx, dev)
+	native, err := t.commitConfirmed(ctx, d.Name, dev)
 	if err != nil {
 		return err
 	}
@@ -471,15 +533,13 @@ func (t *Target) undo(ctx context.Context, dev *device, req *gpb.SetRequest) (*g
 		if len(p.GetElem()) == 0 && len(req.GetPrefix().GetElem()) == 0 {
 			return nil, fmt.Errorf("a push that names the root is not taken back")
 		}
-		c, cancel := t.rpc(ctx)
-		resp, err := dev.client.Get(c, &gpb.GetRequest{Prefix: req.GetPrefix(), Path: []*gpb.Path{p}, Type: gpb.GetRequest_CONFIG, Encoding: gpb.Encoding_JSON_IETF})
-		cancel()
+		resp, err := t.get(ctx, dev, &gpb.GetRequest{Prefix: req.GetPrefix(), Path: []*gpb.Path{p}, Encoding: gpb.Encoding_JSON_IETF})
 		switch {
 		case status.Code(err) == codes.NotFound:
 			out.Delete = append(out.Delete, p)
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("gNMI Get: %w", err)
+			return nil, err
 		}
 		var val *gpb.TypedValue
 		for _, n := range resp.GetNotification() {

@@ -66,20 +66,8 @@ func runningTree(t testing.TB, old *ir.Device) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(arts[0].Content, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var ifs struct {
-		Interface []json.RawMessage `json:"interface"`
-	}
-	if err := json.Unmarshal(doc["openconfig-interfaces:interfaces"], &ifs); err != nil {
-		t.Fatal(err)
-	}
-	ifs.Interface = append(ifs.Interface, foreignInterfaces...)
-	doc["openconfig-interfaces:interfaces"], _ = json.Marshal(ifs)
-	doc["openconfig-network-instance:network-instances"] = foreignBGP
-	out, err := json.MarshalIndent(doc, "", "  ")
+	out, err := gnmitest.WithForeign(arts[0].Content, foreignInterfaces,
+		map[string]json.RawMessage{"openconfig-network-instance:network-instances": foreignBGP})
 	if err != nil {
 		t.Fatal(err)
 	}

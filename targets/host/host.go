@@ -81,6 +81,14 @@ type Options struct {
 	CommandTimeout time.Duration
 }
 
+// SudoPrefix is the prefix of every command on a server the inventory
+// reaches with sudo: true: -n fails at once rather than wait for a
+// password nobody types (sudo(8), https://www.sudo.ws/docs/man/sudo.man/#n).
+// Behind it run `sh -c` (the scripts that read and install the files) and
+// the runtime at its path: the sudoers entry docs/transports.md gives
+// allows exactly those two, and a test runs it with real sudo.
+func SudoPrefix() []string { return []string{"sudo", "-n"} }
+
 // Target reaches Linux servers through their host runtime.
 type Target struct {
 	opts          Options
@@ -487,7 +495,7 @@ func (s *session) push(ctx context.Context, r *remedy) (*pushed, error) {
 		note, rerr := s.restore(context.WithoutCancel(ctx), p)
 		switch {
 		case rerr != nil:
-			return nil, fmt.Errorf("%w; putting it back failed: %v", err, rerr)
+			return nil, &targets.PutBackError{Err: err, PutBack: rerr}
 		case note != "":
 			return nil, fmt.Errorf("%w; its previous settings were installed and run again (%s)", err, note)
 		}

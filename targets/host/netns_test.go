@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -285,9 +286,18 @@ type sshd struct {
 	client     gossh.Signer
 	knownHosts string
 	log        *bytes.Buffer
+	user       string // logged in as; root when empty
 }
 
 func startSSHD(t *testing.T, ns *netnsServer) *sshd {
+	t.Helper()
+	return startSSHDWith(t, ns, "", t.TempDir(), nil)
+}
+
+// startSSHDWith starts sshd in ns with its files in dir; wrap, when set,
+// makes the command that starts it from sshd's own argv (to set up its
+// mount namespace first), and user is who logs in.
+func startSSHDWith(t *testing.T, ns *netnsServer, user, dir string, wrap func(argv []string) []string) *sshd {
 	t.Helper()
 	const bin = "/usr/sbin/sshd"
 	if _, err := os.Stat(bin); err != nil {
@@ -301,7 +311,6 @@ func startSSHD(t *testing.T, ns *netnsServer) *sshd {
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
 		t.Skipf("cannot create /run/sshd: %v", err)
 	}
-	dir := t.TempDir()
 	hostKey := filepath.Join(dir, "host_ed25519")
 	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKey).CombinedOutput(); err != nil {
 		t.Fatalf("ssh-keygen: %v: %s", err, out)
@@ -315,7 +324,8 @@ func startSSHD(t *testing.T, ns *netnsServer) *sshd {
 		t.Fatal(err)
 	}
 	auth := filepath.Join(dir, "authorized_keys")
-	if err := os.WriteFile(auth, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
+	// sshd reads the keys as the user logging in.
+	if err := os.WriteFile(auth, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// In a namespace of its own every port is free.
@@ -337,7 +347,11 @@ UsePAM no
 		t.Fatal(err)
 	}
 	log := &bytes.Buffer{}
-	cmd := exec.Command("ip", "netns", "exec", ns.name, bin, "-D", "-e", "-f", cfg)
+	argv := []string{bin, "-D", "-e", "-f", cfg}
+	if wrap != nil {
+		argv = wrap(argv)
+	}
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns.name}, argv...)...)
 	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting sshd: %v", err)
@@ -361,7 +375,7 @@ UsePAM no
 	if err := os.WriteFile(kh, []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, pub)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &sshd{addr: addr, client: signer, knownHosts: kh, log: log}
+	s := &sshd{addr: addr, client: signer, knownHosts: kh, log: log, user: user}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, err := dialIn(ns.name, addr)
@@ -405,7 +419,8 @@ func dialIn(ns, addr string) (net.Conn, error) {
 	return r.c, r.err
 }
 
-// login logs in to s as root, checking its host key against knownHosts.
+// login logs in to s as its user (root by default), checking its host
+// key against knownHosts.
 func (s *sshd) login(ns, knownHostsFile string) (*gossh.Client, error) {
 	cb, err := knownhosts.New(knownHostsFile)
 	if err != nil {
@@ -416,7 +431,7 @@ func (s *sshd) login(ns, knownHostsFile string) (*gossh.Client, error) {
 		return nil, err
 	}
 	cc, chans, reqs, err := gossh.NewClientConn(c, s.addr, &gossh.ClientConfig{
-		User: "root", Auth: []gossh.AuthMethod{gossh.PublicKeys(s.client)}, HostKeyCallback: cb,
+		User: cmp.Or(s.user, "root"), Auth: []gossh.AuthMethod{gossh.PublicKeys(s.client)}, HostKeyCallback: cb,
 		HostKeyAlgorithms: []string{gossh.KeyAlgoED25519}, Timeout: 10 * time.Second,
 	})
 	if err != nil {
@@ -538,7 +553,7 @@ func TestNetnsApply(t *testing.T) {
 	}
 	_, err = targets.Apply(ctx, targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: platforms, ConfirmTimeout: 5 * time.Minute})
 	var stale *targets.StaleError
-	if !errors.As(err, &stale) || len(stale.Devices) != 1 || !slices.Contains(stale.Devices[0].Changed, "gpu-0000/host-state.json changed") {
+	if !errors.As(err, &stale) || len(stale.Devices) != 1 || !slices.Contains(stale.Devices[0].Changed, "eth0/shaping/class/1:11 changed") {
 		t.Errorf("apply of a stale plan: %v", err)
 	}
 	if got := htbRates(t, ns); got["1:11"] != 2_000_000_000/8 {

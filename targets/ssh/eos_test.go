@@ -224,20 +224,28 @@ func assertNoSecret(t *testing.T, outputs ...string) {
 	}
 }
 
-// TestEOSStalePlan: a leaf changed by another operator after the plan
-// makes apply refuse the plan, naming the leaf and its file, and nothing
-// is pushed to any leaf.
+// TestEOSStalePlan: a leaf whose owned configuration another operator
+// changed after the plan makes apply refuse the plan, naming the leaf and
+// the line, and nothing is pushed to any leaf; a leaf changed outside the
+// owned scope (a name server) does not stale it.
 func TestEOSStalePlan(t *testing.T) {
 	w := newWorld(t, eosLeaves(t, 2))
 	p := w.plan(t)
+	other := w.eos[w.devs[0].Name]
+	other.SetRunning(append(other.Running(), []byte("ip name-server vrf MGMT 192.168.0.2\n")...))
 	changed := w.devs[1].Name
 	dev := w.eos[changed]
-	dev.SetRunning(append(dev.Running(), []byte("ip name-server vrf MGMT 192.168.0.2\n")...))
-	_, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: eosPlatform,
+	port := w.devs[1].Switch.Ports[0].Name
+	running, err := eosApply(dev.Running(), "interface "+port+"\n   mtu 1234\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev.SetRunning(running)
+	_, err = targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: eosPlatform,
 		ConfirmTimeout: time.Minute, Timeout: 20 * time.Second})
 	var stale *targets.StaleError
 	if !errors.As(err, &stale) || len(stale.Devices) != 1 || stale.Devices[0].Device != changed ||
-		!strings.Contains(err.Error(), changed+"/eos.cfg changed") {
+		!strings.Contains(err.Error(), "interface "+port+" > mtu changed") {
 		t.Fatalf("apply of a stale plan: %v", err)
 	}
 	for n, e := range w.eos {

@@ -349,13 +349,26 @@ func TestNVUEFaults(t *testing.T) {
 	}
 }
 
-// TestNVUEStalePlan: a spine changed by another operator after the plan
-// (its RoCE mode) refuses the plan, and nothing is pushed.
+// TestNVUEStalePlan: a spine whose owned configuration another operator
+// changed after the plan refuses the plan, naming the spine and the path,
+// and nothing is pushed; a change outside the owned scope (the timezone)
+// does not stale it.
 func TestNVUEStalePlan(t *testing.T) {
 	w := newNVWorld(t, 2)
 	p := w.plan(t)
+	// Another operator renames the first spine: outside what rocefab owns,
+	// so rocefab's own applier would refuse the line; it is edited into
+	// the switch's configuration as that operator's tool would.
+	other := w.devs[0]
+	was := w.dev[other.Name].Applied()
+	foreign := bytes.Replace(was, []byte("hostname: "+other.Name+"\n"), []byte("hostname: "+other.Name+"-renamed\n"), 1)
+	if bytes.Equal(foreign, was) {
+		t.Fatalf("%s runs no hostname to change:\n%s", other.Name, was)
+	}
+	w.dev[other.Name].SetApplied(foreign)
 	d := w.devs[1]
-	changed, err := nvueApply(w.dev[d.Name].Applied(), "nv set qos roce mode lossy\n")
+	port := d.Switch.Ports[0].Name
+	changed, err := nvueApply(w.dev[d.Name].Applied(), "nv set interface "+port+" link mtu 1500\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +376,8 @@ func TestNVUEStalePlan(t *testing.T) {
 	_, err = targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: nvuePlatform,
 		Canary: 1, ConfirmTimeout: time.Minute, Timeout: 20 * time.Second})
 	var se *targets.StaleError
-	if !errors.As(err, &se) || len(se.Devices) != 1 || se.Devices[0].Device != d.Name {
+	if !errors.As(err, &se) || len(se.Devices) != 1 || se.Devices[0].Device != d.Name ||
+		!strings.Contains(err.Error(), "interface/"+port+"/link/mtu changed") {
 		t.Fatalf("apply of a stale plan: %v", err)
 	}
 	for n, dev := range w.dev {

@@ -25,9 +25,10 @@ import (
 const applyDoc = `Push a plan to the devices, wave by wave, and leave every device either applied or as it was.
 
 apply PLAN pushes exactly a plan that plan -o saved. It refuses the plan when it was made by another
-rocefab, when the intent changed since, or when any device's running configuration no longer
-matches the digest the plan recorded (it names the devices and the files that changed): make a new
-plan then. apply PATH plans the intent at PATH, shows the plan and asks before pushing
+rocefab, when the intent changed since, or when what any device runs within the scope rocefab owns
+there no longer matches the digest the plan recorded (it names the devices and the paths that
+changed; configuration outside the scope, such as BGP or the hostname, may change meanwhile): make a
+new plan then. apply PATH plans the intent at PATH, shows the plan and asks before pushing
 (--auto-approve does not ask, for CI).
 
 Before it pushes, apply recomputes every device's changes and remediation from the intent and the
@@ -159,7 +160,11 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		if p.Empty() {
 			if a.format != "json" {
 				printPlan(cmd.OutOrStdout(), p)
-				fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
+				if p.Complete() {
+					fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply.")
+				} else {
+					fmt.Fprintln(cmd.OutOrStdout(), "\nNothing to apply to the devices that were read; the plan is incomplete.")
+				}
 			}
 			return nothingToApply(cmd, a.format, p, settled, false)
 		}
@@ -305,7 +310,7 @@ func nothingToApply(cmd *cobra.Command, format string, p *targets.Plan, settled 
 		fmt.Fprintf(cmd.OutOrStdout(), "Nothing to apply: %s\n", p.Summary())
 	}
 	if rep.Failed {
-		return withCode(exitPlanError, errors.New(rep.Reason))
+		return withCode(exitPlanError, incompleteError(p))
 	}
 	return nil
 }
@@ -417,6 +422,9 @@ func printReport(w io.Writer, rep *targets.Report, diffs map[string]string) {
 				fmt.Fprintln(w, strings.TrimRight("        "+l, " \t\r"))
 			}
 		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
 	}
 	c := rep.Counts()
 	fmt.Fprintf(w, "Apply: %d applied, %d rolled back, %d untouched, %d unknown; %d unchanged\n",

@@ -48,8 +48,12 @@ of the owned leaves of each fabric port, never a replace of / or /interfaces), o
 against the system's roots or the inventory's caFile, at the address the inventory gives ("{name}"
 patterns, a port from the address or the access), with the inventory's username and, for auth
 "password", the password from the environment variable passwordEnv names (never from a file or a
-flag). transport "dir": running/ beside the intent, as without an inventory. A device reached by a
-transport rocefab does not speak yet (ssh, netconf) is planned unsupported, with why.
+flag). transport "ssh": an EOS, NX-OS or NVUE switch's CLI or a SONiC switch's shell, each with its
+own session and commit (docs/transports.md), and a server's host profile through the runtime
+rocefab installs on it (behind sudo -n with sudo: true), host keys checked against known_hosts.
+transport "dir": running/ beside the intent, as without an inventory. A device reached by a
+transport rocefab does not speak (netconf), or over ssh on a platform it has no driver for, is
+planned unsupported, with why.
 --insecure-plaintext sends gNMI without TLS, credentials included, for lab devices only: it warns,
 and a plan made so is applied only so.
 
@@ -60,8 +64,8 @@ traffic-pause, reboot), and the platform's remediation: the lines apply pushes. 
 it up: "12 devices to change: 8 hitless, 4 traffic-pause; 324 unchanged".
 
 -o PLAN saves the plan as versioned JSON, bound to the intent's digest, this rocefab's version and
-each device's running-configuration digest: apply PLAN pushes exactly it, and refuses it when any of
-them changed. --format json prints the same JSON.
+the digest of what each device runs within the scope rocefab owns (docs/ownership.md): apply PLAN
+pushes exactly it, and refuses it when any of them changed. --format json prints the same JSON.
 
 Exit codes:
   0  the plan was made; with --detailed-exitcode, nothing to change
@@ -160,7 +164,7 @@ func runPlan(cmd *cobra.Command, a planArgs, args []string) error {
 	}
 	switch {
 	case !p.Complete():
-		return withCode(exitPlanError, fmt.Errorf("the plan is incomplete: %s could not be read or diffed", planCount(p, targets.Unreachable, targets.Failed)))
+		return withCode(exitPlanError, incompleteError(p))
 	case a.detailed && !p.Empty():
 		return withCode(exitPlanChanges, nil)
 	}
@@ -186,6 +190,21 @@ func checkOut(out string) error {
 		return errors.New("-out: rocefab takes --out PLAN or -o PLAN (one dash reads as -o with the value \"ut\")")
 	}
 	return nil
+}
+
+// incompleteError says that a plan is incomplete and which devices could
+// not be read or diffed, by name (the first ten), with their actions.
+func incompleteError(p *targets.Plan) error {
+	var names []string
+	for _, d := range p.Devices {
+		if d.Action == targets.Unreachable || d.Action == targets.Failed {
+			names = append(names, fmt.Sprintf("%s (%s)", d.Device, d.Action))
+		}
+	}
+	if len(names) > 10 {
+		names = append(names[:10], fmt.Sprintf("and %d more", len(names)-10))
+	}
+	return fmt.Errorf("the plan is incomplete: %s could not be read or diffed: %s", planCount(p, targets.Unreachable, targets.Failed), strings.Join(names, ", "))
 }
 
 func planCount(p *targets.Plan, actions ...targets.Action) string {
@@ -262,7 +281,7 @@ func loadSession(cmd *cobra.Command, p string, via reach, only string, paralleli
 		return s, nil
 	}
 	ignoreHostKeys, _ := cmd.Flags().GetBool(flagIgnoreHostKeys)
-	r, ids, err := reachInventoryKeys(in, fab.Devices, via.inventory, via.plaintext, ignoreHostKeys, s.lockPath, cmd.ErrOrStderr())
+	r, ids, err := reachInventoryKeys(in, fab.Devices, devs, via.inventory, via.plaintext, ignoreHostKeys, s.lockPath, cmd.ErrOrStderr())
 	if len(ids) > 0 {
 		summarizeDiags(cmd, ids)
 		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s has %s: fix them first", via.inventory, count(ids.Count(diag.Error), "error", "errors")))

@@ -244,15 +244,18 @@ func TestPlanApplyPlan(t *testing.T) {
 		t.Errorf("--format json differs from the saved plan (exit %d):\n%s", code, cmp.Diff(string(saved), js))
 	}
 
-	// A stale plan is refused, naming the device and the file.
+	// A plan whose device changed within the owned scope is stale: it is
+	// refused, naming the device and the path.
 	leaf := filepath.Join(dir, "running", "leaf-r1-00", "running.cfg")
-	if err := os.WriteFile(leaf, []byte(before["leaf-r1-00"]+"ip access-list MGMT\n"), 0o644); err != nil {
+	if err := os.WriteFile(leaf, []byte(strings.Replace(before["leaf-r1-00"], "rocefab.pfc=0", "rocefab.pfc=1", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut = rocefab(t, dir, "", "apply", "lab.plan")
-	if code != exitPlanError || !strings.Contains(errOut, "the plan is stale") || !strings.Contains(errOut, "leaf-r1-00: leaf-r1-00/running.cfg changed") {
+	if code != exitPlanError || !strings.Contains(errOut, "the plan is stale") || !strings.Contains(errOut, "leaf-r1-00: rocefab.pfc changed") {
 		t.Errorf("stale plan: exit %d\n%s", code, errOut)
 	}
+	// Outside the owned scope (an ACL by other automation) it is not.
+	before["leaf-r1-00"] += "ip access-list MGMT\n"
 	if err := os.WriteFile(leaf, []byte(before["leaf-r1-00"]), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,7 +84,18 @@ var (
 	_ targets.RollBacker    = (*routed)(nil)
 	_ targets.Locker        = (*routed)(nil)
 	_ targets.PendingReader = (*routed)(nil)
+	_ targets.Noter         = (*routed)(nil)
 )
+
+// Notes are the gNMI targets' notes, sorted.
+func (r *routed) Notes() []string {
+	var out []string
+	for _, t := range r.gnmi {
+		out = append(out, t.Notes()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 func (r *routed) to(d *ir.Device) (targets.Target, error) {
 	t, ok := r.route[d.Name]
@@ -234,13 +246,14 @@ type gnmiKey struct {
 // goes nowhere but to the devices (gNMI metadata, SSH login): no error or
 // message here carries it. SSH host keys are checked.
 func reachInventory(in *schema.Intent, devs []*ir.Device, file string, plaintext bool, lockPath string, warn io.Writer) (*routed, diag.List, error) {
-	return reachInventoryKeys(in, devs, file, plaintext, false, lockPath, warn)
+	return reachInventoryKeys(in, devs, nil, file, plaintext, false, lockPath, warn)
 }
 
 // reachInventoryKeys is reachInventory where ignoreHostKeys logs in over
 // SSH without checking host keys (--insecure-ignore-host-keys), which
-// warn is told loudly.
-func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plaintext, ignoreHostKeys bool, lockPath string, warn io.Writer) (*routed, diag.List, error) {
+// warn is told loudly. It routes devs; the warnings count the devices of
+// reached (nil: all of devs), those the command goes to.
+func reachInventoryKeys(in *schema.Intent, devs, reached []*ir.Device, file string, plaintext, ignoreHostKeys bool, lockPath string, warn io.Writer) (*routed, diag.List, error) {
 	inv, ds, err := schema.LoadInventory(file)
 	if err != nil || len(ds) > 0 {
 		return nil, ds, err
@@ -248,6 +261,16 @@ func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plain
 	r := &routed{route: map[string]targets.Target{}, unsupported: map[string]string{}, transport: map[string]string{}, lockPath: lockPath}
 	byKey := map[gnmiKey]*gnmi.Target{}
 	addrs := map[string]string{}
+	// The warnings count the devices this command reaches (--only), of
+	// all it routes (the host runtime is rendered from every device).
+	isReached := func(string) bool { return true }
+	if reached != nil {
+		names := map[string]bool{}
+		for _, d := range reached {
+			names[d.Name] = true
+		}
+		isReached = func(n string) bool { return names[n] }
+	}
 	viaGNMI := 0
 	viaSSH := &sshRoutes{inv: inv, file: file, endpoints: map[string]ssh.Endpoint{}, creds: map[sshKey]*ssh.Credentials{},
 		hostKeys: map[string]*ssh.HostKeys{}, ignoreHostKeys: ignoreHostKeys, warn: warn, diffs: &r.diffs}
@@ -314,7 +337,9 @@ func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plain
 			r.gnmi = append(r.gnmi, t)
 		}
 		r.route[d.Name] = t
-		viaGNMI++
+		if isReached(d.Name) {
+			viaGNMI++
+		}
 	}
 	if len(viaSSH.endpoints) > 0 {
 		t, err := viaSSH.target()
@@ -336,9 +361,14 @@ func reachInventoryKeys(in *schema.Intent, devs []*ir.Device, file string, plain
 			r.route[name] = t
 		}
 	}
-	overSSH := len(viaSSH.endpoints)
-	for _, h := range viaSSH.hosts {
-		if !h.local {
+	overSSH := 0
+	for name := range viaSSH.endpoints {
+		if isReached(name) {
+			overSSH++
+		}
+	}
+	for name, h := range viaSSH.hosts {
+		if !h.local && isReached(name) {
 			overSSH++
 		}
 	}

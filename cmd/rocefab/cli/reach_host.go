@@ -46,9 +46,7 @@ func (s *sshRoutes) hostTarget(devs []*ir.Device) (*host.Target, func(), error) 
 	dial, closeAll := ssh.Dialer()
 	var prefix []string
 	if s.hostSudo {
-		// -n: fail at once rather than wait for a password nobody types
-		// (sudo(8), https://www.sudo.ws/docs/man/sudo.man/#n).
-		prefix = []string{"sudo", "-n"}
+		prefix = host.SudoPrefix()
 	}
 	t, err := host.New(host.Options{
 		Connect: func(ctx context.Context, d *ir.Device) (host.Conn, error) {

@@ -96,20 +96,8 @@ func deviceTree(t testing.TB, old *ir.Device) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(arts[0].Content, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var ifs struct {
-		Interface []json.RawMessage `json:"interface"`
-	}
-	if err := json.Unmarshal(doc["openconfig-interfaces:interfaces"], &ifs); err != nil {
-		t.Fatal(err)
-	}
-	ifs.Interface = append(ifs.Interface, json.RawMessage(foreignMgmt))
-	doc["openconfig-interfaces:interfaces"], _ = json.Marshal(ifs)
-	doc["openconfig-network-instance:network-instances"] = json.RawMessage(foreignBGP)
-	out, err := json.Marshal(doc)
+	out, err := gnmitest.WithForeign(arts[0].Content, []json.RawMessage{json.RawMessage(foreignMgmt)},
+		map[string]json.RawMessage{"openconfig-network-instance:network-instances": json.RawMessage(foreignBGP)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,6 +354,13 @@ func TestInventoryGNMIPlaintext(t *testing.T) {
 	}
 	if !strings.Contains(out, "inventory inventory.json (gNMI without TLS)") || !strings.Contains(out, "3 devices to change") {
 		t.Errorf("--insecure-plaintext plan:\n%s", out)
+	}
+
+	// The warning counts the devices reached, not those routed.
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--insecure-plaintext", "--only", "leaf-r0-00")
+	outputs = append(outputs, out, errOut)
+	if code != exitOK || !strings.Contains(errOut, "WARNING: --insecure-plaintext: 1 device is reached over gNMI WITHOUT TLS") {
+		t.Errorf("--insecure-plaintext --only: exit %d\n%s%s", code, out, errOut)
 	}
 
 	code, out, errOut = rocefab(t, dir, "", "apply", "plain.plan", "--inventory", "inventory.json", "--auto-approve")
@@ -626,7 +621,7 @@ func TestInventorySSHHostKeys(t *testing.T) {
 	if code != exitOK || strings.Contains(out, "unreachable") || !strings.Contains(out, "8 devices to change") {
 		t.Errorf("plan ignoring host keys: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "WARNING: --insecure-ignore-host-keys: 64 devices are reached over SSH WITHOUT checking their host keys") {
+	if !strings.Contains(errOut, "WARNING: --insecure-ignore-host-keys: 8 devices are reached over SSH WITHOUT checking their host keys") {
 		t.Errorf("no warning:\n%s", errOut)
 	}
 }

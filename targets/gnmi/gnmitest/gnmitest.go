@@ -5,7 +5,9 @@
 // extension (a commit not confirmed in time is rolled back), and injects
 // faults: a rejected Set, a connection dropped in the middle of a Set
 // (before or after the change is taken), a Set answered late after the
-// change is taken, and a delay.
+// change is taken, a delay, and the gaps of devices that implement less
+// of gNMI: no Capabilities, Get of type ALL only, a commit-confirmed
+// extension taken and ignored.
 //
 // # Where it is more lenient than a device
 //
@@ -22,7 +24,7 @@
 //     the process and reused, which a device does not, but which gives the
 //     same tree.
 //   - Get ignores the request's data type (CONFIG, STATE) and returns the
-//     tree as it holds it; paths other than the root are answered from the
+//     tree as it holds it (unless Faults.OnlyTypeAll); paths other than the root are answered from the
 //     first node a wildcard matches.
 //   - Configuration outside its schema (network instances, vendor
 //     augmentations at the root) is kept as it was given and returned by a
@@ -54,6 +56,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net"
 	"reflect"
@@ -95,6 +98,21 @@ type Faults struct {
 	// not know the device took it. A Set that only confirms or cancels a
 	// commit answers at once.
 	SlowSet time.Duration
+	// IgnoreCommit takes the commit-confirmed extension and ignores it:
+	// a commit is permanent at once, and a confirm or cancel answers OK
+	// and does nothing, as a device that advertises the extension
+	// without implementing it.
+	IgnoreCommit bool
+	// NoCapabilities answers Capabilities with Unimplemented, as
+	// openconfig/lemming v0.5.0 does.
+	NoCapabilities bool
+	// OnlyTypeAll refuses a Get of any data type but ALL with
+	// Unimplemented, as google/gnxi's reference server does
+	// (gnmi/server.go: "unsupported request type"), and answers a Get
+	// of type ALL with the tree's operational state too: every
+	// configuration container's leaves repeated in a "state" container
+	// beside it, as OpenConfig models them.
+	OnlyTypeAll bool
 }
 
 // Options configure a server.
@@ -351,6 +369,12 @@ func (s *Server) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*g
 	if err := s.delay(ctx); err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	f := s.faults
+	s.mu.Unlock()
+	if f.NoCapabilities {
+		return nil, status.Error(codes.Unimplemented, "Capabilities is not implemented")
+	}
 	resp := &gpb.CapabilityResponse{
 		SupportedModels:    oc.ΓModelData,
 		SupportedEncodings: []gpb.Encoding{gpb.Encoding_JSON_IETF, gpb.Encoding_JSON},
@@ -378,6 +402,10 @@ func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	withState := s.faults.OnlyTypeAll
+	if withState && req.GetType() != gpb.GetRequest_ALL {
+		return nil, status.Errorf(codes.Unimplemented, "unsupported request type: %s", req.GetType())
+	}
 	n := &gpb.Notification{Timestamp: time.Now().UnixNano(), Prefix: req.GetPrefix()}
 	paths := req.GetPath()
 	if len(paths) == 0 {
@@ -386,12 +414,19 @@ func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 	for _, p := range paths {
 		full := &gpb.Path{Elem: append(slices.Clone(req.GetPrefix().GetElem()), p.GetElem()...)}
 		if len(full.GetElem()) == 0 {
-			n.Update = append(n.Update, &gpb.Update{Path: p, Val: jsonVal(req.GetEncoding(), s.doc)})
+			doc := s.doc
+			if withState {
+				doc = addState(doc)
+			}
+			n.Update = append(n.Update, &gpb.Update{Path: p, Val: jsonVal(req.GetEncoding(), doc)})
 			continue
 		}
 		v, err := s.node(full)
 		if err != nil {
 			return nil, err
+		}
+		if withState && v.GetJsonIetfVal() != nil {
+			v = jsonVal(gpb.Encoding_JSON_IETF, addState(v.GetJsonIetfVal()))
 		}
 		if req.GetEncoding() == gpb.Encoding_JSON && v.GetJsonIetfVal() != nil {
 			v = jsonVal(gpb.Encoding_JSON, v.GetJsonIetfVal())
@@ -399,6 +434,45 @@ func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 		n.Update = append(n.Update, &gpb.Update{Path: p, Val: v})
 	}
 	return &gpb.GetResponse{Notification: []*gpb.Notification{n}}, nil
+}
+
+// addState returns doc with a "state" container beside every "config"
+// container, holding the same leaves and a counter, as a device reports
+// operational state in a Get of type ALL. A document it cannot read is
+// returned as it is.
+func addState(doc []byte) []byte {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return doc
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				walk(c)
+				if local := k[strings.LastIndex(k, ":")+1:]; local == "config" {
+					if m, ok := c.(map[string]any); ok {
+						st := map[string]any{"counters": map[string]any{"in-pkts": "7"}}
+						maps.Copy(st, m)
+						v[strings.TrimSuffix(k, "config")+"state"] = st
+					}
+				}
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return doc
+	}
+	return out
 }
 
 func jsonVal(enc gpb.Encoding, b []byte) *gpb.TypedValue {
@@ -500,6 +574,12 @@ func (s *Server) set(req *gpb.SetRequest) (*gpb.SetResponse, error) {
 			}
 			cm = c
 		}
+	}
+	if cm != nil && s.faults.IgnoreCommit {
+		if _, ok := cm.GetAction().(*gnmi_ext.Commit_Commit); !ok {
+			return &gpb.SetResponse{Timestamp: time.Now().UnixNano()}, nil
+		}
+		cm = nil
 	}
 	if cm != nil {
 		if cm.GetId() == "" {

@@ -1,0 +1,79 @@
+package targets
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// Digest is what a device ran, within the scope rocefab owns there, when
+// it was read: the SHA-256 of its parsed running state.
+type Digest struct {
+	SHA256 string `json:"sha256"`
+}
+
+// OwnedDigest is the digest of a device's parsed running state: every
+// element's path and value, in path order. The platform's Parse reads
+// only the scope rocefab owns (docs/ownership.md), so configuration that
+// other automation keeps (BGP, the hostname, the management port) does
+// not enter it, and changing that does not make a saved plan stale.
+func OwnedDigest(s renderers.State) Digest {
+	es := s.Elements()
+	slices.SortFunc(es, func(a, b renderers.Element) int { return strings.Compare(a.Path, b.Path) })
+	h := sha256.New()
+	for _, e := range es {
+		fmt.Fprintf(h, "%d:%s%d:%s\n", len(e.Path), e.Path, len(e.Value), e.Value)
+	}
+	return Digest{SHA256: hex.EncodeToString(h.Sum(nil))}
+}
+
+// maxStalePaths bounds the paths a stale device is described by.
+const maxStalePaths = 10
+
+// staleness says which owned paths of a device differ now from when dp
+// was planned, one phrase per path in path order ("/qos/... changed").
+// What the device ran then is its desired state with each planned
+// change's running value put back (a path the plan did not change ran
+// its desired value); desired is nil for a device whose desired state
+// could not be computed, which is then described as a whole.
+func staleness(dp DevicePlan, desired, now renderers.State) []string {
+	if desired == nil {
+		return []string{"what it runs within rocefab's scope changed"}
+	}
+	then := map[string]string{}
+	for _, e := range desired.Elements() {
+		then[e.Path] = e.Value
+	}
+	for _, c := range dp.Changes {
+		if c.Before == nil {
+			delete(then, c.Path)
+		} else {
+			then[c.Path] = *c.Before
+		}
+	}
+	var out []string
+	for _, e := range now.Elements() {
+		switch v, ok := then[e.Path]; {
+		case !ok:
+			out = append(out, e.Path+" added")
+		case v != e.Value:
+			out = append(out, e.Path+" changed")
+		}
+		delete(then, e.Path)
+	}
+	for p := range then {
+		out = append(out, p+" removed")
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return []string{"what it runs within rocefab's scope changed"}
+	}
+	if len(out) > maxStalePaths {
+		out = append(out[:maxStalePaths], fmt.Sprintf("and %d more", len(out)-maxStalePaths))
+	}
+	return out
+}
