@@ -3,9 +3,11 @@ package ssh_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/ssh"
 )
@@ -95,5 +97,41 @@ func TestEOSPendingSettled(t *testing.T) {
 				t.Errorf("after settling (approved %v) the plan is %s", approve, final.Summary())
 			}
 		})
+	}
+}
+
+// TestNXOSPendingInProcess: NX-OS has no commit timer of its own, so its
+// pending commit is the one this process pushed and keeps the timer of:
+// reported with that timer's deadline until it is confirmed, and a new
+// process (a new target) has none to report.
+func TestNXOSPendingInProcess(t *testing.T) {
+	w := newNXWorld(t, 1)
+	d := w.devs[0]
+	p := w.plan(t)
+	ctx := context.Background()
+	if err := w.target.PushConfirmed(ctx, d, p.Devices[0].Remediation.Remediation(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	found, err := targets.FindPending(ctx, w.target, w.devs, 1)
+	if err != nil || len(found) != 1 || found[0].Device != d.Name {
+		t.Fatalf("pending after an unconfirmed push: %+v, %v", found, err)
+	}
+	if left := time.Until(found[0].Deadline); left <= 0 || left > time.Minute {
+		t.Errorf("deadline %s from now, want within the push's minute", left)
+	}
+	fresh, err := ssh.New(ssh.Options{Endpoint: func(*ir.Device) (ssh.Endpoint, error) {
+		return ssh.Endpoint{}, errors.New("a switch without a timer of its own is not asked")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other, err := targets.FindPending(ctx, fresh, w.devs, 1); err != nil || len(other) != 0 {
+		t.Errorf("a new process reports %+v, %v: it keeps no timer", other, err)
+	}
+	if err := w.target.Confirm(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := targets.FindPending(ctx, w.target, w.devs, 1); err != nil || len(left) != 0 {
+		t.Errorf("pending after the confirmation: %+v, %v", left, err)
 	}
 }
