@@ -38,16 +38,33 @@ type PendingCommit struct {
 // reading up to parallelism devices at once; none when the target cannot
 // tell (no PendingReader). A device that cannot be asked is an error.
 func FindPending(ctx context.Context, t Target, devices []*ir.Device, parallelism int) ([]PendingCommit, error) {
+	out, errs, err := findPending(ctx, t, devices, parallelism)
+	if err != nil {
+		return nil, err
+	}
+	var all []error
+	for _, d := range devices {
+		all = append(all, errs[d.Name])
+	}
+	if err := errors.Join(all...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// findPending is FindPending with the devices that could not be asked
+// apart: their errors by device name.
+func findPending(ctx context.Context, t Target, devices []*ir.Device, parallelism int) (found []PendingCommit, unasked map[string]error, err error) {
 	pr, ok := t.(PendingReader)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
-	found := make([]*PendingCommit, len(devices))
+	all := make([]*PendingCommit, len(devices))
 	errs := make([]error, len(devices))
 	done := forEach(ctx, len(devices), parallelism, func(i int) {
 		err := safeCall(func() error {
 			var err error
-			found[i], err = pr.Pending(ctx, devices[i])
+			all[i], err = pr.Pending(ctx, devices[i])
 			return err
 		})
 		if err != nil {
@@ -55,19 +72,19 @@ func FindPending(ctx context.Context, t Target, devices []*ir.Device, parallelis
 		}
 	})
 	if !done {
-		return nil, fmt.Errorf("interrupted while looking for pending commits: %w", context.Cause(ctx))
+		return nil, nil, fmt.Errorf("interrupted while looking for pending commits: %w", context.Cause(ctx))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	var out []PendingCommit
-	for _, p := range found {
+	unasked = map[string]error{}
+	for i, p := range all {
 		if p != nil {
-			out = append(out, *p)
+			found = append(found, *p)
+		}
+		if errs[i] != nil {
+			unasked[devices[i].Name] = errs[i]
 		}
 	}
-	slices.SortFunc(out, func(a, b PendingCommit) int { return strings.Compare(a.Device, b.Device) })
-	return out, nil
+	slices.SortFunc(found, func(a, b PendingCommit) int { return strings.Compare(a.Device, b.Device) })
+	return found, unasked, nil
 }
 
 // Settlement is what Settle needs.
@@ -120,7 +137,9 @@ func Settle(ctx context.Context, s Settlement) ([]Settled, error) {
 }
 
 func (ro *rollout) settlePending(ctx context.Context, s Settlement) ([]Settled, error) {
-	pending, err := FindPending(ctx, s.Target, s.Devices, s.Parallelism)
+	// A device that cannot be asked is left to the plan, which cannot
+	// read it either and reports it, and to MarkPending.
+	pending, _, err := findPending(ctx, s.Target, s.Devices, s.Parallelism)
 	if err != nil || len(pending) == 0 {
 		return nil, err
 	}
@@ -189,17 +208,32 @@ func (ro *rollout) runsDesired(ctx context.Context, d *ir.Device) error {
 }
 
 // MarkPending records in p each device's unconfirmed commit, as
-// FindPending finds them among devices.
+// FindPending finds them among devices. Devices the plan could not read
+// are not asked; one that can be read but not asked whether a commit is
+// pending fails in the plan, which then converges nothing.
 func MarkPending(ctx context.Context, p *Plan, t Target, devices []*ir.Device, parallelism int) error {
-	pending, err := FindPending(ctx, t, devices, parallelism)
+	read := make(map[string]int, len(p.Devices))
+	for i, dp := range p.Devices {
+		if dp.Action != Unreachable && dp.Action != Unsupported {
+			read[dp.Device] = i
+		}
+	}
+	var ask []*ir.Device
+	for _, d := range devices {
+		if _, ok := read[d.Name]; ok {
+			ask = append(ask, d)
+		}
+	}
+	pending, unasked, err := findPending(ctx, t, ask, parallelism)
 	if err != nil {
 		return err
 	}
 	for _, pc := range pending {
-		i := slices.IndexFunc(p.Devices, func(dp DevicePlan) bool { return dp.Device == pc.Device })
-		if i >= 0 {
-			p.Devices[i].Pending = &pc
-		}
+		p.Devices[read[pc.Device]].Pending = &pc
+	}
+	for name, err := range unasked {
+		dp := &p.Devices[read[name]]
+		dp.Action, dp.Reason = Failed, err.Error()
 	}
 	return nil
 }
@@ -222,9 +256,11 @@ func (e *PendingError) Error() string {
 // checkPending refuses the rollout while any device of the plan holds an
 // unconfirmed commit.
 func (ro *rollout) checkPending(ctx context.Context) error {
+	// Devices the plan could not read are not pushed to: the rollout
+	// reports them as the plan did.
 	in := make(map[string]bool, len(ro.Plan.Devices))
 	for _, dp := range ro.Plan.Devices {
-		in[dp.Device] = true
+		in[dp.Device] = dp.Action == Create || dp.Action == Update || dp.Action == NoOp
 	}
 	var devs []*ir.Device
 	for _, d := range ro.Devices {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -210,34 +211,40 @@ func TestPushKeepsForeignBytes(t *testing.T) {
 	}
 }
 
+// TestConfirmKeeps runs in a synctest bubble: its clock moves only when
+// every goroutine of the test waits, so the confirm always lands before
+// the 200 ms timer however loaded the machine is, and the sleep past the
+// deadline always lets a timer that was not stopped fire.
 func TestConfirmKeeps(t *testing.T) {
-	root, tg, _ := setup(t)
-	rem := renderers.Remediation{Content: []byte("set owned.pfc 3\nnotes\n")}
-	if err := tg.PushConfirmed(t.Context(), leaf, rem, 200*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	if err := tg.Push(t.Context(), leaf, rem); err == nil {
-		t.Error("a push while a commit is pending was accepted")
-	}
-	if err := tg.Confirm(t.Context(), leaf); err != nil {
-		t.Fatal(err)
-	}
-	pushed := tree(t, root)
-	time.Sleep(300 * time.Millisecond)
-	if diff := cmp.Diff(pushed, tree(t, root)); diff != "" {
-		t.Errorf("a confirmed commit changed after its timer (-confirmed +now):\n%s", diff)
-	}
-	if _, ok := pushed["leaf-01/notes.txt"]; !ok {
-		t.Error("the created file is gone")
-	}
-	for p := range pushed {
-		if strings.HasPrefix(p, ".rocefab") {
-			t.Errorf("left behind: %s", p)
+	synctest.Test(t, func(t *testing.T) {
+		root, tg, _ := setup(t)
+		rem := renderers.Remediation{Content: []byte("set owned.pfc 3\nnotes\n")}
+		if err := tg.PushConfirmed(t.Context(), leaf, rem, 200*time.Millisecond); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if err := tg.Confirm(t.Context(), leaf); err == nil {
-		t.Error("a second confirm succeeded")
-	}
+		if err := tg.Push(t.Context(), leaf, rem); err == nil {
+			t.Error("a push while a commit is pending was accepted")
+		}
+		if err := tg.Confirm(t.Context(), leaf); err != nil {
+			t.Fatal(err)
+		}
+		pushed := tree(t, root)
+		time.Sleep(300 * time.Millisecond)
+		if diff := cmp.Diff(pushed, tree(t, root)); diff != "" {
+			t.Errorf("a confirmed commit changed after its timer (-confirmed +now):\n%s", diff)
+		}
+		if _, ok := pushed["leaf-01/notes.txt"]; !ok {
+			t.Error("the created file is gone")
+		}
+		for p := range pushed {
+			if strings.HasPrefix(p, ".rocefab") {
+				t.Errorf("left behind: %s", p)
+			}
+		}
+		if err := tg.Confirm(t.Context(), leaf); err == nil {
+			t.Error("a second confirm succeeded")
+		}
+	})
 }
 
 func TestRollbackRestoresExactly(t *testing.T) {

@@ -1,8 +1,11 @@
 package ssh
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,7 +36,18 @@ import (
 //     EOS manual gives the timer as hh:mm:ss and no minimum
 //     (https://www.arista.com/en/um-eos/eos-session-management-commands,
 //     "commit timer"), so the timer is sent as asked, rounded up to the
-//     second.
+//     second;
+//   - a commit whose timer runs, from a later connection: `show
+//     configuration sessions detail | json` lists every session by name
+//     with its "state", "pendingCommitTimer" while its timer runs, and
+//     "commitBy", the seconds of uptime at which it lapses, counted from
+//     the "uptime" of `show version | json`: napalm@ee70e634
+//     napalm/eos/eos.py (_get_pending_commits, which asks the same two
+//     commands in JSON over eAPI); the EOS CLI prints a command's JSON
+//     model with `| json` (Arista's EnhancedSession.py example runs
+//     `FastCli -p 15 -c 'show configuration sessions | json'` and confirms
+//     the session in "pendingCommitTimer" with `configure session NAME
+//     commit`).
 type eos struct{}
 
 func (eos) scrapli() string   { return "arista_eos" }
@@ -130,6 +144,49 @@ func (e eos) confirm(c *cli, tx string) error {
 		c.warn(err.Error())
 	}
 	return nil
+}
+
+// pending returns the session rocefab committed with a timer that still
+// runs, and when the timer lapses (zero when the switch does not say).
+// Sessions not named by rocefab are another operator's: left alone.
+func (eos) pending(c *cli) (string, time.Time, error) {
+	out, err := c.send("show configuration sessions detail | json")
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	var sessions struct {
+		Sessions map[string]struct {
+			State    string   `json:"state"`
+			CommitBy *float64 `json:"commitBy"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &sessions); err != nil {
+		return "", time.Time{}, fmt.Errorf("%s: `show configuration sessions detail | json` printed no sessions: %v", c.device, err)
+	}
+	var tx string
+	var commitBy *float64
+	for _, name := range slices.Sorted(maps.Keys(sessions.Sessions)) {
+		s := sessions.Sessions[name]
+		if strings.HasPrefix(name, txPrefix) && strings.Contains(s.State, "pendingCommitTimer") {
+			tx, commitBy = name, s.CommitBy
+			break
+		}
+	}
+	if tx == "" || commitBy == nil {
+		return tx, time.Time{}, nil
+	}
+	out, err = c.send("show version | json")
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	var version struct {
+		Uptime *float64 `json:"uptime"`
+	}
+	if json.Unmarshal([]byte(out), &version) != nil || version.Uptime == nil {
+		return tx, time.Time{}, nil
+	}
+	left := time.Duration((*commitBy - *version.Uptime) * float64(time.Second))
+	return tx, time.Now().Add(max(left, 0)).UTC().Truncate(time.Second), nil
 }
 
 func (eos) rollback(c *cli, tx string) error {

@@ -93,9 +93,10 @@ type pendingTx struct {
 }
 
 var (
-	_ targets.Target     = (*Target)(nil)
-	_ targets.Confirmer  = (*Target)(nil)
-	_ targets.RollBacker = (*Target)(nil)
+	_ targets.Target        = (*Target)(nil)
+	_ targets.Confirmer     = (*Target)(nil)
+	_ targets.RollBacker    = (*Target)(nil)
+	_ targets.PendingReader = (*Target)(nil)
 )
 
 // New returns an SSH target.
@@ -272,6 +273,15 @@ func (c *cli) run(cmd string, stdin []byte) (string, error) {
 // (cli.run), not through a CLI session.
 type shellDriver interface {
 	shell() bool
+}
+
+// pendingDriver is a driver whose device shows, to any later connection,
+// a commit that waits for its confirmation.
+type pendingDriver interface {
+	// pending returns the transaction of rocefab's unconfirmed commit on
+	// the device ("" for none) and when the device rolls it back (zero
+	// when it does not say).
+	pending(c *cli) (tx string, deadline time.Time, err error)
 }
 
 // formatDriver is a driver whose remediation is not CLI lines.
@@ -543,6 +553,38 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	return nil
 }
 
+// Pending returns d's unconfirmed commit, nil when it has none. A device
+// that shows its pending commits (pendingDriver) is asked, so that a
+// commit an apply left behind when it was killed is found by the next
+// one, which can then confirm or roll it back by the transaction's name.
+// Of the others, only the pushes of this process are known: their commit
+// timer is rocefab's and ended with the process that kept it.
+func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	if _, ok := drivers[d.Platform].(pendingDriver); !ok {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if p := t.pending[d.Name]; p != nil && p.name != "" {
+			return &targets.PendingCommit{Device: d.Name, Deadline: p.deadline.UTC().Truncate(time.Second)}, nil
+		}
+		return nil, nil
+	}
+	c, drv, err := t.open(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	tx, deadline, err := drv.(pendingDriver).pending(c)
+	if err != nil || tx == "" {
+		return nil, err
+	}
+	t.mu.Lock()
+	if p := t.pending[d.Name]; p == nil || p.name != tx {
+		t.pending[d.Name] = &pendingTx{name: tx, deadline: deadline}
+	}
+	t.mu.Unlock()
+	return &targets.PendingCommit{Device: d.Name, Deadline: deadline}, nil
+}
+
 // remediationLines are the lines to type: blank lines dropped, the
 // indentation the platform gave kept (the CLIs read it as the running
 // configuration prints it).
@@ -557,6 +599,10 @@ func remediationLines(b []byte) []string {
 	return out
 }
 
+// txPrefix starts the name of every transaction rocefab opens: the
+// sessions it may settle; others belong to other operators.
+const txPrefix = "rocefab-"
+
 // txName names a transaction: unique, so that two applies never enter the
 // same session, and short, since prompts show it.
 func txName() (string, error) {
@@ -564,7 +610,7 @@ func txName() (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
-	return "rocefab-" + hex.EncodeToString(b[:]), nil
+	return txPrefix + hex.EncodeToString(b[:]), nil
 }
 
 // timerText is a commit timer as hh:mm:ss, rounded up to the second.

@@ -1,6 +1,7 @@
 package sshtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -27,6 +28,13 @@ import (
 //     `configure session NAME abort` (drops a session, or reverts a commit
 //     whose timer runs), `show session-config named NAME diffs`, `write
 //     memory`;
+//   - `show configuration sessions detail | json`: every session by name
+//     with its state, "pending" while uncommitted, "pendingCommitTimer"
+//     while its commit timer runs, and then "commitBy", the seconds of
+//     uptime at which the timer lapses; `show version | json` with the
+//     "uptime" it counts from (napalm's EOS driver reads pending commits
+//     this way: napalm-automation/napalm@ee70e634 napalm/eos/eos.py
+//     _get_pending_commits, _lock);
 //   - a line the device does not take prints `% Invalid input` and is not
 //     added to the session; an unknown exec command too.
 //
@@ -52,13 +60,15 @@ type EOS struct {
 	faults   Faults
 	received []string
 	pushed   int // configuration lines taken, over every session
+	booted   time.Time
 }
 
 // eosPending is a commit whose timer runs.
 type eosPending struct {
-	name   string
-	before []byte
-	timer  *time.Timer
+	name     string
+	before   []byte
+	timer    *time.Timer
+	deadline time.Time
 }
 
 // Faults are what a device does wrong on purpose.
@@ -85,7 +95,7 @@ type Faults struct {
 // NewEOS returns an EOS device named hostname running running.
 func NewEOS(hostname string, running []byte, apply func([]byte, string) ([]byte, error)) *EOS {
 	return &EOS{Hostname: hostname, Apply: apply, running: append([]byte(nil), running...),
-		startup: append([]byte(nil), running...), sessions: map[string][]string{}}
+		startup: append([]byte(nil), running...), sessions: map[string][]string{}, booted: time.Now()}
 }
 
 // SetFaults replaces the device's faults.
@@ -297,6 +307,11 @@ func (e *EOS) exec(line string) (out, enter string, hangup bool) {
 		return "", "", false
 	case line == "show running-config":
 		return string(e.Running()), "", false
+	case line == "show configuration sessions detail | json":
+		return e.sessionsJSON(), "", false
+	case line == "show version | json":
+		b, _ := json.Marshal(map[string]any{"uptime": time.Since(e.booted).Seconds()})
+		return string(b) + "\n", "", false
 	case line == "write memory" || line == "copy running-config startup-config":
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -421,7 +436,7 @@ func (e *EOS) commit(session string, timer time.Duration) string {
 	before := e.running
 	e.running = after
 	if timer > 0 {
-		p := &eosPending{name: session, before: before}
+		p := &eosPending{name: session, before: before, deadline: time.Now().Add(timer)}
 		p.timer = time.AfterFunc(timer, func() {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -450,4 +465,20 @@ func (e *EOS) abort(session string) string {
 		return ""
 	}
 	return fmt.Sprintf("%% Error: no configuration session %s\n", session)
+}
+
+// sessionsJSON is `show configuration sessions detail | json`: the
+// sessions, uncommitted or with a commit timer running, by name.
+func (e *EOS) sessionsJSON() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sessions := map[string]any{}
+	for name := range e.sessions {
+		sessions[name] = map[string]any{"state": "pending"}
+	}
+	if p := e.pending; p != nil {
+		sessions[p.name] = map[string]any{"state": "pendingCommitTimer", "commitBy": p.deadline.Sub(e.booted).Seconds()}
+	}
+	b, _ := json.Marshal(map[string]any{"sessions": sessions})
+	return string(b) + "\n"
 }
