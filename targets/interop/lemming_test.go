@@ -20,12 +20,12 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
-	"github.com/rocefab/rocefab/interop/lemmingdev"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/gnmi"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
+	"github.com/rocefab/rocefab/targets/interop/lemmingdev"
 )
 
 const (

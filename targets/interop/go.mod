@@ -1,8 +1,8 @@
-module github.com/rocefab/rocefab/interop
+module github.com/rocefab/rocefab/targets/interop
 
 go 1.26.0
 
-replace github.com/rocefab/rocefab => ../
+replace github.com/rocefab/rocefab => ../../
 
 require (
 	github.com/openconfig/gnmi v0.14.1

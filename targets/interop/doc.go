@@ -4,5 +4,5 @@
 // the directory above), since openconfig/lemming pins other versions of
 // the libraries rocefab uses and must not enter rocefab's module graph.
 //
-// Run it with `(cd interop && go test ./...)`.
+// Run it with `(cd targets/interop && go test ./...)`.
 package interop
