@@ -89,6 +89,10 @@ var notRun = map[string]string{
 	// given; the examples here are symbolic links to the repository's.
 	"rocefab plan lab -o lab.plan && rocefab apply lab.plan": "pushes to the devices of a fabric of the reader's (lab/running/)",
 	"rocefab apply lab --auto-approve --canary 2 --wave 10%": "pushes to the devices of a fabric of the reader's (lab/running/)",
+	// doctor reads counters scraped from a running fabric, and exits 2
+	// when it finds something; testdata/script/doctor.txtar runs it.
+	"rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s": "reads the counters of a fabric of the reader's",
+	"rocefab doctor . --snapshot window.prom --format json":                                 "reads the counters of a fabric of the reader's",
 }
 
 // TestExampleCommands runs every command line shown in a --help text or in
