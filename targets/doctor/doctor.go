@@ -166,6 +166,13 @@ func Diagnose(fab *ir.Fabric, rates map[telemetry.Key]telemetry.Rate, opt Option
 	}
 	rep.Findings = append(rep.Findings, m.storms(opt)...)
 	rep.Findings = append(rep.Findings, m.linkErrors()...)
+	// Rates come from a map: order what came from it.
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		slices.SortStableFunc(f.Evidence, func(a, b Evidence) int {
+			return cmp.Or(cmp.Compare(a.Counter, b.Counter), cmp.Compare(a.Series, b.Series))
+		})
+	}
 	slices.SortFunc(rep.Findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Origin.String(), b.Origin.String()))
 	})

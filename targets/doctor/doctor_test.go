@@ -1,6 +1,8 @@
 package doctor_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -133,18 +135,17 @@ func TestFlappingSpinePort(t *testing.T) {
 	}
 }
 
-func TestECNAboveXoff(t *testing.T) {
+// incast returns pod-2048 with an incast toward gpu-0100's rail-1 NIC
+// on a leaf whose ECN thresholds sit above XOFF: the leaf sends that NIC
+// line rate, marks nothing, and pauses every port that feeds it.
+func incast(t *testing.T) (s *scenario, leaf string, feeders [][2]string) {
 	fab := fabric(t, "pod-2048")
-	s := newScenario(fab)
+	s = newScenario(fab)
 	nic := nicOf(fab, "gpu-0100", 1)
-	leaf := s.port[nic]
-	// Incast toward gpu-0100's NIC: the leaf sends it line rate, marks
-	// nothing, and pauses every port that feeds it.
-	congested := [2]string{leaf.peer, leaf.peerP}
+	congested := [2]string{s.port[nic].peer, s.port[nic].peerP}
 	s.throughput(congested, 0.6, 1)
-	var feeders [][2]string
 	for _, k := range s.ports() {
-		if k[0] == leaf.peer {
+		if k[0] == congested[0] {
 			s.set(k, "ecn", 0)
 			if k != congested {
 				feeders = append(feeders, k)
@@ -152,8 +153,29 @@ func TestECNAboveXoff(t *testing.T) {
 		}
 	}
 	s.storm(feeders, 15000)
-	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNoECN, doctor.Endpoint{Device: leaf.peer})
+	return s, congested[0], feeders
+}
+
+func TestECNAboveXoff(t *testing.T) {
+	s, leaf, feeders := incast(t)
+	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNoECN, doctor.Endpoint{Device: leaf})
 	if len(f.Ports) != len(feeders) {
 		t.Errorf("origin ports %d, want the %d feeding ports", len(f.Ports), len(feeders))
+	}
+}
+
+// TestDeterministic: the same counters give the same report, byte for
+// byte, whatever order the map of rates is walked in.
+func TestDeterministic(t *testing.T) {
+	s, _, _ := incast(t)
+	first, err := json.Marshal(diagnose(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		again, _ := json.Marshal(diagnose(t, s))
+		if !bytes.Equal(first, again) {
+			t.Fatal("two diagnoses of the same counters differ")
+		}
 	}
 }
