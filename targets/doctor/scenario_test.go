@@ -2,6 +2,7 @@ package doctor_test
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -192,21 +193,26 @@ func (s *scenario) storm(from [][2]string, rate float64) {
 	}
 }
 
-// snapshots writes the window's two scrapes, 30 s apart.
+// snapshots returns the window's two scrapes, 30 s apart.
 func (s *scenario) snapshots() (first, last string) {
+	var a, b strings.Builder
+	s.write(&a, &b)
+	return a.String(), b.String()
+}
+
+// write writes the window's two scrapes to first and last.
+func (s *scenario) write(first, last io.Writer) {
 	names := make([]string, 0, len(s.rates))
 	for n := range s.rates {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	var a, b strings.Builder
 	const t0 = 1_764_000_000_000
 	for i, n := range names {
 		base := float64(1_000_000 + 7919*i)
-		fmt.Fprintf(&a, "%s %.0f %d\n", n, base, int64(t0))
-		fmt.Fprintf(&b, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(t0+s.secs*1000))
+		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(t0))
+		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(t0+s.secs*1000))
 	}
-	return a.String(), b.String()
 }
 
 // nicOf returns a server's NIC port on rail.
