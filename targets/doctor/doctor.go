@@ -274,7 +274,7 @@ func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
 	case telemetry.ECNMarks:
 		if k.Queue != "" {
 			pr, ok := dv.queuePrio[strings.ToLower(k.Queue)]
-			if !ok || !dv.lossless[pr] {
+			if !ok || pr < 0 || pr > 7 || !dv.lossless[pr] {
 				return true
 			}
 		}
