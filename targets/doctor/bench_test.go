@@ -21,7 +21,7 @@ func BenchmarkDoctor100k(b *testing.B) {
 	}
 	fab := fabric(b, "hyperscale-100k")
 	s := newScenario(fab)
-	nic := nicOf(fab, "gpu-06000", 3)
+	nic := nicOf(b, fab, "gpu-06000", 3)
 	s.throughput(nic, 0.001, 0.6)
 	s.pause(nic, 20000)
 	dir := b.TempDir()

@@ -74,7 +74,7 @@ func TestHealthyIncast(t *testing.T) {
 func TestNICStopsDraining(t *testing.T) {
 	fab := fabric(t, "pod-2048")
 	s := newScenario(fab)
-	nic := nicOf(fab, "gpu-0037", 5)
+	nic := nicOf(t, fab, "gpu-0037", 5)
 	s.throughput(nic, 0.002, 0.6)
 	s.storm([][2]string{nic}, 20000)
 	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
@@ -109,7 +109,7 @@ func TestNICStopsDraining(t *testing.T) {
 func cable(t *testing.T, leaf string) (s *scenario, up, far [2]string) {
 	fab := fabric(t, "pod-2048")
 	s = newScenario(fab)
-	up = uplink(fab, leaf)
+	up = uplink(t, fab, leaf)
 	spine := s.port[up]
 	return s, up, [2]string{spine.peer, spine.peerP}
 }
@@ -141,7 +141,7 @@ func TestFlappingSpinePort(t *testing.T) {
 func incast(t *testing.T) (s *scenario, leaf string, feeders [][2]string) {
 	fab := fabric(t, "pod-2048")
 	s = newScenario(fab)
-	nic := nicOf(fab, "gpu-0100", 1)
+	nic := nicOf(t, fab, "gpu-0100", 1)
 	congested := [2]string{s.port[nic].peer, s.port[nic].peerP}
 	s.throughput(congested, 0.6, 1)
 	for _, k := range s.ports() {

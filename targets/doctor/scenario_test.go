@@ -216,7 +216,8 @@ func (s *scenario) write(first, last io.Writer) {
 }
 
 // nicOf returns a server's NIC port on rail.
-func nicOf(fab *ir.Fabric, server string, rail int) [2]string {
+func nicOf(t testing.TB, fab *ir.Fabric, server string, rail int) [2]string {
+	t.Helper()
 	for _, d := range fab.Devices {
 		if d.Name == server && d.Host != nil {
 			for _, n := range d.Host.NICs {
@@ -226,11 +227,13 @@ func nicOf(fab *ir.Fabric, server string, rail int) [2]string {
 			}
 		}
 	}
-	panic("no NIC on rail " + fmt.Sprint(rail) + " of " + server)
+	t.Fatalf("no NIC on rail %d of %s", rail, server)
+	return [2]string{}
 }
 
 // uplink returns a leaf's first port facing a spine.
-func uplink(fab *ir.Fabric, leaf string) [2]string {
+func uplink(t testing.TB, fab *ir.Fabric, leaf string) [2]string {
+	t.Helper()
 	for _, d := range fab.Devices {
 		if d.Name == leaf {
 			for _, p := range d.Switch.Ports {
@@ -240,5 +243,6 @@ func uplink(fab *ir.Fabric, leaf string) [2]string {
 			}
 		}
 	}
-	panic("no uplink on " + leaf)
+	t.Fatalf("no uplink on %s", leaf)
+	return [2]string{}
 }
