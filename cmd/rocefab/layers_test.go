@@ -52,6 +52,10 @@ func TestImportLayers(t *testing.T) {
 		"targets/ssh":                {"compiler/ir", "renderers", "targets"},
 		"targets/host":               {"compiler/ir", "renderers", "targets"},
 		"targets/ssh/sshtest":        {},
+		// Telemetry reads counters and knows no topology; doctor's
+		// analysis joins them to the model and imports no transport.
+		"targets/telemetry": {},
+		"targets/doctor":    {"compiler/ir", "targets/telemetry"},
 
 		// The build's index files: they read the IR (and the compiler's
 		// findings, which SUMMARY lists), never the intent.

@@ -85,6 +85,10 @@ func readmeExamples(t *testing.T) []exampleLine {
 // notRun are the shown commands this test does not run, each with why.
 var notRun = map[string]string{
 	"go test ./...": "the test suite itself",
+	// doctor reads counters scraped from a running fabric, and exits 2
+	// when it finds something; testdata/script/doctor.txtar runs it.
+	"rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s": "reads the counters of a fabric of the reader's",
+	"rocefab doctor . --snapshot window.prom --format json":                                 "reads the counters of a fabric of the reader's",
 }
 
 // TestExampleCommands runs every command line shown in a --help text or in

@@ -27,6 +27,10 @@ func TestExitCodes(t *testing.T) {
 	syntaxErr := write("syntax.cue", "name: \"lab\"\ntopology: {servers: 16\n")
 	jsonErr := write("syntax.json", "{\"name\": \"lab\",\n\"topology\": }\n")
 	out := filepath.Join(dir, "out")
+	healthy := write("healthy.prom", "node_ethtool_transmitted_prio3_pause{device=\"eth1\",instance=\"gpu-0001:9100\"} 1 0\n"+
+		"node_ethtool_transmitted_prio3_pause{device=\"eth1\",instance=\"gpu-0001:9100\"} 31 30000\n")
+	flaps := write("flaps.prom", "node_ethtool_link_down_events_phy{device=\"eth1\",instance=\"gpu-0001:9100\"} 1 0\n"+
+		"node_ethtool_link_down_events_phy{device=\"eth1\",instance=\"gpu-0001:9100\"} 3 30000\n")
 	for _, c := range []struct {
 		args []string
 		want int
@@ -65,6 +69,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"explain", clean, "gpu-0000", "-o", "out.json"}, 2}, // -o is where output goes, never a file here
 		{[]string{"lint", "-o", "out.json", clean}, 2},
 		{[]string{"lint", "--format", "sarif", filepath.Join(dir, "missing.cue")}, 2},
+		{[]string{"doctor", clean, "--snapshot", healthy}, 0},
+		{[]string{"doctor", clean, "--snapshot", flaps}, 2},
+		{[]string{"doctor", clean}, 1},                                           // no snapshot
+		{[]string{"doctor", clean, "--snapshot", healthy, "--interval", "x"}, 1}, // a flag error could not run
+		{[]string{"doctor", clean, clean, "--snapshot", healthy}, 1},
+		{[]string{"doctor", bad, "--snapshot", healthy}, 0}, // findings of lint are not doctor's
+		{[]string{"doctor", syntaxErr, "--snapshot", healthy}, 1},
 		{[]string{"schema"}, 0},
 		{[]string{"version"}, 0},
 		{[]string{"--version"}, 0},

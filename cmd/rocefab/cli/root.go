@@ -87,7 +87,7 @@ directory).`,
 	root.Version = version()
 	root.SetVersionTemplate(versionLine("{{.Version}}"))
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newLintCmd(), newBuildCmd(), newPlanCmd(), newApplyCmd(), newExplainCmd(), newSchemaCmd(), newVersionCmd(), newCompletionCmd())
+	root.AddCommand(newLintCmd(), newBuildCmd(), newPlanCmd(), newApplyCmd(), newExplainCmd(), newDoctorCmd(), newSchemaCmd(), newVersionCmd(), newCompletionCmd())
 	return root
 }
 

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets/doctor"
+	"github.com/rocefab/rocefab/targets/telemetry"
+)
+
+const doctorDoc = `Diagnose a running fabric from its counters, on the compiled topology: trace a pause storm
+upstream to its origin (the port that sends PFC pauses without receiving any) and list the victims
+that only propagate it, tell a port that pauses without throughput (a gray failure) or fires PFC
+while its lossless queue marks no ECN, and report FCS errors, symbol errors and carrier
+transitions on either end of a cable.
+
+The counters come from snapshot files in the Prometheus text exposition format: node_exporter's
+ethtool and infiniband collectors on servers, gnmic's Prometheus output of OpenConfig paths on
+switches, or a file written by hand (docs/doctor.md lists every metric and label read). Give two
+snapshots or more (a scrape each, --interval apart unless the samples carry timestamps), or one
+file holding each series at two timestamps; rates are taken between each series' first and last
+sample.
+
+The text report is grouped by origin; --format json prints the report (findings with evidence,
+victims and paths).
+
+Exit codes:
+  0  healthy: no finding
+  1  doctor could not run (the intent, a snapshot, or no counter sampled twice)
+  2  findings`
+
+// Doctor's exit codes follow plan --detailed-exitcode.
+const (
+	exitDoctorError    = 1
+	exitDoctorFindings = 2
+)
+
+type doctorArgs struct {
+	snapshots []string
+	interval  time.Duration
+	format    string
+	pauseRate float64
+	victims   int
+}
+
+func newDoctorCmd() *cobra.Command {
+	a := doctorArgs{}
+	cmd := &cobra.Command{
+		Use:   "doctor [PATH] --snapshot FILE...",
+		Short: "Find the origin of a pause storm and faulty cables from the fabric's counters",
+		Long:  doctorDoc,
+		Example: `  rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s
+  rocefab doctor . --snapshot window.prom --format json`,
+		// Exit 2 means findings here: a wrong argument or flag could not
+		// run, exit 1.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
+				return withCode(exitDoctorError, err)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runDoctor(cmd, a, args) },
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitDoctorError, err) })
+	def := doctor.DefaultOptions()
+	cmd.Flags().StringArrayVar(&a.snapshots, "snapshot", nil, "a counter snapshot in the Prometheus text format (repeat, oldest first)")
+	cmd.Flags().DurationVar(&a.interval, "interval", 0, "time between snapshots whose samples carry no timestamp")
+	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
+	cmd.Flags().Float64Var(&a.pauseRate, "pause-rate", def.PauseRate, "pause frames per second above which a port counts as pausing")
+	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
+	return cmd
+}
+
+func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
+	if a.format != "text" && a.format != "json" {
+		return withCode(exitDoctorError, fmt.Errorf("--format %q: allowed are text, json", a.format))
+	}
+	if len(a.snapshots) == 0 {
+		return withCode(exitDoctorError, errors.New("no counters: give --snapshot FILE (twice, or one file with timestamps)"))
+	}
+	if a.pauseRate <= 0 {
+		return withCode(exitDoctorError, fmt.Errorf("--pause-rate %g: allowed is a rate above 0", a.pauseRate))
+	}
+	path := pathArg(args)
+	in, ds, err := schema.Load(path)
+	if err != nil {
+		return withCode(exitDoctorError, err)
+	}
+	if in == nil {
+		summarizeDiags(cmd, ds)
+		return withCode(exitDoctorError, fmt.Errorf("the intent %s does not compile", path))
+	}
+	fab, ds := compiler.Expand(in)
+	if fab == nil {
+		summarizeDiags(cmd, ds)
+		return withCode(exitDoctorError, fmt.Errorf("the intent %s does not compile", path))
+	}
+	rates, err := readSnapshots(a.snapshots, a.interval)
+	if err != nil {
+		return withCode(exitDoctorError, err)
+	}
+	opt := doctor.DefaultOptions()
+	opt.PauseRate = a.pauseRate
+	rep := doctor.Diagnose(fab, rates, opt)
+	if rep.Rates == 0 {
+		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
+			fab.Name, strings.Join(a.snapshots, ", "), rep.Unmatched))
+	}
+	out := cmd.OutOrStdout()
+	if a.format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return withCode(exitDoctorError, err)
+		}
+	} else {
+		printDoctor(out, rep, a.victims)
+	}
+	if len(rep.Findings) > 0 {
+		return withCode(exitDoctorFindings, nil)
+	}
+	return nil
+}
+
+// readSnapshots reads the files, oldest first, into rates.
+func readSnapshots(files []string, interval time.Duration) (map[telemetry.Key]telemetry.Rate, error) {
+	w := telemetry.NewWindow()
+	for i, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		err = w.Read(f, file, int64(i)*interval.Milliseconds())
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	rates, _ := w.Rates()
+	return rates, nil
+}
+
+func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
+	fmt.Fprintf(out, "%s: %s over %gs", rep.Fabric, count(rep.Rates, "counter", "counters"), rep.Seconds)
+	if rep.Unmatched > 0 {
+		fmt.Fprintf(out, " (%s naming no port of the fabric ignored)", count(rep.Unmatched, "counter", "counters"))
+	}
+	fmt.Fprintln(out)
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(out, "healthy: no pause storm, no faulty cable")
+		return
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintf(out, "\n%s %s at %s: %s\n", f.Kind, f.Cause, f.Origin, f.Message)
+		if f.Peer != nil {
+			fmt.Fprintf(out, "  cable: %s <-> %s\n", f.Origin, *f.Peer)
+		}
+		if len(f.Ports) > 1 {
+			fmt.Fprintf(out, "  pausing ports: %s\n", strings.Join(f.Ports, ", "))
+		}
+		fmt.Fprintln(out, "  evidence:")
+		for _, e := range f.Evidence {
+			fmt.Fprintf(out, "    %s  %s/s over %gs\n", e.Series, perSecond(e.PerSecond), e.Seconds)
+		}
+		if len(f.Victims) == 0 {
+			continue
+		}
+		prop := 0
+		for _, v := range f.Victims {
+			if v.Propagates {
+				prop++
+			}
+		}
+		fmt.Fprintf(out, "  victims: %d (%d propagate the storm)\n", len(f.Victims), prop)
+		for i, v := range f.Victims {
+			if maxVictims > 0 && i == maxVictims {
+				fmt.Fprintf(out, "    ... %d more (--victims 0 or --format json lists them all)\n", len(f.Victims)-i)
+				break
+			}
+			fmt.Fprintf(out, "    %s  via %s\n", v.Endpoint, strings.Join(v.Path, " -> "))
+		}
+	}
+	fmt.Fprintf(out, "\n%s\n", count(len(rep.Findings), "finding", "findings"))
+}
+
+// perSecond prints a rate whole when it is large and to two decimals when
+// it is small, never in exponent form.
+func perSecond(v float64) string {
+	if v >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}

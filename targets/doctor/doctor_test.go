@@ -1,0 +1,181 @@
+package doctor_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/targets/doctor"
+	"github.com/rocefab/rocefab/targets/telemetry"
+)
+
+// diagnose reads the scenario's snapshots through the parser, as the CLI
+// does, and diagnoses them.
+func diagnose(t testing.TB, s *scenario) doctor.Report {
+	t.Helper()
+	first, last := s.snapshots()
+	w := telemetry.NewWindow()
+	for i, snap := range []string{first, last} {
+		if err := w.Read(strings.NewReader(snap), "snap"+string(rune('0'+i)), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rates, single := w.Rates()
+	if single != 0 || w.Skipped != 0 {
+		t.Fatalf("%d series with one sample, %d skipped", single, w.Skipped)
+	}
+	rep := doctor.Diagnose(s.fab, rates, doctor.DefaultOptions())
+	if rep.Unmatched != 0 {
+		t.Errorf("%d rates name no port of the fabric", rep.Unmatched)
+	}
+	if rep.Seconds != 30 {
+		t.Errorf("window %g s, want 30", rep.Seconds)
+	}
+	return rep
+}
+
+// only checks that the report has exactly one finding, of kind and cause,
+// at origin.
+func only(t *testing.T, rep doctor.Report, kind, cause string, origin doctor.Endpoint) doctor.Finding {
+	t.Helper()
+	if len(rep.Findings) != 1 {
+		for _, f := range rep.Findings {
+			t.Logf("finding: %s %s at %s: %s", f.Kind, f.Cause, f.Origin, f.Message)
+		}
+		t.Fatalf("%d findings, want exactly one", len(rep.Findings))
+	}
+	f := rep.Findings[0]
+	if f.Kind != kind || f.Cause != cause || f.Origin != origin {
+		t.Fatalf("finding %s %s at %s, want %s %s at %s", f.Kind, f.Cause, f.Origin, kind, cause, origin)
+	}
+	if len(f.Evidence) == 0 {
+		t.Errorf("finding without evidence")
+	}
+	for _, e := range f.Evidence {
+		if e.Seconds != 30 || e.Series == "" {
+			t.Errorf("evidence %+v: want its series and the 30 s window", e)
+		}
+	}
+	return f
+}
+
+func TestHealthyIncast(t *testing.T) {
+	s := newScenario(fabric(t, "pod-2048"))
+	rep := diagnose(t, s)
+	if len(rep.Findings) != 0 {
+		t.Errorf("a healthy fabric with incast bursts: %d findings, first %+v", len(rep.Findings), rep.Findings[0])
+	}
+	if rep.Rates == 0 {
+		t.Fatal("no rates read")
+	}
+}
+
+func TestNICStopsDraining(t *testing.T) {
+	fab := fabric(t, "pod-2048")
+	s := newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0037", 5)
+	s.throughput(nic, 0.002, 0.6)
+	s.storm([][2]string{nic}, 20000)
+	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
+
+	leaf := s.port[nic]
+	if len(f.Victims) == 0 || f.Victims[0].Endpoint != (doctor.Endpoint{Device: leaf.peer, Port: leaf.peerP}) || !f.Victims[0].Propagates {
+		t.Fatalf("first victim %+v, want the leaf port %s:%s, propagating", f.Victims[0], leaf.peer, leaf.peerP)
+	}
+	// Every other device is a victim: the storm reached them all, and
+	// the servers only receive.
+	victims := map[string]bool{}
+	for _, v := range f.Victims {
+		victims[v.Device] = true
+		if got := v.Path[0]; got != nic[0]+":"+nic[1] {
+			t.Errorf("victim %s: path starts at %s, want the origin", v.Endpoint, got)
+		}
+		isServer := strings.HasPrefix(v.Device, "gpu-")
+		if v.Propagates == isServer {
+			t.Errorf("victim %s: propagates %v", v.Endpoint, v.Propagates)
+		}
+	}
+	for _, d := range fab.Devices {
+		if d.Name != nic[0] && !victims[d.Name] {
+			t.Errorf("%s is not listed as a victim", d.Name)
+			break
+		}
+	}
+}
+
+// cable returns a healthy pod-2048 and the two ends of leaf's first
+// uplink: the leaf's and the spine's.
+func cable(t *testing.T, leaf string) (s *scenario, up, far [2]string) {
+	fab := fabric(t, "pod-2048")
+	s = newScenario(fab)
+	up = uplink(t, fab, leaf)
+	spine := s.port[up]
+	return s, up, [2]string{spine.peer, spine.peerP}
+}
+
+func TestLossyCable(t *testing.T) {
+	s, up, far := cable(t, "leaf-r2-03")
+	for _, n := range s.series(far, "rx-errors") {
+		s.rates[n] = 25
+	}
+	f := only(t, diagnose(t, s), doctor.KindLinkErrors, doctor.CauseFCS, doctor.Endpoint{Device: far[0], Port: far[1]})
+	if f.Peer == nil || *f.Peer != (doctor.Endpoint{Device: up[0], Port: up[1]}) {
+		t.Errorf("peer %v, want the leaf end %s", f.Peer, up)
+	}
+}
+
+func TestFlappingSpinePort(t *testing.T) {
+	s, up, far := cable(t, "leaf-r6-01")
+	s.set(far, "carrier", 0.2)
+	s.set(up, "carrier", 0.1)
+	f := only(t, diagnose(t, s), doctor.KindLinkErrors, doctor.CauseFlaps, doctor.Endpoint{Device: far[0], Port: far[1]})
+	if len(f.Evidence) != 2 {
+		t.Errorf("evidence %+v: want the carrier transitions of both ends", f.Evidence)
+	}
+}
+
+// incast returns pod-2048 with an incast toward gpu-0100's rail-1 NIC
+// on a leaf whose ECN thresholds sit above XOFF: the leaf sends that NIC
+// line rate, marks nothing, and pauses every port that feeds it.
+func incast(t *testing.T) (s *scenario, leaf string, feeders [][2]string) {
+	fab := fabric(t, "pod-2048")
+	s = newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0100", 1)
+	congested := [2]string{s.port[nic].peer, s.port[nic].peerP}
+	s.throughput(congested, 0.6, 1)
+	for _, k := range s.ports() {
+		if k[0] == congested[0] {
+			s.set(k, "ecn", 0)
+			if k != congested {
+				feeders = append(feeders, k)
+			}
+		}
+	}
+	s.storm(feeders, 15000)
+	return s, congested[0], feeders
+}
+
+func TestECNAboveXoff(t *testing.T) {
+	s, leaf, feeders := incast(t)
+	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNoECN, doctor.Endpoint{Device: leaf})
+	if len(f.Ports) != len(feeders) {
+		t.Errorf("origin ports %d, want the %d feeding ports", len(f.Ports), len(feeders))
+	}
+}
+
+// TestDeterministic: the same counters give the same report, byte for
+// byte, whatever order the map of rates is walked in.
+func TestDeterministic(t *testing.T) {
+	s, _, _ := incast(t)
+	first, err := json.Marshal(diagnose(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		again, _ := json.Marshal(diagnose(t, s))
+		if !bytes.Equal(first, again) {
+			t.Fatal("two diagnoses of the same counters differ")
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package doctor_test
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers/rendertest"
+	"github.com/rocefab/rocefab/schema"
+)
+
+// compiled caches the compiled examples: compiling hyperscale-100k takes
+// seconds.
+var compiled sync.Map
+
+func fabric(t testing.TB, example string) *ir.Fabric {
+	t.Helper()
+	if f, ok := compiled.Load(example); ok {
+		return f.(*ir.Fabric)
+	}
+	in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", example))
+	if err != nil || in == nil {
+		t.Fatalf("load %s: %v %v", example, err, ds)
+	}
+	fab, ds := compiler.Compile(in)
+	if fab == nil || ds.HasErrors() {
+		t.Fatalf("compile %s: %v", example, ds)
+	}
+	compiled.Store(example, fab)
+	return fab
+}
+
+// scenario turns a compiled fabric into the counters it would show over a
+// window: every port carries traffic, the lossless queues mark ECN, and
+// some ports see the pauses of ordinary incast bursts (a few per second);
+// faults are injected on top. It writes two exposition snapshots the way
+// node_exporter (servers) and gnmic (switches) would, so the tests read
+// them through the parser.
+type scenario struct {
+	fab  *ir.Fabric
+	secs float64
+	// rates per series line prefix (name{labels}), per second.
+	rates map[string]float64
+	port  map[[2]string]portInfo
+}
+
+type portInfo struct {
+	nic         bool
+	hca         string
+	gbps        int
+	peer, peerP string
+}
+
+const lossless = 3 // the examples' lossless priority (roce)
+
+func newScenario(fab *ir.Fabric) *scenario {
+	s := &scenario{fab: fab, secs: 30, rates: map[string]float64{}, port: map[[2]string]portInfo{}}
+	i := 0
+	for _, d := range fab.Devices {
+		switch {
+		case d.Switch != nil:
+			for _, p := range d.Switch.Ports {
+				s.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort}
+			}
+		case d.Host != nil:
+			for _, n := range d.Host.NICs {
+				s.port[[2]string{d.Name, n.Port}] = portInfo{nic: true, hca: n.HCA, gbps: n.SpeedGbps, peer: n.Peer, peerP: n.PeerPort}
+			}
+		}
+	}
+	for _, k := range s.ports() {
+		pi := s.port[k]
+		s.throughput(k, 0.6, 0.6)
+		s.set(k, "rx-errors", 0)
+		s.set(k, "carrier", 0)
+		if pi.peer == "" {
+			continue
+		}
+		s.set(k, "ecn", 150)
+		// Ordinary incast: one port in seven pauses its peer a few times
+		// a second, well below a storm.
+		if i++; i%7 == 0 {
+			s.pause(k, 40)
+		}
+	}
+	return s
+}
+
+func (s *scenario) ports() [][2]string {
+	keys := make([][2]string, 0, len(s.port))
+	for k := range s.port {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+":"+a[1], b[0]+":"+b[1]) })
+	return keys
+}
+
+// series names one counter of one port as its collector exposes it.
+func (s *scenario) series(k [2]string, what string) []string {
+	pi := s.port[k]
+	if pi.nic {
+		lab := fmt.Sprintf(`{device=%q,instance="%s:9100"}`, k[1], k[0])
+		switch what {
+		case "tx-pause", "rx-pause", "tx-bytes", "rx-bytes":
+			dir := map[byte]string{'t': "transmitted", 'r': "received"}[what[0]]
+			return []string{fmt.Sprintf("node_ethtool_%s_prio%d_%s%s", dir, lossless, what[3:], lab)}
+		case "rx-errors":
+			return []string{"node_ethtool_received_crc_errors_phy" + lab, "node_ethtool_received_symbol_err_phy" + lab}
+		case "carrier":
+			return []string{"node_ethtool_link_down_events_phy" + lab}
+		case "ecn":
+			return []string{fmt.Sprintf(`node_infiniband_np_ecn_marked_roce_packets_received_total{device=%q,instance="%s:9100",port="1"}`, pi.hca, k[0])}
+		}
+	}
+	lab := fmt.Sprintf(`{interface_name=%q,source=%q}`, k[1], k[0])
+	switch what {
+	case "tx-pause":
+		return []string{"interfaces_interface_ethernet_state_counters_out_mac_pause_frames" + lab}
+	case "rx-pause":
+		return []string{"interfaces_interface_ethernet_state_counters_in_mac_pause_frames" + lab}
+	case "tx-bytes":
+		return []string{"interfaces_interface_state_counters_out_octets" + lab}
+	case "rx-bytes":
+		return []string{"interfaces_interface_state_counters_in_octets" + lab}
+	case "rx-errors":
+		return []string{"interfaces_interface_state_counters_in_fcs_errors" + lab, "interfaces_interface_ethernet_state_counters_in_symbol_error" + lab}
+	case "carrier":
+		return []string{"interfaces_interface_state_counters_carrier_transitions" + lab}
+	case "ecn":
+		return []string{fmt.Sprintf(`qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{interface_interface_id=%q,queue_name="%d",source=%q}`, k[1], lossless, k[0]),
+			fmt.Sprintf(`qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{interface_interface_id=%q,queue_name="0",source=%q}`, k[1], k[0])}
+	}
+	panic("unknown counter " + what)
+}
+
+func (s *scenario) set(k [2]string, what string, rate float64) {
+	for _, n := range s.series(k, what) {
+		s.rates[n] = rate
+	}
+}
+
+func (s *scenario) throughput(k [2]string, rx, tx float64) {
+	bps := float64(s.port[k].gbps) * 1e9 / 8
+	s.set(k, "rx-bytes", rx*bps)
+	s.set(k, "tx-bytes", tx*bps)
+}
+
+// pause makes k send pauses at rate, and its peer receive them.
+func (s *scenario) pause(k [2]string, rate float64) {
+	s.set(k, "tx-pause", rate)
+	pi := s.port[k]
+	if pi.peer != "" {
+		s.set([2]string{pi.peer, pi.peerP}, "rx-pause", rate)
+	}
+}
+
+// storm starts a pause storm at the ports from and lets it travel
+// upstream as the fabric would: each device that receives pauses stops
+// draining toward that port, its queues fill, and it pauses every other
+// port that feeds it; servers only receive.
+func (s *scenario) storm(from [][2]string, rate float64) {
+	byDevice := map[string][]string{}
+	for _, k := range s.ports() {
+		byDevice[k[0]] = append(byDevice[k[0]], k[1])
+	}
+	seen := map[string]bool{}
+	queue := from
+	for _, k := range from {
+		seen[k[0]] = true
+	}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		s.pause(k, rate)
+		pi := s.port[k]
+		if pi.peer == "" || seen[pi.peer] || s.port[[2]string{pi.peer, pi.peerP}].nic {
+			continue
+		}
+		seen[pi.peer] = true
+		// Traffic does not turn back: the ports facing the device that
+		// paused it do not feed it.
+		for _, p := range byDevice[pi.peer] {
+			if q := s.port[[2]string{pi.peer, p}]; q.peer != "" && q.peer != k[0] {
+				queue = append(queue, [2]string{pi.peer, p})
+			}
+		}
+	}
+}
+
+// snapshots returns the window's two scrapes, 30 s apart.
+func (s *scenario) snapshots() (first, last string) {
+	var a, b strings.Builder
+	s.write(&a, &b)
+	return a.String(), b.String()
+}
+
+// write writes the window's two scrapes to first and last.
+func (s *scenario) write(first, last io.Writer) {
+	names := make([]string, 0, len(s.rates))
+	for n := range s.rates {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	const t0 = 1_764_000_000_000
+	for i, n := range names {
+		base := float64(1_000_000 + 7919*i)
+		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(t0))
+		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(t0+s.secs*1000))
+	}
+}
+
+// nicOf returns a server's NIC port on rail.
+func nicOf(t testing.TB, fab *ir.Fabric, server string, rail int) [2]string {
+	t.Helper()
+	for _, d := range fab.Devices {
+		if d.Name == server && d.Host != nil {
+			for _, n := range d.Host.NICs {
+				if n.Rail == rail {
+					return [2]string{d.Name, n.Port}
+				}
+			}
+		}
+	}
+	t.Fatalf("no NIC on rail %d of %s", rail, server)
+	return [2]string{}
+}
+
+// uplink returns a leaf's first port facing a spine.
+func uplink(t testing.TB, fab *ir.Fabric, leaf string) [2]string {
+	t.Helper()
+	for _, d := range fab.Devices {
+		if d.Name == leaf {
+			for _, p := range d.Switch.Ports {
+				if p.Facing == ir.RoleSpine {
+					return [2]string{d.Name, p.Name}
+				}
+			}
+		}
+	}
+	t.Fatalf("no uplink on %s", leaf)
+	return [2]string{}
+}

@@ -1,0 +1,233 @@
+package doctor
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/targets/telemetry"
+)
+
+// storms finds the origins of pause storms and the victims each reaches.
+//
+// A port sends pauses when its device cannot take in more for a lossless
+// priority; its peer stops sending, its own queues fill, and it pauses the
+// ports that feed it in turn: the storm travels upstream, against the
+// traffic. The origin is therefore a device that sends pauses and
+// receives none, and every device on the way back from it both receives
+// and sends them (or only receives them, at the edge).
+func (m *model) storms(opt Options) []Finding {
+	var out []Finding
+	names := slices.Sorted(maps.Keys(m.devices))
+	for _, name := range names {
+		dv := m.devices[name]
+		var pausing []*port
+		paused := false
+		for _, p := range dv.ports {
+			if p.nic {
+				// A server's NICs hold a buffer each: one that pauses
+				// without being paused is an origin whatever the
+				// others receive.
+				if p.txPause > opt.PauseRate && p.rxPause <= opt.PauseRate {
+					out = append(out, m.origin(dv, []*port{p}, opt))
+				}
+				continue
+			}
+			if p.txPause > opt.PauseRate {
+				pausing = append(pausing, p)
+			}
+			if p.rxPause > opt.PauseRate {
+				paused = true
+			}
+		}
+		// A switch's ports share its buffer: it is an origin when it
+		// pauses and nothing pauses it.
+		if len(pausing) == 0 || paused {
+			continue
+		}
+		out = append(out, m.origin(dv, pausing, opt))
+	}
+	return out
+}
+
+// origin describes one storm's origin and walks it upstream.
+func (m *model) origin(dv *device, pausing []*port, opt Options) Finding {
+	f := Finding{Kind: KindPauseStorm, Origin: Endpoint{Device: dv.name}}
+	if len(pausing) == 1 {
+		f.Origin.Port = pausing[0].ep.Port
+	}
+	var sent float64
+	for _, p := range pausing {
+		f.Ports = append(f.Ports, p.ep.Port)
+		sent += p.txPause
+		f.Evidence = append(f.Evidence, p.evidence[telemetry.TxPause]...)
+	}
+	// What the origin drains: a NIC takes in what its peer sends it; a
+	// switch passes it on, so its busiest egress port shows whether it
+	// is congested (full) or failing (empty).
+	share, drainEv := drained(dv, pausing)
+	f.Evidence = append(f.Evidence, drainEv...)
+	switch {
+	case share < opt.DrainShare:
+		f.Cause = CauseNotDraining
+		f.Message = fmt.Sprintf("sends %.0f pause frames/s on %s while carrying %.1f%% of its line rate: it does not drain what it receives (a gray failure)",
+			sent, plural(len(pausing), "port"), 100*share)
+	case dv.ecnSeen && dv.ecn == 0:
+		f.Cause = CauseNoECN
+		f.Evidence = append(f.Evidence, dv.ecnEv...)
+		f.Message = fmt.Sprintf("sends %.0f pause frames/s on %s while its lossless queues mark no ECN: PFC fires before ECN, so the senders are never slowed (ECN thresholds above the XOFF point?)",
+			sent, plural(len(pausing), "port"))
+	default:
+		f.Cause = CauseCongestion
+		f.Evidence = append(f.Evidence, dv.ecnEv...)
+		f.Message = fmt.Sprintf("sends %.0f pause frames/s on %s at %.0f%% of its line rate: sustained congestion (sustained PFC is never normal)",
+			sent, plural(len(pausing), "port"), 100*share)
+	}
+	f.Victims = m.upstream(dv, pausing, opt)
+	return f
+}
+
+// drained returns the share of line rate a device carries where it should
+// drain, with the evidence.
+func drained(dv *device, pausing []*port) (float64, []Evidence) {
+	best, bestEv := 0.0, []Evidence(nil)
+	for _, p := range dv.ports {
+		if p.gbps <= 0 {
+			continue
+		}
+		bytes, c := p.txBytes, telemetry.TxBytes
+		if p.nic {
+			if !slices.Contains(pausing, p) {
+				continue
+			}
+			bytes, c = p.rxBytes, telemetry.RxBytes
+		}
+		share := bytes * 8 / (float64(p.gbps) * 1e9)
+		if bestEv == nil || share > best {
+			best, bestEv = share, p.evidence[c]
+			if bestEv == nil {
+				bestEv = []Evidence{}
+			}
+		}
+	}
+	return best, bestEv
+}
+
+// upstream walks the storm from the origin's pausing ports across their
+// cables, breadth first, and returns the ports that receive the pauses.
+func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim {
+	type step struct {
+		p    *port
+		path []string
+	}
+	seen := map[string]bool{origin.name: true}
+	var victims []Victim
+	var queue []step
+	for _, p := range pausing {
+		queue = append(queue, step{p, []string{p.ep.String()}})
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if !s.p.hasPeer {
+			continue
+		}
+		peer := m.ports[s.p.peer]
+		if peer == nil || peer.rxPause <= opt.PauseRate || seen[peer.ep.Device] {
+			continue
+		}
+		seen[peer.ep.Device] = true
+		path := append(slices.Clip(s.path), peer.ep.String())
+		v := Victim{Endpoint: peer.ep, Path: path}
+		for _, q := range m.devices[peer.ep.Device].ports {
+			if q.txPause > opt.PauseRate {
+				v.Propagates = true
+				queue = append(queue, step{q, append(slices.Clip(path), q.ep.String())})
+			}
+		}
+		victims = append(victims, v)
+	}
+	slices.SortFunc(victims, func(a, b Victim) int {
+		if len(a.Path) != len(b.Path) {
+			return len(a.Path) - len(b.Path)
+		}
+		return strings.Compare(a.String(), b.String())
+	})
+	return victims
+}
+
+// linkErrors reports each cable with FCS or symbol errors or carrier
+// transitions on either end, once, at the end that counts the most.
+func (m *model) linkErrors() []Finding {
+	var out []Finding
+	done := map[Endpoint]bool{}
+	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+		for _, p := range m.devices[name].ports {
+			if done[p.ep] {
+				continue
+			}
+			peer := m.ports[p.peer]
+			done[p.ep] = true
+			if peer != nil {
+				done[peer.ep] = true
+			}
+			ends := []*port{p}
+			if peer != nil {
+				ends = append(ends, peer)
+			}
+			var total [3]float64
+			at := p
+			for _, e := range ends {
+				for i := range total {
+					total[i] += e.errs[i]
+				}
+				if sum(e.errs) > sum(at.errs) {
+					at = e
+				}
+			}
+			if sum(total) < 1 {
+				continue
+			}
+			f := Finding{Kind: KindLinkErrors, Origin: at.ep}
+			for _, e := range ends {
+				if e != at {
+					pe := e.ep
+					f.Peer = &pe
+				}
+				for _, c := range []telemetry.Counter{telemetry.Carrier, telemetry.RxErrors, telemetry.Symbol} {
+					for _, ev := range e.evidence[c] {
+						if ev.PerSecond > 0 {
+							f.Evidence = append(f.Evidence, ev)
+						}
+					}
+				}
+			}
+			if f.Peer == nil && p.hasPeer {
+				pe := p.peer
+				f.Peer = &pe
+			}
+			switch {
+			case total[2] >= 1:
+				f.Cause = CauseFlaps
+			case total[0] >= total[1]:
+				f.Cause = CauseFCS
+			default:
+				f.Cause = CauseSymbol
+			}
+			f.Message = fmt.Sprintf("the cable %s <-> %s counted %.0f carrier transitions, %.0f FCS errors and %.0f symbol errors in the window",
+				p.ep, p.peer, total[2], total[0], total[1])
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func sum(a [3]float64) float64 { return a[0] + a[1] + a[2] }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,69 @@
+package telemetry
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestOneFileTwoTimestamps(t *testing.T) {
+	const snap = `# HELP node_ethtool_transmitted_prio3_pause Network interface tx_prio3_pause
+# TYPE node_ethtool_transmitted_prio3_pause untyped
+node_ethtool_transmitted_prio3_pause{device="eth2",instance="gpu-0001:9100"} 100 1000
+node_ethtool_transmitted_prio3_pause{device="eth2",instance="gpu-0001:9100"} 2100 11000
+node_ethtool_received_prio3_pause{device="eth2",instance="gpu-0001:9100"} 50 11000
+node_ethtool_received_prio3_pause{device="eth2",instance="gpu-0001:9100"} 5000 1000
+interfaces_interface_state_counters_carrier_transitions{interface_name="Ethernet1/1",source="leaf-00"} 9 1000
+interfaces_interface_state_counters_carrier_transitions{interface_name="Ethernet1/1",source="leaf-00"} 9 11000
+node_cpu_seconds_total{cpu="0",mode="idle"} 1 1000
+node_ethtool_link_down_events_phy{device="eth2",instance="gpu-0001:9100"} 3 1000
+node_ethtool_transmitted_prio3_pause{instance="gpu-0001:9100"} 1 1000
+`
+	w := NewWindow()
+	if err := w.Read(strings.NewReader(snap), "snap.prom", 0); err != nil {
+		t.Fatal(err)
+	}
+	rates, single := w.Rates()
+	if single != 1 || w.Skipped != 1 {
+		t.Errorf("single %d, skipped %d: want one sample alone and the unlabelled one skipped", single, w.Skipped)
+	}
+	tx := rates[Key{Device: "gpu-0001", Port: "eth2", Counter: TxPause, Priority: 3}]
+	if tx.PerSecond != 200 || tx.Seconds != 10 {
+		t.Errorf("tx pause %+v, want 200/s over 10 s", tx)
+	}
+	// Out of order in the file, and reset in the window: the increase is
+	// the last value.
+	rx := rates[Key{Device: "gpu-0001", Port: "eth2", Counter: RxPause, Priority: 3}]
+	if rx.PerSecond != 5 {
+		t.Errorf("rx pause after a reset %+v, want 5/s", rx)
+	}
+	c := rates[Key{Device: "leaf-00", Port: "Ethernet1/1", Counter: Carrier, Priority: AnyPriority}]
+	if c.PerSecond != 0 || c.Series.String() != `interfaces_interface_state_counters_carrier_transitions{interface_name="Ethernet1/1",source="leaf-00"}` {
+		t.Errorf("carrier %+v", c)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`node_ethtool_link_down_events_phy{device="eth2" 1`, `snap.prom:1: node_ethtool_link_down_events_phy: label`},
+		{`node_ethtool_link_down_events_phy{device=eth2} 1`, `must be quoted`},
+		{`node_ethtool_link_down_events_phy{device="eth2"} one`, `value "one" is not a finite number`},
+		{`node_ethtool_link_down_events_phy{device="eth2"} 1 soon`, `timestamp "soon"`},
+		{`node_ethtool_link_down_events_phy{device="eth2"}`, `want a value`},
+		{"\n\n{}", `snap.prom:3: "{}" is not a sample`},
+	} {
+		err := NewWindow().Read(strings.NewReader(tc.in), "snap.prom", 0)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add(`node_ethtool_received_prio3_pause{device="eth\"2",instance="h:1"} 1 5`)
+	f.Add(`interfaces_interface_state_counters_in_octets{interface_name="x",source="s"} 1e3`)
+	f.Fuzz(func(t *testing.T, s string) {
+		w := NewWindow()
+		_ = w.Read(strings.NewReader(s), "f", 0)
+		w.Rates()
+	})
+}

@@ -1,0 +1,171 @@
+// Package telemetry reads fabric counters from snapshot files in the
+// Prometheus text exposition format and turns them into rates over a
+// window. It knows which collector metric families carry which counter
+// (see docs/doctor.md) but nothing of the fabric's topology: doctor joins
+// the rates to the compiled model.
+package telemetry
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Counter is one kind of counter doctor reads, whatever collector produced
+// it.
+type Counter uint8
+
+// The counters doctor reads. Pause counters are per priority on NICs (mlx5
+// counts PFC frames per priority) and per port on switches (OpenConfig
+// counts MAC PAUSE frames, which with PFC on one priority are that
+// priority's).
+const (
+	RxPause  Counter = iota + 1 // PFC/PAUSE frames received: the peer asks this port to stop sending
+	TxPause                     // PFC/PAUSE frames sent: this port asks its peer to stop
+	RxBytes                     // bytes received
+	TxBytes                     // bytes sent
+	RxErrors                    // FCS (CRC) errors received
+	Symbol                      // physical-layer symbol errors
+	Carrier                     // carrier transitions (link flaps)
+	ECNMarks                    // packets marked CE (switch egress queue) or received marked (NIC)
+)
+
+var counterNames = [...]string{"", "rx-pause", "tx-pause", "rx-bytes", "tx-bytes", "rx-errors", "symbol-errors", "carrier-transitions", "ecn-marks"}
+
+// String names the counter as reports and JSON show it.
+func (c Counter) String() string {
+	if int(c) < len(counterNames) {
+		return counterNames[c]
+	}
+	return "counter(" + strconv.Itoa(int(c)) + ")"
+}
+
+// MarshalText makes a counter a JSON string.
+func (c Counter) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// AnyPriority is the priority of a counter that is not per priority.
+const AnyPriority = -1
+
+// Key names one counter of one port. Port is the interface name for
+// switches and the netdev for NICs; an RDMA counter of a NIC carries the
+// RDMA device (e.g. mlx5_0) in Port and HCA set, and doctor resolves it to
+// the netdev through the model. Queue is the switch egress queue's name of
+// a per-queue counter, "" otherwise.
+type Key struct {
+	Device   string
+	Port     string
+	Counter  Counter
+	Priority int8
+	HCA      bool
+	Queue    string
+}
+
+// Series is how the key appears in an exposition file, for evidence.
+type Series struct {
+	Metric string
+	Labels string // the label set as written, without braces
+}
+
+// String prints the series as PromQL would select it.
+func (s Series) String() string { return s.Metric + "{" + s.Labels + "}" }
+
+// family maps a metric family name to the counter it carries and the label
+// that names the port.
+type family struct {
+	counter  Counter
+	priority int8 // AnyPriority unless the name carries the priority
+	port     string
+	hca      bool
+	queue    string // the label naming the queue, for per-queue counters
+}
+
+// The metric families doctor reads, by collector. Every name is built the
+// way its collector builds it; docs/doctor.md lists them with sources.
+//
+// node_exporter's ethtool collector exports each `ethtool -S` statistic as
+// node_ethtool_<stat>, lower-cased, with a leading "rx"/"tx" word spelled
+// "received"/"transmitted", labelled by the netdev in "device"
+// (prometheus/node_exporter collector/ethtool_linux.go, buildEthtoolFQName
+// and its test). The statistics are mlx5's (Linux
+// Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst):
+// rx_prio<p>_pause, tx_prio<p>_pause, rx_prio<p>_bytes, tx_prio<p>_bytes,
+// rx_crc_errors_phy, rx_symbol_err_phy, link_down_events_phy.
+//
+// node_exporter's infiniband collector exports the RDMA device's
+// hw_counters/np_ecn_marked_roce_packets as
+// node_infiniband_np_ecn_marked_roce_packets_received_total, labelled by
+// "device" (the RDMA device) and "port" (collector/infiniband_linux.go).
+//
+// gnmic's Prometheus output names a gNMI update by its path with every
+// character outside [a-zA-Z0-9_] replaced by "_" and labels it by the
+// list keys as <list>_<key> and by "source", the target
+// (openconfig/gnmic outputs/prometheus_output/prometheus_common.go). The
+// paths are OpenConfig's: openconfig-interfaces (state/counters),
+// openconfig-if-ethernet (ethernet/state/counters) and
+// openconfig-qos-interfaces (output queue state).
+func lookupFamily(name string) (family, bool) {
+	if f, ok := families[name]; ok {
+		return f, true
+	}
+	// node_ethtool_{received,transmitted}_prio<p>_{pause,bytes}
+	for _, dir := range [...]struct {
+		prefix       string
+		pause, bytes Counter
+	}{{"node_ethtool_received_prio", RxPause, RxBytes}, {"node_ethtool_transmitted_prio", TxPause, TxBytes}} {
+		rest, ok := strings.CutPrefix(name, dir.prefix)
+		if !ok || len(rest) < 2 || rest[0] < '0' || rest[0] > '7' || rest[1] != '_' {
+			continue
+		}
+		p := int8(rest[0] - '0')
+		switch rest[2:] {
+		case "pause":
+			return family{counter: dir.pause, priority: p, port: "device"}, true
+		case "bytes":
+			return family{counter: dir.bytes, priority: p, port: "device"}, true
+		}
+	}
+	return family{}, false
+}
+
+var families = map[string]family{
+	"node_ethtool_received_crc_errors_phy":                      {counter: RxErrors, priority: AnyPriority, port: "device"},
+	"node_ethtool_received_symbol_err_phy":                      {counter: Symbol, priority: AnyPriority, port: "device"},
+	"node_ethtool_link_down_events_phy":                         {counter: Carrier, priority: AnyPriority, port: "device"},
+	"node_infiniband_np_ecn_marked_roce_packets_received_total": {counter: ECNMarks, priority: AnyPriority, port: "device", hca: true},
+
+	"interfaces_interface_state_counters_in_octets":                     {counter: RxBytes, priority: AnyPriority, port: "interface_name"},
+	"interfaces_interface_state_counters_out_octets":                    {counter: TxBytes, priority: AnyPriority, port: "interface_name"},
+	"interfaces_interface_state_counters_in_fcs_errors":                 {counter: RxErrors, priority: AnyPriority, port: "interface_name"},
+	"interfaces_interface_state_counters_carrier_transitions":           {counter: Carrier, priority: AnyPriority, port: "interface_name"},
+	"interfaces_interface_ethernet_state_counters_in_symbol_error":      {counter: Symbol, priority: AnyPriority, port: "interface_name"},
+	"interfaces_interface_ethernet_state_counters_in_mac_pause_frames":  {counter: RxPause, priority: AnyPriority, port: "interface_name"},
+	"interfaces_interface_ethernet_state_counters_out_mac_pause_frames": {counter: TxPause, priority: AnyPriority, port: "interface_name"},
+	"qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts": {counter: ECNMarks, priority: AnyPriority,
+		port: "interface_interface_id", queue: "queue_name"},
+}
+
+// Families lists the metric family names doctor reads with fixed names,
+// sorted, for documentation and tests; the per-priority ethtool families
+// are node_ethtool_{received,transmitted}_prio<0-7>_{pause,bytes}.
+func Families() []string {
+	names := make([]string, 0, len(families))
+	for n := range families {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// deviceOf names the fabric device a series belongs to: gnmic's "source"
+// (the gNMI target, which the collector config names after the device),
+// else the host part of Prometheus's "instance" target label.
+func deviceOf(labels map[string]string) string {
+	if s := labels["source"]; s != "" {
+		return s
+	}
+	inst := labels["instance"]
+	if h, _, ok := strings.Cut(inst, ":"); ok && !strings.Contains(inst, "]") {
+		return h
+	}
+	return inst
+}
