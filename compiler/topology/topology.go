@@ -194,10 +194,10 @@ func Expand(p Params) (*Result, error) {
 		return nil, errf("topology.rails", "want at least 1 rail, got %d", p.Rails)
 	}
 	if len(p.NICPorts) != p.Rails {
-		return nil, errf("hosts.nic.ports", "%d ports listed for %d rails: list one netdev per rail", len(p.NICPorts), p.Rails)
+		return nil, errf("hosts.nic.ports", "%s listed for %s: list one netdev per rail", plural(len(p.NICPorts), "port", "ports"), plural(p.Rails, "rail", "rails"))
 	}
 	if len(p.HCAs) != p.Rails {
-		return nil, errf("hosts.nccl.hca", "%d HCAs listed for %d rails: list one RDMA device per rail", len(p.HCAs), p.Rails)
+		return nil, errf("hosts.nccl.hca", "%s listed for %s: list one RDMA device per rail", plural(len(p.HCAs), "HCA", "HCAs"), plural(p.Rails, "rail", "rails"))
 	}
 	D, U := p.Leaf.Downlinks, p.Leaf.Uplinks
 	if D < 1 {
@@ -542,4 +542,13 @@ func PortName(platform string, i int, t *Tier) string {
 		return "Ethernet1/" + strconv.Itoa(phys) + "/" + strconv.Itoa(sub+1)
 	}
 	return "port" + strconv.Itoa(i+1)
+}
+
+// plural is n with the noun that agrees with it ("1 rail", "2 rails"), as
+// diag.Plural, which this package does not import.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -1,6 +1,9 @@
 package topology
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPortNames(t *testing.T) {
 	native := &Tier{Ports: 64, Physical: 64}
@@ -109,5 +112,19 @@ func TestExpandRefusesAbsurdFabrics(t *testing.T) {
 	_, err := Expand(p)
 	if te, ok := err.(*Error); !ok || te.Field != "topology" {
 		t.Fatalf("err = %v, want a topology error", err)
+	}
+}
+
+// TestCountsAgree: a count of one takes the singular noun in an error.
+func TestCountsAgree(t *testing.T) {
+	p := Params{Style: "rail-optimized", Servers: 4, Rails: 1, NICSpeed: 400, NICPorts: []string{"eth1", "eth2"}, HCAs: []string{"mlx5_0"},
+		Leaf: Tier{Platform: "nvue", Model: "SN5600", Ports: 128, Downlinks: 64, Uplinks: 64, Speed: 400}}
+	_, err := Expand(p)
+	if err == nil || !strings.Contains(err.Error(), "2 ports listed for 1 rail:") {
+		t.Errorf("error %v, want one saying 2 ports listed for 1 rail", err)
+	}
+	p.NICPorts, p.HCAs = []string{"eth1"}, []string{"mlx5_0", "mlx5_1"}
+	if _, err := Expand(p); err == nil || !strings.Contains(err.Error(), "2 HCAs listed for 1 rail:") {
+		t.Errorf("error %v, want one saying 2 HCAs listed for 1 rail", err)
 	}
 }
