@@ -18,6 +18,47 @@ import (
 func platformRefusals(p *Pass) {
 	sonicSharedPG(p)
 	sonicPortModes(p)
+	nxosBreakouts(p)
+}
+
+// nxosBreakouts: an NX-OS port named Ethernet1/P/N exists only once cage
+// P is broken out, and a breakout map splits a cage into ports of one
+// speed from Cisco's list (platforms.NXOSBreakoutMap). A cage whose ports
+// run speeds no map makes would be rendered with no breakout and its
+// ports would not exist. One finding per model and speeds.
+func nxosBreakouts(p *Pass) {
+	seen := map[string]bool{}
+	for _, d := range p.Fabric.Switches() {
+		if d.Platform != ir.PlatformNXOS {
+			continue
+		}
+		sw, ok := platforms.LookupSwitch(d.Model)
+		if !ok {
+			continue
+		}
+		names := make([]string, len(d.Switch.Ports))
+		speeds := make([]int, len(d.Switch.Ports))
+		for i, pt := range d.Switch.Ports {
+			names[i], speeds[i] = pt.Name, pt.SpeedGbps
+		}
+		for _, c := range platforms.NXOSCages(names, speeds, sw.MaxPortGbps()) {
+			if c.Map != "" {
+				continue
+			}
+			gs := make([]string, len(c.Speeds))
+			for i, g := range c.Speeds {
+				gs[i] = speedStr(g)
+			}
+			k := d.Model + " " + strings.Join(gs, ",")
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			p.Report(diag.Diagnostic{Pos: p.At("topology"), Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Message: fmt.Sprintf(
+				"nxos: %s cage Ethernet1/%d is split into ports at %s, but %s's %s cages break out only by the maps %s (one speed per cage): run every port of a split cage at one speed such a map makes, or use another model",
+				d.Name, c.Port, strings.Join(gs, ", "), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(platforms.NXOSBreakoutMaps(), ", "))})
+		}
+	}
 }
 
 // sonicPortModes: a SONiC port runs the speeds of its cage's breakout
