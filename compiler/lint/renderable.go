@@ -19,6 +19,7 @@ func platformRefusals(p *Pass) {
 	sonicSharedPG(p)
 	sonicPortModes(p)
 	nxosBreakouts(p)
+	eosCageSpeeds(p)
 }
 
 // nxosBreakouts: an NX-OS port named Ethernet1/P/N exists only once cage
