@@ -11,7 +11,8 @@ import (
 
 // TestNXOSBreakouts: an NX-OS cage split into ports at one speed a map
 // makes is fine; one split into ports of mixed speeds, or at its own
-// speed, is an RF117 error naming the speeds and the maps.
+// speed, is an RF117 error naming the speeds and the maps, and so is a
+// port below the speed of the whole cage it uses.
 func TestNXOSBreakouts(t *testing.T) {
 	d, p, got := gapPass("leaf-nxos", "N9364D-GX2A")
 	set := func(ports ...ir.Port) { d.Switch.Ports = ports }
@@ -25,6 +26,13 @@ func TestNXOSBreakouts(t *testing.T) {
 	if len(*got) != 1 || (*got)[0].Severity != diag.Error || (*got)[0].Rule != "RF117" ||
 		!strings.Contains((*got)[0].Message, "Ethernet1/3 is split into ports at 100G, 400G") || !strings.Contains((*got)[0].Message, "100g-4x") {
 		t.Fatalf("mixed cage: findings %v", *got)
+	}
+	*got = nil
+	set(ir.Port{Name: "Ethernet1/5", SpeedGbps: 100, Facing: ir.RoleHost})
+	nxosBreakouts(p)
+	if len(*got) != 1 || (*got)[0].Severity != diag.Error || (*got)[0].Port != "Ethernet1/5" ||
+		!strings.Contains((*got)[0].Message, "links at 100G on a whole 400G cage of N9364D-GX2A") {
+		t.Fatalf("100G on a whole 400G cage: findings %v", *got)
 	}
 }
 

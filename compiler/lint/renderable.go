@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,11 +23,16 @@ func platformRefusals(p *Pass) {
 	eosCageSpeeds(p)
 }
 
+// nxosWholeRE is an NX-OS port that uses its whole cage: Ethernet1/P.
+var nxosWholeRE = regexp.MustCompile(`^Ethernet1/[0-9]+$`)
+
 // nxosBreakouts: an NX-OS port named Ethernet1/P/N exists only once cage
 // P is broken out, and a breakout map splits a cage into ports of one
 // speed from Cisco's list (platforms.NXOSBreakoutMap). A cage whose ports
 // run speeds no map makes would be rendered with no breakout and its
-// ports would not exist. One finding per model and speeds.
+// ports would not exist; a port on a whole cage below the cage's speed
+// would be rendered "speed N" on the cage, a form no source shows for a
+// cage of a faster speed. One finding per model and speeds.
 func nxosBreakouts(p *Pass) {
 	seen := map[string]bool{}
 	for _, d := range p.Fabric.Switches() {
@@ -41,6 +47,23 @@ func nxosBreakouts(p *Pass) {
 		speeds := make([]int, len(d.Switch.Ports))
 		for i, pt := range d.Switch.Ports {
 			names[i], speeds[i] = pt.Name, pt.SpeedGbps
+		}
+		for _, pt := range d.Switch.Ports {
+			if !nxosWholeRE.MatchString(pt.Name) || pt.SpeedGbps <= 0 || pt.SpeedGbps >= sw.MaxPortGbps() {
+				continue
+			}
+			k := fmt.Sprintf("%s whole %d", d.Model, pt.SpeedGbps)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			at := p.At("topology")
+			if pt.Facing == ir.RoleHost {
+				at = p.At("topology", "nic", "speed")
+			}
+			p.Report(diag.Diagnostic{Pos: at, Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Port: pt.Name, Message: fmt.Sprintf(
+				"nxos: %s port %s links at %s on a whole %s cage of %s: NX-OS runs a %s cage slower only broken out (maps %s), and no public source shows a whole cage taking a lower speed; run the tier at the link's speed (its ports are then broken out) or the link at %s",
+				d.Name, pt.Name, speedStr(pt.SpeedGbps), speedStr(sw.MaxPortGbps()), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(platforms.NXOSBreakoutMaps(), ", "), speedStr(sw.MaxPortGbps()))})
 		}
 		for _, c := range platforms.NXOSCages(names, speeds, sw.MaxPortGbps()) {
 			if c.Map != "" {
