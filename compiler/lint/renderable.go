@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,70 @@ import (
 func platformRefusals(p *Pass) {
 	sonicSharedPG(p)
 	sonicPortModes(p)
+	nxosBreakouts(p)
+	eosCageSpeeds(p)
+}
+
+// nxosWholeRE is an NX-OS port that uses its whole cage: Ethernet1/P.
+var nxosWholeRE = regexp.MustCompile(`^Ethernet1/[0-9]+$`)
+
+// nxosBreakouts: an NX-OS port named Ethernet1/P/N exists only once cage
+// P is broken out, and a breakout map splits a cage into ports of one
+// speed from Cisco's list (platforms.NXOSBreakoutMap). A cage whose ports
+// run speeds no map makes would be rendered with no breakout and its
+// ports would not exist; a port on a whole cage below the cage's speed
+// would be rendered "speed N" on the cage, a form no source shows for a
+// cage of a faster speed. One finding per model and speeds.
+func nxosBreakouts(p *Pass) {
+	seen := map[string]bool{}
+	for _, d := range p.Fabric.Switches() {
+		if d.Platform != ir.PlatformNXOS {
+			continue
+		}
+		sw, ok := platforms.LookupSwitch(d.Model)
+		if !ok {
+			continue
+		}
+		names := make([]string, len(d.Switch.Ports))
+		speeds := make([]int, len(d.Switch.Ports))
+		for i, pt := range d.Switch.Ports {
+			names[i], speeds[i] = pt.Name, pt.SpeedGbps
+		}
+		for _, pt := range d.Switch.Ports {
+			if !nxosWholeRE.MatchString(pt.Name) || pt.SpeedGbps <= 0 || pt.SpeedGbps >= sw.MaxPortGbps() {
+				continue
+			}
+			k := fmt.Sprintf("%s whole %d", d.Model, pt.SpeedGbps)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			at := p.At("topology")
+			if pt.Facing == ir.RoleHost {
+				at = p.At("topology", "nic", "speed")
+			}
+			p.Report(diag.Diagnostic{Pos: at, Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Port: pt.Name, Message: fmt.Sprintf(
+				"nxos: %s port %s links at %s on a whole %s cage of %s: NX-OS runs a %s cage slower only broken out (maps %s), and no public source shows a whole cage taking a lower speed; run the tier at the link's speed (its ports are then broken out) or the link at %s",
+				d.Name, pt.Name, speedStr(pt.SpeedGbps), speedStr(sw.MaxPortGbps()), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(platforms.NXOSBreakoutMaps(), ", "), speedStr(sw.MaxPortGbps()))})
+		}
+		for _, c := range platforms.NXOSCages(names, speeds, sw.MaxPortGbps()) {
+			if c.Map != "" {
+				continue
+			}
+			gs := make([]string, len(c.Speeds))
+			for i, g := range c.Speeds {
+				gs[i] = speedStr(g)
+			}
+			k := d.Model + " " + strings.Join(gs, ",")
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			p.Report(diag.Diagnostic{Pos: p.At("topology"), Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Message: fmt.Sprintf(
+				"nxos: %s cage Ethernet1/%d is split into ports at %s, but %s's %s cages break out only by the maps %s (one speed per cage): run every port of a split cage at one speed such a map makes, or use another model",
+				d.Name, c.Port, strings.Join(gs, ", "), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(platforms.NXOSBreakoutMaps(), ", "))})
+		}
+	}
 }
 
 // sonicPortModes: a SONiC port runs the speeds of its cage's breakout

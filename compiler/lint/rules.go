@@ -798,7 +798,9 @@ traffic-class to queue mapping (NX-OS) is no gap: every class's priority is its 
 A SONiC port whose link speed no breakout mode of its cage runs (the SKU's platform.json modes and
 their bracketed speeds) is an error naming the modes: rendered, the port would not come up. OpenConfig
 split ports carry their port-speed but no breakout-mode of their cage (information, with OpenConfig's
-other gaps).`,
+other gaps). An NX-OS cage split into ports of speeds no Cisco breakout map makes, or an NX-OS port below
+the speed of the whole cage it uses, is an error naming the speeds and maps; so is an EOS port on a whole
+cage at a speed no whole number of the cage's lanes carries (EOS takes speed <G>g-<lanes>).`,
 	Run: func(p *Pass) {
 		used := usedElements(p)
 		byPlatform := map[string][]*ir.Device{}

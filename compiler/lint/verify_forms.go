@@ -104,6 +104,8 @@ func condition(d *ir.Device, c string) bool {
 		return false
 	case "split-cage":
 		return slices.ContainsFunc(s.Ports, func(p ir.Port) bool { return p.SpeedGbps > 0 && splitLaneRE.MatchString(p.Name) })
+	case "slow-cage":
+		return len(eosSlowPorts(d)) > 0
 	case "port-speed":
 		return slices.ContainsFunc(s.Ports, func(p ir.Port) bool { return p.SpeedGbps > 0 })
 	}

@@ -58,6 +58,7 @@ var StatementConditions = map[string]string{
 	"mmu:dnx":     "the ASIC is Broadcom DNX (Jericho, Qumran)",
 	"tc-remap":    "a traffic class 0..6 leaves on a queue other than its own number",
 	"split-cage":  "an EOS port is a later lane of a broken-out cage (EthernetN/M, M > 1)",
+	"slow-cage":   "an EOS port uses its whole cage slower than the cage's own speed",
 	"port-speed":  "a port has a speed",
 }
 

@@ -734,14 +734,27 @@ func (r *render) interfaces() {
 		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %s B is rendered.", r.s.MTU, MaxMTU, mtu)
 	}
 	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented); port-flap for speed.")
-	r.speeds = laneSpeeds(r.s.Ports)
+	cageGbps := 0
+	if sw, ok := platforms.LookupSwitch(r.d.Model); ok {
+		cageGbps = sw.MaxPortGbps()
+	}
+	var gaps []int
+	r.speeds, gaps = laneSpeeds(r.s.Ports, cageGbps)
 	if slices.ContainsFunc(r.speeds, func(sp string) bool { return sp != "" }) {
 		r.comment(0, "Broken-out cages: EOS brings up the second port of a split cage (EthernetN/5) only once its lanes carry")
 		r.comment(0, "a speed, written as speed and lane count (speed 400g-4: 400G over 4 of the cage's 8 lanes) on /1 and /5.")
-		r.comment(0, "verify: speed <G>g-<lanes> is confirmed by field configurations of 800G OSFP cages, not by an Arista manual page.")
+		r.comment(0, "A port that uses a whole cage slower than the cage's own speed takes its speed and the lanes it needs at")
+		r.comment(0, "the cage's lane rate (speed 100g-2 on a 400G cage of 50G lanes), as AVD renders it for an EthernetN/1 port.")
+		r.comment(0, "verify: speed <G>g-<lanes> is confirmed by field configurations of 800G OSFP cages and AVD's test configs,")
+		r.comment(0, "not by an Arista manual page.")
 	}
 	if slices.Contains(r.speeds, "") {
-		r.comment(0, "Ports that use a whole cage keep its default speed: no speed statement.")
+		r.comment(0, "Ports that use a whole cage at its own speed keep its default: no speed statement.")
+	}
+	for _, i := range gaps {
+		p := r.s.Ports[i]
+		r.comment(0, "GAP: %s runs %d Gbit/s on a whole %d Gbit/s cage of %d Gbit/s lanes: no whole number of lanes", p.Name, p.SpeedGbps, cageGbps, cageGbps/8)
+		r.comment(0, "  carries it, so EOS has no speed form for it and it keeps the cage's default (lint RF117 reports it).")
 	}
 	// One block per port, the bulk of the file: written without fmt.
 	for i, p := range r.s.Ports {
@@ -860,20 +873,32 @@ func startsAligned(lanes uint8, width int) bool {
 }
 
 // laneSpeeds returns, for each port, its EOS speed if it is a port of a
-// broken-out cage, as speed and lane count ("400g-4"), or "" for a port
-// that uses its cage whole. A split cage needs it on every port: its later
-// ports (EthernetN/5 for 2x400G) stay inactive until the first ones give up
-// their lanes.
-func laneSpeeds(ports []ir.Port) []string {
+// broken-out cage, as speed and lane count ("400g-4"), or if it uses its
+// cage whole slower than the cage's own speed, cageGbps
+// (platforms.EOSCageSpeed); "" for a port that runs its whole cage at the
+// cage's speed. A split cage needs it on every port: its later ports
+// (EthernetN/5 for 2x400G) stay inactive until the first ones give up
+// their lanes. gaps are the indexes of whole-cage ports no lane count
+// carries.
+func laneSpeeds(ports []ir.Port, cageGbps int) (out []string, gaps []int) {
 	widths := cageLanes(ports)
-	out := make([]string, len(ports))
+	out = make([]string, len(ports))
 	for i, p := range ports {
 		cage, _, ok := cagePort(p.Name)
 		if n, split := widths[cage]; ok && split && p.SpeedGbps > 0 {
 			out[i] = strconv.Itoa(p.SpeedGbps) + "g-" + strconv.Itoa(n)
+			continue
 		}
+		if !ok {
+			continue
+		}
+		sp, carried := platforms.EOSCageSpeed(p.SpeedGbps, cageGbps)
+		if !carried {
+			gaps = append(gaps, i)
+		}
+		out[i] = sp
 	}
-	return out
+	return out, gaps
 }
 
 // -- numbers --

@@ -234,14 +234,15 @@ func TestLosslessClass(t *testing.T) {
 			has(t, p, "   priority-flow-control pause watchdog")
 			has(t, p, "   priority-flow-control pause watchdog port action drop")
 
-			// Every port: description, clamped MTU, the profile.
+			// Every port: description, its speed where the whole 800G
+			// cage of 100G lanes runs slower, clamped MTU, the profile.
 			for _, port := range d.Switch.Ports {
 				got := block(t, cfg, "interface "+port.Name)
-				want := []string{
-					fmt.Sprintf("   description to %s:%s", port.Peer, port.PeerPort),
-					"   mtu 9214",
-					"   service-profile ROCEFAB",
+				want := []string{fmt.Sprintf("   description to %s:%s", port.Peer, port.PeerPort)}
+				if d.Model == "7060X6-64PE" && port.SpeedGbps < 800 {
+					want = append(want, fmt.Sprintf("   speed %dg-%d", port.SpeedGbps, port.SpeedGbps/100))
 				}
+				want = append(want, "   mtu 9214", "   service-profile ROCEFAB")
 				if !slices.Equal(got, want) {
 					t.Errorf("interface %s: %q, want %q", port.Name, got, want)
 				}
@@ -556,25 +557,38 @@ func TestTrafficClassMap(t *testing.T) {
 }
 
 // TestLaneSpeed checks that the ports of a broken-out cage carry their
-// speed with the lane count, and whole-cage ports none.
+// speed with the lane count, a port using a whole 800G cage of 100G lanes
+// its speed with the lanes it needs, one at the cage's speed none, and one
+// no whole number of lanes carries a GAP.
 func TestLaneSpeed(t *testing.T) {
 	d := tomahawk()
 	base := d.Switch.Ports[0]
 	d.Switch.Ports = nil
-	for _, name := range []string{"Ethernet1/1", "Ethernet1/5", "Ethernet2/1", "Ethernet3/3", "Ethernet4/2"} {
-		p := base
-		p.Name, p.SpeedGbps = name, 400
-		d.Switch.Ports = append(d.Switch.Ports, p)
+	for _, p := range []struct {
+		name  string
+		speed int
+	}{{"Ethernet1/1", 400}, {"Ethernet1/5", 400}, {"Ethernet2/1", 400}, {"Ethernet3/3", 400}, {"Ethernet4/2", 400},
+		{"Ethernet5/1", 800}, {"Ethernet6/1", 200}, {"Ethernet7/1", 50}} {
+		port := base
+		port.Name, port.SpeedGbps = p.name, p.speed
+		d.Switch.Ports = append(d.Switch.Ports, port)
 	}
 	cfg := render(t, d)
 	has(t, block(t, cfg, "interface Ethernet1/1"), "   speed 400g-4")
 	has(t, block(t, cfg, "interface Ethernet1/5"), "   speed 400g-4")
+	has(t, block(t, cfg, "interface Ethernet2/1"), "   speed 400g-4")
 	has(t, block(t, cfg, "interface Ethernet3/3"), "   speed 400g-2")
 	has(t, block(t, cfg, "interface Ethernet4/2"), "   speed 400g-1")
-	for _, l := range block(t, cfg, "interface Ethernet2/1") {
-		if strings.Contains(l, "speed") {
-			t.Errorf("whole-cage port Ethernet2/1 has %q", l)
+	has(t, block(t, cfg, "interface Ethernet6/1"), "   speed 200g-2")
+	for _, name := range []string{"Ethernet5/1", "Ethernet7/1"} {
+		for _, l := range block(t, cfg, "interface "+name) {
+			if strings.Contains(l, "speed") {
+				t.Errorf("%s has %q", name, l)
+			}
 		}
+	}
+	if !strings.Contains(cfg, "! GAP: Ethernet7/1 runs 50 Gbit/s on a whole 800 Gbit/s cage of 100 Gbit/s lanes") {
+		t.Errorf("no GAP for the 50G port:\n%s", cfg)
 	}
 }
 

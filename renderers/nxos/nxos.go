@@ -279,8 +279,48 @@ func (b *builder) render() {
 	b.systemQoS()
 	b.buffers()
 	b.watchdog()
+	b.breakouts()
 	b.interfaces()
 	b.loadBalancing()
+}
+
+// breakouts splits each cage whose ports the model names Ethernet1/P/N:
+// the split ports exist only once their cage is broken out, so the
+// breakout comes before the interfaces it creates. The map is the one
+// Cisco documents for the ports' speed and count (compiler/platforms,
+// NXOSBreakoutMap); a cage no map splits is an RF117 error of lint, and
+// here a GAP with no breakout line.
+func (b *builder) breakouts() {
+	sw, ok := platforms.LookupSwitch(b.d.Model)
+	if !ok {
+		return
+	}
+	names := make([]string, len(b.ports))
+	speeds := make([]int, len(b.ports))
+	for i, p := range b.ports {
+		names[i], speeds[i] = p.Name, p.SpeedGbps
+	}
+	cages := platforms.NXOSCages(names, speeds, sw.MaxPortGbps())
+	if len(cages) == 0 {
+		return
+	}
+	b.section("Breakouts: cages split into ports", "port-flap (NX-OS removes the configuration of a cage's interfaces when it breaks it out)")
+	for _, c := range cages {
+		if c.Map == "" {
+			b.comment("GAP: Ethernet1/%d carries ports at %s Gbit/s, which no NX-OS breakout map (%s) of a %d Gbit/s cage makes: not broken out",
+				c.Port, joinInts(c.Speeds), strings.Join(platforms.NXOSBreakoutMaps(), ", "), sw.MaxPortGbps())
+			continue
+		}
+		b.line(0, "interface breakout module 1 port %d map %s", c.Port, c.Map)
+	}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // line writes one configuration line, indented two spaces per level as

@@ -555,3 +555,36 @@ func TestECNKbytes(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakouts: ports named Ethernet1/P/N exist only once cage P is
+// broken out, so a leaf whose 100G host ports split 400G cages carries
+// the breakout of each cage by Cisco's map, before its interfaces, and a
+// cage of mixed speeds gets a GAP and no breakout.
+func TestBreakouts(t *testing.T) {
+	d := cloneSwitch(leaf(t))
+	d.Model = "N9364D-GX2A"
+	d.Switch.Ports = d.Switch.Ports[:0]
+	for _, p := range []struct {
+		name  string
+		speed int
+	}{{"Ethernet1/1/1", 100}, {"Ethernet1/1/2", 100}, {"Ethernet1/2/1", 200}, {"Ethernet1/2/2", 200}, {"Ethernet1/3/1", 100}, {"Ethernet1/3/2", 400}, {"Ethernet1/4", 400}} {
+		d.Switch.Ports = append(d.Switch.Ports, ir.Port{Name: p.name, SpeedGbps: p.speed, CableM: 5})
+	}
+	cfg := render(t, d)
+	for _, want := range []string{"interface breakout module 1 port 1 map 100g-4x", "interface breakout module 1 port 2 map 200g-2x"} {
+		i := strings.Index(cfg, "\n"+want+"\n")
+		if i < 0 {
+			t.Errorf("no %q in\n%s", want, cfg)
+			continue
+		}
+		if j := strings.Index(cfg, "\ninterface Ethernet1/1/1\n"); j < i {
+			t.Errorf("%q comes after the interfaces it creates", want)
+		}
+	}
+	if strings.Contains(cfg, "port 3 map") || strings.Contains(cfg, "port 4 map") {
+		t.Errorf("a mixed-speed or unsplit cage is broken out:\n%s", cfg)
+	}
+	if !strings.Contains(cfg, "! GAP: Ethernet1/3 carries ports at 100, 400 Gbit/s") {
+		t.Errorf("no GAP for the mixed cage Ethernet1/3:\n%s", cfg)
+	}
+}

@@ -4,32 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/lint/linttest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/sonic"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // compileSrc loads src, which must load, and compiles it.
 func compileSrc(t *testing.T, src string) (*ir.Fabric, diag.List) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "fabric.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(p)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	return compiler.Compile(in)
+	return linttest.CompileSource(t, src)
 }
 
 // releaseLeaf compiles a small fabric of SONiC leaves of model running

@@ -515,3 +515,19 @@ func rel(p string) string {
 	}
 	return r
 }
+
+// CompileSource writes src as an intent in a temporary directory, loads it
+// (which must succeed) and compiles it, lint included: the fabric, nil
+// when compilation fails, and every finding.
+func CompileSource(t testing.TB, src string) (*ir.Fabric, diag.List) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fabric.cue")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, ds, err := schema.Load(p)
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	return compiler.Compile(in)
+}
