@@ -65,7 +65,11 @@ func (c *compilation) bufferConvention(plan *ir.BufferPlan, d *ir.Device, sw pla
 			classes = append(classes, physics.PortClassProfile{Name: h.Name, Xoff: h.Xoff, Size: h.Size, Ports: n})
 		}
 	}
-	in := physics.ConventionBudgetInput{Convention: plan.Convention, BufferBytes: sw.BufferBytes,
+	// The SDK's reserved cells are in no pool SONiC configures, as the
+	// vendors' SKU files keep them out (catalog sdkReservedBytes).
+	plan.SDKReservedBytes = sw.SDKReservedBytes
+	usable := sw.BufferBytes - sw.SDKReservedBytes
+	in := physics.ConventionBudgetInput{Convention: plan.Convention, BufferBytes: usable,
 		ReservedBytes: plan.LosslessBytes, Classes: classes, LosslessPriorities: lossless}
 	var derived []physics.Derivation
 	if plan.Convention == physics.ConventionBroadcomXGS {
@@ -80,15 +84,15 @@ func (c *compilation) bufferConvention(plan *ir.BufferPlan, d *ir.Device, sw pla
 	if sw.HeadroomPoolBytes > 0 {
 		fromShared = minimum
 	}
-	plan.LossyBytes = sw.BufferBytes - plan.LosslessBytes - fromShared
+	plan.LossyBytes = usable - plan.LosslessBytes - fromShared
 	var xoff *ir.Derivation
 	if plan.Convention == physics.ConventionBroadcomXGS {
 		// Lossy and lossless priority groups share the one ingress pool
-		// renderers/sonic writes (size = buffer − minimums, holding the
+		// renderers/sonic writes (size = buffer − SDK reserve − minimums, holding the
 		// headroom pool as its xoff); lossy traffic is bounded by the
 		// egress lossy pool alone. The XOFF point is that of the pool the
 		// lossless groups see when lossy traffic holds all it can.
-		lp := physics.BroadcomLosslessPool(sw.BufferBytes-minimum, plan.HeadroomBytes, plan.LossyBytes)
+		lp := physics.BroadcomLosslessPool(usable-minimum, plan.HeadroomBytes, plan.LossyBytes)
 		plan.PoolBytes = lp.Value
 		xo := physics.CongestedXoffPoint(plan.PoolBytes, plan.AlphaLog2, plan.CongestedQueues)
 		plan.XoffPoint = xo.Value

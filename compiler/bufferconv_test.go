@@ -51,7 +51,8 @@ hosts: nccl: hca: ["mlx5_0"]`
 			sumSize += p.Headroom.Size * k
 			sumXoff += p.Headroom.Xoff * k
 		}
-		demand := bp.TotalBytes - bp.LossyBytes
+		// What the pools can hold: the SDK keeps its reserved cells out.
+		demand := bp.TotalBytes - bp.SDKReservedBytes - bp.LossyBytes
 		switch bp.Convention {
 		case "broadcom-xgs":
 			if bp.HeadroomBytes != sumXoff || bp.MinimumBytes != bp.PGMinBytes*int64(len(leaf.Switch.Ports))*k || bp.PGMinBytes <= 0 {

@@ -44,7 +44,7 @@ hosts: nccl: hca: ["mlx5_0"]`)
 			t.Fatalf("%s: convention %q", m, bp.Convention)
 		}
 		// What config_db.json programs (renderers/sonic poolsBroadcom).
-		size, xoff, lossy := bp.TotalBytes-bp.MinimumBytes, bp.HeadroomBytes, bp.LossyBytes
+		size, xoff, lossy := bp.TotalBytes-bp.SDKReservedBytes-bp.MinimumBytes, bp.HeadroomBytes, bp.LossyBytes
 		want := size - xoff - lossy
 		if bp.PoolBytes != want {
 			t.Errorf("%s: pool %d B, want ingress size %d − xoff %d − egress lossy %d = %d B", m, bp.PoolBytes, size, xoff, lossy, want)

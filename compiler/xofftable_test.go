@@ -63,12 +63,7 @@ func TestXoffPointTable(t *testing.T) {
 		for _, plat := range plats {
 			for _, speed := range speeds {
 				ports := sw.Ports[speed]
-				f, overrun := compileAllowingOverrun(t, `name: "x"
-topology: {servers: `+itoa(ports/2)+`, rails: 1, nic: {speed: "`+speed+`", cable: "3m"},
-	leaf: {platform: "`+plat+`", model: "`+m+`", downlinks: `+itoa(ports/2)+`, uplinks: `+itoa(ports/2)+`, speed: "`+speed+`"},
-	spine: {platform: "`+plat+`", model: "`+m+`", speed: "`+speed+`", cable: "30m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`)
+				f, overrun := compileAllowingOverrun(t, fullPortIntent(plat, m, speed, ports, "30m"))
 				var leaf *ir.Device
 				for _, d := range f.Devices {
 					if d.Role == ir.RoleLeaf {
@@ -141,6 +136,18 @@ hosts: nccl: hca: ["mlx5_0"]`)
 		return
 	}
 	t.Errorf("%s: the xoff-point table is not what the catalog gives (ROCEFAB_UPDATE=1 rewrites it); want:\n%s", xoffTableDoc, b.String())
+}
+
+// fullPortIntent is a fabric whose leaves use all ports of a model at
+// speed, half down to servers on 3 m cables and half up to spines of the
+// same model on spineCable, with the default classes and buffers.
+func fullPortIntent(plat, model, speed string, ports int, spineCable string) string {
+	return `name: "x"
+topology: {servers: ` + itoa(ports/2) + `, rails: 1, nic: {speed: "` + speed + `", cable: "3m"},
+	leaf: {platform: "` + plat + `", model: "` + model + `", downlinks: ` + itoa(ports/2) + `, uplinks: ` + itoa(ports/2) + `, speed: "` + speed + `"},
+	spine: {platform: "` + plat + `", model: "` + model + `", speed: "` + speed + `", cable: "` + spineCable + `"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`
 }
 
 // compileAllowingOverrun compiles src like compile, but accepts the RF104

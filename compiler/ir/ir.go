@@ -323,7 +323,10 @@ type BufferPlan struct {
 	ReserveName    string
 	ReservePercent int
 	LosslessBytes  int64 // the reserved lossless pool; 0 where the platform holds none
-	HeadroomBytes  int64 // sum of headroom over ports and lossless priorities, at most the platform's largest pool
+	// SDKReservedBytes is the buffer the ASIC's SDK keeps out of every
+	// pool the plan renders (Broadcom XGS under SONiC); 0 elsewhere.
+	SDKReservedBytes int64
+	HeadroomBytes    int64 // sum of headroom over ports and lossless priorities, at most the platform's largest pool
 	// HeadroomNeeded is the sum of headroom over ports and lossless
 	// priorities; above HeadroomBytes when the platform's headroom pool
 	// cannot take it all (EOS), which lint reports.

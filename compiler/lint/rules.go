@@ -477,7 +477,10 @@ var MTU = &Analyzer{
 headers. A host MTU smaller than that makes the NIC fall back to a smaller path MTU (halving message
 efficiency) or drop; a switch MTU below the host MTU drops the largest frames on the wire. Every hop
 is checked with the MTU its platform is programmed with, which can be below the intent's (EOS takes
-at most 9214): ` + "`rocefab explain DEVICE mtu`" + ` shows it.`,
+at most 9214): ` + "`rocefab explain DEVICE mtu`" + ` shows it. With every programmed MTU at least the host MTU
+and that at least the RoCE path MTU with its headers, the smaller end of every switch-to-switch link
+carries RoCE too; the two ends of a link programmed differently (an EOS 9214 against an NVUE or SONiC
+9216) are RF117's.`,
 	Run: func(p *Pass) {
 		m := p.Fabric.MTU
 		need := physics.MinHostMTU(m.RoCE)
@@ -800,7 +803,9 @@ their bracketed speeds) is an error naming the modes: rendered, the port would n
 split ports carry their port-speed but no breakout-mode of their cage (information, with OpenConfig's
 other gaps). An NX-OS cage split into ports of speeds no Cisco breakout map makes, or an NX-OS port below
 the speed of the whole cage it uses, is an error naming the speeds and maps; so is an EOS port on a whole
-cage at a speed no whole number of the cage's lanes carries (EOS takes speed <G>g-<lanes>).`,
+cage at a speed no whole number of the cage's lanes carries (EOS takes speed <G>g-<lanes>). A switch-to-switch link whose two ends program different MTUs, because one platform
+takes less than mtu.switch (EOS at most 9214), is a warning with both values: frames between the two
+sizes cross one way and not the other.`,
 	Run: func(p *Pass) {
 		used := usedElements(p)
 		byPlatform := map[string][]*ir.Device{}
@@ -855,6 +860,7 @@ cage at a speed no whole number of the cage's lanes carries (EOS takes speed <G>
 		verifyForms(p)
 		sonicPortGaps(p)
 		platformRefusals(p)
+		linkMTUGaps(p)
 	},
 }
 

@@ -18,18 +18,23 @@ var catalogJSON []byte
 
 // A Switch is one switch model of the catalog.
 type Switch struct {
-	Model             string            `json:"model"`             // canonical model name, e.g. "7060X6-64PE"
-	Vendor            string            `json:"vendor"`            // e.g. "Arista"
-	ASIC              string            `json:"asic"`              // switching ASIC, e.g. "Broadcom Tomahawk 5 (BCM78900)"
-	Aliases           []string          `json:"aliases,omitempty"` // other names the model is known by (order codes)
-	Platforms         []string          `json:"platforms"`         // which of "eos", "nvue", "sonic", "nxos" run on it
-	BufferBytes       int64             `json:"bufferBytes"`       // total packet buffer, B
-	CellBytes         int               `json:"cellBytes"`         // buffer cell size, B; 0 = unknown
-	Ports             map[string]int    `json:"ports"`             // front-panel ports by speed "100G".."1.6T", breakouts included
-	HeadroomPoolBytes int64             `json:"headroomPoolBytes"` // dedicated headroom pool, B; 0 when headroom comes from the shared buffer
-	AlphaLog2         int               `json:"alphaLog2"`         // dynamic-threshold alpha for lossless PGs (α = 2^AlphaLog2)
-	MaxHeadroomBytes  int64             `json:"maxHeadroomBytes"`  // largest per-PG headroom the ASIC accepts, B; 0 = unknown
-	Sources           map[string]string `json:"sources"`           // figure (JSON name) → source; "verify: ..." where it is an estimate
+	Model             string         `json:"model"`             // canonical model name, e.g. "7060X6-64PE"
+	Vendor            string         `json:"vendor"`            // e.g. "Arista"
+	ASIC              string         `json:"asic"`              // switching ASIC, e.g. "Broadcom Tomahawk 5 (BCM78900)"
+	Aliases           []string       `json:"aliases,omitempty"` // other names the model is known by (order codes)
+	Platforms         []string       `json:"platforms"`         // which of "eos", "nvue", "sonic", "nxos" run on it
+	BufferBytes       int64          `json:"bufferBytes"`       // total packet buffer, B
+	CellBytes         int            `json:"cellBytes"`         // buffer cell size, B; 0 = unknown
+	Ports             map[string]int `json:"ports"`             // front-panel ports by speed "100G".."1.6T", breakouts included
+	HeadroomPoolBytes int64          `json:"headroomPoolBytes"` // dedicated headroom pool, B; 0 when headroom comes from the shared buffer
+	AlphaLog2         int            `json:"alphaLog2"`         // dynamic-threshold alpha for lossless PGs (α = 2^AlphaLog2)
+	MaxHeadroomBytes  int64          `json:"maxHeadroomBytes"`  // largest per-PG headroom the ASIC accepts, B; 0 = unknown
+	// SDKReservedBytes is the buffer the ASIC's SDK keeps for itself, out
+	// of every pool SONiC configures (Broadcom: the cells the vendors' SKU
+	// files leave out of ingress_lossless_pool); 0 where none is known.
+	// Sources["sdkReservedBytes"] names the files it is derived from.
+	SDKReservedBytes int64             `json:"sdkReservedBytes,omitempty"`
+	Sources          map[string]string `json:"sources"` // figure (JSON name) → source; "verify: ..." where it is an estimate
 	// Native is the buffer each platform that holds no share of the buffer
 	// for one class (the catalog's pool-percent is "no": EOS, NX-OS) runs
 	// the switch with, by platform name. Every such platform the switch
@@ -303,8 +308,8 @@ func checkSwitch(s Switch) error {
 			errs = append(errs, fmt.Errorf("switch %q: unknown platform %q", s.Model, p))
 		}
 	}
-	if s.BufferBytes < 0 || s.CellBytes < 0 || s.HeadroomPoolBytes < 0 || s.MaxHeadroomBytes < 0 {
-		errs = append(errs, fmt.Errorf("switch %q: negative size", s.Model))
+	if s.BufferBytes < 0 || s.CellBytes < 0 || s.HeadroomPoolBytes < 0 || s.MaxHeadroomBytes < 0 || s.SDKReservedBytes < 0 || s.SDKReservedBytes >= max(s.BufferBytes, 1) {
+		errs = append(errs, fmt.Errorf("switch %q: negative size, or an SDK reserve not below the buffer", s.Model))
 	}
 	if len(s.Ports) == 0 {
 		errs = append(errs, fmt.Errorf("switch %q: no ports", s.Model))
@@ -318,6 +323,9 @@ func checkSwitch(s Switch) error {
 	if len(s.HeadroomTable) > 0 {
 		// A vendor headroom table needs a source of its own.
 		figures = append(slices.Clone(switchFigures), "headroomTable")
+	}
+	if s.SDKReservedBytes > 0 {
+		figures = append(slices.Clone(figures), "sdkReservedBytes")
 	}
 	for _, r := range s.HeadroomTable {
 		if r.SpeedGbps <= 0 || r.CableM <= 0 || r.Xon < 0 || r.Xoff <= 0 || r.Size < r.Xoff {

@@ -310,7 +310,9 @@ const conventionBroadcomXGS = "broadcom-xgs"
 // egress lossy pool. The ingress pool's size holds its xoff (SAI:
 // SAI_BUFFER_POOL_ATTR_XOFF_SIZE is part of SAI_BUFFER_POOL_ATTR_SIZE,
 // opencomputeproject/SAI pull request 980; in both SKU files size + xoff
-// exceeds the buffer), and size is the buffer less the reserved minimums.
+// exceeds the buffer), and size is the buffer less the cells the ASIC's
+// SDK keeps for itself (the vendors' files leave them out: catalog
+// sdkReservedBytes) and the reserved minimums.
 // The class reserve becomes the bound on lossy egress: lossy traffic can
 // hold at most the egress lossy pool, which leaves the reserve, the
 // headroom pool and the minimums to lossless traffic. The plan's XOFF
@@ -319,7 +321,7 @@ const conventionBroadcomXGS = "broadcom-xgs"
 // holds all it can (compiler/physics BroadcomLosslessPool).
 func (b *builder) poolsBroadcom() error {
 	bp := b.sw.Buffers
-	shared := bp.TotalBytes - bp.MinimumBytes
+	shared := bp.TotalBytes - bp.SDKReservedBytes - bp.MinimumBytes
 	b.pool(poolIngressLossless, "ingress", shared)
 	b.t.set("BUFFER_POOL", poolIngressLossless, "xoff", strconv.FormatInt(bp.HeadroomBytes, 10))
 	b.pool(poolEgressLossless, "egress", shared)

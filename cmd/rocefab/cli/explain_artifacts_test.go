@@ -287,10 +287,19 @@ func sonicValue(d *ir.Device, doc string, h *ir.Headroom, v explained) (int64, s
 		return got, "every lossless BUFFER_PROFILE size", nil
 	case "reserved-pool":
 		if b.Convention == physics.ConventionBroadcomXGS {
-			// The reserve bounds lossy egress: what lossy traffic can hold
-			// leaves the reserve, the headroom pool and the minimums.
+			// The reserve bounds lossy egress: of the ingress pool (the
+			// buffer less the SDK's cells and the minimums), what lossy
+			// traffic can hold leaves the reserve and the headroom pool.
+			size, _, err := num("BUFFER_POOL", "ingress_lossless_pool", "size")
+			if err != nil {
+				return 0, "", err
+			}
+			xoff, _, err := num("BUFFER_POOL", "ingress_lossless_pool", "xoff")
+			if err != nil {
+				return 0, "", err
+			}
 			n, where, err := num("BUFFER_POOL", "egress_lossy_pool", "size")
-			return b.TotalBytes - b.MinimumBytes - b.HeadroomBytes - n, "buffer − minimums − headroom pool − " + where, err
+			return size - xoff - n, "BUFFER_POOL|ingress_lossless_pool size − its xoff − " + where, err
 		}
 		return num("BUFFER_POOL", "ingress_lossless_pool", "size")
 	case "lossless-pool":
