@@ -265,7 +265,7 @@ func loadSession(cmd *cobra.Command, p string, via reach, only string, paralleli
 	}
 	summarizeDiags(cmd, ds)
 	if fab == nil || ds.HasErrors() {
-		return nil, withCode(exitPlanError, fmt.Errorf("the intent has %s: fix them first (rocefab lint)", count(max(ds.Count(diag.Error), 1), "error", "errors")))
+		return nil, withCode(exitPlanError, fmt.Errorf("the intent has %s first (rocefab lint)", fixFirst(max(ds.Count(diag.Error), 1))))
 	}
 	devs, err := selectDevices(fab, only)
 	if err != nil {
@@ -284,7 +284,7 @@ func loadSession(cmd *cobra.Command, p string, via reach, only string, paralleli
 	r, ids, err := reachInventoryKeys(in, fab.Devices, devs, via.inventory, via.plaintext, ignoreHostKeys, s.lockPath, cmd.ErrOrStderr())
 	if len(ids) > 0 {
 		summarizeDiags(cmd, ids)
-		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s has %s: fix them first", via.inventory, count(ids.Count(diag.Error), "error", "errors")))
+		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s has %s first", via.inventory, fixFirst(ids.Count(diag.Error))))
 	}
 	if err != nil {
 		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s: %w", via.inventory, err))
@@ -768,4 +768,13 @@ func printPending(w io.Writer, pending []targets.PendingCommit) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// fixFirst is "1 error: fix it" or "N errors: fix them", the pronoun
+// agreeing with the count.
+func fixFirst(n int) string {
+	if n == 1 {
+		return "1 error: fix it"
+	}
+	return count(n, "error", "errors") + ": fix them"
 }
