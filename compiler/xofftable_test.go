@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // xoffTableDoc is the file whose table TestXoffPointTable keeps, between
@@ -155,15 +153,7 @@ hosts: nccl: hca: ["mlx5_0"]`
 // a full port count) and reports whether it fired.
 func compileAllowingOverrun(t *testing.T, src string) (*ir.Fabric, bool) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "fabric.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(p)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	f, ds := compiler.Compile(in)
+	f, ds := compiler.Compile(load(t, src))
 	overrun := false
 	for _, d := range ds {
 		switch {

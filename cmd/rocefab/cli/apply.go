@@ -19,6 +19,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/targets"
 )
 
@@ -277,7 +278,7 @@ func savedSession(cmd *cobra.Command, planPath string, p *targets.Plan, a applyA
 // approve asks whether to push the plan and reads the answer: only "yes"
 // is taken.
 func approve(in *bufio.Reader, out io.Writer, p *targets.Plan) (bool, error) {
-	return askYes(in, out, fmt.Sprintf("\nApply this plan to %s? Only 'yes' is accepted: ", count(p.Summary().Change, "device", "devices")), "")
+	return askYes(in, out, fmt.Sprintf("\nApply this plan to %s? Only 'yes' is accepted: ", diag.Plural(p.Summary().Change, "device", "devices")), "")
 }
 
 // askYes asks question and reads the answer: whether it is "yes". No

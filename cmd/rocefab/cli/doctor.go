@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/telemetry"
@@ -151,9 +152,9 @@ func readSnapshots(files []string, interval time.Duration) (map[telemetry.Key]te
 }
 
 func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
-	fmt.Fprintf(out, "%s: %s over %gs", rep.Fabric, count(rep.Rates, "counter", "counters"), rep.Seconds)
+	fmt.Fprintf(out, "%s: %s over %gs", rep.Fabric, diag.Plural(rep.Rates, "counter", "counters"), rep.Seconds)
 	if rep.Unmatched > 0 {
-		fmt.Fprintf(out, " (%s naming no port of the fabric ignored)", count(rep.Unmatched, "counter", "counters"))
+		fmt.Fprintf(out, " (%s naming no port of the fabric ignored)", diag.Plural(rep.Unmatched, "counter", "counters"))
 	}
 	fmt.Fprintln(out)
 	if len(rep.Findings) == 0 {
@@ -190,7 +191,7 @@ func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
 			fmt.Fprintf(out, "    %s  via %s\n", v.Endpoint, strings.Join(v.Path, " -> "))
 		}
 	}
-	fmt.Fprintf(out, "\n%s\n", count(len(rep.Findings), "finding", "findings"))
+	fmt.Fprintf(out, "\n%s\n", diag.Plural(len(rep.Findings), "finding", "findings"))
 }
 
 // perSecond prints a rate whole when it is large and to two decimals when

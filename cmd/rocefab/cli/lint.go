@@ -88,7 +88,7 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	if !parsed {
 		// Where the files stop parsing is reported as findings are, with
 		// its position; but nothing was checked, so it is not a finding.
-		why := "the intent could not be read: " + count(len(ds), "error", "errors") + " above"
+		why := "the intent could not be read: " + diag.Plural(len(ds), "error", "errors") + " above"
 		if err := printDiags(cmd, ds, a.format, why); err != nil {
 			return withCode(exitError, err)
 		}

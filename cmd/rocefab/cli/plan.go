@@ -555,7 +555,7 @@ const alignWidth = 120
 
 // counted, not listed.
 func printPlan(w io.Writer, p *targets.Plan) {
-	fmt.Fprintf(w, "Plan for %s: %s, running configurations from %s\n", p.Fabric, count(len(p.Devices), "device", "devices"), p.Target)
+	fmt.Fprintf(w, "Plan for %s: %s, running configurations from %s\n", p.Fabric, diag.Plural(len(p.Devices), "device", "devices"), p.Target)
 	var pending []targets.PendingCommit
 	for _, d := range p.Devices {
 		if d.Pending != nil {
@@ -571,7 +571,7 @@ func printPlan(w io.Writer, p *targets.Plan) {
 		d := g[0]
 		if len(g) == 1 {
 			fmt.Fprintf(w, "\n%s %s (%s): %s, %s, %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action,
-				count(len(d.Changes), "change", "changes"), d.Disruption)
+				diag.Plural(len(d.Changes), "change", "changes"), d.Disruption)
 		} else {
 			names := make([]string, len(g))
 			for i, x := range g {
@@ -584,7 +584,7 @@ func printPlan(w io.Writer, p *targets.Plan) {
 				}
 			}
 			fmt.Fprintf(w, "\n%s %d devices (%s): %s: %s, %s each, %s\n", actionMark[d.Action], len(g), kind,
-				someNames(names, 6), d.Action, count(len(d.Changes), "change", "changes"), d.Disruption)
+				someNames(names, 6), d.Action, diag.Plural(len(d.Changes), "change", "changes"), d.Disruption)
 		}
 		// The disruption column lines up over the changes that fit in
 		// alignWidth; a longer change (a host's tc filters) keeps its label
@@ -652,7 +652,7 @@ func printPlan(w io.Writer, p *targets.Plan) {
 		fmt.Fprintln(w)
 	}
 	for _, r := range reasons {
-		fmt.Fprintf(w, "? %s unsupported: %s: %s\n", count(len(byReason[r]), "device", "devices"), r, someNames(byReason[r], 6))
+		fmt.Fprintf(w, "? %s unsupported: %s: %s\n", diag.Plural(len(byReason[r]), "device", "devices"), r, someNames(byReason[r], 6))
 	}
 	fmt.Fprintf(w, "\nPlan: %s\n", p.Summary())
 }
@@ -744,14 +744,6 @@ func someNames(names []string, n int) string {
 	return fmt.Sprintf("%s, … %s (--format json lists every one)", strings.Join(names[:n-1], ", "), names[len(names)-1])
 }
 
-// count says "1 change" or "3 changes".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 // printPending says which devices hold an unconfirmed commit, and when
 // each rolls back by itself.
 func printPending(w io.Writer, pending []targets.PendingCommit) {
@@ -760,7 +752,7 @@ func printPending(w io.Writer, pending []targets.PendingCommit) {
 		verb = "holds"
 	}
 	fmt.Fprintf(w, "! %s %s a commit that was pushed and never confirmed (an apply that did not finish): not converged, and rolled back by the device unless confirmed:\n",
-		count(len(pending), "device", "devices"), verb)
+		diag.Plural(len(pending), "device", "devices"), verb)
 	for _, pc := range pending {
 		line := "    " + pc.Device
 		if !pc.Deadline.IsZero() {
@@ -776,5 +768,5 @@ func fixFirst(n int) string {
 	if n == 1 {
 		return "1 error: fix it"
 	}
-	return count(n, "error", "errors") + ": fix them"
+	return diag.Plural(n, "error", "errors") + ": fix them"
 }

@@ -375,12 +375,12 @@ func reachInventoryKeys(in *schema.Intent, devs, reached []*ir.Device, file stri
 	if ignoreHostKeys && overSSH > 0 {
 		fmt.Fprintf(warn, "WARNING: --%s: %s reached over SSH WITHOUT checking their host keys: anyone on the path can pose as them "+
 			"and receive the configuration and the credentials (a password in full). Use this on lab devices only.\n",
-			flagIgnoreHostKeys, count(overSSH, "device is", "devices are"))
+			flagIgnoreHostKeys, diag.Plural(overSSH, "device is", "devices are"))
 	}
 	if plaintext && viaGNMI > 0 {
 		fmt.Fprintf(warn, "WARNING: --insecure-plaintext: %s reached over gNMI WITHOUT TLS: their configuration, "+
 			"the username and the password cross the network unencrypted, and nothing proves the device is the one it claims to be. "+
-			"Use this on lab devices only.\n", count(viaGNMI, "device is", "devices are"))
+			"Use this on lab devices only.\n", diag.Plural(viaGNMI, "device is", "devices are"))
 	}
 	return r, nil, nil
 }
