@@ -397,8 +397,9 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
 		}
-		desired, derr := safeDesired(p, d)
 		if OwnedDigest(have).SHA256 != dp.Running.SHA256 {
+			// The desired state only names the paths that changed.
+			desired, derr := safeDesired(p, d)
 			if derr != nil {
 				desired = nil
 			}
@@ -406,9 +407,10 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			return
 		}
 		if it == nil {
-			return
+			return // read, and nothing to push: its desired state is not needed
 		}
-		it.before, it.desired, err = have, desired, derr
+		it.before = have
+		it.desired, err = safeDesired(p, d)
 		var changes []renderers.Change
 		var rem renderers.Remediation
 		if err == nil {
