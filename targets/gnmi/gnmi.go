@@ -29,6 +29,15 @@
 // (or this process's) takes it back when nothing else does; the error says
 // the outcome is unknown.
 //
+// A push waiting for its confirmation is written down in the journal
+// (Options.Journal) before it is made and crossed out when it is confirmed
+// or taken back, since the extension has no read of a pending commit and
+// this process's timer dies with it: the next apply finds it there
+// (Pending), and confirms it by its id or takes it back with the values
+// read before it. A native commit whose deadline passed was taken back by
+// the device; one this process would have taken back stays on the device
+// until it is settled.
+//
 // The target knows transports, not platforms: it does not read the tree
 // it fetches, and it pushes the request as the platform wrote it.
 package gnmi
@@ -99,6 +108,10 @@ type Options struct {
 	Commit CommitMode
 	// Timeout bounds each RPC (30 s when 0).
 	Timeout time.Duration
+	// Journal records each push until it is confirmed or taken back, so
+	// that an apply that did not finish leaves its pushes known (nil: no
+	// record outlives the process).
+	Journal *targets.Journal
 }
 
 // Target is the gNMI target.
@@ -111,10 +124,11 @@ type Target struct {
 }
 
 var (
-	_ targets.Noter      = (*Target)(nil)
-	_ targets.Target     = (*Target)(nil)
-	_ targets.Confirmer  = (*Target)(nil)
-	_ targets.RollBacker = (*Target)(nil)
+	_ targets.Noter         = (*Target)(nil)
+	_ targets.Target        = (*Target)(nil)
+	_ targets.Confirmer     = (*Target)(nil)
+	_ targets.RollBacker    = (*Target)(nil)
+	_ targets.PendingReader = (*Target)(nil)
 )
 
 // device is one device's connection and pending push.
@@ -471,6 +485,9 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 		if err != nil {
 			return err
 		}
+		if err := t.record(d, targets.JournalEntry{ID: id, Deadline: secondAfter(time.Now().Add(timeout))}); err != nil {
+			return err
+		}
 		cr := &gnmi_ext.Commit{Id: id, Action: &gnmi_ext.Commit_Commit{Commit: &gnmi_ext.CommitRequest{RollbackDuration: durationpb.New(timeout)}}}
 		withExt := &gpb.SetRequest{Prefix: req.GetPrefix(), Delete: req.GetDelete(), Replace: req.GetReplace(), Update: req.GetUpdate(),
 			Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: cr}}}}
@@ -479,6 +496,8 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 				// The device may hold the commit: Rollback cancels it by
 				// its id, and the device's timer takes it back otherwise.
 				dev.pending = &pending{id: id, deadline: time.Now().Add(timeout)}
+			} else {
+				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
 			}
 			return err
 		}
@@ -489,9 +508,16 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	if err != nil {
 		return fmt.Errorf("reading what the push overwrites, to take it back: %w", err)
 	}
+	undoText, err := prototext.Marshal(undo)
+	if err != nil {
+		return err
+	}
+	if err := t.record(d, targets.JournalEntry{Undo: undoText}); err != nil {
+		return err
+	}
 	err = t.set(ctx, dev, req)
 	if err != nil && !uncertain(err) {
-		return err
+		return errors.Join(err, t.opts.Journal.Remove(d.Name))
 	}
 	// A push the device may have taken is pending like one it took:
 	// restoring what was read before it is right either way.
@@ -504,6 +530,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 		}
 		if t.set(context.Background(), dev, p.undo) == nil {
 			dev.pending = nil
+			_ = t.opts.Journal.Remove(d.Name) // read again as pending, and settled, if it stays
 		}
 	})
 	dev.pending = p
@@ -573,14 +600,17 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
 			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
 				dev.pending = nil // the device holds no such commit: its timer ran out
+				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
 			}
 			return fmt.Errorf("confirming: %w", err)
 		}
-	} else if !p.timer.Stop() {
+	} else if p.timer != nil && !p.timer.Stop() {
 		return fmt.Errorf("gnmi: %s: the push was taken back before the confirmation", d.Name)
 	}
+	// A push read from the journal has no timer: it is on the device
+	// until taken back, and confirming it is crossing it out.
 	dev.pending = nil
-	return nil
+	return t.opts.Journal.Remove(d.Name)
 }
 
 // Rollback takes back d's pending push now.
@@ -600,15 +630,74 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
 			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
 				dev.pending = nil
+				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
 			}
 			return fmt.Errorf("cancelling the commit: %w", err)
 		}
 	} else {
-		p.timer.Stop()
+		if p.timer != nil {
+			p.timer.Stop()
+		}
 		if err := t.set(ctx, dev, p.undo); err != nil {
 			return fmt.Errorf("taking the push back: %w", err)
 		}
 	}
 	dev.pending = nil
+	return t.opts.Journal.Remove(d.Name)
+}
+
+// record writes d's push down in the journal before it is made.
+func (t *Target) record(d *ir.Device, e targets.JournalEntry) error {
+	e.Device, e.Transport = d.Name, "gnmi"
+	if err := t.opts.Journal.Record(e); err != nil {
+		return fmt.Errorf("gnmi: %s: not pushed: %w", d.Name, err)
+	}
 	return nil
+}
+
+// Pending returns d's push that waits for its confirmation: this
+// process's, or one the journal records of an apply that did not finish.
+// A native commit past its deadline was taken back by the device and is
+// crossed out; a push whose timer was this process's stays on the device
+// until it is settled, and is pending with no deadline.
+func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	dev, err := t.device(d)
+	if err != nil {
+		return nil, err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	if p := dev.pending; p != nil {
+		if p.id != "" && time.Now().After(p.deadline) {
+			dev.pending = nil
+			return nil, t.opts.Journal.Remove(d.Name)
+		}
+		return &targets.PendingCommit{Device: d.Name, Deadline: p.deadline.UTC().Truncate(time.Second)}, nil
+	}
+	e, err := t.opts.Journal.Load(d.Name)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	if e.Transport != "gnmi" {
+		return nil, fmt.Errorf("gnmi: the pending-push journal records a push by %s: settle it through that transport", e.Transport)
+	}
+	if e.ID != "" {
+		if time.Now().After(e.Deadline) {
+			return nil, t.opts.Journal.Remove(d.Name)
+		}
+		dev.pending = &pending{id: e.ID, deadline: e.Deadline}
+		return &targets.PendingCommit{Device: d.Name, Deadline: e.Deadline}, nil
+	}
+	undo := &gpb.SetRequest{}
+	if err := prototext.Unmarshal(e.Undo, undo); err != nil {
+		return nil, fmt.Errorf("gnmi: the pending-push journal's undo for %s is no SetRequest: %w", d.Name, err)
+	}
+	dev.pending = &pending{undo: undo}
+	return &targets.PendingCommit{Device: d.Name}, nil
+}
+
+// secondAfter is t rounded up to the second: a deadline recorded early
+// would let the next apply think a commit the device still holds gone.
+func secondAfter(t time.Time) time.Time {
+	return t.Add(time.Second - 1).UTC().Truncate(time.Second)
 }

@@ -471,3 +471,78 @@ func leaf64() *ir.Device {
 	d.Switch = &s
 	return &d
 }
+
+// TestJournalOutlivesTheTarget: a push left unconfirmed by a target that
+// ends (an apply that died: its timer dies with it) is found by the next
+// one through the journal, which confirms it by its commit id or takes it
+// back with the values read before it; a native commit past its deadline
+// is known taken back by the device and crossed out.
+func TestJournalOutlivesTheTarget(t *testing.T) {
+	d := irtest.Fabric().Device("leaf-eos")
+	ctx := context.Background()
+	for _, native := range []bool{true, false} {
+		for _, settle := range []string{"confirm", "rollback"} {
+			t.Run(fmt.Sprintf("extension-%t/%s", native, settle), func(t *testing.T) {
+				srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: native})
+				journal := targets.NewJournal(t.TempDir() + "/pending")
+				withJournal := func(o *gnmi.Options) { o.Journal = journal }
+				first := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+				_, rem, _ := planOne(t, first, d)
+				if err := first.PushConfirmed(ctx, d, rem, time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				first.Close() // the apply ends without a confirmation
+
+				next := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+				pc, err := next.Pending(ctx, d)
+				if err != nil || pc == nil {
+					t.Fatalf("the next target finds no pending push: %v, %v", pc, err)
+				}
+				if native == pc.Deadline.IsZero() {
+					t.Errorf("deadline %v: a native commit has one, a push rocefab would take back has none", pc.Deadline)
+				}
+				if settle == "confirm" {
+					err = next.Confirm(ctx, d)
+				} else {
+					err = next.Rollback(ctx, d)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if srv.Pending() {
+					t.Error("the device still holds a commit waiting for its confirmation")
+				}
+				if pc, err := next.Pending(ctx, d); pc != nil || err != nil {
+					t.Errorf("still pending after %s: %v, %v", settle, pc, err)
+				}
+				if e, err := journal.Load(d.Name); e != nil || err != nil {
+					t.Errorf("the journal still records the push: %+v, %v", e, err)
+				}
+				ch, _, _ := planOne(t, next, d)
+				if converged := len(ch) == 0; converged != (settle == "confirm") {
+					t.Errorf("after %s: %d changes", settle, len(ch))
+				}
+			})
+		}
+	}
+	t.Run("native-deadline-passed", func(t *testing.T) {
+		srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: true})
+		journal := targets.NewJournal(t.TempDir() + "/pending")
+		withJournal := func(o *gnmi.Options) { o.Journal = journal }
+		first := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+		_, rem, _ := planOne(t, first, d)
+		if err := first.PushConfirmed(ctx, d, rem, 300*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		first.Close()
+		waitFor(t, "the device's rollback", func() bool { return !srv.Pending() })
+		time.Sleep(1100 * time.Millisecond) // the journal's deadline is to the second
+		next := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+		if pc, err := next.Pending(ctx, d); pc != nil || err != nil {
+			t.Errorf("a commit past its deadline is pending: %v, %v", pc, err)
+		}
+		if e, _ := journal.Load(d.Name); e != nil {
+			t.Errorf("the journal still records a commit the device took back: %+v", e)
+		}
+	})
+}

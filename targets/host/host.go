@@ -27,7 +27,8 @@
 // cannot be rolled back: nothing says what its NICs ran before, and
 // Rollback says so. PushConfirmed is Push with a timer in this process
 // that rolls back unless Confirm comes in time; if rocefab itself stops,
-// the push stays.
+// the push stays, and the journal (Options.Journal) keeps what undoes it
+// for the next apply, which finds it pending and settles it.
 package host
 
 import (
@@ -79,6 +80,10 @@ type Options struct {
 	// waits up to 900 s for another run's lock); the context of each call
 	// bounds the call besides.
 	CommandTimeout time.Duration
+	// Journal records each push with a timer, with what undoes it, until
+	// it is confirmed or rolled back, so that an apply that did not finish
+	// leaves its pushes known (nil: no record outlives the process).
+	Journal *targets.Journal
 }
 
 // SudoPrefix is the prefix of every command on a server the inventory
@@ -101,9 +106,10 @@ type Target struct {
 }
 
 var (
-	_ targets.Target     = (*Target)(nil)
-	_ targets.Confirmer  = (*Target)(nil)
-	_ targets.RollBacker = (*Target)(nil)
+	_ targets.Target        = (*Target)(nil)
+	_ targets.Confirmer     = (*Target)(nil)
+	_ targets.PendingReader = (*Target)(nil)
+	_ targets.RollBacker    = (*Target)(nil)
 )
 
 // digestLine is how the runtime states its digest (renderers/host
@@ -159,6 +165,9 @@ type session struct {
 	t    *Target
 	d    *ir.Device
 	conn Conn
+	// journal says the push waits for a confirmation: it is written down
+	// in the journal before the server changes.
+	journal bool
 }
 
 func (t *Target) open(ctx context.Context, d *ir.Device) (*session, error) {
@@ -490,9 +499,20 @@ func (s *session) push(ctx context.Context, r *remedy) (*pushed, error) {
 			p.drift = []string{t.why(res)}
 		}
 	}
-	// From here on the server changes.
+	// From here on the server changes: a push with a timer is written
+	// down first, with what undoes it.
+	if s.journal {
+		if err := t.record(s.d, p); err != nil {
+			return nil, err
+		}
+	}
 	fail := func(err error) (*pushed, error) {
 		note, rerr := s.restore(context.WithoutCancel(ctx), p)
+		if s.journal && rerr == nil {
+			// Put back: nothing waits. One that could not be stays
+			// written down, as what the next apply must settle.
+			_ = t.opts.Journal.Remove(name)
+		}
 		switch {
 		case rerr != nil:
 			return nil, &targets.PutBackError{Err: err, PutBack: rerr}
@@ -580,17 +600,16 @@ func (s *session) restore(ctx context.Context, p *pushed) (note string, err erro
 // at once where the server had settings before, and the error says what
 // the server runs.
 func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
-	_, err := t.lockedPush(ctx, d, rem)
+	_, err := t.lockedPush(ctx, d, rem, false)
 	return err
 }
 
-func (t *Target) lockedPush(ctx context.Context, d *ir.Device, rem renderers.Remediation) (*pushed, error) {
-	if d == nil {
-		return nil, errors.New("host target: nil device")
+func (t *Target) lockedPush(ctx context.Context, d *ir.Device, rem renderers.Remediation, confirmed bool) (*pushed, error) {
+	unlock, err := t.lock(d)
+	if err != nil {
+		return nil, err
 	}
-	m := t.device(d.Name)
-	m.Lock()
-	defer m.Unlock()
+	defer unlock()
 	t.mu.Lock()
 	p := t.pending[d.Name]
 	if p != nil && p.lapsed {
@@ -613,6 +632,7 @@ func (t *Target) lockedPush(ctx context.Context, d *ir.Device, rem renderers.Rem
 		return nil, err
 	}
 	defer s.close()
+	s.journal = confirmed
 	return s.push(ctx, r)
 }
 
@@ -620,7 +640,7 @@ func (t *Target) lockedPush(ctx context.Context, d *ir.Device, rem renderers.Rem
 // Confirm has not come within timeout. The timer runs in this process:
 // the server has none.
 func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
-	p, err := t.lockedPush(ctx, d, rem)
+	p, err := t.lockedPush(ctx, d, rem, true)
 	if err != nil {
 		return err
 	}
@@ -644,6 +664,9 @@ func (t *Target) lapse(d *ir.Device, p *pushed) {
 		return
 	}
 	err := t.undo(context.Background(), d, p)
+	if err == nil {
+		err = t.opts.Journal.Remove(d.Name)
+	}
 	t.mu.Lock()
 	p.lapsed, p.lapseErr = true, err
 	t.mu.Unlock()
@@ -688,12 +711,11 @@ func (t *Target) take(d *ir.Device, what string) (*pushed, error) {
 // Confirm keeps d's pending push. One whose timer ran out was rolled
 // back: Confirm says so, and how the rollback went.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	if d == nil {
-		return errors.New("host target: nil device")
+	unlock, err := t.lock(d)
+	if err != nil {
+		return err
 	}
-	m := t.device(d.Name)
-	m.Lock()
-	defer m.Unlock()
+	defer unlock()
 	p, err := t.take(d, "confirmed")
 	if err != nil {
 		return err
@@ -704,7 +726,7 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 		}
 		return fmt.Errorf("%s: its confirm timer lapsed: the push was rolled back", d.Name)
 	}
-	return nil
+	return t.opts.Journal.Remove(d.Name)
 }
 
 // Rollback undoes d's pending push: its previous host.conf (and runtime)
@@ -712,12 +734,11 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 // had no host.conf before cannot be: the error says so and the push
 // stays.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	if d == nil {
-		return errors.New("host target: nil device")
+	unlock, err := t.lock(d)
+	if err != nil {
+		return err
 	}
-	m := t.device(d.Name)
-	m.Lock()
-	defer m.Unlock()
+	defer unlock()
 	p, err := t.take(d, "rolled back")
 	if err != nil {
 		return err
@@ -725,5 +746,79 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	if p.lapsed {
 		return p.lapseErr
 	}
-	return t.undo(ctx, d, p)
+	if err := t.undo(ctx, d, p); err != nil {
+		return err
+	}
+	return t.opts.Journal.Remove(d.Name)
+}
+
+// lock holds d's mutex, one call at a time per server, until unlock.
+func (t *Target) lock(d *ir.Device) (unlock func(), err error) {
+	if d == nil {
+		return nil, errors.New("host target: nil device")
+	}
+	m := t.device(d.Name)
+	m.Lock()
+	return m.Unlock, nil
+}
+
+// undoRecord is what the journal keeps of a push to take it back.
+type undoRecord struct {
+	Noop            bool     `json:"noop,omitempty"`
+	HadConf         bool     `json:"hadConf"`
+	Conf            []byte   `json:"conf,omitempty"`
+	ReplacedRuntime bool     `json:"replacedRuntime"`
+	HadRuntime      bool     `json:"hadRuntime"`
+	Runtime         []byte   `json:"runtime,omitempty"`
+	Sections        []string `json:"sections"`
+	Drift           []string `json:"drift,omitempty"`
+}
+
+// record writes d's push p down in the journal before the server changes.
+func (t *Target) record(d *ir.Device, p *pushed) error {
+	undo, err := json.Marshal(undoRecord{Noop: p.noop, HadConf: p.hadConf, Conf: p.conf, ReplacedRuntime: p.replacedRuntime,
+		HadRuntime: p.hadRuntime, Runtime: p.runtime, Sections: p.sections, Drift: p.drift})
+	if err != nil {
+		return err
+	}
+	if err := t.opts.Journal.Record(targets.JournalEntry{Device: d.Name, Transport: "host", Undo: undo}); err != nil {
+		return fmt.Errorf("%s: not pushed: %w", d.Name, err)
+	}
+	return nil
+}
+
+// Pending returns d's push that waits for its confirmation: this
+// process's, until its timer lapses, or one the journal records of an
+// apply that did not finish, which stays on the server until it is
+// settled (its timer died with that apply) and so has no deadline.
+func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	unlock, err := t.lock(d)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.pending[d.Name]; p != nil {
+		if p.lapsed || p.noop {
+			return nil, nil
+		}
+		return &targets.PendingCommit{Device: d.Name, Deadline: p.deadline.UTC().Truncate(time.Second)}, nil
+	}
+	e, err := t.opts.Journal.Load(d.Name)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	var u undoRecord
+	if e.Transport != "host" {
+		err = fmt.Errorf("it records a push by %s: settle it through that transport", e.Transport)
+	} else {
+		err = json.Unmarshal(e.Undo, &u)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: the pending-push journal: %w", d.Name, err)
+	}
+	t.pending[d.Name] = &pushed{noop: u.Noop, hadConf: u.HadConf, conf: u.Conf, replacedRuntime: u.ReplacedRuntime,
+		hadRuntime: u.HadRuntime, runtime: u.Runtime, sections: u.Sections, drift: u.Drift}
+	return &targets.PendingCommit{Device: d.Name}, nil
 }

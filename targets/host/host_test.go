@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/targets"
 )
 
 var server = &ir.Device{Name: "gpu-0000", Role: ir.RoleHost, Platform: ir.PlatformLinux}
@@ -489,5 +490,61 @@ func TestConfirmAnEmptyPush(t *testing.T) {
 	}
 	if n := len(f.ran()); n != 0 {
 		t.Errorf("%d commands ran for empty pushes", n)
+	}
+}
+
+// TestJournalOutlivesTheProcess: a push with a timer left unconfirmed by
+// an apply that ended (its timer died with it; a new target is a new
+// process) stays on the server, and the journal makes it known to the
+// next one: pending with no deadline, rolled back to the settings and
+// runtime the server had, or confirmed, and crossed out either way.
+func TestJournalOutlivesTheProcess(t *testing.T) {
+	for _, settle := range []string{"confirm", "rollback"} {
+		t.Run(settle, func(t *testing.T) {
+			f := newFake(server.Name)
+			f.installed(digestB, "eth2/mtu=1500")
+			oldConf, oldRuntime := string(f.files[testSettingsPath]), string(f.files[testRuntimePath])
+			journal := targets.NewJournal(filepath.Join(t.TempDir(), "pending"))
+			withJournal := func() *Target {
+				tg := newTarget(t, f, digestA)
+				tg.opts.Journal = journal
+				return tg
+			}
+			ctx := context.Background()
+			first := withJournal()
+			if err := first.PushConfirmed(ctx, server, remediation(server.Name, digestA, settingsOf(digestA, "eth2/mtu=4200"), "mtu"), time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			first.mu.Lock() // the apply ends: its timer with it
+			first.pending[server.Name].timer.Stop()
+			first.mu.Unlock()
+
+			next := withJournal()
+			pc, err := next.Pending(ctx, server)
+			if err != nil || pc == nil || !pc.Deadline.IsZero() {
+				t.Fatalf("the next process finds %+v, %v: want the push, with no deadline", pc, err)
+			}
+			if settle == "confirm" {
+				err = next.Confirm(ctx, server)
+			} else {
+				err = next.Rollback(ctx, server)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"confirm": "4200", "rollback": "1500"}[settle]
+			if f.state["eth2/mtu"] != want {
+				t.Errorf("mtu %q after %s, want %s", f.state["eth2/mtu"], settle, want)
+			}
+			if settle == "rollback" && (string(f.files[testSettingsPath]) != oldConf || string(f.files[testRuntimePath]) != oldRuntime) {
+				t.Error("after the rollback the settings or runtime are not the previous ones")
+			}
+			if e, err := journal.Load(server.Name); e != nil || err != nil {
+				t.Errorf("the journal still records %+v, %v", e, err)
+			}
+			if pc, err := next.Pending(ctx, server); pc != nil || err != nil {
+				t.Errorf("still pending: %+v, %v", pc, err)
+			}
+		})
 	}
 }

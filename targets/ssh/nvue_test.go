@@ -69,8 +69,11 @@ type nvWorld struct {
 	devs   []*ir.Device
 	dev    map[string]*sshtest.NVUE
 	target *ssh.Target
-	mu     sync.Mutex
-	diffs  map[string]string
+	// opts reach the switches: a new target made with them is a new
+	// process's.
+	opts  ssh.Options
+	mu    sync.Mutex
+	diffs map[string]string
 }
 
 func newNVWorld(t testing.TB, n int) *nvWorld {
@@ -99,7 +102,7 @@ func newNVWorld(t testing.TB, n int) *nvWorld {
 	khFile := filepath.Join(t.TempDir(), "known_hosts")
 	writeFile(t, khFile, kh.String())
 	creds := &ssh.Credentials{Username: "cumulus", Auth: ssh.AuthPassword, Password: testPassword}
-	w.target, err = ssh.New(ssh.Options{
+	w.opts = ssh.Options{
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
 			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
 		},
@@ -110,7 +113,9 @@ func newNVWorld(t testing.TB, n int) *nvWorld {
 			defer w.mu.Unlock()
 			w.diffs[device] = diff
 		},
-	})
+	}
+	w.target, err = ssh.New(w.opts)
+
 	if err != nil {
 		t.Fatal(err)
 	}

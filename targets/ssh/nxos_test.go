@@ -85,6 +85,9 @@ type nxWorld struct {
 	devs   []*ir.Device
 	dev    map[string]*sshtest.NXOS
 	target *ssh.Target
+	// opts reach the switches: a new target made with them is a new
+	// process's.
+	opts ssh.Options
 }
 
 func newNXWorld(t *testing.T, n int) *nxWorld {
@@ -114,13 +117,15 @@ func newNXWorld(t *testing.T, n int) *nxWorld {
 	khFile := filepath.Join(t.TempDir(), "known_hosts")
 	writeFile(t, khFile, kh.String())
 	creds := &ssh.Credentials{Username: "admin", Auth: ssh.AuthPassword, Password: testPassword}
-	w.target, err = ssh.New(ssh.Options{
+	w.opts = ssh.Options{
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
 			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
 		},
 		HostKeys:       &ssh.HostKeys{File: khFile},
 		CommandTimeout: 10 * time.Second,
-	})
+	}
+	w.target, err = ssh.New(w.opts)
+
 	if err != nil {
 		t.Fatal(err)
 	}

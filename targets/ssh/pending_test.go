@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -103,7 +105,8 @@ func TestEOSPendingSettled(t *testing.T) {
 // TestNXOSPendingInProcess: NX-OS has no commit timer of its own, so its
 // pending commit is the one this process pushed and keeps the timer of:
 // reported with that timer's deadline until it is confirmed, and a new
-// process (a new target) has none to report.
+// process (a new target) without the journal has none to report
+// (TestJournalOutlivesTheProcess: with it, it has).
 func TestNXOSPendingInProcess(t *testing.T) {
 	w := newNXWorld(t, 1)
 	d := w.devs[0]
@@ -133,5 +136,89 @@ func TestNXOSPendingInProcess(t *testing.T) {
 	}
 	if left, err := targets.FindPending(ctx, w.target, w.devs, 1); err != nil || len(left) != 0 {
 		t.Errorf("pending after the confirmation: %+v, %v", left, err)
+	}
+}
+
+// TestJournalOutlivesTheProcess: on the switches that cannot show their
+// pending commits, a push left unconfirmed by an apply that ended (its
+// target closed: a new target is a new process) is found by the next one
+// through the journal: on NX-OS, whose commit timer was rocefab's and died
+// with it, with no deadline, and the push stays until it is settled; on
+// NVUE, which keeps the timer, with the deadline of the switch's timer.
+// Settling confirms it (the switch keeps the push) or rolls it back (the
+// switch runs what it ran before), and crosses it out of the journal.
+func TestJournalOutlivesTheProcess(t *testing.T) {
+	type world struct {
+		devs    []*ir.Device
+		opts    ssh.Options
+		running func(name string) []byte
+		plan    func(*testing.T) *targets.Plan
+		pf      targets.Platforms
+	}
+	worlds := map[string]func(t *testing.T) world{
+		"nxos": func(t *testing.T) world {
+			w := newNXWorld(t, 1)
+			return world{w.devs, w.opts, func(n string) []byte { return w.dev[n].Running() }, w.plan, nxosPlatform}
+		},
+		"nvue": func(t *testing.T) world {
+			w := newNVWorld(t, 1)
+			return world{w.devs, w.opts, func(n string) []byte { return w.dev[n].Applied() }, w.plan, nvuePlatform}
+		},
+	}
+	for _, platform := range []string{"nxos", "nvue"} {
+		for _, approve := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/approved-%t", platform, approve), func(t *testing.T) {
+				w := worlds[platform](t)
+				d := w.devs[0]
+				journal := targets.NewJournal(filepath.Join(t.TempDir(), "pending"))
+				opts := w.opts
+				opts.Journal = journal
+				first, err := ssh.New(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := w.running(d.Name)
+				ctx := context.Background()
+				if err := first.PushConfirmed(ctx, d, w.plan(t).Devices[0].Remediation.Remediation(), time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				pushed := w.running(d.Name)
+				first.Close() // the apply ends without a confirmation
+
+				next, err := ssh.New(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { next.Close() })
+				found, err := targets.FindPending(ctx, next, w.devs, 1)
+				if err != nil || len(found) != 1 {
+					t.Fatalf("the next process finds %+v, %v, want %s's push", found, err, d.Name)
+				}
+				if hasTimer := platform == "nvue"; hasTimer == found[0].Deadline.IsZero() {
+					t.Errorf("deadline %v: the switch keeps a timer %t", found[0].Deadline, hasTimer)
+				}
+				settled, err := targets.Settle(ctx, targets.Settlement{Devices: w.devs, Target: next, Platforms: w.pf, Parallelism: 1,
+					Timeout: 20 * time.Second, Decide: func([]targets.PendingCommit) (bool, error) { return approve, nil }})
+				if err != nil || len(settled) != 1 {
+					t.Fatalf("settled %+v, %v", settled, err)
+				}
+				want, wantRunning := targets.RolledBack, before
+				if approve {
+					want, wantRunning = targets.Applied, pushed
+				}
+				if settled[0].State != want {
+					t.Errorf("%s (%s), want %s", settled[0].State, settled[0].Reason, want)
+				}
+				if !bytes.Equal(w.running(d.Name), wantRunning) {
+					t.Errorf("after settling (approved %t) the switch does not run what it should", approve)
+				}
+				if e, err := journal.Load(d.Name); e != nil || err != nil {
+					t.Errorf("the journal still records %+v, %v", e, err)
+				}
+				if left, err := targets.FindPending(ctx, next, w.devs, 1); err != nil || len(left) != 0 {
+					t.Errorf("after settling: pending %+v, %v", left, err)
+				}
+			})
+		}
 	}
 }

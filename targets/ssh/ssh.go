@@ -72,6 +72,11 @@ type Options struct {
 	// a confirmed change the device could not save to its startup
 	// configuration.
 	Warn func(device, msg string)
+	// Journal records each push with a commit timer until it is confirmed
+	// or rolled back, on the platforms that cannot show their pending
+	// commits, so that an apply that did not finish leaves them known
+	// (nil: no record outlives the process).
+	Journal *targets.Journal
 }
 
 // Target reaches devices over SSH.
@@ -436,21 +441,34 @@ func (t *Target) push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 		diff = func(s string) { t.opts.Diff(d.Name, s) }
 	}
 	p := &pendingTx{name: tx}
+	if timer > 0 {
+		p.deadline = time.Now().Add(timer)
+		if err := t.record(d, drv, p); err != nil {
+			return err
+		}
+	}
 	t.mu.Lock()
 	t.pending[d.Name] = p
 	t.mu.Unlock()
 	name, err := drv.push(c, tx, lines, timer, diff)
 	t.mu.Lock()
-	if name != "" {
+	renamed := name != "" && name != p.name
+	if renamed {
 		p.name = name
 	}
 	t.mu.Unlock()
+	if renamed && timer > 0 {
+		err = errors.Join(err, t.record(d, drv, p))
+	}
 	var u *undone
 	switch {
 	case errors.As(err, &u), timer == 0 && err == nil:
 		t.mu.Lock()
 		delete(t.pending, d.Name)
 		t.mu.Unlock()
+		if timer > 0 {
+			err = errors.Join(err, t.opts.Journal.Remove(d.Name))
+		}
 	case timer > 0 && !drv.deviceTimer():
 		// Also after a failed push: what the device took of it, its
 		// checkpoint takes back.
@@ -479,7 +497,9 @@ func (t *Target) lapse(d *ir.Device, p *pendingTx) {
 		return
 	}
 	defer c.close()
-	_ = drv.rollback(c, p.name)
+	if drv.rollback(c, p.name) == nil {
+		_ = t.opts.Journal.Remove(d.Name) // read again as pending, and settled, if it stays
+	}
 }
 
 // take removes d's pending transaction for Confirm or Rollback; one whose
@@ -529,7 +549,7 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 		t.restore(d, p)
 		return err
 	}
-	return nil
+	return t.opts.Journal.Remove(d.Name)
 }
 
 // Rollback takes back d's last push that is not confirmed.
@@ -550,23 +570,22 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 		t.restore(d, p)
 		return err
 	}
-	return nil
+	return t.opts.Journal.Remove(d.Name)
 }
 
 // Pending returns d's unconfirmed commit, nil when it has none. A device
 // that shows its pending commits (pendingDriver) is asked, so that a
 // commit an apply left behind when it was killed is found by the next
 // one, which can then confirm or roll it back by the transaction's name.
-// Of the others, only the pushes of this process are known: their commit
-// timer is rocefab's and ended with the process that kept it.
+// The others' pushes are known to this process and to the journal, which
+// outlives it: a push whose device keeps the timer (NVUE) is pending until
+// its deadline; one whose timer was rocefab's stays on the device until it
+// is settled, and is pending with no deadline.
 func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
-	if _, ok := drivers[d.Platform].(pendingDriver); !ok {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if p := t.pending[d.Name]; p != nil && p.name != "" {
-			return &targets.PendingCommit{Device: d.Name, Deadline: p.deadline.UTC().Truncate(time.Second)}, nil
+	if drv, ok := drivers[d.Platform]; ok {
+		if _, ok := drv.(pendingDriver); !ok {
+			return t.journaled(d, drv)
 		}
-		return nil, nil
 	}
 	c, drv, err := t.open(ctx, d)
 	if err != nil {
@@ -583,6 +602,56 @@ func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCom
 	}
 	t.mu.Unlock()
 	return &targets.PendingCommit{Device: d.Name, Deadline: deadline}, nil
+}
+
+// journaled is Pending for a device that cannot show its pending commits.
+func (t *Target) journaled(d *ir.Device, drv driver) (*targets.PendingCommit, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.pending[d.Name]; p != nil && p.name != "" {
+		if p.timer != nil {
+			return &targets.PendingCommit{Device: d.Name, Deadline: p.deadline.UTC().Truncate(time.Second)}, nil
+		}
+		if !drv.deviceTimer() {
+			return &targets.PendingCommit{Device: d.Name}, nil
+		}
+		if time.Now().Before(p.deadline) {
+			return &targets.PendingCommit{Device: d.Name, Deadline: p.deadline}, nil
+		}
+		delete(t.pending, d.Name) // the device's timer rolled it back
+	}
+	e, err := t.opts.Journal.Load(d.Name)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	if e.Transport != "ssh" {
+		return nil, fmt.Errorf("the pending-push journal records a push by %s: settle it through that transport", e.Transport)
+	}
+	if !drv.deviceTimer() {
+		t.pending[d.Name] = &pendingTx{name: e.ID}
+		return &targets.PendingCommit{Device: d.Name}, nil
+	}
+	if !time.Now().Before(e.Deadline) {
+		return nil, t.opts.Journal.Remove(d.Name)
+	}
+	t.pending[d.Name] = &pendingTx{name: e.ID, deadline: e.Deadline}
+	return &targets.PendingCommit{Device: d.Name, Deadline: e.Deadline}, nil
+}
+
+// record writes d's push p down in the journal, with the deadline of the
+// device's own timer where it keeps one.
+func (t *Target) record(d *ir.Device, drv driver, p *pendingTx) error {
+	if _, ok := drv.(pendingDriver); ok {
+		return nil // the device shows it
+	}
+	e := targets.JournalEntry{Device: d.Name, Transport: "ssh", ID: p.name}
+	if drv.deviceTimer() {
+		e.Deadline = p.deadline.Add(time.Second - 1).UTC().Truncate(time.Second)
+	}
+	if err := t.opts.Journal.Record(e); err != nil {
+		return fmt.Errorf("%s: not pushed: %w", d.Name, err)
+	}
+	return nil
 }
 
 // remediationLines are the lines to type: blank lines dropped, the

@@ -22,40 +22,8 @@ func TestApplyKilledMidWave(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds rocefab and applies to the 336 devices of pod-2048")
 	}
-	bin := filepath.Join(t.TempDir(), "rocefab")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/rocefab")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	dir := copyExample(t, "pod-2048")
-	apply := exec.Command(bin, "apply", ".", "--auto-approve", "--canary", "1", "--wave", "64", "--confirm-timeout", "10m")
-	apply.Dir = dir
-	stderr, err := apply.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := apply.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pushed := regexp.MustCompile(`^wave 2/\d+: \S+ pushed$`)
-	sc := bufio.NewScanner(stderr)
-	killed := false
-	var seen []string
-	for sc.Scan() {
-		seen = append(seen, sc.Text())
-		if pushed.MatchString(sc.Text()) {
-			if err := apply.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-			break
-		}
-	}
-	apply.Wait() // reaps it: its lock's pid is then free
-	if !killed {
-		t.Fatalf("apply ended before its second wave was pushed:\n%s", strings.Join(seen, "\n"))
-	}
+	killApplyInWave2(t, dir, "apply", ".", "--auto-approve", "--canary", "1", "--wave", "64", "--confirm-timeout", "10m")
 	// A device's commit is pending once its backup is recorded
 	// (pending.json, written before the push starts).
 	pending, err := filepath.Glob(filepath.Join(dir, "running", ".rocefab-pending", "*", "pending.json"))
@@ -84,6 +52,92 @@ func TestApplyKilledMidWave(t *testing.T) {
 	}
 	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
 	if code != exitOK || !strings.Contains(out, "Plan: no changes; 336 unchanged\n") {
+		t.Errorf("plan after the second apply: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// killApplyInWave2 builds rocefab, runs it in dir with args (an apply) and
+// kills it with SIGKILL as soon as a device of its second wave is pushed.
+func killApplyInWave2(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rocefab")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/rocefab")
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	apply := exec.Command(bin, args...)
+	apply.Dir = dir
+	stderr, err := apply.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pushed := regexp.MustCompile(`^wave 2/\d+: \S+ pushed$`)
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if pushed.MatchString(sc.Text()) {
+			if err := apply.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+			break
+		}
+	}
+	apply.Wait() // reaps it: its lock's pid is then free
+	if !killed {
+		t.Fatalf("apply ended before its second wave was pushed:\n%s", strings.Join(seen, "\n"))
+	}
+}
+
+// TestApplyKilledOverGNMI kills an apply over gNMI as soon as a switch of
+// its second wave is pushed: on a server with the commit-confirmed
+// extension the commit waits for a confirmation the dead apply never
+// sends; on one without, the push is on the switch and the timer that
+// would have taken it back died with the apply. Neither server can say
+// so, so the push journal beside the intent does: the next plan reports
+// the switch first and is not "no changes", the next apply settles it
+// (confirms it: the switch runs its desired state), finishes the rollout
+// and leaves no journal and no pending commit; the plan after it has
+// nothing to do.
+func TestApplyKilledOverGNMI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocefab")
+	}
+	dir := gnmiLab(t)
+	servers := gnmiFabric(t, dir, true)
+	t.Setenv(testPasswordEnv, testSecret)
+	inv := []string{"--inventory", "inventory.json"}
+	killApplyInWave2(t, dir, append([]string{"apply", ".", "--auto-approve", "--canary", "1", "--wave", "1", "--confirm-timeout", "10m"}, inv...)...)
+	journal, err := filepath.Glob(filepath.Join(dir, ".rocefab-pending-pushes", "*.json"))
+	if err != nil || len(journal) != 1 {
+		t.Fatalf("the killed apply left %v in the push journal (%v), want one switch", journal, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(journal[0]), ".json")
+
+	code, out, errOut := rocefab(t, dir, "", append([]string{"plan", ".", "--detailed-exitcode"}, inv...)...)
+	if code != exitPlanChanges || !strings.Contains(out, "1 device holds a commit that was pushed and never confirmed") || !strings.Contains(out, "    "+name) {
+		t.Errorf("plan after the kill: exit %d, want 2 and %s's pending push first\n%s%s", code, name, out, errOut)
+	}
+	code, out, errOut = rocefab(t, dir, "", append([]string{"apply", ".", "--auto-approve"}, inv...)...)
+	if code != exitOK || !strings.Contains(out, "applied     "+name+": confirmed: it runs its desired state") {
+		t.Fatalf("apply after the kill: exit %d, want 0 and %s confirmed\n%s%s", code, name, out, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".rocefab-pending-pushes", "*")); len(left) > 0 {
+		t.Errorf("the push journal still holds %v", left)
+	}
+	for n, s := range servers {
+		if s.Pending() {
+			t.Errorf("%s: a commit waits for its confirmation", n)
+		}
+	}
+	code, out, errOut = rocefab(t, dir, "", append([]string{"plan", ".", "--detailed-exitcode"}, inv...)...)
+	if code != exitOK || !strings.Contains(out, "Plan: no changes") {
 		t.Errorf("plan after the second apply: exit %d\n%s%s", code, out, errOut)
 	}
 }

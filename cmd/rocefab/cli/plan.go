@@ -751,11 +751,13 @@ func printPending(w io.Writer, pending []targets.PendingCommit) {
 	if len(pending) == 1 {
 		verb = "holds"
 	}
-	fmt.Fprintf(w, "! %s %s a commit that was pushed and never confirmed (an apply that did not finish): not converged, and rolled back by the device unless confirmed:\n",
+	fmt.Fprintf(w, "! %s %s a commit that was pushed and never confirmed (an apply that did not finish): not converged until apply confirms it or rolls it back:\n",
 		diag.Plural(len(pending), "device", "devices"), verb)
 	for _, pc := range pending {
 		line := "    " + pc.Device
-		if !pc.Deadline.IsZero() {
+		if pc.Deadline.IsZero() {
+			line += ": no timer takes it back (the apply that kept it ended): it stays until apply settles it"
+		} else {
 			line += ": rolls back at " + pc.Deadline.UTC().Format(time.RFC3339)
 		}
 		fmt.Fprintln(w, line)

@@ -273,7 +273,7 @@ func reachInventoryKeys(in *schema.Intent, devs, reached []*ir.Device, file stri
 	}
 	viaGNMI := 0
 	viaSSH := &sshRoutes{inv: inv, file: file, endpoints: map[string]ssh.Endpoint{}, creds: map[sshKey]*ssh.Credentials{},
-		hostKeys: map[string]*ssh.HostKeys{}, ignoreHostKeys: ignoreHostKeys, warn: warn, diffs: &r.diffs}
+		hostKeys: map[string]*ssh.HostKeys{}, ignoreHostKeys: ignoreHostKeys, warn: warn, diffs: &r.diffs, journal: pushJournal(lockPath)}
 	for _, d := range devs {
 		acc, host := inv.For(d.Name, d.Platform)
 		r.transport[d.Name] = acc.Transport
@@ -329,7 +329,7 @@ func reachInventoryKeys(in *schema.Intent, devs, reached []*ir.Device, file stri
 		}
 		t, ok := byKey[key]
 		if !ok {
-			t, err = newGNMITarget(key, file, plaintext, addrs)
+			t, err = newGNMITarget(key, file, plaintext, addrs, pushJournal(lockPath))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -387,6 +387,16 @@ func reachInventoryKeys(in *schema.Intent, devs, reached []*ir.Device, file stri
 
 // gnmiAddress is where a device's gNMI server listens: the inventory's
 // address when it carries a port, else the address and the access's port.
+// pushJournal is the journal of pushes waiting for their confirmation,
+// beside the fabric lock: the next plan and apply of the fabric read it
+// (nil without a lock, as in tests that route no fabric).
+func pushJournal(lockPath string) *targets.Journal {
+	if lockPath == "" {
+		return nil
+	}
+	return targets.NewJournal(filepath.Join(filepath.Dir(lockPath), ".rocefab-pending-pushes"))
+}
+
 // gNMI has no port every device listens on, so one of them must say it.
 func gnmiAddress(host string, port int) (string, error) {
 	if h, p, err := net.SplitHostPort(host); err == nil && h != "" && p != "" {
@@ -400,8 +410,9 @@ func gnmiAddress(host string, port int) (string, error) {
 
 // newGNMITarget makes the gNMI target of the devices that share key, at
 // the addresses addrs gives (filled in as devices are routed).
-func newGNMITarget(key gnmiKey, invFile string, plaintext bool, addrs map[string]string) (*gnmi.Target, error) {
+func newGNMITarget(key gnmiKey, invFile string, plaintext bool, addrs map[string]string, journal *targets.Journal) (*gnmi.Target, error) {
 	opts := gnmi.Options{
+		Journal: journal,
 		Address: func(d *ir.Device) (string, error) {
 			a, ok := addrs[d.Name]
 			if !ok {
@@ -512,6 +523,8 @@ type sshRoutes struct {
 	hostSudo bool
 	// diffs keeps what the switches print as their diff of a push.
 	diffs *deviceDiffs
+	// journal records the pushes of switches that cannot show theirs.
+	journal *targets.Journal
 }
 
 // add routes d over SSH, or says why rocefab cannot reach it that way (an
@@ -600,7 +613,8 @@ func (s *sshRoutes) path(p string) string {
 func (s *sshRoutes) target() (*ssh.Target, error) {
 	var mu sync.Mutex
 	return ssh.New(ssh.Options{
-		Diff: s.diffs.add,
+		Journal: s.journal,
+		Diff:    s.diffs.add,
 		Warn: func(device, msg string) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -67,6 +67,7 @@ func (s *sshRoutes) hostTarget(devs []*ir.Device) (*host.Target, func(), error) 
 		Runtime:      runtime,
 		RuntimePath:  rhost.RuntimePath,
 		SettingsPath: rhost.SettingsPath,
+		Journal:      s.journal,
 	})
 	if err != nil {
 		closeAll()
