@@ -232,9 +232,9 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	}
 
 	for name, c := range map[string]struct{ edit, want string }{
-		"newer version":   {`"format_version": 1`, `"format_version": 2`},
+		"newer version":   {`"format_version": 2`, `"format_version": 3`},
 		"unknown field":   {`"fabric": "pod-2"`, `"fabric": "pod-2", "extra": 1`},
-		"no version":      {`"format_version": 1,`, ``},
+		"no version":      {`"format_version": 2,`, ``},
 		"unknown action":  {`"action": "unreachable"`, `"action": "replace"`},
 		"both encodings":  {`"base64": "/wCACg=="`, `"base64": "/wCACg==", "text": "x"`},
 		"not json at all": {`{`, `[`},

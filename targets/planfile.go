@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -15,7 +16,9 @@ import (
 // PlanFormatVersion is the version of the plan file format this package
 // writes and the only one it reads. Change it whenever a field changes
 // meaning or a reader of the old format would misread a new file.
-const PlanFormatVersion = 1
+// Version 2 keeps devices' changes and remediations once per shape
+// (planpack.go).
+const PlanFormatVersion = 2
 
 // FormatError says that a plan file is of a format this rocefab does not
 // read.
@@ -28,29 +31,108 @@ func (e *FormatError) Error() string {
 		e.Version, PlanFormatVersion)
 }
 
-// planFile is the plan file's JSON: the plan and, for readers that want
-// the counts without counting, its summary (ignored when read back).
-type planFile struct {
-	*Plan
-	Summary *Summary `json:"summary,omitempty"`
+// planHead is what a plan file says before its shapes and devices.
+type planHead struct {
+	FormatVersion int       `json:"format_version"`
+	Rocefab       string    `json:"rocefab"`
+	Fabric        string    `json:"fabric"`
+	Intent        IntentRef `json:"intent"`
+	Target        string    `json:"target"`
+	Only          string    `json:"only,omitempty"`
+}
+
+// deviceJSON is a device as a plan file keeps it: its plan, with its
+// changes and remediation by reference (Body) rather than inline.
+type deviceJSON struct {
+	DevicePlan
+	// Changes and Remediation hide the device plan's: a file carries
+	// them in Body, and refuses them inline.
+	Changes     []renderers.Change `json:"changes,omitempty"`
+	Remediation *Remediation       `json:"remediation,omitempty"`
+	Body        *bodyRef           `json:"body,omitempty"`
+}
+
+// planFileJSON is a plan file read whole.
+type planFileJSON struct {
+	planHead
+	Shapes  []shapeJSON  `json:"shapes"`
+	Devices []deviceJSON `json:"devices"`
+	// Summary is for readers that want the counts without counting;
+	// ignored when read back.
+	Summary json.RawMessage `json:"summary,omitempty"`
 }
 
 // WritePlan writes p as the plan file: indented JSON, deterministic for
-// the same plan.
+// the same plan, each device's changes and remediation kept once per
+// shape. It is written as it is encoded, one shape or device at a time.
 func WritePlan(w io.Writer, p *Plan) error {
-	q := *p
-	q.FormatVersion = PlanFormatVersion
-	s := q.Summary()
-	b, err := json.MarshalIndent(planFile{Plan: &q, Summary: &s}, "", "  ")
+	k := newPacker()
+	refs := make([]*bodyRef, len(p.Devices))
+	for i, d := range p.Devices {
+		if d.Changes == nil && d.Remediation == nil {
+			continue
+		}
+		r, err := k.pack(d)
+		if err != nil {
+			return fmt.Errorf("encoding the plan: %w", err)
+		}
+		refs[i] = r
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	head, err := json.MarshalIndent(planHead{FormatVersion: PlanFormatVersion, Rocefab: p.Rocefab, Fabric: p.Fabric,
+		Intent: p.Intent, Target: p.Target, Only: p.Only}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the plan: %w", err)
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	bw.Write(head[:len(head)-2]) // without its closing "\n}"
+	list := func(name string, n int, item func(i int) any) error {
+		fmt.Fprintf(bw, ",\n  %q: [", name)
+		for i := range n {
+			b, err := json.MarshalIndent(item(i), "    ", "  ")
+			if err != nil {
+				return fmt.Errorf("encoding the plan: %w", err)
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			bw.Write(b)
+		}
+		if n > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteString("]")
+		return nil
+	}
+	err = list("shapes", len(k.shapes), func(i int) any {
+		s := k.shapes[i]
+		var b body
+		// The shape's own bytes, decoded back: its digest is of them.
+		_ = json.Unmarshal(s.raw, &b)
+		return shapeJSON{SHA256: s.id, Changes: b.Changes, Remediation: b.Remediation}
+	})
+	if err != nil {
+		return err
+	}
+	err = list("devices", len(p.Devices), func(i int) any {
+		return deviceJSON{DevicePlan: p.Devices[i], Body: refs[i]}
+	})
+	if err != nil {
+		return err
+	}
+	sum, err := json.MarshalIndent(p.Summary(), "  ", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the plan: %w", err)
+	}
+	bw.WriteString(",\n  \"summary\": ")
+	bw.Write(sum)
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // ReadPlan reads a plan file. It refuses a file of another format version
-// with a *FormatError, and a file with fields this version does not know.
+// with a *FormatError, a file with fields this version does not know, and
+// a device whose changes and remediation are not those its digest binds.
 func ReadPlan(r io.Reader) (*Plan, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -70,14 +152,38 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var p Plan
-	if err := dec.Decode(&planFile{Plan: &p}); err != nil {
+	var f planFileJSON
+	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("plan file: %w", err)
+	}
+	b = nil
+	u, err := newUnpacker(f.Shapes)
+	if err != nil {
+		return nil, fmt.Errorf("plan file: %w", err)
+	}
+	f.Shapes = nil
+	p := &Plan{FormatVersion: f.FormatVersion, Rocefab: f.Rocefab, Fabric: f.Fabric, Intent: f.Intent, Target: f.Target, Only: f.Only,
+		Devices: make([]DevicePlan, len(f.Devices))}
+	for i := range f.Devices {
+		d := &f.Devices[i]
+		if d.Changes != nil || d.Remediation != nil {
+			return nil, fmt.Errorf("plan file: device %s: changes or a remediation inline: this format keeps them in the device's body", d.Device)
+		}
+		dp := d.DevicePlan
+		if d.Body != nil {
+			bd, err := u.unpack(d.Device, d.Body)
+			if err != nil {
+				return nil, fmt.Errorf("plan file: %w", err)
+			}
+			dp.Changes, dp.Remediation = bd.Changes, bd.Remediation
+		}
+		p.Devices[i] = dp
+		*d = deviceJSON{}
 	}
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("plan file: %w", err)
 	}
-	return &p, nil
+	return p, nil
 }
 
 // check refuses a plan that apply could misread: a device twice, a change

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -61,7 +64,11 @@ For each device the plan gives its action (create, update, no-op, unreachable; u
 platform whose running configuration rocefab cannot read yet, error when it could not be parsed),
 each change with its element, before and after, and its disruption class (hitless, port-flap,
 traffic-pause, reboot), and the platform's remediation: the lines apply pushes. The last line sums
-it up: "12 devices to change: 8 hitless, 4 traffic-pause; 324 unchanged".
+it up: "12 devices to change: 8 hitless, 4 traffic-pause; 324 unchanged". Devices with the same
+changes are shown once; a plan whose changes and remediations would still take more than 5,000 lines
+(the first plan of a large fabric, where every device creates its own configuration) shows the
+devices to change counted by action, role and platform instead, and --format json or -o PLAN has
+every device's.
 
 -o PLAN saves the plan as versioned JSON, bound to the intent's digest, this rocefab's version and
 the digest of what each device runs within the scope rocefab owns (docs/ownership.md): apply PLAN
@@ -500,15 +507,12 @@ func writePlanFile(out string, p *targets.Plan) error {
 	if err := replaceablePlan(out); err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	if err := targets.WritePlan(&b, p); err != nil {
-		return err
-	}
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".rocefab-*")
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", out, err)
 	}
-	_, werr := f.Write(b.Bytes())
+	// Written as it is encoded: a fabric's plan is not held twice.
+	werr := targets.WritePlan(f, p)
 	if err := errors.Join(werr, f.Close()); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("-o %s: %w", out, err)
@@ -567,7 +571,47 @@ func printPlan(w io.Writer, p *targets.Plan) {
 		printPending(w, pending)
 		fmt.Fprintln(w, "  The plan below reads what they run now; rocefab apply settles them before it plans.")
 	}
-	for _, g := range changeGroups(p.Devices) {
+	groups := changeGroups(p.Devices)
+	if n := planLines(groups); n > maxPlanLines {
+		printCounts(w, p, n)
+	} else {
+		printGroups(w, groups)
+	}
+	var trouble bool
+	for _, d := range p.Devices {
+		if d.Action == targets.Unreachable || d.Action == targets.Failed {
+			if !trouble {
+				fmt.Fprintln(w)
+				trouble = true
+			}
+			fmt.Fprintf(w, "%s %s (%s): %s: %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action, d.Reason)
+		}
+	}
+	// Unsupported devices share a reason per platform: one line per
+	// reason, naming the devices.
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, d := range p.Devices {
+		if d.Action == targets.Unsupported {
+			if byReason[d.Reason] == nil {
+				reasons = append(reasons, d.Reason)
+			}
+			byReason[d.Reason] = append(byReason[d.Reason], d.Device)
+		}
+	}
+	if len(reasons) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, r := range reasons {
+		fmt.Fprintf(w, "? %s unsupported: %s: %s\n", diag.Plural(len(byReason[r]), "device", "devices"), r, someNames(byReason[r], 6))
+	}
+	fmt.Fprintf(w, "\nPlan: %s\n", p.Summary())
+}
+
+// printGroups writes each group of devices to change with its changes
+// and remediation.
+func printGroups(w io.Writer, groups [][]targets.DevicePlan) {
+	for _, g := range groups {
 		d := g[0]
 		if len(g) == 1 {
 			fmt.Fprintf(w, "\n%s %s (%s): %s, %s, %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action,
@@ -626,35 +670,68 @@ func printPlan(w io.Writer, p *targets.Plan) {
 			fmt.Fprintf(w, "    | %s\n", clip(strings.TrimRight(l, "\r\n")))
 		}
 	}
-	var trouble bool
-	for _, d := range p.Devices {
-		if d.Action == targets.Unreachable || d.Action == targets.Failed {
-			if !trouble {
-				fmt.Fprintln(w)
-				trouble = true
-			}
-			fmt.Fprintf(w, "%s %s (%s): %s: %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action, d.Reason)
+}
+
+// maxPlanLines is the most lines the text view of a plan lists changes and
+// remediations in; a larger plan (the first of a fabric, where every
+// device has changes of its own) is counted instead, and --format json
+// has it whole.
+const maxPlanLines = 5000
+
+// planLines is how many lines printGroups would write for groups.
+func planLines(groups [][]targets.DevicePlan) int {
+	n := 0
+	for _, g := range groups {
+		d := g[0]
+		n += 2 + len(d.Changes)
+		if d.Remediation != nil {
+			n += 1 + bytes.Count(d.Remediation.Content, []byte("\n"))
 		}
 	}
-	// Unsupported devices share a reason per platform: one line per
-	// reason, naming the devices.
-	var reasons []string
-	byReason := map[string][]string{}
+	return n
+}
+
+// printCounts writes, for a plan too large to list, the devices to change
+// counted by action, role and platform, with their changes and worst
+// disruption.
+func printCounts(w io.Writer, p *targets.Plan, lines int) {
+	type kind struct {
+		action   targets.Action
+		role     ir.Role
+		platform string
+	}
+	type tally struct {
+		devices, changes int
+		worst            renderers.Disruption
+	}
+	counts := map[kind]*tally{}
+	var kinds []kind
 	for _, d := range p.Devices {
-		if d.Action == targets.Unsupported {
-			if byReason[d.Reason] == nil {
-				reasons = append(reasons, d.Reason)
-			}
-			byReason[d.Reason] = append(byReason[d.Reason], d.Device)
+		if !d.Action.Changes() {
+			continue
 		}
+		k := kind{d.Action, d.Role, d.Platform}
+		c := counts[k]
+		if c == nil {
+			c = &tally{worst: renderers.Hitless}
+			counts[k] = c
+			kinds = append(kinds, k)
+		}
+		c.devices++
+		c.changes += len(d.Changes)
+		c.worst = renderers.Worst(c.worst, d.Disruption)
 	}
-	if len(reasons) > 0 {
-		fmt.Fprintln(w)
+	slices.SortFunc(kinds, func(a, b kind) int {
+		return cmp.Or(cmp.Compare(a.role.Rank(), b.role.Rank()), strings.Compare(a.platform, b.platform), strings.Compare(string(a.action), string(b.action)))
+	})
+	fmt.Fprintf(w, "\nThe changes and remediations take %d lines, too many to list: the devices to change by role and platform (--format json, or -o PLAN, has every device's):\n", lines)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "   \taction\trole\tplatform\tdevices\tchanges\tworst disruption")
+	for _, k := range kinds {
+		c := counts[k]
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\n", actionMark[k.action], k.action, k.role, k.platform, c.devices, c.changes, c.worst)
 	}
-	for _, r := range reasons {
-		fmt.Fprintf(w, "? %s unsupported: %s: %s\n", diag.Plural(len(byReason[r]), "device", "devices"), r, someNames(byReason[r], 6))
-	}
-	fmt.Fprintf(w, "\nPlan: %s\n", p.Summary())
+	tw.Flush()
 }
 
 // changeGroups returns the devices to change, in the order of each
@@ -662,22 +739,25 @@ func printPlan(w io.Writer, p *targets.Plan) {
 // with the same action, platform, role and changes together.
 func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
 	var out [][]targets.DevicePlan
-	at := map[string]int{}
+	// By the digest of what a group shares: the changes of a fabric's
+	// first plan take gigabytes, which the keys must not hold again.
+	at := map[[sha256.Size]byte]int{}
 	n := 0
 	for _, d := range ds {
 		if !d.Action.Changes() {
 			continue
 		}
-		var k strings.Builder
-		fmt.Fprintf(&k, "%s\x00%s\x00%s\x00%s", d.Action, d.Platform, d.Role, d.Disruption)
+		k := sha256.New()
+		fmt.Fprintf(k, "%s\x00%s\x00%s\x00%s", d.Action, d.Platform, d.Role, d.Disruption)
 		for _, c := range d.Changes {
-			fmt.Fprintf(&k, "\x00%s\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action(), c.Method)
+			fmt.Fprintf(k, "\x00%s\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action(), c.Method)
 		}
+		key := [sha256.Size]byte(k.Sum(nil))
 		n++
-		i, ok := at[k.String()]
+		i, ok := at[key]
 		if !ok {
 			i = len(out)
-			at[k.String()] = i
+			at[key] = i
 			out = append(out, nil)
 		}
 		out[i] = append(out[i], d)

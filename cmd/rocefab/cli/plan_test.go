@@ -379,12 +379,12 @@ func TestApplyRefusals(t *testing.T) {
 	os.Remove(lock)
 
 	saved, _ := os.ReadFile(filepath.Join(dir, "lab.plan"))
-	v2 := bytes.Replace(saved, []byte(`"format_version": 1`), []byte(`"format_version": 2`), 1)
-	if err := os.WriteFile(filepath.Join(dir, "v2.plan"), v2, 0o644); err != nil {
+	v1 := bytes.Replace(saved, []byte(`"format_version": 2`), []byte(`"format_version": 1`), 1)
+	if err := os.WriteFile(filepath.Join(dir, "v1.plan"), v1, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := rocefab(t, dir, "", "apply", "v2.plan"); code != exitPlanError || !strings.Contains(errOut, "plan file format version 2: this rocefab reads version 1") {
-		t.Errorf("format 2: exit %d\n%s", code, errOut)
+	if code, _, errOut := rocefab(t, dir, "", "apply", "v1.plan"); code != exitPlanError || !strings.Contains(errOut, "plan file format version 1: this rocefab reads version 2") {
+		t.Errorf("format 1: exit %d\n%s", code, errOut)
 	}
 
 	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(labIntent+"// edited\n"), 0o644); err != nil {

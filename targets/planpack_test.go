@@ -1,0 +1,145 @@
+package targets_test
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets"
+)
+
+// sharedPlan is a plan of n leaves whose remediations and changes differ
+// only in their names and neighbours, and one server unlike them.
+func sharedPlan(n int) *targets.Plan {
+	p := &targets.Plan{FormatVersion: targets.PlanFormatVersion, Rocefab: "v1", Fabric: "f", Target: "directory running"}
+	for i := range n {
+		name := fmt.Sprintf("leaf-%04d", i)
+		var rem strings.Builder
+		var changes []renderers.Change
+		for port := range 64 {
+			desc := fmt.Sprintf("gpu-%04d:eth%d", i*64+port, port%8)
+			fmt.Fprintf(&rem, "interface Ethernet%d\n   description %s\n   mtu 9214\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"+
+				"   qos trust dscp\n   tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 20\n", port, desc)
+			changes = append(changes, renderers.Change{Path: fmt.Sprintf("interface Ethernet%d/description", port), After: new(desc), Kind: "description", Disruption: renderers.Hitless})
+		}
+		fmt.Fprintf(&rem, "hostname %s\n", name)
+		p.Devices = append(p.Devices, targets.DevicePlan{Device: name, Role: ir.RoleLeaf, Platform: "eos", Action: targets.Create,
+			Disruption: renderers.Hitless, Changes: changes, Running: &targets.Digest{SHA256: "e3b0"},
+			Remediation: &targets.Remediation{Format: renderers.Text, Content: []byte(rem.String())}})
+	}
+	p.Devices = append(p.Devices, targets.DevicePlan{Device: "server", Role: ir.RoleHost, Platform: "linux", Action: targets.Update,
+		Disruption: renderers.PortFlap, Changes: []renderers.Change{{Path: "eth1/pfc", Before: new("0"), After: new("3"), Disruption: renderers.PortFlap}},
+		Running: &targets.Digest{SHA256: "abcd"}, Remediation: &targets.Remediation{Format: renderers.JSON, Content: []byte(`{"pfc": 3}`)}})
+	return p
+}
+
+// TestPlanFileShares: a plan file keeps the devices of one shape once,
+// each device with its own values, reads back every device's changes and
+// remediation exactly, and refuses a device whose shape or values were
+// edited, naming it.
+func TestPlanFileShares(t *testing.T) {
+	p := sharedPlan(40)
+	var buf bytes.Buffer
+	if err := targets.WritePlan(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	copied := 0
+	for _, d := range p.Devices {
+		copied += len(d.Remediation.Content)
+	}
+	// The remediations alone, copied, take 100 times one leaf's; the
+	// file holds one leaf whole and each other's names.
+	if buf.Len() > copied/4 {
+		t.Errorf("the plan file takes %d bytes, the remediations it pushes %d: not shared", buf.Len(), copied)
+	}
+	if n := strings.Count(buf.String(), `"shape": "`); n != len(p.Devices) {
+		t.Errorf("%d devices name their shape, want %d", n, len(p.Devices))
+	}
+	if n := strings.Count(buf.String(), "priority-flow-control priority 3 no-drop"); n != 64 {
+		t.Errorf("a leaf's line is in the file %d times, want 64 (one leaf's)", n)
+	}
+	back, err := targets.ReadPlan(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// reflect, not cmp: cmp takes seconds over 40 leaves' changes.
+	if !reflect.DeepEqual(p, back) {
+		t.Errorf("round trip: the plan read back is not the plan written")
+	}
+	var again bytes.Buffer
+	if err := targets.WritePlan(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Error("writing a plan read back gives other bytes")
+	}
+
+	// leaf-0001's first value: the first description's server number.
+	v := firstValue(t, buf.String(), "leaf-0001")
+	i, tok, _ := strings.Cut(v, ":")
+	for name, c := range map[string]struct{ edit, want, err string }{
+		"a device's value":       {`"` + v + `"`, `"` + i + `:9999"`, "device leaf-0001: its shape and values give"},
+		"a value's index":        {`"` + v + `"`, `"` + i + `1:` + tok + `"`, "device leaf-0001: "},
+		"a value past the shape": {`"` + v + `"`, `"999999:` + tok + `"`, "device leaf-0001: value \"999999:" + tok + `"`},
+		"the shape":              {`description gpu-0000:eth0`, `description gpu-0000:eth9`, "shape 1: its sha256 is"},
+		"a device's digest":      {`"sha256": "` + digestAt(t, buf.String(), "leaf-0002"), `"sha256": "00` + digestAt(t, buf.String(), "leaf-0002")[2:], "device leaf-0002: its shape and values give"},
+	} {
+		in := strings.Replace(buf.String(), c.edit, c.want, 1)
+		if in == buf.String() {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		_, err := targets.ReadPlan(strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: read with %v, want %q", name, err, c.err)
+		}
+	}
+}
+
+// firstValue returns the first of device's values in the plan file.
+func firstValue(t *testing.T, file, device string) string {
+	t.Helper()
+	at := strings.Index(file, `"device": "`+device+`"`)
+	i := strings.Index(file[at:], `"values": [`)
+	if at < 0 || i < 0 {
+		t.Fatalf("%s has no values in the plan file", device)
+	}
+	s := file[at+i+len(`"values": [`):]
+	s = s[strings.IndexByte(s, '"')+1:]
+	return s[:strings.IndexByte(s, '"')]
+}
+
+// digestAt returns the SHA-256 the plan file binds device's body to.
+func digestAt(t *testing.T, file, device string) string {
+	t.Helper()
+	at := strings.Index(file, `"device": "`+device+`"`)
+	if at < 0 {
+		t.Fatalf("no %s in the plan file", device)
+	}
+	rest := file[at:]
+	body := strings.Index(rest, `"body": {`)
+	key := `"sha256": "`
+	i := strings.Index(rest[body:], key)
+	if body < 0 || i < 0 {
+		t.Fatalf("%s has no body digest", device)
+	}
+	s := rest[body+i+len(key):]
+	return s[:strings.IndexByte(s, '"')]
+}
+
+// BenchmarkPlanFile writes and reads back the plan of 1,000 leaves.
+func BenchmarkPlanFile(b *testing.B) {
+	p := sharedPlan(1000)
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := targets.WritePlan(&buf, p); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := targets.ReadPlan(&buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
