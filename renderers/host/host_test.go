@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -478,8 +479,11 @@ func variants(t *testing.T) map[string]*ir.Device {
 }
 
 // TestShellcheck checks the runtime, the single-file host.sh and host.conf
-// of every variant with bash -n and shellcheck. host.conf alone assigns
-// names it does not use (the runtime does: SC2034).
+// of every variant with bash -n, and each distinct script once with
+// shellcheck: the runtime, the settings (host.conf) of each variant, and
+// one host.sh, the others being their own settings before the same
+// runtime (which the test checks). host.conf alone assigns names it does
+// not use (the runtime does: SC2034).
 func TestShellcheck(t *testing.T) {
 	t.Parallel()
 	bash, err := exec.LookPath("bash")
@@ -488,23 +492,36 @@ func TestShellcheck(t *testing.T) {
 	}
 	sc, scErr := exec.LookPath("shellcheck")
 	files := map[string][]byte{"rocefab-host.sh": runtimeFile()}
-	for name, d := range variants(t) {
-		files[name+"/host.sh"] = []byte(renderScript(t, d))
-		files[name+"/host.conf"] = []byte(render(t, d))
+	checked := map[string]bool{"rocefab-host.sh": true}
+	vs := variants(t)
+	names := slices.Sorted(maps.Keys(vs))
+	for i, name := range names {
+		script, settings := renderScript(t, vs[name]), render(t, vs[name])
+		files[name+"/host.sh"] = []byte(script)
+		files[name+"/host.conf"] = []byte(settings)
+		checked[name+"/host.conf"] = true
+		checked[name+"/host.sh"] = i == 0
+		// What shellcheck does not read again: the runtime of every
+		// host.sh is the one checked, its settings are host.conf's.
+		var b strings.Builder
+		writeSettings(&b, vs[name])
+		if !strings.HasSuffix(script, runtime) || !strings.Contains(script, b.String()) || !strings.HasSuffix(settings, b.String()) {
+			t.Errorf("%s: host.sh is not its host.conf settings before the runtime", name)
+		}
 	}
 	dir := t.TempDir()
-	for name, content := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, content, 0o755); err != nil {
+		if err := os.WriteFile(path, files[name], 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := exec.Command(bash, "-n", path).CombinedOutput(); err != nil {
 			t.Errorf("%s: bash -n: %v\n%s", name, err, out)
 		}
-		if scErr != nil {
+		if scErr != nil || !checked[name] {
 			continue
 		}
 		args := []string{"--shell=bash", "--severity=style"}

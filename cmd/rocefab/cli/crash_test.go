@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -10,8 +11,8 @@ import (
 	"testing"
 )
 
-// TestApplyKilledMidWave builds rocefab, starts `apply` of a copy of
-// pod-2048 and kills it with SIGKILL as soon as a device of its second
+// TestApplyKilledMidWave builds rocefab, starts `apply` of the small pod
+// (smallPod) in waves of 8 and kills it with SIGKILL as soon as a device of its second
 // wave is pushed, leaving commits pushed and never confirmed
 // (running/.rocefab-pending). The next plan reports them first and is not
 // "no changes"; the next apply settles them before it plans (confirms
@@ -20,10 +21,11 @@ import (
 // has nothing to do.
 func TestApplyKilledMidWave(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds rocefab and applies to the 336 devices of pod-2048")
+		t.Skip("builds rocefab and applies to a pod")
 	}
-	dir := copyExample(t, "pod-2048")
-	killApplyInWave2(t, dir, "apply", ".", "--auto-approve", "--canary", "1", "--wave", "64", "--confirm-timeout", "10m")
+	dir, devices := smallPod(t)
+	unchanged := fmt.Sprintf("Plan: no changes; %d unchanged\n", devices)
+	killApplyInWave2(t, dir, "apply", ".", "--auto-approve", "--canary", "1", "--wave", "8", "--confirm-timeout", "10m")
 	// A device's commit is pending once its backup is recorded
 	// (pending.json, written before the push starts).
 	pending, err := filepath.Glob(filepath.Join(dir, "running", ".rocefab-pending", "*", "pending.json"))
@@ -33,7 +35,7 @@ func TestApplyKilledMidWave(t *testing.T) {
 	t.Logf("the killed apply left %d devices with unconfirmed commits", len(pending))
 
 	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
-	if code != exitPlanChanges || !strings.Contains(out, "a commit that was pushed and never confirmed") || !strings.Contains(out, " pending confirmation") || strings.Contains(out, "Plan: no changes; 336 unchanged\n") {
+	if code != exitPlanChanges || !strings.Contains(out, "a commit that was pushed and never confirmed") || !strings.Contains(out, " pending confirmation") || strings.Contains(out, unchanged) {
 		t.Errorf("plan after the kill: exit %d, want 2 and the pending commits first\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = rocefab(t, dir, "", "apply", ".", "--auto-approve")
@@ -51,7 +53,7 @@ func TestApplyKilledMidWave(t *testing.T) {
 		t.Errorf("commits still pending after apply: %v", left)
 	}
 	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--detailed-exitcode")
-	if code != exitOK || !strings.Contains(out, "Plan: no changes; 336 unchanged\n") {
+	if code != exitOK || !strings.Contains(out, unchanged) {
 		t.Errorf("plan after the second apply: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,6 +43,56 @@ func copyExample(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// smallPodServers is how many of pod-2048's 256 servers smallPod keeps:
+// one leaf a rail, 42 devices in all.
+const smallPodServers = 32
+
+// smallPod copies pod-2048 cut to its first smallPodServers servers (its
+// tenants cut to them too) with the running/ of the devices it still has,
+// and returns the directory and the number of devices. The end-to-end
+// tests whose point is not scale run on it: the same platforms, roles,
+// foreign configuration and transports as the full pod, an eighth of the
+// devices.
+func smallPod(t *testing.T) (string, int) {
+	t.Helper()
+	dir := copyExample(t, "pod-2048")
+	path := filepath.Join(dir, "fabric.cue")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intent := string(b)
+	for from, to := range map[string]string{
+		"servers: 256":      fmt.Sprintf("servers: %d", smallPodServers),
+		`"gpu-[0000-0191]"`: fmt.Sprintf(`"gpu-[0000-%04d]"`, smallPodServers*3/4-1),
+		`"gpu-[0192-0255]"`: fmt.Sprintf(`"gpu-[%04d-%04d]"`, smallPodServers*3/4, smallPodServers-1),
+	} {
+		if !strings.Contains(intent, from) {
+			t.Fatalf("examples/pod-2048/fabric.cue has no %s to cut the pod with", from)
+		}
+		intent = strings.Replace(intent, from, to, 1)
+	}
+	if err := os.WriteFile(path, []byte(intent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, d := range compileIntent(t, dir).Devices {
+		kept[d.Name] = true
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "running"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !kept[e.Name()] {
+			if err := os.RemoveAll(filepath.Join(dir, "running", e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir, len(kept)
 }
 
 // runningFiles returns every file below dir/running, by relative path.

@@ -449,17 +449,17 @@ func TestInventoryMixed(t *testing.T) {
 	}
 }
 
-// sshPod copies examples/pod-2048 into a temporary directory, serves each
+// sshPod copies the small pod (smallPod) into a temporary directory, serves each
 // EOS leaf's running configuration from an emulated EOS switch over SSH,
 // and writes an inventory that reaches the leaves over ssh (password
 // auth, the servers' keys in known_hosts beside it) and the spines and
 // hosts through running/.
 func sshPod(t *testing.T) (string, map[string]*sshtest.EOS) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "pod-2048"))); err != nil {
-		t.Fatal(err)
+	if testing.Short() {
+		t.Skip("plan and apply over SSH to a pod's leaves; TestInventoryMixedFabric reaches every SSH platform at once in a smaller fabric")
 	}
+	dir, _ := smallPod(t)
 	hk, err := sshtest.NewHostKey()
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +516,7 @@ func sshPod(t *testing.T) (string, map[string]*sshtest.EOS) {
 	return dir, devs
 }
 
-// TestInventorySSHPlanApplyPlan is plan -> apply -> plan on pod-2048 with
+// TestInventorySSHPlanApplyPlan is plan -> apply -> plan on a pod with
 // its EOS leaves behind SSH (configuration sessions, commit timers) and
 // its spines in running/: the plan changes every leaf, apply converges
 // them wave by wave and confirms their commits, the next plan is empty,
@@ -597,7 +597,7 @@ func TestInventorySSHHostKeys(t *testing.T) {
 	if err := os.WriteFile(kh, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-r0-*", "--format", "json")
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-*", "--format", "json")
 	if code != exitPlanError || !strings.Contains(errOut, "the plan is incomplete: 1 device could not be read") {
 		t.Fatalf("plan: exit %d, want 1 and an incomplete plan\n%s%s", code, out, errOut)
 	}
@@ -617,7 +617,7 @@ func TestInventorySSHHostKeys(t *testing.T) {
 	if unknown != 1 {
 		t.Errorf("%d leaves unreachable, want the one known_hosts lacks\n%s", unknown, out)
 	}
-	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-r0-*", "--insecure-ignore-host-keys")
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--only", "leaf-*", "--insecure-ignore-host-keys")
 	if code != exitOK || strings.Contains(out, "unreachable") || !strings.Contains(out, "8 devices to change") {
 		t.Errorf("plan ignoring host keys: exit %d\n%s%s", code, out, errOut)
 	}

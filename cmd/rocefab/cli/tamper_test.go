@@ -230,7 +230,7 @@ func TestEveryPlatformChecksScope(t *testing.T) {
 // file, line and column, instead of planning it as a switch that runs
 // nothing of rocefab's.
 func TestPlanRunningNotText(t *testing.T) {
-	dir := copyExample(t, "pod-2048")
+	dir, _ := smallPod(t)
 	cfg := filepath.Join(dir, "running", "leaf-r0-00", "eos.cfg")
 	good, err := os.ReadFile(cfg)
 	if err != nil {
