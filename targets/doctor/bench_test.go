@@ -53,14 +53,13 @@ func BenchmarkDoctor100k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			err = w.Read(bufio.NewReaderSize(f, 1<<20), name, 0)
+			err = w.Read(f, name, 0)
 			f.Close()
 			if err != nil {
 				b.Fatal(err)
 			}
 		}
-		rates, _ := w.Rates()
-		rep := doctor.Diagnose(fab, rates, doctor.DefaultOptions())
+		rep := doctor.Diagnose(fab, w, doctor.DefaultOptions())
 		if len(rep.Findings) != 1 || rep.Findings[0].Origin.Device != nic[0] {
 			b.Fatalf("%d findings, want the NIC of %s", len(rep.Findings), nic[0])
 		}

@@ -118,17 +118,21 @@ type Report struct {
 
 // port is what doctor knows of one port from the model.
 type port struct {
-	ep       Endpoint
-	peer     Endpoint
-	gbps     int
-	nic      bool
-	hasPeer  bool
-	txPause  float64
-	rxPause  float64
-	rxBytes  float64
-	txBytes  float64
-	evidence map[telemetry.Counter][]Evidence
-	errs     [3]float64 // increases over the window: FCS, symbol, carrier
+	ep      Endpoint
+	peer    Endpoint
+	peerP   *port // the port at the other end of the cable, nil if the fabric lacks it
+	dev     *device
+	gbps    int
+	nic     bool
+	hasPeer bool
+	txPause float64
+	rxPause float64
+	rxBytes float64
+	txBytes float64
+	errs    [3]float64 // increases over the window: FCS, symbol, carrier
+	// cited is set when a finding cites this port's series, so the
+	// second walk of the rates keeps them.
+	cited bool
 }
 
 // device gathers a device's ports and queue plan.
@@ -141,22 +145,36 @@ type device struct {
 	queuePrio map[string]int
 	ecn       float64
 	ecnSeen   bool
-	ecnEv     []Evidence
+	cited     bool
 }
 
-// Diagnose joins the rates to fab and returns the findings, sorted by
-// kind and origin. It never fails: counters it cannot place are counted in
-// Report.Unmatched.
-func Diagnose(fab *ir.Fabric, rates map[telemetry.Key]telemetry.Rate, opt Options) Report {
+// cite names the series a finding rests on: a port's counter, or (port
+// nil) the ECN marks of a device's lossless queues. positive keeps only
+// the series that counted in the window.
+type cite struct {
+	p        *port
+	dev      *device
+	counter  telemetry.Counter
+	positive bool
+}
+
+// Diagnose joins the window's rates to fab and returns the findings,
+// sorted by kind and origin. It never fails: counters it cannot place are
+// counted in Report.Unmatched.
+//
+// It walks the rates twice: once summing them per port, which is all the
+// diagnosis needs, and once more for the series the findings cite, so
+// that a window of millions of series is never copied into evidence.
+func Diagnose(fab *ir.Fabric, w *telemetry.Window, opt Options) Report {
 	if opt.PauseRate <= 0 {
 		opt.PauseRate = DefaultOptions().PauseRate
 	}
 	if opt.DrainShare <= 0 {
 		opt.DrainShare = DefaultOptions().DrainShare
 	}
-	m := newModel(fab)
+	m := newModel(fab, w.Ports())
 	rep := Report{Fabric: fab.Name, Findings: []Finding{}}
-	for k, r := range rates {
+	for k, r := range w.Rates() {
 		if m.add(k, r) {
 			rep.Rates++
 			rep.Seconds = max(rep.Seconds, r.Seconds)
@@ -164,9 +182,12 @@ func Diagnose(fab *ir.Fabric, rates map[telemetry.Key]telemetry.Rate, opt Option
 			rep.Unmatched++
 		}
 	}
-	rep.Findings = append(rep.Findings, m.storms(opt)...)
-	rep.Findings = append(rep.Findings, m.linkErrors()...)
-	// Rates come from a map: order what came from it.
+	var cites [][]cite
+	for _, f := range slices.Concat(m.storms(opt), m.linkErrors()) {
+		rep.Findings = append(rep.Findings, f.Finding)
+		cites = append(cites, f.cites)
+	}
+	m.evidence(w, rep.Findings, cites)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		slices.SortStableFunc(f.Evidence, func(a, b Evidence) int {
@@ -179,21 +200,41 @@ func Diagnose(fab *ir.Fabric, rates map[telemetry.Key]telemetry.Rate, opt Option
 	return rep
 }
 
+// finding is a finding with the series it cites, before their evidence is
+// gathered.
+type finding struct {
+	Finding
+	cites []cite
+}
+
 type model struct {
 	devices map[string]*device
 	ports   map[Endpoint]*port
 	// hca maps a server's RDMA device to its netdev.
 	hca map[Endpoint]string
+	// byRef resolves the window's port numbers: nil until resolved,
+	// unknown when the fabric lacks the port.
+	byRef []*port
 }
 
-func newModel(fab *ir.Fabric) *model {
-	m := &model{devices: map[string]*device{}, ports: map[Endpoint]*port{}, hca: map[Endpoint]string{}}
+// unknown marks a window port the fabric lacks in model.byRef.
+var unknown = &port{}
+
+func newModel(fab *ir.Fabric, refs int) *model {
+	nports := 0
+	for _, d := range fab.Devices {
+		if d.Switch != nil {
+			nports += len(d.Switch.Ports)
+		} else if d.Host != nil {
+			nports += len(d.Host.NICs)
+		}
+	}
+	m := &model{devices: make(map[string]*device, len(fab.Devices)), ports: make(map[Endpoint]*port, nports), hca: map[Endpoint]string{}, byRef: make([]*port, refs)}
 	for _, d := range fab.Devices {
 		dv := &device{name: d.Name, queuePrio: map[string]int{}}
 		m.devices[d.Name] = dv
 		addPort := func(name, peer, peerPort string, gbps int, nic bool) {
-			p := &port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, gbps: gbps, nic: nic,
-				hasPeer: peer != "", evidence: map[telemetry.Counter][]Evidence{}}
+			p := &port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, dev: dv, gbps: gbps, nic: nic, hasPeer: peer != ""}
 			dv.ports = append(dv.ports, p)
 			m.ports[p.ep] = p
 		}
@@ -228,59 +269,151 @@ func newModel(fab *ir.Fabric) *model {
 			}
 		}
 	}
+	for _, p := range m.ports {
+		if p.hasPeer {
+			p.peerP = m.ports[p.peer]
+		}
+	}
 	return m
+}
+
+// resolve finds the port a rate names, once per port of the window.
+func (m *model) resolve(k telemetry.Key, ref int) *port {
+	if ref >= 0 && ref < len(m.byRef) {
+		if p := m.byRef[ref]; p != nil {
+			if p == unknown {
+				return nil
+			}
+			return p
+		}
+	}
+	p := m.lookup(k)
+	if ref >= 0 && ref < len(m.byRef) {
+		m.byRef[ref] = cmp.Or(p, unknown)
+	}
+	return p
+}
+
+func (m *model) lookup(k telemetry.Key) *port {
+	name := k.Port
+	if k.HCA {
+		if name = m.hca[Endpoint{k.Device, k.Port}]; name == "" {
+			return nil
+		}
+	}
+	return m.ports[Endpoint{k.Device, name}]
+}
+
+// counts tells whether a rate counts toward the diagnosis: the pauses and
+// ECN marks of a priority or queue count only where it is lossless
+// (pauses elsewhere are not PFC's).
+func counts(p *port, k telemetry.Key) bool {
+	switch k.Counter {
+	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks:
+	default:
+		return true
+	}
+	dv := p.dev
+	pr := int(k.Priority)
+	if k.Queue != "" {
+		var ok bool
+		if pr, ok = dv.queuePrio[strings.ToLower(k.Queue)]; !ok {
+			return false
+		}
+	}
+	return pr == telemetry.AnyPriority || (pr >= 0 && pr < 8 && dv.lossless[pr])
 }
 
 // add places one rate on its port; false when the fabric has no such port.
 func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
-	dv := m.devices[k.Device]
-	if dv == nil {
-		return false
-	}
-	name := k.Port
-	if k.HCA {
-		if name = m.hca[Endpoint{k.Device, k.Port}]; name == "" {
-			return false
-		}
-	}
-	p := m.ports[Endpoint{k.Device, name}]
+	p := m.resolve(k, r.Port)
 	if p == nil {
 		return false
 	}
-	ev := Evidence{Series: r.Series.String(), Counter: k.Counter, PerSecond: r.PerSecond, Seconds: r.Seconds}
-	// Per-priority counters count only on lossless priorities: pauses
-	// and marks elsewhere are not PFC's.
-	lossless := k.Priority == telemetry.AnyPriority || dv.lossless[k.Priority]
+	if !counts(p, k) {
+		return true
+	}
 	switch k.Counter {
 	case telemetry.TxPause:
-		if lossless {
-			p.txPause += r.PerSecond
-			p.evidence[k.Counter] = append(p.evidence[k.Counter], ev)
-		}
+		p.txPause += r.PerSecond
 	case telemetry.RxPause:
-		if lossless {
-			p.rxPause += r.PerSecond
-			p.evidence[k.Counter] = append(p.evidence[k.Counter], ev)
-		}
+		p.rxPause += r.PerSecond
 	case telemetry.RxBytes:
 		p.rxBytes += r.PerSecond
-		p.evidence[k.Counter] = append(p.evidence[k.Counter], ev)
 	case telemetry.TxBytes:
 		p.txBytes += r.PerSecond
-		p.evidence[k.Counter] = append(p.evidence[k.Counter], ev)
 	case telemetry.RxErrors, telemetry.Symbol, telemetry.Carrier:
 		p.errs[k.Counter-telemetry.RxErrors] += r.PerSecond * r.Seconds
-		p.evidence[k.Counter] = append(p.evidence[k.Counter], ev)
 	case telemetry.ECNMarks:
-		if k.Queue != "" {
-			pr, ok := dv.queuePrio[strings.ToLower(k.Queue)]
-			if !ok || pr < 0 || pr > 7 || !dv.lossless[pr] {
-				return true
-			}
-		}
-		dv.ecnSeen = true
-		dv.ecn += r.PerSecond
-		dv.ecnEv = append(dv.ecnEv, ev)
+		p.dev.ecnSeen = true
+		p.dev.ecn += r.PerSecond
 	}
 	return true
+}
+
+// evidence walks the rates again and gives each finding the series it
+// cites.
+func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite) {
+	want := map[citeKey]bool{}
+	for _, cs := range cites {
+		for _, c := range cs {
+			if c.p != nil {
+				c.p.cited = true
+			} else {
+				c.dev.cited = true
+			}
+			want[citeKey{c.p, c.dev, c.counter}] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	got := map[citeKey][]Evidence{}
+	var refs []int
+	for ref, p := range m.byRef {
+		if p != nil && p != unknown && (p.cited || p.dev.cited) {
+			refs = append(refs, ref)
+		}
+	}
+	for _, ref := range refs {
+		for k, r := range w.PortRates(ref) {
+			p := m.resolve(k, r.Port)
+			if p == nil || !counts(p, k) {
+				continue
+			}
+			keep(got, want, p, k, r)
+		}
+	}
+	for i, cs := range cites {
+		f := &findings[i]
+		for _, c := range cs {
+			for _, ev := range got[citeKey{c.p, c.dev, c.counter}] {
+				if !c.positive || ev.PerSecond > 0 {
+					f.Evidence = append(f.Evidence, ev)
+				}
+			}
+		}
+		if f.Evidence == nil {
+			f.Evidence = []Evidence{}
+		}
+	}
+}
+
+// citeKey names what a cite asks for: a port's counter, or a device's
+// ECN marks.
+type citeKey struct {
+	p       *port
+	dev     *device
+	counter telemetry.Counter
+}
+
+// keep keeps one rate as evidence if a finding asks for it.
+func keep(got map[citeKey][]Evidence, want map[citeKey]bool, p *port, k telemetry.Key, r telemetry.Rate) {
+	kk := citeKey{p: p, counter: k.Counter}
+	if k.Counter == telemetry.ECNMarks {
+		kk = citeKey{dev: p.dev, counter: k.Counter}
+	}
+	if want[kk] {
+		got[kk] = append(got[kk], Evidence{Series: r.Series().String(), Counter: k.Counter, PerSecond: r.PerSecond, Seconds: r.Seconds})
+	}
 }

@@ -21,11 +21,10 @@ func diagnose(t testing.TB, s *scenario) doctor.Report {
 			t.Fatal(err)
 		}
 	}
-	rates, single := w.Rates()
-	if single != 0 || w.Skipped != 0 {
+	if single := w.Single(); single != 0 || w.Skipped != 0 {
 		t.Fatalf("%d series with one sample, %d skipped", single, w.Skipped)
 	}
-	rep := doctor.Diagnose(s.fab, rates, doctor.DefaultOptions())
+	rep := doctor.Diagnose(s.fab, w, doctor.DefaultOptions())
 	if rep.Unmatched != 0 {
 		t.Errorf("%d rates name no port of the fabric", rep.Unmatched)
 	}

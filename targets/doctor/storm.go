@@ -17,8 +17,8 @@ import (
 // traffic. The origin is therefore a device that sends pauses and
 // receives none, and every device on the way back from it both receives
 // and sends them (or only receives them, at the edge).
-func (m *model) storms(opt Options) []Finding {
-	var out []Finding
+func (m *model) storms(opt Options) []finding {
+	var out []finding
 	names := slices.Sorted(maps.Keys(m.devices))
 	for _, name := range names {
 		dv := m.devices[name]
@@ -52,8 +52,8 @@ func (m *model) storms(opt Options) []Finding {
 }
 
 // origin describes one storm's origin and walks it upstream.
-func (m *model) origin(dv *device, pausing []*port, opt Options) Finding {
-	f := Finding{Kind: KindPauseStorm, Origin: Endpoint{Device: dv.name}}
+func (m *model) origin(dv *device, pausing []*port, opt Options) finding {
+	f := finding{Finding: Finding{Kind: KindPauseStorm, Origin: Endpoint{Device: dv.name}}}
 	if len(pausing) == 1 {
 		f.Origin.Port = pausing[0].ep.Port
 	}
@@ -61,13 +61,16 @@ func (m *model) origin(dv *device, pausing []*port, opt Options) Finding {
 	for _, p := range pausing {
 		f.Ports = append(f.Ports, p.ep.Port)
 		sent += p.txPause
-		f.Evidence = append(f.Evidence, p.evidence[telemetry.TxPause]...)
+		f.cites = append(f.cites, cite{p: p, counter: telemetry.TxPause})
 	}
 	// What the origin drains: a NIC takes in what its peer sends it; a
 	// switch passes it on, so its busiest egress port shows whether it
 	// is congested (full) or failing (empty).
-	share, drainEv := drained(dv, pausing)
-	f.Evidence = append(f.Evidence, drainEv...)
+	share, drainCite := drained(dv, pausing)
+	if drainCite.p != nil {
+		f.cites = append(f.cites, drainCite)
+	}
+	ecn := cite{dev: dv, counter: telemetry.ECNMarks}
 	switch {
 	case share < opt.DrainShare:
 		f.Cause = CauseNotDraining
@@ -75,12 +78,12 @@ func (m *model) origin(dv *device, pausing []*port, opt Options) Finding {
 			sent, plural(len(pausing), "port"), 100*share)
 	case dv.ecnSeen && dv.ecn == 0:
 		f.Cause = CauseNoECN
-		f.Evidence = append(f.Evidence, dv.ecnEv...)
+		f.cites = append(f.cites, ecn)
 		f.Message = fmt.Sprintf("sends %.0f pause frames/s on %s while its lossless queues mark no ECN: PFC fires before ECN, so the senders are never slowed (ECN thresholds above the XOFF point?)",
 			sent, plural(len(pausing), "port"))
 	default:
 		f.Cause = CauseCongestion
-		f.Evidence = append(f.Evidence, dv.ecnEv...)
+		f.cites = append(f.cites, ecn)
 		f.Message = fmt.Sprintf("sends %.0f pause frames/s on %s at %.0f%% of its line rate: sustained congestion (sustained PFC is never normal)",
 			sent, plural(len(pausing), "port"), 100*share)
 	}
@@ -89,9 +92,9 @@ func (m *model) origin(dv *device, pausing []*port, opt Options) Finding {
 }
 
 // drained returns the share of line rate a device carries where it should
-// drain, with the evidence.
-func drained(dv *device, pausing []*port) (float64, []Evidence) {
-	best, bestEv := 0.0, []Evidence(nil)
+// drain, and the counter that shows it.
+func drained(dv *device, pausing []*port) (float64, cite) {
+	best, bestEv := 0.0, cite{}
 	for _, p := range dv.ports {
 		if p.gbps <= 0 {
 			continue
@@ -104,11 +107,8 @@ func drained(dv *device, pausing []*port) (float64, []Evidence) {
 			bytes, c = p.rxBytes, telemetry.RxBytes
 		}
 		share := bytes * 8 / (float64(p.gbps) * 1e9)
-		if bestEv == nil || share > best {
-			best, bestEv = share, p.evidence[c]
-			if bestEv == nil {
-				bestEv = []Evidence{}
-			}
+		if bestEv.p == nil || share > best {
+			best, bestEv = share, cite{p: p, counter: c}
 		}
 	}
 	return best, bestEv
@@ -133,7 +133,7 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 		if !s.p.hasPeer {
 			continue
 		}
-		peer := m.ports[s.p.peer]
+		peer := s.p.peerP
 		if peer == nil || peer.rxPause <= opt.PauseRate || seen[peer.ep.Device] {
 			continue
 		}
@@ -159,18 +159,18 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 
 // linkErrors reports each cable with FCS or symbol errors or carrier
 // transitions on either end, once, at the end that counts the most.
-func (m *model) linkErrors() []Finding {
-	var out []Finding
-	done := map[Endpoint]bool{}
+func (m *model) linkErrors() []finding {
+	var out []finding
+	done := map[*port]bool{}
 	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
 		for _, p := range m.devices[name].ports {
-			if done[p.ep] {
+			if done[p] {
 				continue
 			}
-			peer := m.ports[p.peer]
-			done[p.ep] = true
+			peer := p.peerP
+			done[p] = true
 			if peer != nil {
-				done[peer.ep] = true
+				done[peer] = true
 			}
 			ends := []*port{p}
 			if peer != nil {
@@ -189,18 +189,14 @@ func (m *model) linkErrors() []Finding {
 			if sum(total) < 1 {
 				continue
 			}
-			f := Finding{Kind: KindLinkErrors, Origin: at.ep}
+			f := finding{Finding: Finding{Kind: KindLinkErrors, Origin: at.ep}}
 			for _, e := range ends {
 				if e != at {
 					pe := e.ep
 					f.Peer = &pe
 				}
 				for _, c := range []telemetry.Counter{telemetry.Carrier, telemetry.RxErrors, telemetry.Symbol} {
-					for _, ev := range e.evidence[c] {
-						if ev.PerSecond > 0 {
-							f.Evidence = append(f.Evidence, ev)
-						}
-					}
+					f.cites = append(f.cites, cite{p: e, counter: c, positive: true})
 				}
 			}
 			if f.Peer == nil && p.hasPeer {

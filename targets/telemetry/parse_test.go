@@ -22,8 +22,8 @@ node_ethtool_transmitted_prio3_pause{instance="gpu-0001:9100"} 1 1000
 	if err := w.Read(strings.NewReader(snap), "snap.prom", 0); err != nil {
 		t.Fatal(err)
 	}
-	rates, single := w.Rates()
-	if single != 1 || w.Skipped != 1 {
+	rates := collect(t, w)
+	if single := w.Single(); single != 1 || w.Skipped != 1 {
 		t.Errorf("single %d, skipped %d: want one sample alone and the unlabelled one skipped", single, w.Skipped)
 	}
 	tx := rates[Key{Device: "gpu-0001", Port: "eth2", Counter: TxPause, Priority: 3}]
@@ -37,7 +37,7 @@ node_ethtool_transmitted_prio3_pause{instance="gpu-0001:9100"} 1 1000
 		t.Errorf("rx pause after a reset %+v, want 5/s", rx)
 	}
 	c := rates[Key{Device: "leaf-00", Port: "Ethernet1/1", Counter: Carrier, Priority: AnyPriority}]
-	if c.PerSecond != 0 || c.Series.String() != `interfaces_interface_state_counters_carrier_transitions{interface_name="Ethernet1/1",source="leaf-00"}` {
+	if c.PerSecond != 0 || c.Series().String() != `interfaces_interface_state_counters_carrier_transitions{interface_name="Ethernet1/1",source="leaf-00"}` {
 		t.Errorf("carrier %+v", c)
 	}
 }
@@ -64,6 +64,23 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		w := NewWindow()
 		_ = w.Read(strings.NewReader(s), "f", 0)
-		w.Rates()
+		collect(t, w)
 	})
+}
+
+// collect gathers a window's rates by key, checking that every port keeps
+// one number.
+func collect(t testing.TB, w *Window) map[Key]Rate {
+	t.Helper()
+	rates := map[Key]Rate{}
+	ports := map[[3]any]int{}
+	for k, r := range w.Rates() {
+		rates[k] = r
+		id := [3]any{k.Device, k.Port, k.HCA}
+		if n, ok := ports[id]; ok && n != r.Port {
+			t.Fatalf("%s:%s has numbers %d and %d", k.Device, k.Port, n, r.Port)
+		}
+		ports[id] = r.Port
+	}
+	return rates
 }

@@ -6,6 +6,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,13 +160,12 @@ func Families() []string {
 // deviceOf names the fabric device a series belongs to: gnmic's "source"
 // (the gNMI target, which the collector config names after the device),
 // else the host part of Prometheus's "instance" target label.
-func deviceOf(labels map[string]string) string {
-	if s := labels["source"]; s != "" {
-		return s
+func deviceOf(source, instance []byte) []byte {
+	if len(source) > 0 {
+		return source
 	}
-	inst := labels["instance"]
-	if h, _, ok := strings.Cut(inst, ":"); ok && !strings.Contains(inst, "]") {
+	if h, _, ok := bytes.Cut(instance, []byte(":")); ok && bytes.IndexByte(instance, ']') < 0 {
 		return h
 	}
-	return inst
+	return instance
 }

@@ -106,13 +106,13 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		summarizeDiags(cmd, ds)
 		return withCode(exitDoctorError, fmt.Errorf("the intent %s does not compile", path))
 	}
-	rates, err := readSnapshots(a.snapshots, a.interval)
+	w, err := readSnapshots(a.snapshots, a.interval)
 	if err != nil {
 		return withCode(exitDoctorError, err)
 	}
 	opt := doctor.DefaultOptions()
 	opt.PauseRate = a.pauseRate
-	rep := doctor.Diagnose(fab, rates, opt)
+	rep := doctor.Diagnose(fab, w, opt)
 	if rep.Rates == 0 {
 		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
 			fab.Name, strings.Join(a.snapshots, ", "), rep.Unmatched))
@@ -133,8 +133,8 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	return nil
 }
 
-// readSnapshots reads the files, oldest first, into rates.
-func readSnapshots(files []string, interval time.Duration) (map[telemetry.Key]telemetry.Rate, error) {
+// readSnapshots reads the files, oldest first, into a window.
+func readSnapshots(files []string, interval time.Duration) (*telemetry.Window, error) {
 	w := telemetry.NewWindow()
 	for i, file := range files {
 		f, err := os.Open(file)
@@ -147,8 +147,7 @@ func readSnapshots(files []string, interval time.Duration) (map[telemetry.Key]te
 			return nil, err
 		}
 	}
-	rates, _ := w.Rates()
-	return rates, nil
+	return w, nil
 }
 
 func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
