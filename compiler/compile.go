@@ -326,7 +326,7 @@ func (c *compilation) nicNames(rails int) (ports, hcas []string) {
 	hcas = slices.Clone(c.f.Hosts.NCCL.HCA)
 	if len(hcas) == 0 {
 		for i := range rails {
-			hcas = append(hcas, "mlx5_"+strconv.Itoa(i))
+			hcas = append(hcas, c.rdmaDeviceName(i))
 		}
 	}
 	if len(ports) != rails {

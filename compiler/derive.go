@@ -574,6 +574,7 @@ func (c *compilation) hosts() {
 	}
 	if nic, ok := platforms.LookupNIC(h.NIC.Model); ok {
 		prof.NICModel = nic.Model
+		c.nicTool(prof, nic)
 	}
 	c.fab.HostProfile = prof
 	for _, d := range c.fab.Devices {
@@ -729,7 +730,7 @@ func (c *compilation) tenants() {
 			hcas := n.HCA
 			if len(hcas) == 0 {
 				for i := range c.f.Topology.Rails {
-					hcas = append(hcas, "mlx5_"+strconv.Itoa(i))
+					hcas = append(hcas, c.rdmaDeviceName(i))
 				}
 			}
 			env["NCCL_IB_HCA"] = strings.Join(hcas, ",")
@@ -774,3 +775,36 @@ func ExpandRange(p string) ([]string, error) {
 }
 
 var _ = diag.Error
+
+// nicTool fits the profile to the NIC model's driver: the tool that sets
+// its QoS (the model's first unless the intent names one it takes), and no
+// cable length for a driver that takes none (its receive buffer is the
+// firmware's; RF117 says so).
+func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC) {
+	if len(nic.Tools) == 0 {
+		gap, _ := nic.Gap("nic-qos")
+		c.errorf(c.pos("hosts.nic.model"), "hosts.nic.model: %s: rocefab cannot configure this NIC's trust, DSCP map, ETS and PFC: %s",
+			nic.Model, gap)
+		return
+	}
+	switch {
+	case !c.in.Has("hosts", "nic", "tool"):
+		prof.Tool = nic.Tools[0]
+	case !slices.Contains(nic.Tools, prof.Tool):
+		c.errorf(c.pos("hosts.nic.tool"), "hosts.nic.tool: %q does not configure a %s (%s driver); allowed: %s",
+			prof.Tool, nic.Model, nic.Driver, strings.Join(nic.Tools, ", "))
+	}
+	if _, none := nic.Gap("cable-length"); none {
+		prof.CableM = 0
+	}
+}
+
+// rdmaDeviceName is the RDMA device the kernel gives NIC i of the host NIC
+// model (mlx5_0, bnxt_re0, irdma0, ionic_0): the default NCCL_IB_HCA.
+func (c *compilation) rdmaDeviceName(i int) string {
+	pattern := "mlx5_%d"
+	if nic, ok := platforms.LookupNIC(c.f.Hosts.NIC.Model); ok {
+		pattern = nic.RDMADevice
+	}
+	return strings.Replace(pattern, "%d", strconv.Itoa(i), 1)
+}

@@ -76,7 +76,7 @@ func reorderNICs(p *Pass) {
 				lb, m, strings.Join(platforms.NICModels(), ", "))
 		case !nic.OutOfOrder:
 			report("loadBalancing %q reorders packets, but %s cannot place out-of-order packets (%s)", lb, nic.Model, why)
-		case nic.AdaptiveRoutingFirmware == "":
+		case nic.AdaptiveRoutingFirmware == "" && !nic.ReorderNative:
 			report("loadBalancing %q reorders packets (%s), but %s has no known firmware setting that lets RDMA QPs take adaptively routed packets",
 				lb, why, nic.Model)
 		}

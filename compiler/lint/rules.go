@@ -857,6 +857,7 @@ sizes cross one way and not the other.`,
 			}
 		}
 		hostGaps(p)
+		nicGaps(p)
 		verifyForms(p)
 		sonicPortGaps(p)
 		platformRefusals(p)
@@ -874,7 +875,8 @@ func hostGaps(p *Pass) {
 	}
 	prof := hosts[0].Host.Profile
 	n := plural(len(hosts), "server", "servers")
-	if prof.Tool == "dcb" && len(prof.ECNPriorities) > 0 {
+	nic, known := platforms.LookupNIC(prof.NICModel)
+	if prof.Tool == "dcb" && len(prof.ECNPriorities) > 0 && (!known || nic.MLX5()) {
 		p.ReportDevice(p.Pos("hosts.nic.tool"), hosts[0].Name, "",
 			"linux (%s, tool dcb): the inbox mlx5 driver cannot enable ECN per priority at run time; host.sh sets the DCQCN parameters in debugfs and prints the mlxconfig ROCE_CC_PRIO_MASK_P1 command, which needs a firmware reset", n)
 	}

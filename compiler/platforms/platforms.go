@@ -109,8 +109,58 @@ type NIC struct {
 	// lets RDMA QPs take adaptively routed, out-of-order packets
 	// (ROCE_ADAPTIVE_ROUTING_EN, off by default); "" when none is known,
 	// and then per-packet adaptive routing cannot be used (RF109).
-	AdaptiveRoutingFirmware string            `json:"adaptiveRoutingFirmware"`
-	Sources                 map[string]string `json:"sources"` // figure (JSON name) → source; "verify: ..." where it is an estimate
+	AdaptiveRoutingFirmware string `json:"adaptiveRoutingFirmware"`
+	// ReorderNative says the NIC places out-of-order packets on every QP
+	// by itself (multipath, spraying), with no setting to turn on.
+	ReorderNative bool `json:"reorderNative,omitempty"`
+	// Driver names the kernel netdev and RDMA drivers, e.g. "bnxt_en +
+	// bnxt_re".
+	Driver string `json:"driver"`
+	// RDMADevice is the name the RDMA driver registers its devices under,
+	// %d the index ("mlx5_%d"): the default NCCL_IB_HCA of NIC i.
+	RDMADevice string `json:"rdmaDevice"`
+	// Tools are the hosts.nic.tool values that configure the NIC's trust,
+	// DSCP map, ETS and PFC, the first the default; none when rocefab
+	// knows no documented way (then gaps["nic-qos"] says so).
+	Tools []string `json:"tools"`
+	// CongestionControl is the algorithm the runtime turns on ("dcqcn",
+	// "dcqcn-p") and CCInterface where it does: "mlx5" (MLNX_OFED sysfs or
+	// inbox debugfs), "bnxt_re-configfs", "irdma-configfs", "ionic-sysfs".
+	CongestionControl string `json:"congestionControl"`
+	CCInterface       string `json:"ccInterface"`
+	// MaxTrafficClasses and MaxLossless are the traffic classes the NIC
+	// schedules and the lossless (PFC) priorities it takes.
+	MaxTrafficClasses int `json:"maxTrafficClasses"`
+	MaxLossless       int `json:"maxLossless"`
+	// Gaps are the rocefab settings the NIC cannot take, by NIC element
+	// (NICElements), each saying what is done instead; RF117 reports them.
+	Gaps    map[string]string `json:"gaps,omitempty"`
+	Sources map[string]string `json:"sources"` // figure (JSON name) → source; "verify: ..." where it is an estimate
+}
+
+// NICElements are the rocefab host settings a NIC model may lack, the
+// keys of NIC.Gaps: "nic-qos" (trust, DSCP map, ETS, PFC at all),
+// "cable-length" (the headroom cable length, ieee_pfc.delay),
+// "dcqcn-parameters" (hosts.dcqcn.parameters), "ecn-priority" (ECN per
+// priority), "cnp-dscp" (the CNP class's DSCP and priority),
+// "traffic-classes" (eight traffic classes, priority p on class p) and
+// "roce-dscp" (more than one DSCP in the lossless class).
+var NICElements = []string{"nic-qos", "cable-length", "dcqcn-parameters", "ecn-priority", "cnp-dscp", "traffic-classes", "roce-dscp"}
+
+// ccInterfaces are the congestion-control interfaces the host runtime
+// drives.
+var ccInterfaces = []string{"mlx5", "bnxt_re-configfs", "irdma-configfs", "ionic-sysfs"}
+
+// MLX5 reports whether the NIC runs NVIDIA's mlx5 driver, whose tools
+// (mlnx_qos, mlxconfig) and knobs (cable length in metres, DCQCN
+// parameter names) the intent's defaults are written for.
+func (n NIC) MLX5() bool { return n.CCInterface == "mlx5" }
+
+// Gap returns what the NIC does instead of the rocefab element, and
+// whether it lacks it.
+func (n NIC) Gap(element string) (string, bool) {
+	g, ok := n.Gaps[element]
+	return g, ok
 }
 
 // Capabilities says what one configuration platform can express.
@@ -189,7 +239,8 @@ func Platforms() []string { return slices.Clone(platformNames) }
 // must cite in its Sources.
 var (
 	switchFigures = []string{"asic", "platforms", "bufferBytes", "cellBytes", "ports", "headroomPoolBytes", "alphaLog2", "maxHeadroomBytes"}
-	nicFigures    = []string{"outOfOrder", "defaultCableM", "maxSpeedGbps", "adaptiveRoutingFirmware"}
+	nicFigures    = []string{"outOfOrder", "defaultCableM", "maxSpeedGbps", "adaptiveRoutingFirmware",
+		"driver", "rdmaDevice", "tools", "congestionControl", "maxTrafficClasses", "maxLossless"}
 )
 
 // portSpeeds are the keys allowed in Switch.Ports.
@@ -364,8 +415,30 @@ func checkNIC(n NIC) error {
 	if n.Model == "" || n.Vendor == "" {
 		errs = append(errs, fmt.Errorf("nic %q: model and vendor are required", n.Model))
 	}
-	if n.DefaultCableM <= 0 || n.MaxSpeedGbps <= 0 {
-		errs = append(errs, fmt.Errorf("nic %q: defaultCableM and maxSpeedGbps must be positive", n.Model))
+	if _, none := n.Gaps["cable-length"]; n.DefaultCableM < 0 || (n.DefaultCableM == 0) != none || n.MaxSpeedGbps <= 0 {
+		errs = append(errs, fmt.Errorf("nic %q: maxSpeedGbps must be positive, defaultCableM positive or 0 with a cable-length gap", n.Model))
+	}
+	if n.Driver == "" || !strings.Contains(n.RDMADevice, "%d") || strings.Count(n.RDMADevice, "%") != 1 {
+		errs = append(errs, fmt.Errorf("nic %q: driver and an rdmaDevice pattern with one %%d are required", n.Model))
+	}
+	for _, t := range n.Tools {
+		if t != "mlnx_qos" && t != "dcb" {
+			errs = append(errs, fmt.Errorf("nic %q: tool %q: want mlnx_qos or dcb", n.Model, t))
+		}
+	}
+	if _, none := n.Gaps["nic-qos"]; (len(n.Tools) == 0) != none {
+		errs = append(errs, fmt.Errorf("nic %q: a NIC without tools needs a nic-qos gap, and only it", n.Model))
+	}
+	if !slices.Contains(ccInterfaces, n.CCInterface) || n.CongestionControl == "" {
+		errs = append(errs, fmt.Errorf("nic %q: ccInterface %q: want one of %s, with a congestionControl", n.Model, n.CCInterface, strings.Join(ccInterfaces, ", ")))
+	}
+	if n.MaxTrafficClasses < 1 || n.MaxTrafficClasses > 8 || n.MaxLossless < 1 || n.MaxLossless > 8 {
+		errs = append(errs, fmt.Errorf("nic %q: maxTrafficClasses and maxLossless must be 1..8", n.Model))
+	}
+	for e, note := range n.Gaps {
+		if !slices.Contains(NICElements, e) || strings.TrimSpace(note) == "" {
+			errs = append(errs, fmt.Errorf("nic %q: gap %q: want one of %s, with a note", n.Model, e, strings.Join(NICElements, ", ")))
+		}
 	}
 	errs = append(errs, checkSources("nic", n.Model, n.Sources, nicFigures))
 	return errors.Join(errs...)

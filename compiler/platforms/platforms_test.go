@@ -3,6 +3,7 @@ package platforms
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -192,6 +193,7 @@ func TestOutOfOrderPlacement(t *testing.T) {
 	tests := map[string]bool{
 		"connectx-5": false, "connectx-6dx": true, "connectx-7": true,
 		"connectx-8": true, "bluefield-2": true, "bluefield-3": true,
+		"thor2": false, "e810": false, "pollara-400": true,
 	}
 	for m, want := range tests {
 		if n, _ := LookupNIC(m); n.OutOfOrder != want {
@@ -199,7 +201,7 @@ func TestOutOfOrderPlacement(t *testing.T) {
 		}
 	}
 	for _, m := range NICModels() {
-		if n, _ := LookupNIC(m); n.DefaultCableM != 7 {
+		if n, _ := LookupNIC(m); n.MLX5() && n.DefaultCableM != 7 {
 			t.Errorf("%s: default cable %g m, mlx5 assumes 7 m", m, n.DefaultCableM)
 		}
 	}
@@ -288,6 +290,42 @@ func TestDisruption(t *testing.T) {
 	for _, tt := range tests {
 		if got := Disruption(tt.platform, tt.element); got != tt.want {
 			t.Errorf("Disruption(%q, %q) = %q, want %q", tt.platform, tt.element, got, tt.want)
+		}
+	}
+}
+
+// TestVendorNICs pins what the catalog says of the NICs beyond NVIDIA's:
+// their drivers' device names, tools, congestion control and limits, and
+// the rocefab settings each cannot take.
+func TestVendorNICs(t *testing.T) {
+	tests := []struct {
+		name, model, rdma, cc, iface string
+		tools                        []string
+		tcs, lossless                int
+		gaps                         []string
+	}{
+		{"BCM57608", "thor2", "bnxt_re%d", "dcqcn-p", "bnxt_re-configfs", []string{"dcb"}, 8, 1,
+			[]string{"cable-length", "dcqcn-parameters", "ecn-priority", "roce-dscp", "traffic-classes"}},
+		{"Intel E810", "e810", "irdma%d", "dcqcn", "irdma-configfs", []string{"dcb"}, 4, 1,
+			[]string{"cable-length", "cnp-dscp", "dcqcn-parameters", "ecn-priority", "traffic-classes"}},
+		{"pollara", "pollara-400", "ionic_%d", "dcqcn", "ionic-sysfs", nil, 8, 8,
+			[]string{"cable-length", "dcqcn-parameters", "ecn-priority", "nic-qos"}},
+		{"cx7", "connectx-7", "mlx5_%d", "dcqcn", "mlx5", []string{"mlnx_qos", "dcb"}, 8, 8, nil},
+	}
+	for _, tt := range tests {
+		n, ok := LookupNIC(tt.name)
+		if !ok || n.Model != tt.model {
+			t.Fatalf("LookupNIC(%q) = %q, %v", tt.name, n.Model, ok)
+		}
+		if n.RDMADevice != tt.rdma || n.CongestionControl != tt.cc || n.CCInterface != tt.iface ||
+			!slices.Equal(n.Tools, tt.tools) || n.MaxTrafficClasses != tt.tcs || n.MaxLossless != tt.lossless {
+			t.Errorf("%s: %+v", tt.model, n)
+		}
+		if got := slices.Sorted(maps.Keys(n.Gaps)); !slices.Equal(got, tt.gaps) {
+			t.Errorf("%s: gaps %v, want %v", tt.model, got, tt.gaps)
+		}
+		if n.MLX5() != (tt.iface == "mlx5") {
+			t.Errorf("%s: MLX5() = %v", tt.model, n.MLX5())
 		}
 	}
 }

@@ -1,0 +1,101 @@
+package lint
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
+)
+
+// nicGaps is the part of RF117 about the servers' NICs: each rocefab host
+// setting a NIC model of the fabric cannot take (the catalog's gaps, with
+// what is done instead), more lossless classes than the NIC pauses, and
+// NICs of one fabric running different congestion control, which share
+// every rail (NIC i of each server is on rail i) and so every congested
+// queue.
+func nicGaps(p *Pass) {
+	hosts := p.Fabric.Hosts()
+	if len(hosts) == 0 || hosts[0].Host.Profile == nil {
+		return
+	}
+	prof := hosts[0].Host.Profile
+	byModel := map[string][]*ir.Device{}
+	for _, d := range hosts {
+		m := prof.NICModel
+		if d.Model != "" && !strings.EqualFold(d.Model, prof.NICModelStated) {
+			m = d.Model
+		}
+		nic, ok := platforms.LookupNIC(m)
+		if !ok {
+			continue // RF109 and the renderer name unknown models
+		}
+		byModel[nic.Model] = append(byModel[nic.Model], d)
+	}
+	at := p.Pos("hosts.nic.model")
+	ccs := map[string][]string{}
+	for _, m := range slices.Sorted(maps.Keys(byModel)) {
+		nic, _ := platforms.LookupNIC(m)
+		ds := byModel[m]
+		ccs[nic.CongestionControl] = append(ccs[nic.CongestionControl], m)
+		who := fmt.Sprintf("linux (%s, %s)", plural(len(ds), "server", "servers"), nic.Model)
+		for _, el := range platforms.NICElements {
+			note, gap := nic.Gap(el)
+			if !gap || !nicElementUsed(prof, el) {
+				continue
+			}
+			p.ReportDevice(at, ds[0].Name, "", "%s: %s is not supported there: %s", who, el, note)
+		}
+		if n := len(pfcPriorities(prof)); n > nic.MaxLossless {
+			p.ReportDevice(at, ds[0].Name, "", "%s: %d lossless priorities, but the NIC pauses at most %d (%s); the others are rendered and the driver refuses them",
+				who, n, nic.MaxLossless, nic.Sources["maxLossless"])
+		}
+	}
+	if len(ccs) > 1 {
+		var parts []string
+		for _, cc := range slices.Sorted(maps.Keys(ccs)) {
+			parts = append(parts, fmt.Sprintf("%s (%s)", cc, strings.Join(ccs[cc], ", ")))
+		}
+		p.Report(diag.Diagnostic{Pos: at, Severity: diag.Warning, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: hosts[0].Name,
+			Message: fmt.Sprintf("linux: the servers' NICs run different congestion control on the same rails: %s; flows of one kind yield to the other's at a shared queue",
+				strings.Join(parts, "; "))})
+	}
+}
+
+// nicElementUsed reports whether the model asks the NICs for a setting
+// that a NIC gap (platforms.NICElements) would leave out.
+func nicElementUsed(prof *ir.HostProfile, el string) bool {
+	switch el {
+	case "dcqcn-parameters":
+		return len(prof.DCQCN.Params) > 0
+	case "ecn-priority":
+		return prof.DCQCN.Enabled && len(prof.ECNPriorities) > 0
+	case "cnp-dscp":
+		return prof.CNPDSCP >= 0
+	case "roce-dscp":
+		return slices.ContainsFunc(pfcPriorities(prof), func(prio int) bool {
+			n := 0
+			for _, q := range prof.DSCPToPrio {
+				if q == prio {
+					n++
+				}
+			}
+			return n > 1
+		})
+	}
+	return true // nic-qos, cable-length and traffic-classes: every host profile has them
+}
+
+// pfcPriorities are the priorities the hosts enable PFC on.
+func pfcPriorities(prof *ir.HostProfile) []int {
+	var out []int
+	for prio, on := range prof.PFC {
+		if on {
+			out = append(out, prio)
+		}
+	}
+	return out
+}
