@@ -64,24 +64,19 @@ var exampleSwitches = sync.OnceValues(func() (nvueSwitches, error) {
 })
 
 // switches returns every NVUE switch of the examples.
-func switches(t testing.TB) []*ir.Device {
-	t.Helper()
-	ds, err := exampleSwitches()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds.all
-}
+func switches(t testing.TB) []*ir.Device { return exampleNVUE(t).all }
 
 // switchKinds returns one NVUE switch of each role and model of each
 // example.
-func switchKinds(t testing.TB) []*ir.Device {
+func switchKinds(t testing.TB) []*ir.Device { return exampleNVUE(t).kinds }
+
+func exampleNVUE(t testing.TB) nvueSwitches {
 	t.Helper()
 	ds, err := exampleSwitches()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ds.kinds
+	return ds
 }
 
 func renderNVUE(t testing.TB, d *ir.Device) []byte {
