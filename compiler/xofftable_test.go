@@ -3,7 +3,6 @@ package compiler_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 )
 
 // xoffTableDoc is the file whose table TestXoffPointTable keeps, between
@@ -114,26 +114,7 @@ func TestXoffPointTable(t *testing.T) {
 		t.Fatal("no catalog switch model")
 	}
 	t.Logf("\n%s", b.String())
-	doc, err := os.ReadFile(xoffTableDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(doc)
-	i, j := strings.Index(s, xoffTableBegin), strings.Index(s, xoffTableEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no xoff-point table markers", xoffTableDoc)
-	}
-	got := s[i+len(xoffTableBegin) : j]
-	if got == b.String() {
-		return
-	}
-	if os.Getenv("ROCEFAB_UPDATE") != "" {
-		if err := os.WriteFile(xoffTableDoc, []byte(s[:i+len(xoffTableBegin)]+b.String()+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the xoff-point table is not what the catalog gives (ROCEFAB_UPDATE=1 rewrites it); want:\n%s", xoffTableDoc, b.String())
+	rendertest.GoldenSection(t, xoffTableDoc, xoffTableBegin, xoffTableEnd, []byte(b.String()))
 }
 
 // fullPortIntent is a fabric whose leaves use all ports of a model at

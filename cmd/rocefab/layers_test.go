@@ -28,7 +28,7 @@ func TestImportLayers(t *testing.T) {
 		"schema":                               {"compiler/diag"},
 		"compiler/topology":                    {"compiler/ir"},
 		"compiler/placement":                   {"compiler/ir"},
-		"compiler/lint":                        {"compiler/diag", "compiler/ir", "compiler/physics", "compiler/platforms", "schema"},
+		"compiler/lint":                        {"compiler/diag", "compiler/ir", "compiler/physics", "compiler/platforms"},
 		"compiler/lint/linttest":               {"compiler", "compiler/diag", "compiler/ir", "compiler/lint", "schema"},
 		"compiler": {"compiler/diag", "compiler/ir", "compiler/lint", "compiler/physics", "compiler/platforms",
 			"compiler/topology", "schema"},
@@ -73,6 +73,13 @@ func TestImportLayers(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(fields[0], mod)
+		if !isTestKit(pkg) {
+			for _, imp := range fields[1:] {
+				if dep := strings.TrimPrefix(imp, mod); dep != imp && isTestKit(dep) {
+					t.Errorf("%s imports the test kit %s outside its tests: kits are for tests only", pkg, dep)
+				}
+			}
+		}
 		if strings.HasPrefix(pkg, "cmd/") {
 			continue // the composition root may import everything
 		}
@@ -97,4 +104,12 @@ func TestImportLayers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// isTestKit reports whether pkg is a test kit (irtest, linttest,
+// clitreetest, rendertest, gnmitest, sshtest: emulated devices, harnesses,
+// golden helpers), which only tests may import; `go list`'s Imports, which
+// the layer test reads, leave out what _test.go files import.
+func isTestKit(pkg string) bool {
+	return strings.HasSuffix(path.Base(pkg), "test")
 }

@@ -1,11 +1,9 @@
 package platforms
 
 import (
-	"bytes"
 	"fmt"
-	"os"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -118,26 +116,6 @@ func sonicMethodsDoc(t *testing.T) string {
 // TestSONiCMethodsDoc: docs/statements-sonic.md lists, per release, the
 // method each change takes, as the rules compute it.
 func TestSONiCMethodsDoc(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "statements-sonic.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, j := bytes.Index(doc, []byte(methodsBegin)), bytes.Index(doc, []byte(methodsEnd))
-	if i < 0 || j < i {
-		t.Fatalf("%s: no %s ... %s section", path, methodsBegin, methodsEnd)
-	}
-	want := methodsBegin + "\n\n" + sonicMethodsDoc(t) + "\n"
-	got := string(doc[i:j])
-	if got == want {
-		return
-	}
-	if os.Getenv("ROCEFAB_UPDATE") != "" {
-		out := slices.Concat(doc[:i], []byte(want), doc[j:])
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the per-release methods differ from the rules; ROCEFAB_UPDATE=1 rewrites them:\n%s", path, want)
+	rendertest.GoldenSection(t, filepath.Join("..", "..", "docs", "statements-sonic.md"), methodsBegin, methodsEnd,
+		[]byte("\n\n"+sonicMethodsDoc(t)+"\n"))
 }

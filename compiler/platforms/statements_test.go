@@ -1,8 +1,7 @@
 package platforms
 
 import (
-	"bytes"
-	"os"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,19 +67,7 @@ func TestStatementsDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "..", "docs", "statements.md")
-	if os.Getenv("ROCEFAB_UPDATE") != "" {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("docs/statements.md is not the table in statements.json: run ROCEFAB_UPDATE=1 go test ./compiler/platforms -run TestStatementsDoc")
-	}
+	rendertest.Golden(t, filepath.Join("..", "..", "docs", "statements.md"), want)
 	for _, r := range Statements() {
 		if !strings.Contains(string(want), "| `"+r.Form+"` |") {
 			t.Errorf("%s `%s` missing from the document", r.Platform, r.Form)

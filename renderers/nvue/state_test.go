@@ -21,36 +21,56 @@ import (
 
 var platform nvue.Renderer
 
+// nvueSwitches are the NVUE switches of the examples: all of them, and
+// one of each example's roles and models (the others differ from it in
+// names and neighbours only).
+type nvueSwitches struct {
+	all, kinds []*ir.Device
+}
+
 // exampleSwitches compiles the examples once and returns their NVUE
 // switches.
-var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
+var exampleSwitches = sync.OnceValues(func() (nvueSwitches, error) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
-		return nil, err
+		return nvueSwitches{}, err
 	}
-	var out []*ir.Device
+	var out nvueSwitches
 	for _, ex := range []string{"pod-2048", "multitenant"} {
 		in, ds, err := schema.Load(filepath.Join(root, "examples", ex))
 		if err != nil || in == nil || ds.HasErrors() {
-			return nil, fmt.Errorf("loading %s: %v %v", ex, err, ds)
+			return nvueSwitches{}, fmt.Errorf("loading %s: %v %v", ex, err, ds)
 		}
 		f, _ := compiler.Compile(in)
 		if f == nil {
-			return nil, fmt.Errorf("%s does not compile", ex)
+			return nvueSwitches{}, fmt.Errorf("%s does not compile", ex)
 		}
+		seen := map[string]bool{}
 		for _, d := range f.Switches() {
-			if d.Platform == ir.PlatformNVUE {
-				out = append(out, d)
+			if d.Platform != ir.PlatformNVUE {
+				continue
+			}
+			out.all = append(out.all, d)
+			if kind := string(d.Role) + "/" + d.Model; !seen[kind] {
+				seen[kind] = true
+				out.kinds = append(out.kinds, d)
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no NVUE switch in the examples")
+	if len(out.all) == 0 {
+		return nvueSwitches{}, fmt.Errorf("no NVUE switch in the examples")
 	}
 	return out, nil
 })
 
-func switches(t testing.TB) []*ir.Device {
+// switches returns every NVUE switch of the examples.
+func switches(t testing.TB) []*ir.Device { return exampleNVUE(t).all }
+
+// switchKinds returns one NVUE switch of each role and model of each
+// example.
+func switchKinds(t testing.TB) []*ir.Device { return exampleNVUE(t).kinds }
+
+func exampleNVUE(t testing.TB) nvueSwitches {
 	t.Helper()
 	ds, err := exampleSwitches()
 	if err != nil {
@@ -230,9 +250,10 @@ func runningOf(t *testing.T, d *ir.Device) []byte {
 
 // Applying diff(parse(running), desired) to running gives desired within
 // the scope and leaves the rest as it was, from the example's "before"
-// state, from another intent's artifact and from nothing.
+// state, from another intent's artifact and from nothing, on a switch of
+// each kind.
 func TestApplyConverges(t *testing.T) {
-	for _, d := range switches(t) {
+	for _, d := range switchKinds(t) {
 		b := changed(d)
 		cases := map[string]struct {
 			dev     *ir.Device
@@ -410,7 +431,7 @@ func FuzzParse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	d := ds[0]
+	d := ds.all[0]
 	as, _ := platform.Render(d)
 	f.Add(as[0].Content)
 	if src, err := os.ReadFile(filepath.Join("../../examples/pod-2048/running", d.Name, nvue.File)); err == nil {
@@ -446,7 +467,7 @@ func BenchmarkParseDiff(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := slices.MaxFunc(ds, func(x, y *ir.Device) int { return len(x.Switch.Ports) - len(y.Switch.Ports) })
+	d := slices.MaxFunc(ds.all, func(x, y *ir.Device) int { return len(x.Switch.Ports) - len(y.Switch.Ports) })
 	src, err := os.ReadFile(filepath.Join("../../examples/pod-2048/running", d.Name, nvue.File))
 	if err != nil {
 		as, _ := platform.Render(changed(d))
@@ -471,11 +492,11 @@ func BenchmarkParseDiff64(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	i := slices.IndexFunc(ds, func(d *ir.Device) bool { return d.Role == ir.RoleLeaf && len(d.Switch.Ports) == 64 })
+	i := slices.IndexFunc(ds.all, func(d *ir.Device) bool { return d.Role == ir.RoleLeaf && len(d.Switch.Ports) == 64 })
 	if i < 0 {
 		b.Fatal("no 64-port NVUE leaf in the examples")
 	}
-	d := ds[i]
+	d := ds.all[i]
 	as, err := platform.Render(changed(d))
 	if err != nil {
 		b.Fatal(err)

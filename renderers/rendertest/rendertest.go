@@ -47,6 +47,33 @@ func Golden(t testing.TB, path string, got []byte) {
 	}
 }
 
+// GoldenSection compares got with the part of the file at path between
+// the lines begin and end (a generated section of a document written by
+// hand around it), or rewrites that part when updating.
+func GoldenSection(t testing.TB, path, begin, end string, got []byte) {
+	t.Helper()
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	if i < 0 || j < i+len(begin) {
+		t.Fatalf("%s has no section between %q and %q", path, begin, end)
+	}
+	want := doc[i+len(begin) : j]
+	if bytes.Equal(want, got) {
+		return
+	}
+	if Update() {
+		out := append(append(bytes.Clone(doc[:i+len(begin)]), got...), doc[j:]...)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the section after %q is stale (run with ROCEFAB_UPDATE=1 to rewrite it):\n%s", path, begin, diff.Diff(path, want, "got", got))
+}
+
 // RepoRoot returns the module's root directory (the one holding go.mod),
 // found by walking up from the test's working directory.
 func RepoRoot(t testing.TB) string {

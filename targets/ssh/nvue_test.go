@@ -9,56 +9,27 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
-	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
-var (
-	nvOnce sync.Once
-	nvDevs []*ir.Device
-)
-
 // nvueSpines returns the first n NVUE spines of examples/pod-2048, whose
 // running nvue.yaml drifts from the intent.
 func nvueSpines(t testing.TB, n int) []*ir.Device {
-	t.Helper()
-	nvOnce.Do(func() {
-		in, ds, err := schema.Load(filepath.Join("..", "..", "examples", "pod-2048"))
-		if err != nil || ds.HasErrors() {
-			return
-		}
-		f, _ := compiler.Compile(in)
-		for _, d := range f.Switches() {
-			if d.Platform == "nvue" {
-				nvDevs = append(nvDevs, d)
-			}
-		}
-	})
-	if len(nvDevs) < n {
-		t.Fatalf("pod-2048 has %d NVUE switches, want %d", len(nvDevs), n)
-	}
-	return nvDevs[:n]
+	return exampleSwitches(t, "pod-2048", ir.PlatformNVUE, n)
 }
 
 func nvueApply(applied []byte, lines string) ([]byte, error) {
-	arts, err := nvue.Renderer{}.Apply([]renderers.Artifact{{Path: "d/" + nvue.File, Format: renderers.YAML, Content: applied}},
-		renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
-	if err != nil {
-		return nil, err
-	}
-	return arts[0].Content, nil
+	return applyWith(nvue.Renderer{}, nvue.File, renderers.YAML, applied, lines)
 }
 
 func nvuePlatform(*ir.Device) (renderers.Platform, error) { return nvue.Renderer{}, nil }
@@ -66,80 +37,22 @@ func nvuePlatform(*ir.Device) (renderers.Platform, error) { return nvue.Renderer
 // nvWorld is emulated NVUE spines running the example's drifted
 // configuration.
 type nvWorld struct {
-	devs   []*ir.Device
-	dev    map[string]*sshtest.NVUE
-	target *ssh.Target
-	// opts reach the switches: a new target made with them is a new
-	// process's.
-	opts  ssh.Options
-	mu    sync.Mutex
-	diffs map[string]string
+	*fleet
+	dev map[string]*sshtest.NVUE
 }
 
 func newNVWorld(t testing.TB, n int) *nvWorld {
 	t.Helper()
-	hk, err := sshtest.NewHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &nvWorld{devs: nvueSpines(t, n), dev: map[string]*sshtest.NVUE{}, diffs: map[string]string{}}
-	addrs := map[string]string{}
-	var kh strings.Builder
-	for _, d := range w.devs {
+	w := &nvWorld{dev: map[string]*sshtest.NVUE{}}
+	w.fleet = serveFleet(t, nvueSpines(t, n), "cumulus", nvuePlatform, func(d *ir.Device) sshtest.Shell {
 		running, err := os.ReadFile(filepath.Join("..", "..", "examples", "pod-2048", "running", d.Name, nvue.File))
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev := sshtest.NewNVUE(d.Name, "cumulus", running, nvueApply)
-		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "cumulus", Password: testPassword})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		w.dev[d.Name], addrs[d.Name] = dev, s.Addr
-		kh.WriteString(s.KnownHostsLine() + "\n")
-	}
-	khFile := filepath.Join(t.TempDir(), "known_hosts")
-	writeFile(t, khFile, kh.String())
-	creds := &ssh.Credentials{Username: "cumulus", Auth: ssh.AuthPassword, Password: testPassword}
-	w.opts = ssh.Options{
-		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
-			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
-		},
-		HostKeys:       &ssh.HostKeys{File: khFile},
-		CommandTimeout: 10 * time.Second,
-		Diff: func(device, diff string) {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			w.diffs[device] = diff
-		},
-	}
-	w.target, err = ssh.New(w.opts)
-
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.target.Close() })
+		w.dev[d.Name] = sshtest.NewNVUE(d.Name, "cumulus", running, nvueApply)
+		return w.dev[d.Name]
+	})
 	return w
-}
-
-func (w *nvWorld) plan(t *testing.T) *targets.Plan {
-	t.Helper()
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: nvuePlatform, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func (w *nvWorld) apply(t *testing.T, p *targets.Plan, confirm time.Duration) *targets.Report {
-	t.Helper()
-	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: nvuePlatform,
-		Canary: 1, ConfirmTimeout: confirm, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
 }
 
 // nvueForeign returns the parts of an NVUE document rocefab does not own:
@@ -185,7 +98,7 @@ func TestNVUEPlanApplyPlan(t *testing.T) {
 	if s := p.Summary(); s.Change != 2 {
 		t.Fatalf("plan: %s, want 2 devices to change\n%s", s, planJSON(p))
 	}
-	rep := w.apply(t, p, time.Minute)
+	rep := w.apply(t, p, time.Minute, 1)
 	for _, o := range rep.Devices {
 		if o.State != targets.Applied {
 			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
@@ -328,7 +241,7 @@ func TestNVUEFaults(t *testing.T) {
 			for n, d := range w.dev {
 				before[n] = d.Applied()
 			}
-			rep := w.apply(t, p, 2*time.Second)
+			rep := w.apply(t, p, 2*time.Second, 1)
 			if !rep.Failed {
 				t.Fatalf("the rollout did not fail: %s", reportJSON(rep))
 			}

@@ -3,20 +3,15 @@ package ssh_test
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nxos"
-	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
-	"github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
@@ -24,30 +19,9 @@ import (
 // own.
 const nxosForeign = "hostname %s\nfeature bgp\nrouter bgp 65001\n  router-id 10.255.0.9\n  address-family ipv4 unicast\n    maximum-paths 64\n"
 
-var (
-	nxOnce sync.Once
-	nxDevs []*ir.Device
-)
-
 // nxosSpines returns the NX-OS spines of examples/multitenant.
 func nxosSpines(t testing.TB, n int) []*ir.Device {
-	t.Helper()
-	nxOnce.Do(func() {
-		in, ds, err := schema.Load(filepath.Join("..", "..", "examples", "multitenant"))
-		if err != nil || ds.HasErrors() {
-			return
-		}
-		f, _ := compiler.Compile(in)
-		for _, d := range f.Switches() {
-			if d.Platform == "nxos" {
-				nxDevs = append(nxDevs, d)
-			}
-		}
-	})
-	if len(nxDevs) < n {
-		t.Fatalf("multitenant has %d NX-OS switches, want %d", len(nxDevs), n)
-	}
-	return nxDevs[:n]
+	return exampleSwitches(t, "multitenant", ir.PlatformNXOS, n)
 }
 
 // halfECN is d as an older intent had it: ECN minimum thresholds halved.
@@ -69,12 +43,7 @@ func halfECN(d *ir.Device) *ir.Device {
 }
 
 func nxosApply(running []byte, lines string) ([]byte, error) {
-	arts, err := nxos.Renderer{}.Apply([]renderers.Artifact{{Path: "d/" + nxos.FileName, Format: renderers.Text, Content: running}},
-		renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
-	if err != nil {
-		return nil, err
-	}
-	return arts[0].Content, nil
+	return applyWith(nxos.Renderer{}, nxos.FileName, renderers.Text, running, lines)
 }
 
 func nxosPlatform(*ir.Device) (renderers.Platform, error) { return nxos.Renderer{}, nil }
@@ -82,73 +51,23 @@ func nxosPlatform(*ir.Device) (renderers.Platform, error) { return nxos.Renderer
 // nxWorld is emulated NX-OS switches running an older intent's
 // configuration among foreign lines.
 type nxWorld struct {
-	devs   []*ir.Device
-	dev    map[string]*sshtest.NXOS
-	target *ssh.Target
-	// opts reach the switches: a new target made with them is a new
-	// process's.
-	opts ssh.Options
+	*fleet
+	dev map[string]*sshtest.NXOS
 }
 
 func newNXWorld(t *testing.T, n int) *nxWorld {
 	t.Helper()
-	hk, err := sshtest.NewHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &nxWorld{devs: nxosSpines(t, n), dev: map[string]*sshtest.NXOS{}}
-	addrs := map[string]string{}
-	var kh strings.Builder
-	for _, d := range w.devs {
+	w := &nxWorld{dev: map[string]*sshtest.NXOS{}}
+	w.fleet = serveFleet(t, nxosSpines(t, n), "admin", nxosPlatform, func(d *ir.Device) sshtest.Shell {
 		arts, err := nxos.Renderer{}.Render(halfECN(d))
 		if err != nil {
 			t.Fatal(err)
 		}
 		running := append(bytes.Clone(arts[0].Content), []byte(strings.ReplaceAll(nxosForeign, "%s", d.Name))...)
-		dev := sshtest.NewNXOS(d.Name, running, nxosApply)
-		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "admin", Password: testPassword})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		w.dev[d.Name], addrs[d.Name] = dev, s.Addr
-		kh.WriteString(s.KnownHostsLine() + "\n")
-	}
-	khFile := filepath.Join(t.TempDir(), "known_hosts")
-	writeFile(t, khFile, kh.String())
-	creds := &ssh.Credentials{Username: "admin", Auth: ssh.AuthPassword, Password: testPassword}
-	w.opts = ssh.Options{
-		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
-			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
-		},
-		HostKeys:       &ssh.HostKeys{File: khFile},
-		CommandTimeout: 10 * time.Second,
-	}
-	w.target, err = ssh.New(w.opts)
-
-	if err != nil {
-		t.Fatal(err)
-	}
+		w.dev[d.Name] = sshtest.NewNXOS(d.Name, running, nxosApply)
+		return w.dev[d.Name]
+	})
 	return w
-}
-
-func (w *nxWorld) plan(t *testing.T) *targets.Plan {
-	t.Helper()
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: nxosPlatform, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func (w *nxWorld) apply(t *testing.T, p *targets.Plan, confirm time.Duration) *targets.Report {
-	t.Helper()
-	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: nxosPlatform,
-		Canary: 1, ConfirmTimeout: confirm, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
 }
 
 func (w *nxWorld) foreign() map[string]string {
@@ -171,7 +90,7 @@ func TestNXOSPlanApplyPlan(t *testing.T) {
 	if s := p.Summary(); s.Change != 2 {
 		t.Fatalf("plan: %s\n%s", s, planJSON(p))
 	}
-	rep := w.apply(t, p, time.Minute)
+	rep := w.apply(t, p, time.Minute, 1)
 	for _, o := range rep.Devices {
 		if o.State != targets.Applied {
 			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
@@ -217,7 +136,7 @@ func TestNXOSFaults(t *testing.T) {
 			for n, d := range w.dev {
 				before[n] = d.Running()
 			}
-			rep := w.apply(t, p, time.Minute)
+			rep := w.apply(t, p, time.Minute, 1)
 			for _, o := range rep.Devices {
 				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
 				switch {

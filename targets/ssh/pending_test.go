@@ -149,20 +149,17 @@ func TestNXOSPendingInProcess(t *testing.T) {
 // switch runs what it ran before), and crosses it out of the journal.
 func TestJournalOutlivesTheProcess(t *testing.T) {
 	type world struct {
-		devs    []*ir.Device
-		opts    ssh.Options
+		*fleet
 		running func(name string) []byte
-		plan    func(*testing.T) *targets.Plan
-		pf      targets.Platforms
 	}
 	worlds := map[string]func(t *testing.T) world{
 		"nxos": func(t *testing.T) world {
 			w := newNXWorld(t, 1)
-			return world{w.devs, w.opts, func(n string) []byte { return w.dev[n].Running() }, w.plan, nxosPlatform}
+			return world{w.fleet, func(n string) []byte { return w.dev[n].Running() }}
 		},
 		"nvue": func(t *testing.T) world {
 			w := newNVWorld(t, 1)
-			return world{w.devs, w.opts, func(n string) []byte { return w.dev[n].Applied() }, w.plan, nvuePlatform}
+			return world{w.fleet, func(n string) []byte { return w.dev[n].Applied() }}
 		},
 	}
 	for _, platform := range []string{"nxos", "nvue"} {
@@ -171,12 +168,8 @@ func TestJournalOutlivesTheProcess(t *testing.T) {
 				w := worlds[platform](t)
 				d := w.devs[0]
 				journal := targets.NewJournal(filepath.Join(t.TempDir(), "pending"))
-				opts := w.opts
-				opts.Journal = journal
-				first, err := ssh.New(opts)
-				if err != nil {
-					t.Fatal(err)
-				}
+				hk := &ssh.HostKeys{File: w.knownHosts}
+				first := w.newTargetWith(t, hk, journal)
 				before := w.running(d.Name)
 				ctx := context.Background()
 				if err := first.PushConfirmed(ctx, d, w.plan(t).Devices[0].Remediation.Remediation(), time.Minute); err != nil {
@@ -185,11 +178,7 @@ func TestJournalOutlivesTheProcess(t *testing.T) {
 				pushed := w.running(d.Name)
 				first.Close() // the apply ends without a confirmation
 
-				next, err := ssh.New(opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { next.Close() })
+				next := w.newTargetWith(t, hk, journal)
 				found, err := targets.FindPending(ctx, next, w.devs, 1)
 				if err != nil || len(found) != 1 {
 					t.Fatalf("the next process finds %+v, %v, want %s's push", found, err, d.Name)
@@ -197,7 +186,7 @@ func TestJournalOutlivesTheProcess(t *testing.T) {
 				if hasTimer := platform == "nvue"; hasTimer == found[0].Deadline.IsZero() {
 					t.Errorf("deadline %v: the switch keeps a timer %t", found[0].Deadline, hasTimer)
 				}
-				settled, err := targets.Settle(ctx, targets.Settlement{Devices: w.devs, Target: next, Platforms: w.pf, Parallelism: 1,
+				settled, err := targets.Settle(ctx, targets.Settlement{Devices: w.devs, Target: next, Platforms: w.platform, Parallelism: 1,
 					Timeout: 20 * time.Second, Decide: func([]targets.PendingCommit) (bool, error) { return approve, nil }})
 				if err != nil || len(settled) != 1 {
 					t.Fatalf("settled %+v, %v", settled, err)

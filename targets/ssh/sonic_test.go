@@ -11,13 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/sonic"
-	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
-	"github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
@@ -45,14 +42,9 @@ func sonicLeaves(t *testing.T) []*ir.Device {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "fabric.cue"), sonicIntent)
-	in, ds, err := schema.Load(dir)
-	if err != nil || ds.HasErrors() {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	f, _ := compiler.Compile(in)
 	var out []*ir.Device
-	for _, d := range f.Switches() {
-		if d.Platform == "sonic" {
+	for _, d := range compileSwitches(t, dir) {
+		if d.Platform == ir.PlatformSONiC {
 			out = append(out, d)
 		}
 	}
@@ -65,23 +57,16 @@ func sonicLeaves(t *testing.T) []*ir.Device {
 func sonicPlatform(*ir.Device) (renderers.Platform, error) { return sonic.Renderer{}, nil }
 
 type sonicWorld struct {
-	devs   []*ir.Device
-	dev    map[string]*sshtest.SONiC
-	target *ssh.Target
+	*fleet
+	dev map[string]*sshtest.SONiC
 }
 
 // newSonicWorld serves the SONiC leaves, each running an older intent's
 // CONFIG_DB with foreign tables, changed by edits.
 func newSonicWorld(t *testing.T, edits ...func(db map[string]any)) *sonicWorld {
 	t.Helper()
-	hk, err := sshtest.NewHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &sonicWorld{devs: sonicLeaves(t), dev: map[string]*sshtest.SONiC{}}
-	addrs := map[string]string{}
-	var kh strings.Builder
-	for _, d := range w.devs {
+	w := &sonicWorld{dev: map[string]*sshtest.SONiC{}}
+	w.fleet = serveFleet(t, sonicLeaves(t), "admin", sonicPlatform, func(d *ir.Device) sshtest.Shell {
 		arts, err := sonic.Renderer{}.Render(halfECN(d))
 		if err != nil {
 			t.Fatal(err)
@@ -106,48 +91,10 @@ func newSonicWorld(t *testing.T, edits ...func(db map[string]any)) *sonicWorld {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev := sshtest.NewSONiC(append(b, '\n'))
-		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "admin", Password: testPassword})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		w.dev[d.Name], addrs[d.Name] = dev, s.Addr
-		kh.WriteString(s.KnownHostsLine() + "\n")
-	}
-	khFile := filepath.Join(t.TempDir(), "known_hosts")
-	writeFile(t, khFile, kh.String())
-	creds := &ssh.Credentials{Username: "admin", Auth: ssh.AuthPassword, Password: testPassword}
-	w.target, err = ssh.New(ssh.Options{
-		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
-			return ssh.Endpoint{Address: addrs[d.Name], Credentials: creds}, nil
-		},
-		HostKeys:       &ssh.HostKeys{File: khFile},
-		CommandTimeout: 10 * time.Second,
+		w.dev[d.Name] = sshtest.NewSONiC(append(b, '\n'))
+		return w.dev[d.Name]
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return w
-}
-
-func (w *sonicWorld) plan(t *testing.T) *targets.Plan {
-	t.Helper()
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: sonicPlatform, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func (w *sonicWorld) apply(t *testing.T, p *targets.Plan) *targets.Report {
-	t.Helper()
-	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: w.devs, Target: w.target, Platforms: sonicPlatform,
-		Canary: 1, ConfirmTimeout: time.Minute, Timeout: 20 * time.Second, LapseGrace: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
 }
 
 // foreignTables returns the tables of a CONFIG_DB that rocefab does not
@@ -179,7 +126,7 @@ func TestSONiCPlanApplyPlan(t *testing.T) {
 	if s := p.Summary(); s.Change != len(w.devs) {
 		t.Fatalf("plan: %s\n%s", s, planJSON(p))
 	}
-	rep := w.apply(t, p)
+	rep := w.apply(t, p, time.Minute, 1)
 	for _, o := range rep.Devices {
 		if o.State != targets.Applied {
 			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
@@ -224,7 +171,7 @@ func TestSONiCFaults(t *testing.T) {
 			for n, d := range w.dev {
 				before[n] = d.ConfigDB()
 			}
-			rep := w.apply(t, p)
+			rep := w.apply(t, p, time.Minute, 1)
 			for _, o := range rep.Devices {
 				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
 				switch {
@@ -301,7 +248,7 @@ func TestSONiCApplyPatchTakesAnArray(t *testing.T) {
 	}
 
 	w := newSonicWorld(t)
-	w.apply(t, w.plan(t))
+	w.apply(t, w.plan(t), time.Minute, 1)
 	for n, d := range w.dev {
 		patched := false
 		for _, c := range d.Received() {
@@ -331,7 +278,7 @@ func firstBreakout(t *testing.T, db map[string]any, mode string) string {
 func TestSONiCBreakout(t *testing.T) {
 	var port string
 	w := newSonicWorld(t, func(db map[string]any) { port = firstBreakout(t, db, "1x800G") })
-	rep := w.apply(t, w.plan(t))
+	rep := w.apply(t, w.plan(t), time.Minute, 1)
 	for _, o := range rep.Devices {
 		if o.State != targets.Applied {
 			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
@@ -368,7 +315,7 @@ func bufferPoolSize(db map[string]any) {
 func TestSONiCConfigReload(t *testing.T) {
 	t.Run("confirmed", func(t *testing.T) {
 		w := newSonicWorld(t, bufferPoolSize)
-		rep := w.apply(t, w.plan(t))
+		rep := w.apply(t, w.plan(t), time.Minute, 1)
 		for _, o := range rep.Devices {
 			if o.State != targets.Applied {
 				t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
@@ -440,7 +387,7 @@ func TestSONiCBreakoutRolledBack(t *testing.T) {
 	dev := w.dev[canary]
 	dev.SetFaults(sshtest.Faults{Reject: port + " "})
 	before := dev.ConfigDB()
-	rep := w.apply(t, p)
+	rep := w.apply(t, p, time.Minute, 1)
 	for _, o := range rep.Devices {
 		if o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, "is not available for the port")) {
 			t.Errorf("%s: %s (%s), want rolled-back", o.Device, o.State, o.Reason)
@@ -504,7 +451,7 @@ func TestSONiCBreakoutBlockedByDependencies(t *testing.T) {
 			t.Errorf("%s: the plan touches the switch's own PORT_QOS_MAP field:\n%s", dp.Device, dp.Remediation.Content)
 		}
 	}
-	rep := w.apply(t, p)
+	rep := w.apply(t, p, time.Minute, 1)
 	for _, o := range rep.Devices {
 		if o.State == targets.Applied || o.State == targets.RolledBack && !strings.Contains(o.Reason, "Dependencies Exist") {
 			t.Errorf("%s: %s (%s), want refused for its dependencies", o.Device, o.State, o.Reason)
@@ -529,7 +476,7 @@ func TestSONiCWritesNoFileItFindsThere(t *testing.T) {
 	}
 
 	w := newSonicWorld(t)
-	w.apply(t, w.plan(t))
+	w.apply(t, w.plan(t), time.Minute, 1)
 	for n, d := range w.dev {
 		for _, c := range d.Received() {
 			if strings.Contains(c, "cat > ") && !strings.HasPrefix(c, "umask 077; set -C; cat > ") {

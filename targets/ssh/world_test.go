@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,69 +28,177 @@ import (
 const testPassword = "s3cret-Do-Not-Print-7f3a"
 
 var (
-	fabOnce sync.Once
-	fabDevs []*ir.Device
-	fabErr  error
+	examplesMu sync.Mutex
+	examples   = map[string][]*ir.Device{}
 )
+
+// exampleSwitches returns the first n switches of platform in
+// examples/<example>, compiled once for the whole test binary.
+func exampleSwitches(t testing.TB, example, platform string, n int) []*ir.Device {
+	t.Helper()
+	examplesMu.Lock()
+	defer examplesMu.Unlock()
+	devs, ok := examples[example]
+	if !ok {
+		devs = compileSwitches(t, filepath.Join("..", "..", "examples", example))
+		examples[example] = devs
+	}
+	var out []*ir.Device
+	for _, d := range devs {
+		if d.Platform == platform && len(out) < n {
+			out = append(out, d)
+		}
+	}
+	if len(out) < n {
+		t.Fatalf("%s has %d %s switches, want %d", example, len(out), platform, n)
+	}
+	return out
+}
+
+// compileSwitches compiles the intent in dir and returns its switches.
+func compileSwitches(t testing.TB, dir string) []*ir.Device {
+	t.Helper()
+	in, ds, err := schema.Load(dir)
+	if err != nil || ds.HasErrors() {
+		t.Fatalf("loading %s: %v %v", dir, err, ds)
+	}
+	f, ds := compiler.Compile(in)
+	if f == nil || ds.HasErrors() {
+		t.Fatalf("compiling %s: %v", dir, ds)
+	}
+	return f.Switches()
+}
 
 // eosLeaves returns the first n EOS switches of examples/pod-2048.
 func eosLeaves(t testing.TB, n int) []*ir.Device {
-	t.Helper()
-	fabOnce.Do(func() {
-		in, ds, err := schema.Load(filepath.Join("..", "..", "examples", "pod-2048"))
-		if err != nil || ds.HasErrors() {
-			fabErr = fmt.Errorf("loading pod-2048: %v %v", err, ds)
-			return
-		}
-		f, _ := compiler.Compile(in)
-		for _, d := range f.Switches() {
-			if d.Platform == "eos" {
-				fabDevs = append(fabDevs, d)
-			}
-		}
-	})
-	if fabErr != nil {
-		t.Fatal(fabErr)
-	}
-	if len(fabDevs) < n {
-		t.Fatalf("pod-2048 has %d EOS switches, want %d", len(fabDevs), n)
-	}
-	return fabDevs[:n]
+	return exampleSwitches(t, "pod-2048", ir.PlatformEOS, n)
 }
 
 // eosApply enters lines into a running eos.cfg with the EOS platform.
 func eosApply(running []byte, lines string) ([]byte, error) {
-	arts, err := eos.Renderer{}.Apply([]renderers.Artifact{{Path: "d/eos.cfg", Format: renderers.Text, Content: running}},
+	return applyWith(eos.Renderer{}, eos.FileName, renderers.Text, running, lines)
+}
+
+// applyWith enters the remediation lines into the running artifact file
+// of a platform, as the emulated device's own CLI would.
+func applyWith(p renderers.Applier, file string, format renderers.Format, running []byte, lines string) ([]byte, error) {
+	arts, err := p.Apply([]renderers.Artifact{{Path: "d/" + file, Format: format, Content: running}},
 		renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range arts {
-		if strings.HasSuffix(a.Path, "/eos.cfg") {
+		if strings.HasSuffix(a.Path, "/"+file) {
 			return a.Content, nil
 		}
 	}
 	return running, nil
 }
 
-// world is a fabric of emulated EOS switches behind SSH servers.
-type world struct {
+// fleet is emulated switches of one platform behind SSH servers, and the
+// target that reaches them.
+type fleet struct {
 	devs       []*ir.Device
-	eos        map[string]*sshtest.EOS
 	srv        map[string]*sshtest.Server
 	knownHosts string
 	creds      *ssh.Credentials
 	target     *ssh.Target
+	platform   func(*ir.Device) (renderers.Platform, error)
 	diffs      map[string]string
 	mu         sync.Mutex
 	// timeout bounds each device's step in apply (20s when zero).
 	timeout time.Duration
 }
 
+// serveFleet serves each device with the shell shellFor gives it, to user
+// with the test password, and reaches them through one target that
+// checks their host keys and records the diffs it pushes.
+func serveFleet(t testing.TB, devs []*ir.Device, user string, platform func(*ir.Device) (renderers.Platform, error), shellFor func(d *ir.Device) sshtest.Shell) *fleet {
+	t.Helper()
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fleet{devs: devs, srv: map[string]*sshtest.Server{}, platform: platform, diffs: map[string]string{}}
+	var kh bytes.Buffer
+	for _, d := range devs {
+		s, err := sshtest.Serve(shellFor(d), hk, sshtest.Credentials{User: user, Password: testPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		f.srv[d.Name] = s
+		kh.WriteString(s.KnownHostsLine() + "\n")
+	}
+	f.knownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(f.knownHosts, kh.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.creds = &ssh.Credentials{Username: user, Auth: ssh.AuthPassword, Password: testPassword}
+	f.target = f.newTarget(t, &ssh.HostKeys{File: f.knownHosts})
+	return f
+}
+
+func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
+	t.Helper()
+	return f.newTargetWith(t, hk, nil)
+}
+
+// newTargetWith is newTarget keeping its pushes in journal (nil: none):
+// a new target is a new process's.
+func (f *fleet) newTargetWith(t testing.TB, hk *ssh.HostKeys, journal *targets.Journal) *ssh.Target {
+	t.Helper()
+	tg, err := ssh.New(ssh.Options{
+		Journal: journal,
+		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
+			return ssh.Endpoint{Address: f.srv[d.Name].Addr, Credentials: f.creds}, nil
+		},
+		HostKeys:       hk,
+		CommandTimeout: 10 * time.Second,
+		Diff: func(device, diff string) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.diffs[device] = diff
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func (f *fleet) plan(t testing.TB) *targets.Plan {
+	t.Helper()
+	p, err := targets.Make(context.Background(), targets.Request{Devices: f.devs, Target: f.target, Platforms: f.platform, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (f *fleet) apply(t testing.TB, p *targets.Plan, confirm time.Duration, canary int) *targets.Report {
+	t.Helper()
+	rep, err := targets.Apply(context.Background(), targets.Rollout{
+		Plan: p, Devices: f.devs, Target: f.target, Platforms: f.platform, Canary: canary,
+		ConfirmTimeout: confirm, Timeout: cmp.Or(f.timeout, 20*time.Second), LapseGrace: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// world is a fabric of emulated EOS switches behind SSH servers.
+type world struct {
+	*fleet
+	eos map[string]*sshtest.EOS
+}
+
 func newWorld(t testing.TB, devs []*ir.Device) *world {
 	t.Helper()
 	return newWorldWith(t, devs, func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "pod-2048", "running", name, "eos.cfg"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "pod-2048", "running", name, eos.FileName))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,75 +210,15 @@ func newWorld(t testing.TB, devs []*ir.Device) *world {
 // runningFor gives it.
 func newWorldWith(t testing.TB, devs []*ir.Device, runningFor func(name string) []byte) *world {
 	t.Helper()
-	hk, err := sshtest.NewHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{devs: devs, eos: map[string]*sshtest.EOS{}, srv: map[string]*sshtest.Server{}, diffs: map[string]string{}}
-	var kh bytes.Buffer
-	for _, d := range devs {
-		running := runningFor(d.Name)
-		dev := sshtest.NewEOS(d.Name, running, eosApply)
-		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "netops", Password: testPassword})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		w.eos[d.Name], w.srv[d.Name] = dev, s
-		kh.WriteString(s.KnownHostsLine() + "\n")
-	}
-	w.knownHosts = filepath.Join(t.TempDir(), "known_hosts")
-	if err := os.WriteFile(w.knownHosts, kh.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w.creds = &ssh.Credentials{Username: "netops", Auth: ssh.AuthPassword, Password: testPassword}
-	w.target = w.newTarget(t, &ssh.HostKeys{File: w.knownHosts})
+	w := &world{eos: map[string]*sshtest.EOS{}}
+	w.fleet = serveFleet(t, devs, "netops", eosPlatform, func(d *ir.Device) sshtest.Shell {
+		w.eos[d.Name] = sshtest.NewEOS(d.Name, runningFor(d.Name), eosApply)
+		return w.eos[d.Name]
+	})
 	return w
 }
 
-func (w *world) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
-	t.Helper()
-	tg, err := ssh.New(ssh.Options{
-		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
-			return ssh.Endpoint{Address: w.srv[d.Name].Addr, Credentials: w.creds}, nil
-		},
-		HostKeys:       hk,
-		CommandTimeout: 10 * time.Second,
-		Diff: func(device, diff string) {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			w.diffs[device] = diff
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
-
 func eosPlatform(*ir.Device) (renderers.Platform, error) { return eos.Renderer{}, nil }
-
-func (w *world) plan(t testing.TB) *targets.Plan {
-	t.Helper()
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: eosPlatform, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func (w *world) apply(t testing.TB, p *targets.Plan, confirm time.Duration, canary int) *targets.Report {
-	t.Helper()
-	rep, err := targets.Apply(context.Background(), targets.Rollout{
-		Plan: p, Devices: w.devs, Target: w.target, Platforms: eosPlatform, Canary: canary,
-		ConfirmTimeout: confirm, Timeout: cmp.Or(w.timeout, 20*time.Second), LapseGrace: 5 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
-}
 
 // foreign returns every device's configuration outside rocefab's scope.
 func (w *world) foreign() map[string][]string {
