@@ -80,6 +80,10 @@ type DevicePlan struct {
 	// recomputed it from the intent and the running configuration and
 	// found it the same (a plan file is a record, not an authority).
 	Remediation *Remediation `json:"remediation,omitempty"`
+	// Shared, when set, holds the changes and remediation instead
+	// (Changes and Remediation are then nil), kept once per shape with
+	// the plan's other devices: Body returns them either way.
+	Shared *Shared `json:"-"`
 	// Running is the digest of what the device ran within the scope
 	// rocefab owns there when the plan was computed (OwnedDigest); apply
 	// refuses the plan when it no longer matches.

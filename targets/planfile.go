@@ -66,17 +66,28 @@ type planFileJSON struct {
 // the same plan, each device's changes and remediation kept once per
 // shape. It is written as it is encoded, one shape or device at a time.
 func WritePlan(w io.Writer, p *Plan) error {
-	k := newPacker()
+	// Shared again in the order of the devices, whatever order they
+	// were shared in when planned: the same plan gives the same file.
+	k := NewShapes()
 	refs := make([]*bodyRef, len(p.Devices))
-	for i, d := range p.Devices {
-		if d.Changes == nil && d.Remediation == nil {
+	for i := range p.Devices {
+		d := &p.Devices[i]
+		if !d.HasBody() {
 			continue
 		}
-		r, err := k.pack(d)
+		var raw []byte
+		var err error
+		if d.Shared != nil {
+			raw, err = d.Shared.shapes.raw(d.Device, &d.Shared.ref)
+		} else {
+			raw, err = body{Changes: d.Changes, Remediation: d.Remediation}.encode()
+		}
+		if err == nil {
+			refs[i], err = k.pack(*d, raw)
+		}
 		if err != nil {
 			return fmt.Errorf("encoding the plan: %w", err)
 		}
-		refs[i] = r
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	head, err := json.MarshalIndent(planHead{FormatVersion: PlanFormatVersion, Rocefab: p.Rocefab, Fabric: p.Fabric,
@@ -115,7 +126,9 @@ func WritePlan(w io.Writer, p *Plan) error {
 		return err
 	}
 	err = list("devices", len(p.Devices), func(i int) any {
-		return deviceJSON{DevicePlan: p.Devices[i], Body: refs[i]}
+		d := p.Devices[i]
+		d.Changes, d.Remediation, d.Shared = nil, nil, nil
+		return deviceJSON{DevicePlan: d, Body: refs[i]}
 	})
 	if err != nil {
 		return err
@@ -130,10 +143,34 @@ func WritePlan(w io.Writer, p *Plan) error {
 	return bw.Flush()
 }
 
-// ReadPlan reads a plan file. It refuses a file of another format version
-// with a *FormatError, a file with fields this version does not know, and
-// a device whose changes and remediation are not those its digest binds.
+// ReadPlan reads a plan file, each device with its changes and
+// remediation. It refuses a file of another format version with a
+// *FormatError, a file with fields this version does not know, and a
+// device whose changes and remediation are not those its digest binds.
 func ReadPlan(r io.Reader) (*Plan, error) {
+	p, err := ReadSharedPlan(r)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.Devices {
+		d := &p.Devices[i]
+		if d.Shared == nil {
+			continue
+		}
+		cs, rem, err := d.Body()
+		if err != nil {
+			return nil, fmt.Errorf("plan file: %w", err)
+		}
+		d.Changes, d.Remediation, d.Shared = cs, rem, nil
+	}
+	return p, nil
+}
+
+// ReadSharedPlan reads a plan file as ReadPlan does, and checks it as
+// much, but keeps the devices' changes and remediations shared by shape
+// (DevicePlan.Shared, DevicePlan.Body): a fabric's plan in the memory of
+// its file, not of every device's text.
+func ReadSharedPlan(r io.Reader) (*Plan, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -157,8 +194,8 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 		return nil, fmt.Errorf("plan file: %w", err)
 	}
 	b = nil
-	u, err := newUnpacker(f.Shapes)
-	if err != nil {
+	k := NewShapes()
+	if err := k.addShapes(f.Shapes); err != nil {
 		return nil, fmt.Errorf("plan file: %w", err)
 	}
 	f.Shapes = nil
@@ -171,11 +208,16 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 		}
 		dp := d.DevicePlan
 		if d.Body != nil {
-			bd, err := u.unpack(d.Device, d.Body)
+			// Every device's body against its digest, before anything
+			// reads it.
+			raw, err := k.raw(d.Device, d.Body)
 			if err != nil {
 				return nil, fmt.Errorf("plan file: %w", err)
 			}
-			dp.Changes, dp.Remediation = bd.Changes, bd.Remediation
+			if dp.Action.Changes() && bytes.HasSuffix(raw, []byte(`,"remediation":null}`)) {
+				return nil, fmt.Errorf("plan file: device %s: action %s without its remediation", d.Device, dp.Action)
+			}
+			dp.Shared = &Shared{shapes: k, ref: *d.Body}
 		}
 		p.Devices[i] = dp
 		*d = deviceJSON{}
@@ -200,7 +242,7 @@ func (p *Plan) check() error {
 		seen[d.Device] = true
 		switch d.Action {
 		case Create, Update:
-			if d.Remediation == nil || d.Running == nil {
+			if (d.Remediation == nil && d.Shared == nil) || d.Running == nil {
 				return fmt.Errorf("device %s: action %s without its remediation and running digest", d.Device, d.Action)
 			}
 		case NoOp, Unreachable, Unsupported, Failed:

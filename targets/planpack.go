@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -88,8 +90,14 @@ func digestOf(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// packer shares the bodies of a plan's devices as shapes.
-type packer struct {
+// Shapes keeps the changes and remediations of a plan's devices once per
+// shape, as the plan file does, so that a plan of a whole fabric holds
+// each device's own values rather than its text: plan shares each device
+// as soon as it is planned (Share), and apply reads a plan file into
+// shared devices (ReadSharedPlan). A device's body is rebuilt when it is
+// used (DevicePlan.Body), one device at a time. Safe for concurrent use.
+type Shapes struct {
+	mu     sync.Mutex
 	shapes []*shape
 	byID   map[string]*shape
 	// byKind is the shape a device of a platform, role and token count
@@ -97,115 +105,139 @@ type packer struct {
 	byKind map[string]*shape
 }
 
-func newPacker() *packer {
-	return &packer{byID: map[string]*shape{}, byKind: map[string]*shape{}}
+// NewShapes returns an empty set of shapes.
+func NewShapes() *Shapes {
+	return &Shapes{byID: map[string]*shape{}, byKind: map[string]*shape{}}
+}
+
+// Shared is a device's changes and remediation kept in a set of shapes.
+type Shared struct {
+	shapes *Shapes
+	ref    bodyRef
+}
+
+// Share returns dp with its changes and remediation kept in k (Shared
+// set, Changes and Remediation nil); a device without either is
+// returned as it is.
+func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
+	if dp.Changes == nil && dp.Remediation == nil {
+		return dp, nil
+	}
+	raw, err := body{Changes: dp.Changes, Remediation: dp.Remediation}.encode()
+	if err != nil {
+		return dp, fmt.Errorf("device %s: %w", dp.Device, err)
+	}
+	ref, err := k.pack(dp, raw)
+	if err != nil {
+		return dp, err
+	}
+	dp.Changes, dp.Remediation, dp.Shared = nil, nil, &Shared{shapes: k, ref: *ref}
+	return dp, nil
 }
 
 // maxLen bounds a body the token offsets can address.
 const maxLen = 1<<31 - 1
 
-// pack returns dp's body as a reference to a shape, adding the shape when
-// dp's body is like none before it.
-func (k *packer) pack(dp DevicePlan) (*bodyRef, error) {
-	raw, err := body{Changes: dp.Changes, Remediation: dp.Remediation}.encode()
-	if err != nil {
-		return nil, fmt.Errorf("device %s: %w", dp.Device, err)
-	}
+// pack returns the body raw of device dp as a reference to a shape,
+// adding the shape when raw is like none before it.
+func (k *Shapes) pack(dp DevicePlan, raw []byte) (*bodyRef, error) {
 	if len(raw) > maxLen {
 		return nil, fmt.Errorf("device %s: its changes and remediation take %d bytes, more than a plan file holds for one device (%d)", dp.Device, len(raw), maxLen)
 	}
 	id := digestOf(raw)
-	if s := k.byID[id]; s != nil {
+	k.mu.Lock()
+	known := k.byID[id] != nil
+	k.mu.Unlock()
+	if known {
 		return &bodyRef{Shape: id, SHA256: id}, nil
 	}
 	at := tokenize(raw)
 	kind := fmt.Sprintf("%s\x00%s\x00%d", dp.Platform, dp.Role, len(at)-1)
-	if s := k.byKind[kind]; s != nil {
-		var values []string
-		size := 0
-		for i := range len(at) - 1 {
-			t := raw[at[i]:at[i+1]]
-			if string(t) == string(s.token(i)) {
-				continue
-			}
-			v := strconv.Itoa(i) + ":" + string(t)
-			values = append(values, v)
-			// A device mostly unlike the shape is a shape of its own.
-			if size += len(v) + 8; size > len(raw)/4 {
-				values = nil
-				break
-			}
-		}
-		if values != nil {
+	k.mu.Lock()
+	s := k.byKind[kind]
+	k.mu.Unlock()
+	if s != nil {
+		// A shape is never changed once made: compared without the lock.
+		if values := s.values(raw, at); values != nil {
 			return &bodyRef{Shape: s.id, Values: values, SHA256: id}, nil
 		}
 	}
-	s := &shape{id: id, raw: raw, at: at}
-	k.shapes = append(k.shapes, s)
-	k.byID[id] = s
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.byID[id] == nil {
+		s = &shape{id: id, raw: raw, at: at}
+		k.shapes = append(k.shapes, s)
+		k.byID[id] = s
+	}
 	if k.byKind[kind] == nil {
-		k.byKind[kind] = s
+		k.byKind[kind] = k.byID[id]
 	}
 	return &bodyRef{Shape: id, SHA256: id}, nil
 }
 
-// unpacker rebuilds devices' bodies from a plan file's shapes.
-type unpacker struct {
-	byID map[string]*shape
-}
-
-// newUnpacker checks each shape against its digest.
-func newUnpacker(shapes []shapeJSON) (*unpacker, error) {
-	u := &unpacker{byID: make(map[string]*shape, len(shapes))}
-	for i, sj := range shapes {
-		raw, err := body{Changes: sj.Changes, Remediation: sj.Remediation}.encode()
-		if err != nil {
-			return nil, fmt.Errorf("shape %d: %w", i+1, err)
+// values returns the tokens where raw (whose tokens start at at, as many
+// as s has) differs from s, as "index:token"; nil when raw is mostly
+// unlike s, and so a shape of its own.
+func (s *shape) values(raw []byte, at []int32) []string {
+	var values []string
+	size := 0
+	for i := range len(at) - 1 {
+		t := raw[at[i]:at[i+1]]
+		if string(t) == string(s.token(i)) {
+			continue
 		}
-		if got := digestOf(raw); got != sj.SHA256 {
-			return nil, fmt.Errorf("shape %d: its sha256 is %q, its changes and remediation give %s (the file was edited)", i+1, sj.SHA256, got)
+		v := strconv.Itoa(i) + ":" + string(t)
+		values = append(values, v)
+		if size += len(v) + 8; size > len(raw)/4 {
+			return nil
 		}
-		if u.byID[sj.SHA256] != nil {
-			return nil, fmt.Errorf("shape %d: shape %s appears twice", i+1, sj.SHA256)
-		}
-		if len(raw) > maxLen {
-			return nil, fmt.Errorf("shape %d: %d bytes, more than a plan file holds for one device (%d)", i+1, len(raw), maxLen)
-		}
-		u.byID[sj.SHA256] = &shape{id: sj.SHA256, raw: raw}
 	}
-	return u, nil
+	if values == nil {
+		values = []string{}
+	}
+	return values
 }
 
-// unpack rebuilds a device's body from its reference and checks it
-// against the digest the reference binds it to.
-func (u *unpacker) unpack(device string, r *bodyRef) (body, error) {
-	s := u.byID[r.Shape]
+// raw rebuilds the body the reference makes, checked against its digest.
+func (k *Shapes) raw(device string, r *bodyRef) ([]byte, error) {
+	k.mu.Lock()
+	s := k.byID[r.Shape]
+	if s != nil && s.at == nil {
+		s.at = tokenize(s.raw)
+	}
+	k.mu.Unlock()
 	if s == nil {
-		return body{}, fmt.Errorf("device %s: shape %q: the plan has no such shape", device, r.Shape)
+		return nil, fmt.Errorf("device %s: shape %q: the plan has no such shape", device, r.Shape)
 	}
 	raw := s.raw
 	if len(r.Values) > 0 {
-		if s.at == nil {
-			s.at = tokenize(s.raw)
-		}
-		var b strings.Builder
+		var b bytes.Buffer
 		b.Grow(len(s.raw))
 		next := 0
 		for _, v := range r.Values {
 			is, tok, ok := strings.Cut(v, ":")
 			i, err := strconv.Atoi(is)
 			if !ok || err != nil || i < next || i >= s.tokens() {
-				return body{}, fmt.Errorf("device %s: value %q: an index:token whose index is above the one before and below %d, the shape's tokens, is needed", device, v, s.tokens())
+				return nil, fmt.Errorf("device %s: value %q: an index:token whose index is above the one before and below %d, the shape's tokens, is needed", device, v, s.tokens())
 			}
 			b.Write(s.raw[s.at[next]:s.at[i]])
 			b.WriteString(tok)
 			next = i + 1
 		}
 		b.Write(s.raw[s.at[next]:])
-		raw = []byte(b.String())
+		raw = b.Bytes()
 	}
 	if got := digestOf(raw); got != r.SHA256 {
-		return body{}, fmt.Errorf("device %s: its shape and values give changes and a remediation of SHA-256 %s, and the plan binds it to %s (the file was edited)", device, got, r.SHA256)
+		return nil, fmt.Errorf("device %s: its shape and values give changes and a remediation of SHA-256 %s, and the plan binds it to %s (the file was edited)", device, got, r.SHA256)
+	}
+	return raw, nil
+}
+
+// unpack rebuilds a device's body from its reference.
+func (k *Shapes) unpack(device string, r *bodyRef) (body, error) {
+	raw, err := k.raw(device, r)
+	if err != nil {
+		return body{}, err
 	}
 	var out body
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -215,4 +247,48 @@ func (u *unpacker) unpack(device string, r *bodyRef) (body, error) {
 		return body{}, errors.New("device " + device + ": its body has neither changes nor a remediation")
 	}
 	return out, nil
+}
+
+// addShapes checks each shape of a plan file against its digest and
+// keeps it.
+func (k *Shapes) addShapes(shapes []shapeJSON) error {
+	for i, sj := range shapes {
+		raw, err := body{Changes: sj.Changes, Remediation: sj.Remediation}.encode()
+		if err != nil {
+			return fmt.Errorf("shape %d: %w", i+1, err)
+		}
+		if got := digestOf(raw); got != sj.SHA256 {
+			return fmt.Errorf("shape %d: its sha256 is %q, its changes and remediation give %s (the file was edited)", i+1, sj.SHA256, got)
+		}
+		if k.byID[sj.SHA256] != nil {
+			return fmt.Errorf("shape %d: shape %s appears twice", i+1, sj.SHA256)
+		}
+		if len(raw) > maxLen {
+			return fmt.Errorf("shape %d: %d bytes, more than a plan file holds for one device (%d)", i+1, len(raw), maxLen)
+		}
+		s := &shape{id: sj.SHA256, raw: raw}
+		k.shapes = append(k.shapes, s)
+		k.byID[sj.SHA256] = s
+	}
+	return nil
+}
+
+// Body returns the device's changes and remediation: its own, or those
+// rebuilt from its shape when the plan shares them (checked against the
+// digest that binds them).
+func (d *DevicePlan) Body() ([]renderers.Change, *Remediation, error) {
+	if d.Shared == nil {
+		return d.Changes, d.Remediation, nil
+	}
+	b, err := d.Shared.shapes.unpack(d.Device, &d.Shared.ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.Changes, b.Remediation, nil
+}
+
+// HasBody reports whether the device has changes or a remediation, its
+// own or shared.
+func (d *DevicePlan) HasBody() bool {
+	return d.Shared != nil || d.Changes != nil || d.Remediation != nil
 }

@@ -369,7 +369,15 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 	stale := make([]*StaleDevice, len(read))
 	tampered := make([]*TamperedDevice, len(read))
 	done := forEach(ctx, len(read), ro.Parallelism, func(i int) {
+		// The device's changes and remediation whole, while it is
+		// checked: one device at a time, for a plan that shares them.
 		dp := read[i]
+		cs, prem, err := dp.Body()
+		if err != nil {
+			tampered[i] = &TamperedDevice{Device: dp.Device, What: err.Error()}
+			return
+		}
+		dp.Changes, dp.Remediation, dp.Shared = cs, prem, nil
 		d := byName[dp.Device]
 		if d == nil {
 			// A device the plan only read and the intent no longer has:
@@ -409,12 +417,13 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 		if it == nil {
 			return // read, and nothing to push: its desired state is not needed
 		}
-		it.before = have
-		it.desired, err = safeDesired(p, d)
+		// The states are dropped once checked: the wave reads them
+		// again (ready), so that an apply holds one wave's at a time.
+		desired, err := safeDesired(p, d)
 		var changes []renderers.Change
 		var rem renderers.Remediation
 		if err == nil {
-			changes, rem, err = safeDiff(it.p, d, it.before, it.desired)
+			changes, rem, err = safeDiff(it.p, d, have, desired)
 		}
 		if err != nil {
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
@@ -457,14 +466,23 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
 	ro.emit(Event{Wave: k, Step: StepWave, Detail: count(len(wave), "device", "devices")})
 	confirmer, _ := ro.Target.(Confirmer)
+	defer func() {
+		for _, it := range wave {
+			it.before, it.desired = nil, nil
+		}
+	}()
 	all := forEach(ctx, len(wave), ro.Parallelism, func(i int) {
 		it := wave[i]
+		rem, err := ro.ready(ctx, it)
+		if err != nil {
+			it.err = fmt.Errorf("not pushed: %w", err)
+			ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepFailed, Detail: it.err.Error()})
+			return
+		}
 		it.pushed = true
 		ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepPush, Detail: string(it.plan.Disruption)})
 		c, cancel := ro.op(ctx)
 		defer cancel()
-		rem := it.plan.Remediation.Remediation()
-		var err error
 		if confirmer != nil {
 			it.deadline = time.Now().Add(ro.ConfirmTimeout)
 			err = deviceCall(it.d, func() error { return confirmer.PushConfirmed(c, it.d, rem, ro.ConfirmTimeout) })
@@ -516,6 +534,38 @@ func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
 		ro.emit(Event{Wave: k, Device: it.d.Name, Step: StepConfirmed})
 	})
 	return ro.failures(wave)
+}
+
+// ready reads a device of the wave again just before its push and keeps
+// what a rollback returns it to and what the gate checks it against; the
+// wave drops both once it is settled. It returns the remediation to
+// push, and an error when the device runs other than what the plan was
+// checked against.
+func (ro *rollout) ready(ctx context.Context, it *item) (renderers.Remediation, error) {
+	_, prem, err := it.plan.Body()
+	if err == nil && prem == nil {
+		err = errors.New("the plan has no remediation")
+	}
+	if err != nil {
+		return renderers.Remediation{}, err
+	}
+	running, err := ro.read(ctx, it.d)
+	if err != nil {
+		return renderers.Remediation{}, fmt.Errorf("cannot read it: %w", err)
+	}
+	have, err := safeParse(it.p, it.d, running)
+	if err != nil {
+		return renderers.Remediation{}, fmt.Errorf("cannot parse it: %w", err)
+	}
+	if it.plan.Running != nil && OwnedDigest(have).SHA256 != it.plan.Running.SHA256 {
+		return renderers.Remediation{}, errors.New("what it runs within rocefab's scope changed since the plan was checked against it")
+	}
+	desired, err := safeDesired(it.p, it.d)
+	if err != nil {
+		return renderers.Remediation{}, fmt.Errorf("computing its desired state: %w", err)
+	}
+	it.before, it.desired = have, desired
+	return prem.Remediation(), nil
 }
 
 // failures sums up why devices of a wave failed, "" when none did.

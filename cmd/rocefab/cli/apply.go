@@ -230,7 +230,9 @@ func readPlanArg(arg string) (*targets.Plan, error) {
 	if json.Unmarshal(b, &head) != nil || head["format_version"] == nil {
 		return nil, nil
 	}
-	p, err := targets.ReadPlan(bytes.NewReader(b))
+	// Shared by shape as in the file: an apply holds one device's changes
+	// and remediation whole at a time.
+	p, err := targets.ReadSharedPlan(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}

@@ -372,7 +372,7 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 // states than devices in flight. A device whose state cannot be computed
 // is planned failed with why, as the platform itself would have it.
 func (s *session) makePlan(ctx context.Context) (*targets.Plan, error) {
-	sink := &planSink{s: s, ctx: ctx, plans: make(map[*ir.Device]targets.DevicePlan, len(s.devs))}
+	sink := &planSink{s: s, ctx: ctx, plans: make(map[*ir.Device]targets.DevicePlan, len(s.devs)), shapes: targets.NewShapes()}
 	reg := renderers.Registry{Desired: func(d *ir.Device) renderers.Platform {
 		p, err := s.platforms(d)
 		if err != nil {
@@ -430,6 +430,10 @@ type planSink struct {
 	ctx   context.Context
 	mu    sync.Mutex
 	plans map[*ir.Device]targets.DevicePlan
+	// shapes keeps the devices' changes and remediations as they are
+	// planned, once per shape: a fabric's first plan holds each device's
+	// own values, not its text.
+	shapes *targets.Shapes
 }
 
 func (k *planSink) Device(r renderers.Rendered) error {
@@ -451,7 +455,7 @@ func (k *planSink) planOne(d *ir.Device, platforms targets.Platforms) (targets.D
 	if err != nil {
 		return targets.DevicePlan{}, err
 	}
-	return p.Devices[0], nil
+	return k.shapes.Share(p.Devices[0])
 }
 
 // renderedPlatforms returns platforms whose desired state of the device is
@@ -573,7 +577,7 @@ func printPlan(w io.Writer, p *targets.Plan) {
 	}
 	groups := changeGroups(p.Devices)
 	if n := planLines(groups); n > maxPlanLines {
-		printCounts(w, p, n)
+		printCounts(w, groups, n)
 	} else {
 		printGroups(w, groups)
 	}
@@ -610,9 +614,18 @@ func printPlan(w io.Writer, p *targets.Plan) {
 
 // printGroups writes each group of devices to change with its changes
 // and remediation.
-func printGroups(w io.Writer, groups [][]targets.DevicePlan) {
-	for _, g := range groups {
+func printGroups(w io.Writer, groups []changeGroup) {
+	for _, cg := range groups {
+		g := cg.devices
 		d := g[0]
+		// The first device's changes and remediation whole, while it is
+		// shown.
+		changes, rem, err := d.Body()
+		if err != nil {
+			fmt.Fprintf(w, "\n%s %s (%s): %s: %v\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action, err)
+			continue
+		}
+		d.Changes, d.Remediation, d.Shared = changes, rem, nil
 		if len(g) == 1 {
 			fmt.Fprintf(w, "\n%s %s (%s): %s, %s, %s\n", actionMark[d.Action], d.Device, deviceKind(d), d.Action,
 				diag.Plural(len(d.Changes), "change", "changes"), d.Disruption)
@@ -655,7 +668,11 @@ func printGroups(w io.Writer, groups [][]targets.DevicePlan) {
 		}
 		same := true
 		for _, x := range g[1:] {
-			same = same && x.Remediation != nil && x.Remediation.Format == r.Format && bytes.Equal(x.Remediation.Content, r.Content)
+			_, xr, err := x.Body()
+			same = same && err == nil && xr != nil && xr.Format == r.Format && bytes.Equal(xr.Content, r.Content)
+			if !same {
+				break
+			}
 		}
 		head := fmt.Sprintf("remediation (%s)", r.Format)
 		if !same {
@@ -679,14 +696,10 @@ func printGroups(w io.Writer, groups [][]targets.DevicePlan) {
 const maxPlanLines = 5000
 
 // planLines is how many lines printGroups would write for groups.
-func planLines(groups [][]targets.DevicePlan) int {
+func planLines(groups []changeGroup) int {
 	n := 0
 	for _, g := range groups {
-		d := g[0]
-		n += 2 + len(d.Changes)
-		if d.Remediation != nil {
-			n += 1 + bytes.Count(d.Remediation.Content, []byte("\n"))
-		}
+		n += g.lines
 	}
 	return n
 }
@@ -694,7 +707,7 @@ func planLines(groups [][]targets.DevicePlan) int {
 // printCounts writes, for a plan too large to list, the devices to change
 // counted by action, role and platform, with their changes and worst
 // disruption.
-func printCounts(w io.Writer, p *targets.Plan, lines int) {
+func printCounts(w io.Writer, groups []changeGroup, lines int) {
 	type kind struct {
 		action   targets.Action
 		role     ir.Role
@@ -706,20 +719,19 @@ func printCounts(w io.Writer, p *targets.Plan, lines int) {
 	}
 	counts := map[kind]*tally{}
 	var kinds []kind
-	for _, d := range p.Devices {
-		if !d.Action.Changes() {
-			continue
+	for _, g := range groups {
+		for _, d := range g.devices {
+			k := kind{d.Action, d.Role, d.Platform}
+			c := counts[k]
+			if c == nil {
+				c = &tally{worst: renderers.Hitless}
+				counts[k] = c
+				kinds = append(kinds, k)
+			}
+			c.devices++
+			c.changes += g.changes
+			c.worst = renderers.Worst(c.worst, d.Disruption)
 		}
-		k := kind{d.Action, d.Role, d.Platform}
-		c := counts[k]
-		if c == nil {
-			c = &tally{worst: renderers.Hitless}
-			counts[k] = c
-			kinds = append(kinds, k)
-		}
-		c.devices++
-		c.changes += len(d.Changes)
-		c.worst = renderers.Worst(c.worst, d.Disruption)
 	}
 	slices.SortFunc(kinds, func(a, b kind) int {
 		return cmp.Or(cmp.Compare(a.role.Rank(), b.role.Rank()), strings.Compare(a.platform, b.platform), strings.Compare(string(a.action), string(b.action)))
@@ -734,42 +746,63 @@ func printCounts(w io.Writer, p *targets.Plan, lines int) {
 	tw.Flush()
 }
 
+// changeGroup is devices with the same changes.
+type changeGroup struct {
+	devices []targets.DevicePlan
+	// changes is the number of each device's changes, lines those of the
+	// group's text (printGroups).
+	changes, lines int
+}
+
 // changeGroups returns the devices to change, in the order of each
 // group's first device: when more than listEach devices change, those
-// with the same action, platform, role and changes together.
-func changeGroups(ds []targets.DevicePlan) [][]targets.DevicePlan {
-	var out [][]targets.DevicePlan
+// with the same action, platform, role and changes together. Devices
+// that share their changes (targets.DevicePlan.Body) are rebuilt one at
+// a time here and keep sharing them; a device whose changes cannot be
+// rebuilt is a group of its own.
+func changeGroups(ds []targets.DevicePlan) []changeGroup {
+	var out []changeGroup
 	// By the digest of what a group shares: the changes of a fabric's
 	// first plan take gigabytes, which the keys must not hold again.
 	at := map[[sha256.Size]byte]int{}
-	n := 0
 	for _, d := range ds {
 		if !d.Action.Changes() {
 			continue
 		}
+		changes, rem, err := d.Body()
 		k := sha256.New()
 		fmt.Fprintf(k, "%s\x00%s\x00%s\x00%s", d.Action, d.Platform, d.Role, d.Disruption)
-		for _, c := range d.Changes {
+		if err != nil {
+			fmt.Fprintf(k, "\x00%s", d.Device)
+		}
+		for _, c := range changes {
 			fmt.Fprintf(k, "\x00%s\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action(), c.Method)
 		}
 		key := [sha256.Size]byte(k.Sum(nil))
-		n++
 		i, ok := at[key]
 		if !ok {
 			i = len(out)
 			at[key] = i
-			out = append(out, nil)
+			g := changeGroup{changes: len(changes), lines: 2 + len(changes)}
+			if rem != nil {
+				g.lines += 1 + bytes.Count(rem.Content, []byte("\n"))
+			}
+			out = append(out, g)
 		}
-		out[i] = append(out[i], d)
+		out[i].devices = append(out[i].devices, d)
+	}
+	n := 0
+	for _, g := range out {
+		n += len(g.devices)
 	}
 	if n > listEach {
 		return out
 	}
 	// A few devices are easier to read each under its own name.
-	var each [][]targets.DevicePlan
+	var each []changeGroup
 	for _, g := range out {
-		for _, d := range g {
-			each = append(each, []targets.DevicePlan{d})
+		for _, d := range g.devices {
+			each = append(each, changeGroup{devices: []targets.DevicePlan{d}, changes: g.changes, lines: g.lines})
 		}
 	}
 	return each
