@@ -22,8 +22,10 @@ import (
 const doctorDoc = `Diagnose a running fabric from its counters, on the compiled topology: trace a pause storm
 upstream to its origin (the port that sends PFC pauses without receiving any) and list the victims
 that only propagate it, tell a port that pauses without throughput (a gray failure) or fires PFC
-while its lossless queue marks no ECN, and report FCS errors, symbol errors and carrier
-transitions on either end of a cable.
+while its lossless queue marks no ECN, report FCS errors, symbol errors and carrier
+transitions on either end of a cable, NICs that ignore the CNPs they receive (DCQCN off), and
+drops on a lossless queue. Each finding names the servers, tenants and scheduler blocks it
+touches, and what a quarantine would drain or shut.
 
 The counters come from snapshot files in the Prometheus text exposition format: node_exporter's
 ethtool and infiniband collectors on servers, gnmic's Prometheus output of OpenConfig paths on
@@ -168,6 +170,27 @@ func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
 		if len(f.Ports) > 1 {
 			fmt.Fprintf(out, "  pausing ports: %s\n", strings.Join(f.Ports, ", "))
 		}
+		if t := f.Touches; t.Servers > 0 {
+			fmt.Fprintf(out, "  touches: %s", diag.Plural(t.Servers, "server", "servers"))
+			if len(t.Tenants) > 0 {
+				fmt.Fprintf(out, "; tenants %s", strings.Join(t.Tenants, ", "))
+			}
+			fmt.Fprintf(out, "; blocks %s", listSome(t.Blocks, 8))
+			if len(t.Pods) > 0 {
+				fmt.Fprintf(out, "; pods %s", listSome(t.Pods, 8))
+			}
+			fmt.Fprintln(out)
+		}
+		if len(f.Drain) > 0 || f.Shut != nil {
+			var q []string
+			if len(f.Drain) > 0 {
+				q = append(q, "drain "+strings.Join(f.Drain, ", "))
+			}
+			if f.Shut != nil {
+				q = append(q, "shut "+f.Shut.String())
+			}
+			fmt.Fprintf(out, "  quarantine: %s\n", strings.Join(q, "; "))
+		}
 		fmt.Fprintln(out, "  evidence:")
 		for _, e := range f.Evidence {
 			fmt.Fprintf(out, "    %s  %s/s over %gs\n", e.Series, perSecond(e.PerSecond), e.Seconds)
@@ -191,6 +214,14 @@ func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
 		}
 	}
 	fmt.Fprintf(out, "\n%s\n", diag.Plural(len(rep.Findings), "finding", "findings"))
+}
+
+// listSome joins the first n names and counts the rest.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // perSecond prints a rate whole when it is large and to two decimals when
