@@ -211,6 +211,9 @@ func (s *scenario) storm(from [][2]string, rate float64) {
 	}
 }
 
+// scenarioT0 is the time of a scenario's first scrape, in milliseconds.
+const scenarioT0 = 1_764_000_000_000
+
 // snapshots returns the window's two scrapes, 30 s apart.
 func (s *scenario) snapshots() (first, last string) {
 	var a, b strings.Builder
@@ -225,11 +228,10 @@ func (s *scenario) write(first, last io.Writer) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	const t0 = 1_764_000_000_000
 	for i, n := range names {
 		base := float64(1_000_000 + 7919*i)
-		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(t0))
-		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(t0+s.secs*1000))
+		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(scenarioT0))
+		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(scenarioT0+s.secs*1000))
 	}
 }
 
