@@ -55,7 +55,7 @@ func TestImportLayers(t *testing.T) {
 		// Telemetry reads counters and knows no topology; doctor's
 		// analysis joins them to the model and imports no transport.
 		"targets/telemetry": {},
-		"targets/doctor":    {"compiler/ir", "targets/telemetry"},
+		"targets/doctor":    {"compiler/ir", "compiler/placement", "targets/telemetry"},
 
 		// The build's index files: they read the IR (and the compiler's
 		// findings, which SUMMARY lists), never the intent.

@@ -28,15 +28,20 @@ type Options struct {
 	// sends pauses is not draining what it receives (a gray failure)
 	// rather than congested.
 	DrainShare float64
+	// CNPRate is the rate of CNPs a NIC ignores, per second, above which
+	// its DCQCN counts as off. A NIC with DCQCN on ignores none.
+	CNPRate float64
 }
 
 // DefaultOptions are the thresholds rocefab doctor uses unless told.
-func DefaultOptions() Options { return Options{PauseRate: 1000, DrainShare: 0.1} }
+func DefaultOptions() Options { return Options{PauseRate: 1000, DrainShare: 0.1, CNPRate: 1} }
 
 // Kinds of finding.
 const (
-	KindPauseStorm = "pause-storm"
-	KindLinkErrors = "link-errors"
+	KindPauseStorm    = "pause-storm"
+	KindLinkErrors    = "link-errors"
+	KindCNPIgnored    = "cnp-ignored"
+	KindLosslessDrops = "lossless-drops"
 )
 
 // Causes of a pause storm's origin and of link errors.
@@ -52,6 +57,13 @@ const (
 	CauseFlaps      = "carrier-flaps"
 	CauseFCS        = "fcs-errors"
 	CauseSymbol     = "symbol-errors"
+	// CauseDCQCNOff: a NIC's reaction point ignores the CNPs it receives.
+	CauseDCQCNOff = "dcqcn-off"
+	// CauseQueueDrops: a switch's lossless egress queue drops packets.
+	CauseQueueDrops = "queue-drops"
+	// CauseNICDiscards: a NIC discards packets of a lossless priority for
+	// lack of receive buffer.
+	CauseNICDiscards = "nic-discards"
 )
 
 // Endpoint is one port of the fabric.
@@ -102,6 +114,15 @@ type Finding struct {
 	Message  string     `json:"message"`
 	Evidence []Evidence `json:"evidence"`
 	Victims  []Victim   `json:"victims,omitempty"`
+	// Touches are the servers, tenants and scheduler blocks the finding
+	// reaches.
+	Touches Touches `json:"touches"`
+	// Drain are the servers a quarantine drains: the server whose NIC is
+	// at fault or sits behind a faulty cable, sorted.
+	Drain []string `json:"drain,omitempty"`
+	// Shut is the switch port a quarantine shuts: a faulty cable's
+	// switch end.
+	Shut *Endpoint `json:"shut,omitempty"`
 }
 
 // Report is the outcome of a diagnosis.
@@ -125,11 +146,12 @@ type port struct {
 	gbps    int
 	nic     bool
 	hasPeer bool
-	txPause float64
-	rxPause float64
-	rxBytes float64
-	txBytes float64
-	errs    [3]float64 // increases over the window: FCS, symbol, carrier
+	// rate sums the port's counters per second, by counter: pauses,
+	// bytes, the NIC's CNPs.
+	rate [telemetry.Counters]float64
+	errs [3]float64 // increases over the window: FCS, symbol, carrier
+	// drops is the increase of lossless drops over the window.
+	drops float64
 	// cited is set when a finding cites this port's series, so the
 	// second walk of the rates keeps them.
 	cited bool
@@ -172,6 +194,9 @@ func Diagnose(fab *ir.Fabric, w *telemetry.Window, opt Options) Report {
 	if opt.DrainShare <= 0 {
 		opt.DrainShare = DefaultOptions().DrainShare
 	}
+	if opt.CNPRate <= 0 {
+		opt.CNPRate = DefaultOptions().CNPRate
+	}
 	m := newModel(fab, w.Ports())
 	rep := Report{Fabric: fab.Name, Findings: []Finding{}}
 	for k, r := range w.Rates() {
@@ -183,7 +208,18 @@ func Diagnose(fab *ir.Fabric, w *telemetry.Window, opt Options) Report {
 		}
 	}
 	var cites [][]cite
-	for _, f := range slices.Concat(m.storms(opt), m.linkErrors()) {
+	found := slices.Concat(m.storms(opt), m.linkErrors(), m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops())
+	var rc *reach
+	for _, f := range found {
+		if rc == nil {
+			rc = newReach(fab)
+		}
+		f.Touches = rc.touches(m, &f.Finding)
+		for _, d := range f.drain {
+			f.Drain = append(f.Drain, d.name)
+		}
+		slices.Sort(f.Drain)
+		f.Drain = slices.Compact(f.Drain)
 		rep.Findings = append(rep.Findings, f.Finding)
 		cites = append(cites, f.cites)
 	}
@@ -205,6 +241,8 @@ func Diagnose(fab *ir.Fabric, w *telemetry.Window, opt Options) Report {
 type finding struct {
 	Finding
 	cites []cite
+	// drain are the servers a quarantine drains.
+	drain []*device
 }
 
 type model struct {
@@ -304,12 +342,12 @@ func (m *model) lookup(k telemetry.Key) *port {
 	return m.ports[Endpoint{k.Device, name}]
 }
 
-// counts tells whether a rate counts toward the diagnosis: the pauses and
-// ECN marks of a priority or queue count only where it is lossless
-// (pauses elsewhere are not PFC's).
+// counts tells whether a rate counts toward the diagnosis: the pauses,
+// ECN marks and drops of a priority or queue count only where it is
+// lossless (pauses elsewhere are not PFC's, and a lossy queue may drop).
 func counts(p *port, k telemetry.Key) bool {
 	switch k.Counter {
-	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks:
+	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks, telemetry.Drops:
 	default:
 		return true
 	}
@@ -334,19 +372,17 @@ func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
 		return true
 	}
 	switch k.Counter {
-	case telemetry.TxPause:
-		p.txPause += r.PerSecond
-	case telemetry.RxPause:
-		p.rxPause += r.PerSecond
-	case telemetry.RxBytes:
-		p.rxBytes += r.PerSecond
-	case telemetry.TxBytes:
-		p.txBytes += r.PerSecond
 	case telemetry.RxErrors, telemetry.Symbol, telemetry.Carrier:
 		p.errs[k.Counter-telemetry.RxErrors] += r.PerSecond * r.Seconds
+	case telemetry.Drops:
+		p.drops += r.PerSecond * r.Seconds
 	case telemetry.ECNMarks:
 		p.dev.ecnSeen = true
 		p.dev.ecn += r.PerSecond
+	default:
+		if int(k.Counter) < len(p.rate) {
+			p.rate[k.Counter] += r.PerSecond
+		}
 	}
 	return true
 }

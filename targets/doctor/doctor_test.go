@@ -3,9 +3,11 @@ package doctor_test
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/telemetry"
 )
@@ -101,6 +103,9 @@ func TestNICStopsDraining(t *testing.T) {
 			break
 		}
 	}
+	if !slices.Equal(f.Drain, []string{nic[0]}) || f.Touches.Servers != 256 {
+		t.Errorf("drain %v, touches %d servers: want %s drained and every server touched", f.Drain, f.Touches.Servers, nic[0])
+	}
 }
 
 // cable returns a healthy pod-2048 and the two ends of leaf's first
@@ -121,6 +126,20 @@ func TestLossyCable(t *testing.T) {
 	f := only(t, diagnose(t, s), doctor.KindLinkErrors, doctor.CauseFCS, doctor.Endpoint{Device: far[0], Port: far[1]})
 	if f.Peer == nil || *f.Peer != (doctor.Endpoint{Device: up[0], Port: up[1]}) {
 		t.Errorf("peer %v, want the leaf end %s", f.Peer, up)
+	}
+	// The cable carries the traffic of the servers below its leaf; a
+	// quarantine shuts it at the spine and drains nobody.
+	below := 0
+	for _, d := range s.fab.Devices {
+		if d.Host != nil && slices.ContainsFunc(d.Host.NICs, func(n ir.NIC) bool { return n.Peer == up[0] }) {
+			below++
+		}
+	}
+	if f.Touches.Servers != below || below == 0 {
+		t.Errorf("touches %+v, want the %d servers below %s", f.Touches, below, up[0])
+	}
+	if f.Shut == nil || *f.Shut != f.Origin || len(f.Drain) != 0 {
+		t.Errorf("shut %v, drain %v: want the spine end shut and no drain", f.Shut, f.Drain)
 	}
 }
 
@@ -176,5 +195,68 @@ func TestDeterministic(t *testing.T) {
 		if !bytes.Equal(first, again) {
 			t.Fatal("two diagnoses of the same counters differ")
 		}
+	}
+}
+
+// TestDCQCNOff: one server's NIC ignores the CNPs its receivers send
+// (DCQCN off there): that NIC is named, its server drained, and the
+// tenant running on it touched.
+func TestDCQCNOff(t *testing.T) {
+	fab := fabric(t, "pod-2048")
+	s := newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0200", 2)
+	s.set(nic, "cnp-ignored", 4000)
+	s.set(nic, "cnp-handled", 0)
+	f := only(t, diagnose(t, s), doctor.KindCNPIgnored, doctor.CauseDCQCNOff, doctor.Endpoint{Device: nic[0], Port: nic[1]})
+	if !strings.Contains(f.Message, "although the intent enables it") {
+		t.Errorf("message %q: want the drift from the intent named", f.Message)
+	}
+	if len(f.Evidence) != 2 || f.Evidence[0].Counter != telemetry.CNPHandled || f.Evidence[1].PerSecond != 4000 {
+		t.Errorf("evidence %+v: want the CNPs handled and ignored", f.Evidence)
+	}
+	wantTouches(t, f, 1, []string{"ft-7b"})
+	if !slices.Equal(f.Drain, []string{"gpu-0200"}) || f.Shut != nil {
+		t.Errorf("drain %v, shut %v: want gpu-0200 drained and no link shut", f.Drain, f.Shut)
+	}
+}
+
+// TestLosslessQueueDrops: a leaf's lossless queue toward one server
+// drops (lossy queues drop everywhere, which is no finding).
+func TestLosslessQueueDrops(t *testing.T) {
+	fab := fabric(t, "pod-2048")
+	s := newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0007", 0)
+	leaf := [2]string{s.port[nic].peer, s.port[nic].peerP}
+	s.set(leaf, "drops", 3)
+	f := only(t, diagnose(t, s), doctor.KindLosslessDrops, doctor.CauseQueueDrops, doctor.Endpoint{Device: leaf[0], Port: leaf[1]})
+	if len(f.Evidence) != 1 || f.Evidence[0].Counter != telemetry.Drops || !strings.Contains(f.Evidence[0].Series, `queue_name="3"`) {
+		t.Errorf("evidence %+v: want the lossless queue's drops", f.Evidence)
+	}
+	wantTouches(t, f, 1, []string{"train-175b"})
+	if len(f.Drain) != 0 {
+		t.Errorf("drain %v: a switch queue's drops drain no server", f.Drain)
+	}
+}
+
+// TestNICDiscards: a NIC discards lossless packets for lack of buffer.
+func TestNICDiscards(t *testing.T) {
+	fab := fabric(t, "pod-2048")
+	s := newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0250", 7)
+	s.set(nic, "drops", 10)
+	f := only(t, diagnose(t, s), doctor.KindLosslessDrops, doctor.CauseNICDiscards, doctor.Endpoint{Device: nic[0], Port: nic[1]})
+	wantTouches(t, f, 1, []string{"ft-7b"})
+	if !slices.Equal(f.Drain, []string{"gpu-0250"}) {
+		t.Errorf("drain %v, want gpu-0250", f.Drain)
+	}
+}
+
+// wantTouches checks how many servers a finding reaches, and which
+// tenants besides those that run anywhere (pod-2048's checkpoint).
+func wantTouches(t *testing.T, f doctor.Finding, servers int, tenants []string) {
+	t.Helper()
+	want := slices.Sorted(slices.Values(append([]string{"checkpoint"}, tenants...)))
+	if f.Touches.Servers != servers || !slices.Equal(f.Touches.Tenants, want) || len(f.Touches.Blocks) == 0 {
+		t.Errorf("touches %+v: want %d servers, tenants %v and their blocks", f.Touches, servers, want)
 	}
 }

@@ -83,6 +83,16 @@ func newScenario(fab *ir.Fabric) *scenario {
 			continue
 		}
 		s.set(k, "ecn", 150)
+		// DCQCN at work: NICs answer marks with CNPs and handle those
+		// they receive; a lossy queue may drop, a lossless one never.
+		s.set(k, "drops", 0)
+		if pi.nic {
+			s.set(k, "cnp-sent", 50)
+			s.set(k, "cnp-handled", 50)
+			s.set(k, "cnp-ignored", 0)
+		} else {
+			s.set(k, "lossy-drops", 300)
+		}
 		// Ordinary incast: one port in seven pauses its peer a few times
 		// a second, well below a storm.
 		if i++; i%7 == 0 {
@@ -114,8 +124,12 @@ func (s *scenario) series(k [2]string, what string) []string {
 			return []string{"node_ethtool_received_crc_errors_phy" + lab, "node_ethtool_received_symbol_err_phy" + lab}
 		case "carrier":
 			return []string{"node_ethtool_link_down_events_phy" + lab}
-		case "ecn":
-			return []string{fmt.Sprintf(`node_infiniband_np_ecn_marked_roce_packets_received_total{device=%q,instance="%s:9100",port="1"}`, pi.hca, k[0])}
+		case "ecn", "cnp-sent", "cnp-handled", "cnp-ignored":
+			name := map[string]string{"ecn": "np_ecn_marked_roce_packets_received_total", "cnp-sent": "np_cnp_packets_sent_total",
+				"cnp-handled": "rp_cnp_packets_handled_total", "cnp-ignored": "rp_cnp_ignored_packets_received_total"}[what]
+			return []string{fmt.Sprintf(`node_infiniband_%s{device=%q,instance="%s:9100",port="1"}`, name, pi.hca, k[0])}
+		case "drops":
+			return []string{fmt.Sprintf("node_ethtool_received_prio%d_discards%s", lossless, lab)}
 		}
 	}
 	lab := fmt.Sprintf(`{interface_name=%q,source=%q}`, k[1], k[0])
@@ -135,6 +149,10 @@ func (s *scenario) series(k [2]string, what string) []string {
 	case "ecn":
 		return []string{fmt.Sprintf(`qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{interface_interface_id=%q,queue_name="%d",source=%q}`, k[1], lossless, k[0]),
 			fmt.Sprintf(`qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{interface_interface_id=%q,queue_name="0",source=%q}`, k[1], k[0])}
+	case "drops":
+		return []string{fmt.Sprintf(`qos_interfaces_interface_output_queues_queue_state_dropped_pkts{interface_interface_id=%q,queue_name="%d",source=%q}`, k[1], lossless, k[0])}
+	case "lossy-drops":
+		return []string{fmt.Sprintf(`qos_interfaces_interface_output_queues_queue_state_dropped_pkts{interface_interface_id=%q,queue_name="0",source=%q}`, k[1], k[0])}
 	}
 	panic("unknown counter " + what)
 }
@@ -193,6 +211,9 @@ func (s *scenario) storm(from [][2]string, rate float64) {
 	}
 }
 
+// scenarioT0 is the time of a scenario's first scrape, in milliseconds.
+const scenarioT0 = 1_764_000_000_000
+
 // snapshots returns the window's two scrapes, 30 s apart.
 func (s *scenario) snapshots() (first, last string) {
 	var a, b strings.Builder
@@ -207,11 +228,10 @@ func (s *scenario) write(first, last io.Writer) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	const t0 = 1_764_000_000_000
 	for i, n := range names {
 		base := float64(1_000_000 + 7919*i)
-		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(t0))
-		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(t0+s.secs*1000))
+		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(scenarioT0))
+		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(scenarioT0+s.secs*1000))
 	}
 }
 

@@ -29,15 +29,15 @@ func (m *model) storms(opt Options) []finding {
 				// A server's NICs hold a buffer each: one that pauses
 				// without being paused is an origin whatever the
 				// others receive.
-				if p.txPause > opt.PauseRate && p.rxPause <= opt.PauseRate {
+				if p.rate[telemetry.TxPause] > opt.PauseRate && p.rate[telemetry.RxPause] <= opt.PauseRate {
 					out = append(out, m.origin(dv, []*port{p}, opt))
 				}
 				continue
 			}
-			if p.txPause > opt.PauseRate {
+			if p.rate[telemetry.TxPause] > opt.PauseRate {
 				pausing = append(pausing, p)
 			}
-			if p.rxPause > opt.PauseRate {
+			if p.rate[telemetry.RxPause] > opt.PauseRate {
 				paused = true
 			}
 		}
@@ -60,7 +60,7 @@ func (m *model) origin(dv *device, pausing []*port, opt Options) finding {
 	var sent float64
 	for _, p := range pausing {
 		f.Ports = append(f.Ports, p.ep.Port)
-		sent += p.txPause
+		sent += p.rate[telemetry.TxPause]
 		f.cites = append(f.cites, cite{p: p, counter: telemetry.TxPause})
 	}
 	// What the origin drains: a NIC takes in what its peer sends it; a
@@ -74,6 +74,9 @@ func (m *model) origin(dv *device, pausing []*port, opt Options) finding {
 	switch {
 	case share < opt.DrainShare:
 		f.Cause = CauseNotDraining
+		if len(pausing) == 1 && pausing[0].nic {
+			f.drain = []*device{dv}
+		}
 		f.Message = fmt.Sprintf("sends %.0f pause frames/s on %s while carrying %.1f%% of its line rate: it does not drain what it receives (a gray failure)",
 			sent, plural(len(pausing), "port"), 100*share)
 	case dv.ecnSeen && dv.ecn == 0:
@@ -99,12 +102,12 @@ func drained(dv *device, pausing []*port) (float64, cite) {
 		if p.gbps <= 0 {
 			continue
 		}
-		bytes, c := p.txBytes, telemetry.TxBytes
+		bytes, c := p.rate[telemetry.TxBytes], telemetry.TxBytes
 		if p.nic {
 			if !slices.Contains(pausing, p) {
 				continue
 			}
-			bytes, c = p.rxBytes, telemetry.RxBytes
+			bytes, c = p.rate[telemetry.RxBytes], telemetry.RxBytes
 		}
 		share := bytes * 8 / (float64(p.gbps) * 1e9)
 		if bestEv.p == nil || share > best {
@@ -134,14 +137,14 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 			continue
 		}
 		peer := s.p.peerP
-		if peer == nil || peer.rxPause <= opt.PauseRate || seen[peer.ep.Device] {
+		if peer == nil || peer.rate[telemetry.RxPause] <= opt.PauseRate || seen[peer.ep.Device] {
 			continue
 		}
 		seen[peer.ep.Device] = true
 		path := append(slices.Clip(s.path), peer.ep.String())
 		v := Victim{Endpoint: peer.ep, Path: path}
 		for _, q := range m.devices[peer.ep.Device].ports {
-			if q.txPause > opt.PauseRate {
+			if q.rate[telemetry.TxPause] > opt.PauseRate {
 				v.Propagates = true
 				queue = append(queue, step{q, append(slices.Clip(path), q.ep.String())})
 			}
@@ -202,6 +205,21 @@ func (m *model) linkErrors() []finding {
 			if f.Peer == nil && p.hasPeer {
 				pe := p.peer
 				f.Peer = &pe
+			}
+			// Quarantine: drain a server on the cable, and shut the
+			// cable at a switch end (the end that counts the most, if
+			// both are switches).
+			for _, e := range ends {
+				if e.nic {
+					f.drain = append(f.drain, e.dev)
+				}
+			}
+			for _, e := range append([]*port{at}, ends...) {
+				if !e.nic {
+					se := e.ep
+					f.Shut = &se
+					break
+				}
 			}
 			switch {
 			case total[2] >= 1:

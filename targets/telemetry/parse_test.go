@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bufio"
 	"strings"
 	"testing"
 )
@@ -83,4 +84,26 @@ func collect(t testing.TB, w *Window) map[Key]Rate {
 		ports[id] = r.Port
 	}
 	return rates
+}
+
+// TestWriteSampleRoundTrip: a Prometheus answer's labels, escaped as the
+// text format escapes them, read back as they were.
+func TestWriteSampleRoundTrip(t *testing.T) {
+	var b strings.Builder
+	bw := bufio.NewWriter(&b)
+	m := map[string]string{"__name__": "node_ethtool_link_down_events_phy", "device": "eth\"2\\\n", "instance": "gpu-0001:9100", "job": "node"}
+	writeSample(bw, m, "3", 1000)
+	writeSample(bw, m, "5", 3000)
+	bw.Flush()
+	w := NewWindow()
+	if err := w.Read(strings.NewReader(b.String()), "api", 0); err != nil {
+		t.Fatal(err)
+	}
+	rates := collect(t, w)
+	if r := rates[Key{Device: "gpu-0001", Port: "eth\"2\\\n", Counter: Carrier, Priority: AnyPriority}]; r.PerSecond != 1 || r.Seconds != 2 || len(rates) != 1 {
+		t.Errorf("rates %v: want the escaped device's series at 1/s over 2 s", rates)
+	}
+	if got := b.String(); !strings.HasPrefix(got, `node_ethtool_link_down_events_phy{device="eth\"2\\\n",instance="gpu-0001:9100",job="node"} 3 1000`) {
+		t.Errorf("line %q", got)
+	}
 }

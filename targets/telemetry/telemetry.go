@@ -21,17 +21,26 @@ type Counter uint8
 // counts MAC PAUSE frames, which with PFC on one priority are that
 // priority's).
 const (
-	RxPause  Counter = iota + 1 // PFC/PAUSE frames received: the peer asks this port to stop sending
-	TxPause                     // PFC/PAUSE frames sent: this port asks its peer to stop
-	RxBytes                     // bytes received
-	TxBytes                     // bytes sent
-	RxErrors                    // FCS (CRC) errors received
-	Symbol                      // physical-layer symbol errors
-	Carrier                     // carrier transitions (link flaps)
-	ECNMarks                    // packets marked CE (switch egress queue) or received marked (NIC)
+	RxPause    Counter = iota + 1 // PFC/PAUSE frames received: the peer asks this port to stop sending
+	TxPause                       // PFC/PAUSE frames sent: this port asks its peer to stop
+	RxBytes                       // bytes received
+	TxBytes                       // bytes sent
+	RxErrors                      // FCS (CRC) errors received
+	Symbol                        // physical-layer symbol errors
+	Carrier                       // carrier transitions (link flaps)
+	ECNMarks                      // packets marked CE (switch egress queue) or received marked (NIC)
+	CNPSent                       // CNPs a NIC sent as notification point: it received packets marked CE
+	CNPHandled                    // CNPs a NIC's reaction point handled by slowing its sending (DCQCN)
+	CNPIgnored                    // CNPs a NIC received and ignored: its reaction point (DCQCN) is off
+	Drops                         // packets dropped: a switch egress queue's drops, a NIC's receive discards for lack of buffer
+
+	// Counters is one more than the largest counter, to size arrays
+	// indexed by counter.
+	Counters = iota + 1
 )
 
-var counterNames = [...]string{"", "rx-pause", "tx-pause", "rx-bytes", "tx-bytes", "rx-errors", "symbol-errors", "carrier-transitions", "ecn-marks"}
+var counterNames = [...]string{"", "rx-pause", "tx-pause", "rx-bytes", "tx-bytes", "rx-errors", "symbol-errors", "carrier-transitions", "ecn-marks",
+	"cnp-sent", "cnp-handled", "cnp-ignored", "drops"}
 
 // String names the counter as reports and JSON show it.
 func (c Counter) String() string {
@@ -92,10 +101,18 @@ type family struct {
 // rx_prio<p>_pause, tx_prio<p>_pause, rx_prio<p>_bytes, tx_prio<p>_bytes,
 // rx_crc_errors_phy, rx_symbol_err_phy, link_down_events_phy.
 //
+// node_ethtool_received_prio<p>_discards is mlx5's rx_prio<p>_discards,
+// packets the NIC dropped for lack of receive buffer on priority p.
+//
 // node_exporter's infiniband collector exports the RDMA device's
-// hw_counters/np_ecn_marked_roce_packets as
-// node_infiniband_np_ecn_marked_roce_packets_received_total, labelled by
-// "device" (the RDMA device) and "port" (collector/infiniband_linux.go).
+// hw_counters, labelled by "device" (the RDMA device) and "port"
+// (collector/infiniband_linux.go at
+// prometheus/node_exporter@a7dcc3a01545180d4f2087db70994cbc3abfed13):
+// np_ecn_marked_roce_packets as
+// node_infiniband_np_ecn_marked_roce_packets_received_total, np_cnp_sent
+// as node_infiniband_np_cnp_packets_sent_total, rp_cnp_handled as
+// node_infiniband_rp_cnp_packets_handled_total and rp_cnp_ignored as
+// node_infiniband_rp_cnp_ignored_packets_received_total.
 //
 // gnmic's Prometheus output names a gNMI update by its path with every
 // character outside [a-zA-Z0-9_] replaced by "_" and labels it by the
@@ -123,6 +140,10 @@ func lookupFamily(name string) (family, bool) {
 			return family{counter: dir.pause, priority: p, port: "device"}, true
 		case "bytes":
 			return family{counter: dir.bytes, priority: p, port: "device"}, true
+		case "discards":
+			if dir.pause == RxPause {
+				return family{counter: Drops, priority: p, port: "device"}, true
+			}
 		}
 	}
 	return family{}, false
@@ -133,6 +154,9 @@ var families = map[string]family{
 	"node_ethtool_received_symbol_err_phy":                      {counter: Symbol, priority: AnyPriority, port: "device"},
 	"node_ethtool_link_down_events_phy":                         {counter: Carrier, priority: AnyPriority, port: "device"},
 	"node_infiniband_np_ecn_marked_roce_packets_received_total": {counter: ECNMarks, priority: AnyPriority, port: "device", hca: true},
+	"node_infiniband_np_cnp_packets_sent_total":                 {counter: CNPSent, priority: AnyPriority, port: "device", hca: true},
+	"node_infiniband_rp_cnp_packets_handled_total":              {counter: CNPHandled, priority: AnyPriority, port: "device", hca: true},
+	"node_infiniband_rp_cnp_ignored_packets_received_total":     {counter: CNPIgnored, priority: AnyPriority, port: "device", hca: true},
 
 	"interfaces_interface_state_counters_in_octets":                     {counter: RxBytes, priority: AnyPriority, port: "interface_name"},
 	"interfaces_interface_state_counters_out_octets":                    {counter: TxBytes, priority: AnyPriority, port: "interface_name"},
@@ -143,11 +167,14 @@ var families = map[string]family{
 	"interfaces_interface_ethernet_state_counters_out_mac_pause_frames": {counter: TxPause, priority: AnyPriority, port: "interface_name"},
 	"qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts": {counter: ECNMarks, priority: AnyPriority,
 		port: "interface_interface_id", queue: "queue_name"},
+	"qos_interfaces_interface_output_queues_queue_state_dropped_pkts": {counter: Drops, priority: AnyPriority,
+		port: "interface_interface_id", queue: "queue_name"},
 }
 
 // Families lists the metric family names doctor reads with fixed names,
 // sorted, for documentation and tests; the per-priority ethtool families
-// are node_ethtool_{received,transmitted}_prio<0-7>_{pause,bytes}.
+// are node_ethtool_{received,transmitted}_prio<0-7>_{pause,bytes} and
+// node_ethtool_received_prio<0-7>_discards.
 func Families() []string {
 	names := make([]string, 0, len(families))
 	for n := range families {

@@ -22,10 +22,14 @@ import (
 const doctorDoc = `Diagnose a running fabric from its counters, on the compiled topology: trace a pause storm
 upstream to its origin (the port that sends PFC pauses without receiving any) and list the victims
 that only propagate it, tell a port that pauses without throughput (a gray failure) or fires PFC
-while its lossless queue marks no ECN, and report FCS errors, symbol errors and carrier
-transitions on either end of a cable.
+while its lossless queue marks no ECN, report FCS errors, symbol errors and carrier
+transitions on either end of a cable, NICs that ignore the CNPs they receive (DCQCN off), and
+drops on a lossless queue. Each finding names the servers, tenants and scheduler blocks it
+touches, and what a quarantine would drain or shut.
 
-The counters come from snapshot files in the Prometheus text exposition format: node_exporter's
+The counters come from a Prometheus server (--prometheus URL: two instant queries through its
+HTTP API, at the start and the end of the --window that ends at --end, now unless told), or from
+snapshot files in the Prometheus text exposition format: node_exporter's
 ethtool and infiniband collectors on servers, gnmic's Prometheus output of OpenConfig paths on
 switches, or a file written by hand (docs/doctor.md lists every metric and label read). Give two
 snapshots or more (a scrape each, --interval apart unless the samples carry timestamps), or one
@@ -47,11 +51,14 @@ const (
 )
 
 type doctorArgs struct {
-	snapshots []string
-	interval  time.Duration
-	format    string
-	pauseRate float64
-	victims   int
+	snapshots  []string
+	interval   time.Duration
+	prometheus string
+	window     time.Duration
+	end        string
+	format     string
+	pauseRate  float64
+	victims    int
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -60,7 +67,8 @@ func newDoctorCmd() *cobra.Command {
 		Use:   "doctor [PATH] --snapshot FILE...",
 		Short: "Find the origin of a pause storm and faulty cables from the fabric's counters",
 		Long:  doctorDoc,
-		Example: `  rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s
+		Example: `  rocefab doctor examples/pod-2048 --prometheus http://prometheus:9090 --window 5m
+  rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s
   rocefab doctor . --snapshot window.prom --format json`,
 		// Exit 2 means findings here: a wrong argument or flag could not
 		// run, exit 1.
@@ -76,6 +84,9 @@ func newDoctorCmd() *cobra.Command {
 	def := doctor.DefaultOptions()
 	cmd.Flags().StringArrayVar(&a.snapshots, "snapshot", nil, "a counter snapshot in the Prometheus text format (repeat, oldest first)")
 	cmd.Flags().DurationVar(&a.interval, "interval", 0, "time between snapshots whose samples carry no timestamp")
+	cmd.Flags().StringVar(&a.prometheus, "prometheus", "", "read the counters from this Prometheus server's HTTP API (e.g. http://prometheus:9090)")
+	cmd.Flags().DurationVar(&a.window, "window", 5*time.Minute, "with --prometheus: the window the rates are taken over")
+	cmd.Flags().StringVar(&a.end, "end", "", "with --prometheus: the window's end, RFC 3339 or Unix seconds (default now)")
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
 	cmd.Flags().Float64Var(&a.pauseRate, "pause-rate", def.PauseRate, "pause frames per second above which a port counts as pausing")
 	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
@@ -86,8 +97,21 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if a.format != "text" && a.format != "json" {
 		return withCode(exitDoctorError, fmt.Errorf("--format %q: allowed are text, json", a.format))
 	}
-	if len(a.snapshots) == 0 {
-		return withCode(exitDoctorError, errors.New("no counters: give --snapshot FILE (twice, or one file with timestamps)"))
+	if len(a.snapshots) == 0 && a.prometheus == "" {
+		return withCode(exitDoctorError, errors.New("no counters: give --prometheus URL or --snapshot FILE (twice, or one file with timestamps)"))
+	}
+	if len(a.snapshots) > 0 && a.prometheus != "" {
+		return withCode(exitDoctorError, errors.New("--prometheus and --snapshot: allowed is one source of counters"))
+	}
+	end := time.Now()
+	if a.end != "" {
+		var err error
+		if end, err = parseTime(a.end); err != nil {
+			return withCode(exitDoctorError, err)
+		}
+	}
+	if a.window <= 0 {
+		return withCode(exitDoctorError, fmt.Errorf("--window %s: allowed is a duration above 0", a.window))
 	}
 	if a.pauseRate <= 0 {
 		return withCode(exitDoctorError, fmt.Errorf("--pause-rate %g: allowed is a rate above 0", a.pauseRate))
@@ -106,7 +130,15 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		summarizeDiags(cmd, ds)
 		return withCode(exitDoctorError, fmt.Errorf("the intent %s does not compile", path))
 	}
-	w, err := readSnapshots(a.snapshots, a.interval)
+	var w *telemetry.Window
+	source := strings.Join(a.snapshots, ", ")
+	if a.prometheus != "" {
+		w = telemetry.NewWindow()
+		source = fmt.Sprintf("%s from %s to %s", a.prometheus, end.Add(-a.window).UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
+		err = telemetry.Prometheus{URL: a.prometheus}.Read(cmd.Context(), w, end.Add(-a.window), end)
+	} else {
+		w, err = readSnapshots(a.snapshots, a.interval)
+	}
 	if err != nil {
 		return withCode(exitDoctorError, err)
 	}
@@ -115,7 +147,7 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	rep := doctor.Diagnose(fab, w, opt)
 	if rep.Rates == 0 {
 		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
-			fab.Name, strings.Join(a.snapshots, ", "), rep.Unmatched))
+			fab.Name, source, rep.Unmatched))
 	}
 	out := cmd.OutOrStdout()
 	if a.format == "json" {
@@ -131,6 +163,17 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		return withCode(exitDoctorFindings, nil)
 	}
 	return nil
+}
+
+// parseTime reads --end: RFC 3339, or Unix seconds.
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if secs, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(secs, 0), nil
+	}
+	return time.Time{}, fmt.Errorf("--end %q: allowed are an RFC 3339 time (2026-12-02T04:30:00Z) or Unix seconds", s)
 }
 
 // readSnapshots reads the files, oldest first, into a window.
@@ -168,6 +211,27 @@ func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
 		if len(f.Ports) > 1 {
 			fmt.Fprintf(out, "  pausing ports: %s\n", strings.Join(f.Ports, ", "))
 		}
+		if t := f.Touches; t.Servers > 0 {
+			fmt.Fprintf(out, "  touches: %s", diag.Plural(t.Servers, "server", "servers"))
+			if len(t.Tenants) > 0 {
+				fmt.Fprintf(out, "; tenants %s", strings.Join(t.Tenants, ", "))
+			}
+			fmt.Fprintf(out, "; blocks %s", listSome(t.Blocks, 8))
+			if len(t.Pods) > 0 {
+				fmt.Fprintf(out, "; pods %s", listSome(t.Pods, 8))
+			}
+			fmt.Fprintln(out)
+		}
+		if len(f.Drain) > 0 || f.Shut != nil {
+			var q []string
+			if len(f.Drain) > 0 {
+				q = append(q, "drain "+strings.Join(f.Drain, ", "))
+			}
+			if f.Shut != nil {
+				q = append(q, "shut "+f.Shut.String())
+			}
+			fmt.Fprintf(out, "  quarantine: %s\n", strings.Join(q, "; "))
+		}
 		fmt.Fprintln(out, "  evidence:")
 		for _, e := range f.Evidence {
 			fmt.Fprintf(out, "    %s  %s/s over %gs\n", e.Series, perSecond(e.PerSecond), e.Seconds)
@@ -191,6 +255,14 @@ func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
 		}
 	}
 	fmt.Fprintf(out, "\n%s\n", diag.Plural(len(rep.Findings), "finding", "findings"))
+}
+
+// listSome joins the first n names and counts the rest.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // perSecond prints a rate whole when it is large and to two decimals when

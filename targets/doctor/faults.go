@@ -1,0 +1,78 @@
+package doctor
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/rocefab/rocefab/targets/telemetry"
+)
+
+// cnpIgnored finds the NICs whose reaction point ignores the congestion
+// notifications it receives.
+//
+// A NIC that receives packets marked CE answers the sender with a CNP
+// (np_cnp_sent); the sender's reaction point cuts its rate for each CNP
+// it handles (rp_cnp_handled). One that counts CNPs received and ignored
+// (rp_cnp_ignored) has DCQCN off for that priority: it keeps sending at
+// line rate into a congested queue that ECN can no longer relieve, so PFC
+// must (NVIDIA's "Understanding mlx5 Linux counters": the counter "should
+// not raise if RoCE Congestion Control was enabled").
+func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
+	var out []finding
+	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+		for _, p := range m.devices[name].ports {
+			if !p.nic || p.rate[telemetry.CNPIgnored] <= opt.CNPRate {
+				continue
+			}
+			f := finding{Finding: Finding{Kind: KindCNPIgnored, Cause: CauseDCQCNOff, Origin: p.ep}}
+			if intentDCQCN {
+				f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: DCQCN is off on this NIC although the intent enables it (its configuration drifted), so it keeps sending at line rate into congestion",
+					p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
+			} else {
+				f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: the intent leaves DCQCN off, so the NIC keeps sending at line rate into congestion",
+					p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
+			}
+			for _, c := range []telemetry.Counter{telemetry.CNPIgnored, telemetry.CNPHandled} {
+				f.cites = append(f.cites, cite{p: p, counter: c})
+			}
+			f.drain = []*device{p.dev}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// losslessDrops finds the ports that drop packets of a lossless priority:
+// a switch egress queue's drops, or a NIC's receive discards for lack of
+// buffer. PFC exists so that these never happen; a drop means the
+// headroom is too small for the cable, or the peer does not honour the
+// pauses (PFC off on that priority at the other end).
+func (m *model) losslessDrops() []finding {
+	var out []finding
+	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+		for _, p := range m.devices[name].ports {
+			if p.drops < 1 {
+				continue
+			}
+			f := finding{Finding: Finding{Kind: KindLosslessDrops, Origin: p.ep}}
+			if p.nic {
+				f.Cause = CauseNICDiscards
+				f.Message = fmt.Sprintf("discarded %.0f packets of a lossless priority for lack of receive buffer in the window: the NIC's headroom does not cover its cable, or the leaf does not honour its pauses",
+					p.drops)
+				f.drain = []*device{p.dev}
+			} else {
+				f.Cause = CauseQueueDrops
+				f.Message = fmt.Sprintf("dropped %.0f packets from a lossless egress queue in the window: PFC did not hold the traffic (headroom short of the cable, or the peer ignores the pauses)",
+					p.drops)
+			}
+			if p.hasPeer {
+				pe := p.peer
+				f.Peer = &pe
+			}
+			f.cites = append(f.cites, cite{p: p, counter: telemetry.Drops, positive: true})
+			out = append(out, f)
+		}
+	}
+	return out
+}
