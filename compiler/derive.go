@@ -797,6 +797,45 @@ func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC) {
 	if _, none := nic.Gap("cable-length"); none {
 		prof.CableM = 0
 	}
+	prof.CCKnobs = c.ccKnobs(prof, nic)
+}
+
+// ccKnobs are the congestion-control settings of a NIC driver with an
+// interface of its own. bnxt_re (Broadcom bnxt_re README, Congestion
+// Control; configfs.c): ecn_enable turns congestion control on, cc_mode 1
+// is DCQCN-P, roce_dscp and cnp_dscp mark RoCE and CNP packets, all read
+// back and written in hex ("%#x": 0 prints as 0) and applied with apply;
+// the RoCE and CNP priorities follow from the DSCP map (dcb app), which the
+// driver checks them against, so roce_prio and cnp_prio are not written.
+// irdma (Intel irdma README, ECN Configuration): roce_dcqcn_enable 1 or 0.
+func (c *compilation) ccKnobs(prof *ir.HostProfile, nic platforms.NIC) []ir.CCKnob {
+	on := prof.DCQCN.Enabled
+	switch nic.CCInterface {
+	case "bnxt_re-configfs":
+		hex := func(v int) string {
+			if v == 0 {
+				return "0"
+			}
+			return fmt.Sprintf("%#x", v)
+		}
+		ks := []ir.CCKnob{{Driver: "bnxt_re", Name: "ecn_enable", Value: hex(b2i(on))}}
+		if on {
+			ks = append(ks, ir.CCKnob{Driver: "bnxt_re", Name: "cc_mode", Value: hex(1)})
+		}
+		for _, cl := range c.fab.LosslessClasses() {
+			if len(cl.DSCP) > 0 {
+				ks = append(ks, ir.CCKnob{Driver: "bnxt_re", Name: "roce_dscp", Value: hex(cl.DSCP[0])})
+				break
+			}
+		}
+		if prof.CNPDSCP >= 0 {
+			ks = append(ks, ir.CCKnob{Driver: "bnxt_re", Name: "cnp_dscp", Value: hex(prof.CNPDSCP)})
+		}
+		return ks
+	case "irdma-configfs":
+		return []ir.CCKnob{{Driver: "irdma", Name: "roce_dcqcn_enable", Value: strconv.Itoa(b2i(on))}}
+	}
+	return nil
 }
 
 // rdmaDeviceName is the RDMA device the kernel gives NIC i of the host NIC
@@ -807,4 +846,11 @@ func (c *compilation) rdmaDeviceName(i int) string {
 		pattern = nic.RDMADevice
 	}
 	return strings.Replace(pattern, "%d", strconv.Itoa(i), 1)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,9 @@
 package compiler_test
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // A NIC model of another vendor takes the tool its driver documents, the
 // RDMA device names its driver registers, and no cable length where the
@@ -9,16 +12,22 @@ func TestNICVendorDefaults(t *testing.T) {
 	for _, c := range []struct {
 		model, tool, hca string
 		cable            float64
+		cc               string // the congestion-control knobs, as %v prints them
 	}{
-		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", 3},
-		{"thor2", "dcb", "bnxt_re0,bnxt_re1", 0},
-		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", 0},
-		{"e810", "dcb", "irdma0,irdma1", 0},
+		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", 3, "[]"},
+		{"thor2", "dcb", "bnxt_re0,bnxt_re1", 0,
+			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
+		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", 0,
+			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
+		{"e810", "dcb", "irdma0,irdma1", 0, "[{irdma roce_dcqcn_enable 1}]"},
 	} {
 		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\nhosts: nic: model: \""+c.model+"\"\n")
 		prof := f.HostProfile
 		if prof == nil || prof.Tool != c.tool || prof.CableM != c.cable {
 			t.Fatalf("%s: profile %+v, want tool %s, cable %g m", c.model, prof, c.tool, c.cable)
+		}
+		if got := fmt.Sprint(prof.CCKnobs); got != c.cc {
+			t.Errorf("%s: congestion-control knobs %s, want %s", c.model, got, c.cc)
 		}
 		got := ""
 		for _, e := range f.Tenants[0].Env {
