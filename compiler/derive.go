@@ -657,7 +657,10 @@ func (c *compilation) tenants() {
 	n := c.f.Hosts.NCCL
 	for _, name := range slices.Sorted(maps.Keys(c.f.Tenants)) {
 		t := c.f.Tenants[name]
-		tn := &ir.Tenant{Name: name, ClassName: t.Class, Class: c.fab.Class(t.Class), Pos: c.pos("tenants." + name)}
+		tn := &ir.Tenant{Name: name, ClassName: t.Class, Class: c.fab.Class(t.Class), Library: ir.LibraryNCCL, Pos: c.pos("tenants." + name)}
+		if c.f.Hosts.GPU == "amd" {
+			tn.Library = ir.LibraryRCCL
+		}
 		for _, pat := range t.Servers {
 			names, err := ExpandRange(pat)
 			if err != nil {

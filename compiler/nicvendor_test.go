@@ -40,3 +40,14 @@ func TestNICVendorDefaults(t *testing.T) {
 		}
 	}
 }
+
+// Tenants on AMD GPUs get an environment for RCCL, on NVIDIA GPUs (the
+// default) one for NCCL.
+func TestTenantLibraryFollowsGPU(t *testing.T) {
+	for gpu, want := range map[string]string{"": "nccl", "hosts: gpu: \"nvidia\"\n": "nccl", "hosts: gpu: \"amd\"\n": "rccl"} {
+		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\n"+gpu)
+		if got := f.Tenants[0].Library; got != want {
+			t.Errorf("%q: library %q, want %q", gpu, got, want)
+		}
+	}
+}

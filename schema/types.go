@@ -170,6 +170,8 @@ type Hosts struct {
 	Frontend *Frontend `json:"frontend"`
 	// RDMACM is the class rdma_cm QPs are marked with, nil for the default.
 	RDMACM *RDMACM `json:"rdmaCM"`
+	// GPU is the servers' GPU vendor: "nvidia" (NCCL) or "amd" (RCCL).
+	GPU string `json:"gpu"`
 }
 
 // Frontend is the servers' frontend (TCP/IP) interface.

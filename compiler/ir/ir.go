@@ -538,6 +538,12 @@ type Endpoint struct {
 // String formats the endpoint as device:port.
 func (e Endpoint) String() string { return e.Device + ":" + e.Port }
 
+// The collective libraries a tenant's environment is for.
+const (
+	LibraryNCCL = "nccl"
+	LibraryRCCL = "rccl"
+)
+
 // Tenant is a job bound to a class, with its NCCL environment.
 type Tenant struct {
 	Name  string
@@ -549,6 +555,10 @@ type Tenant struct {
 	Env []EnvVar
 	// TrafficClass is NCCL_IB_TC.
 	TrafficClass int
+	// Library is the collective library the environment is for: "nccl"
+	// (NVIDIA GPUs) or "rccl" (AMD GPUs), which reads the same NCCL_*
+	// variables (ROCm/rccl src/include/param.h, src/transport/net_ib.cc).
+	Library string
 	// ClassName is the class the intent named; Class is nil when no class
 	// has that name (lint reports it).
 	ClassName string

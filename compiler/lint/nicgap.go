@@ -65,6 +65,30 @@ func nicGaps(p *Pass) {
 	}
 }
 
+// rcclMissing are NCCL variables RCCL, the collective library of AMD
+// GPUs, does not read: ROCm/rccl src/transport/net_ib.cc (commit 0cbce2a)
+// defines IB_TC, IB_SL, IB_GID_INDEX, IB_TIMEOUT, IB_RETRY_CNT,
+// IB_ADAPTIVE_ROUTING, IB_QPS_PER_CONNECTION and IB_SPLIT_DATA_ON_QPS as
+// NVIDIA NCCL does, but neither of these (NVIDIA/nccl net_ib: the FIFO
+// queue's traffic class, out-of-order receive queues).
+var rcclMissing = []string{"NCCL_IB_FIFO_TC", "NCCL_IB_OOO_RQ"}
+
+// rcclEnv reports, as part of RF117, a variable an RCCL tenant's
+// environment sets that RCCL does not read.
+func rcclEnv(p *Pass) {
+	for _, t := range p.Fabric.Tenants {
+		if t.Library != ir.LibraryRCCL {
+			continue
+		}
+		for _, e := range t.Env {
+			if slices.Contains(rcclMissing, e.Name) {
+				p.Reportf(t.Pos, "tenant %s runs RCCL (hosts.gpu \"amd\"), which does not read %s (ROCm/rccl src/transport/net_ib.cc has no such parameter): it is written and ignored",
+					t.Name, e.Name)
+			}
+		}
+	}
+}
+
 // nicElementUsed reports whether the model asks the NICs for a setting
 // that a NIC gap (platforms.NICElements) would leave out.
 func nicElementUsed(prof *ir.HostProfile, el string) bool {
