@@ -51,3 +51,34 @@ func TestTenantLibraryFollowsGPU(t *testing.T) {
 		}
 	}
 }
+
+// A mixed fleet: the servers hosts.nic.models names get their model's
+// profile and RDMA device names, the others keep the fabric's, and a
+// tenant on both lists both drivers' devices.
+func TestMixedFleet(t *testing.T) {
+	f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\n"+
+		"hosts: nic: models: \"gpu-[0008-0015]\": \"BCM57608\"\n")
+	for _, c := range []struct{ server, model, tool, hca string }{
+		{"gpu-0000", "connectx-7", "mlnx_qos", "mlx5_1"},
+		{"gpu-0007", "connectx-7", "mlnx_qos", "mlx5_1"},
+		{"gpu-0008", "thor2", "dcb", "bnxt_re1"},
+		{"gpu-0015", "thor2", "dcb", "bnxt_re1"},
+	} {
+		d := f.Device(c.server)
+		if d == nil || d.Host == nil {
+			t.Fatalf("no server %s", c.server)
+		}
+		p := d.Host.Profile
+		if d.Model != c.model || p.NICModel != c.model || p.Tool != c.tool || d.Host.NICs[1].HCA != c.hca {
+			t.Errorf("%s: model %s/%s, tool %s, NIC 1 on %s; want %s, %s, %s", c.server, d.Model, p.NICModel, p.Tool, d.Host.NICs[1].HCA, c.model, c.tool, c.hca)
+		}
+	}
+	if f.Device("gpu-0000").Host.Profile == f.Device("gpu-0008").Host.Profile || f.Device("gpu-0008").Host.Profile != f.Device("gpu-0015").Host.Profile {
+		t.Error("the servers of one NIC model do not share one profile")
+	}
+	for _, e := range f.Tenants[0].Env {
+		if e.Name == "NCCL_IB_HCA" && e.Value != "mlx5_0,mlx5_1,bnxt_re0,bnxt_re1" {
+			t.Errorf("NCCL_IB_HCA=%s, want both drivers' devices", e.Value)
+		}
+	}
+}

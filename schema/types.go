@@ -197,6 +197,9 @@ type NIC struct {
 	Tool  string   `json:"tool"`
 	Ports []string `json:"ports"`
 	Cable Length   `json:"cable"`
+	// Models gives servers another NIC model than Model: server name
+	// range ("gpu-[0008-0015]") to model.
+	Models map[string]string `json:"models"`
 }
 
 // DCQCN holds the NIC congestion-control settings.

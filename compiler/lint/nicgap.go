@@ -42,6 +42,7 @@ func nicGaps(p *Pass) {
 		ds := byModel[m]
 		ccs[nic.CongestionControl] = append(ccs[nic.CongestionControl], m)
 		who := fmt.Sprintf("linux (%s, %s)", plural(len(ds), "server", "servers"), nic.Model)
+		prof := ds[0].Host.Profile // a mixed fleet's servers of one model share one
 		for _, el := range platforms.NICElements {
 			note, gap := nic.Gap(el)
 			if !gap || !nicElementUsed(prof, el) {
