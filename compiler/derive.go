@@ -574,12 +574,64 @@ func (c *compilation) hosts() {
 	}
 	if nic, ok := platforms.LookupNIC(h.NIC.Model); ok {
 		prof.NICModel = nic.Model
-		c.nicTool(prof, nic)
+		c.nicTool(prof, nic, true)
 	}
 	c.fab.HostProfile = prof
 	for _, d := range c.fab.Devices {
 		if d.Host != nil {
 			d.Host.Profile = prof
+		}
+	}
+	c.mixedFleet(prof)
+}
+
+// mixedFleet gives the servers hosts.nic.models names a profile of their
+// NIC model: the fabric's, fitted to the model's driver (tool, cable
+// length, congestion control), and, unless hosts.nccl.hca names them, the
+// RDMA device names the model's driver registers.
+func (c *compilation) mixedFleet(prof *ir.HostProfile) {
+	byModel := map[string]*ir.HostProfile{}
+	models := c.f.Hosts.NIC.Models
+	for _, pat := range slices.Sorted(maps.Keys(models)) {
+		at := c.in.Pos("hosts", "nic", "models", pat)
+		nic, ok := platforms.LookupNIC(models[pat])
+		if !ok {
+			c.errorf(at, "hosts.nic.models[%q]: %q is not a known NIC model (known: %s)", pat, models[pat], strings.Join(platforms.NICModels(), ", "))
+			continue
+		}
+		names, err := ExpandRange(pat)
+		if err != nil {
+			c.errorf(at, "hosts.nic.models: %v", err)
+			continue
+		}
+		p := byModel[nic.Model]
+		if p == nil && nic.Model != prof.NICModel {
+			cp := *prof
+			cp.NICModel, cp.CableM, cp.CCKnobs = nic.Model, c.f.Hosts.NIC.Cable.Metres, nil
+			c.nicTool(&cp, nic, false)
+			p = &cp
+			byModel[nic.Model] = p
+		}
+		for _, s := range names {
+			d := c.fab.Device(s)
+			if d == nil || d.Host == nil {
+				c.errorf(at, "hosts.nic.models[%q]: %s is not a server of the fabric", pat, s)
+				break
+			}
+			if d.Model != "" && !strings.EqualFold(d.Model, c.f.Hosts.NIC.Model) && !strings.EqualFold(d.Model, nic.Model) {
+				c.errorf(at, "hosts.nic.models: %s is given two NIC models, %s and %s", s, d.Model, nic.Model)
+				continue
+			}
+			d.Model = nic.Model
+			if p == nil {
+				continue // the fabric's own model
+			}
+			d.Host.Profile = p
+			if len(c.f.Hosts.NCCL.HCA) == 0 {
+				for i := range d.Host.NICs {
+					d.Host.NICs[i].HCA = rdmaDevice(nic.RDMADevice, i)
+				}
+			}
 		}
 	}
 }
@@ -657,7 +709,10 @@ func (c *compilation) tenants() {
 	n := c.f.Hosts.NCCL
 	for _, name := range slices.Sorted(maps.Keys(c.f.Tenants)) {
 		t := c.f.Tenants[name]
-		tn := &ir.Tenant{Name: name, ClassName: t.Class, Class: c.fab.Class(t.Class), Pos: c.pos("tenants." + name)}
+		tn := &ir.Tenant{Name: name, ClassName: t.Class, Class: c.fab.Class(t.Class), Library: ir.LibraryNCCL, Pos: c.pos("tenants." + name)}
+		if c.f.Hosts.GPU == "amd" {
+			tn.Library = ir.LibraryRCCL
+		}
 		for _, pat := range t.Servers {
 			names, err := ExpandRange(pat)
 			if err != nil {
@@ -729,9 +784,7 @@ func (c *compilation) tenants() {
 			env["NCCL_IB_TIMEOUT"] = strconv.Itoa(n.Timeout)
 			hcas := n.HCA
 			if len(hcas) == 0 {
-				for i := range c.f.Topology.Rails {
-					hcas = append(hcas, c.rdmaDeviceName(i))
-				}
+				hcas = c.tenantHCAs(tn)
 			}
 			env["NCCL_IB_HCA"] = strings.Join(hcas, ",")
 		}
@@ -780,7 +833,11 @@ var _ = diag.Error
 // its QoS (the model's first unless the intent names one it takes), and no
 // cable length for a driver that takes none (its receive buffer is the
 // firmware's; RF117 says so).
-func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC) {
+//
+// strict says the intent's hosts.nic.tool is for this model, so that a
+// tool the model does not take is an error; for the models of a mixed
+// fleet it is kept where the model takes it and replaced otherwise.
+func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC, strict bool) {
 	if len(nic.Tools) == 0 {
 		gap, _ := nic.Gap("nic-qos")
 		c.errorf(c.pos("hosts.nic.model"), "hosts.nic.model: %s: rocefab cannot configure this NIC's trust, DSCP map, ETS and PFC: %s",
@@ -788,7 +845,7 @@ func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC) {
 		return
 	}
 	switch {
-	case !c.in.Has("hosts", "nic", "tool"):
+	case !c.in.Has("hosts", "nic", "tool"), !strict && !slices.Contains(nic.Tools, prof.Tool):
 		prof.Tool = nic.Tools[0]
 	case !slices.Contains(nic.Tools, prof.Tool):
 		c.errorf(c.pos("hosts.nic.tool"), "hosts.nic.tool: %q does not configure a %s (%s driver); allowed: %s",
@@ -797,6 +854,45 @@ func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC) {
 	if _, none := nic.Gap("cable-length"); none {
 		prof.CableM = 0
 	}
+	prof.CCKnobs = c.ccKnobs(prof, nic)
+}
+
+// ccKnobs are the congestion-control settings of a NIC driver with an
+// interface of its own. bnxt_re (Broadcom bnxt_re README, Congestion
+// Control; configfs.c): ecn_enable turns congestion control on, cc_mode 1
+// is DCQCN-P, roce_dscp and cnp_dscp mark RoCE and CNP packets, all read
+// back and written in hex ("%#x": 0 prints as 0) and applied with apply;
+// the RoCE and CNP priorities follow from the DSCP map (dcb app), which the
+// driver checks them against, so roce_prio and cnp_prio are not written.
+// irdma (Intel irdma README, ECN Configuration): roce_dcqcn_enable 1 or 0.
+func (c *compilation) ccKnobs(prof *ir.HostProfile, nic platforms.NIC) []ir.CCKnob {
+	on := prof.DCQCN.Enabled
+	switch nic.CCInterface {
+	case "bnxt_re-configfs":
+		hex := func(v int) string {
+			if v == 0 {
+				return "0"
+			}
+			return fmt.Sprintf("%#x", v)
+		}
+		ks := []ir.CCKnob{{Driver: "bnxt_re", Name: "ecn_enable", Value: hex(b2i(on))}}
+		if on {
+			ks = append(ks, ir.CCKnob{Driver: "bnxt_re", Name: "cc_mode", Value: hex(1)})
+		}
+		for _, cl := range c.fab.LosslessClasses() {
+			if len(cl.DSCP) > 0 {
+				ks = append(ks, ir.CCKnob{Driver: "bnxt_re", Name: "roce_dscp", Value: hex(cl.DSCP[0])})
+				break
+			}
+		}
+		if prof.CNPDSCP >= 0 {
+			ks = append(ks, ir.CCKnob{Driver: "bnxt_re", Name: "cnp_dscp", Value: hex(prof.CNPDSCP)})
+		}
+		return ks
+	case "irdma-configfs":
+		return []ir.CCKnob{{Driver: "irdma", Name: "roce_dcqcn_enable", Value: strconv.Itoa(b2i(on))}}
+	}
+	return nil
 }
 
 // rdmaDeviceName is the RDMA device the kernel gives NIC i of the host NIC
@@ -806,5 +902,54 @@ func (c *compilation) rdmaDeviceName(i int) string {
 	if nic, ok := platforms.LookupNIC(c.f.Hosts.NIC.Model); ok {
 		pattern = nic.RDMADevice
 	}
+	return rdmaDevice(pattern, i)
+}
+
+// rdmaDevice is RDMA device i of a driver's name pattern ("bnxt_re%d").
+func rdmaDevice(pattern string, i int) string {
 	return strings.Replace(pattern, "%d", strconv.Itoa(i), 1)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tenantHCAs are the RDMA devices of the tenant's servers (of every
+// server for a tenant on any), each once, server by server and each
+// server's in rail order: one list for a fleet of one NIC model, both
+// drivers' names for a mixed one. NCCL_IB_HCA names devices that a server
+// lacks harmlessly: it uses those it has.
+func (c *compilation) tenantHCAs(tn *ir.Tenant) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(d *ir.Device) {
+		for i, nic := range d.Host.NICs {
+			h := nic.HCA
+			if h == "" {
+				h = c.rdmaDeviceName(i)
+			}
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	if len(tn.Servers) > 0 {
+		for _, s := range tn.Servers {
+			add(c.fab.Device(s))
+		}
+	} else {
+		for _, d := range c.fab.Hosts() {
+			add(d)
+		}
+	}
+	if len(out) == 0 {
+		for i := range c.f.Topology.Rails {
+			out = append(out, c.rdmaDeviceName(i))
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package compiler_test
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // A NIC model of another vendor takes the tool its driver documents, the
 // RDMA device names its driver registers, and no cable length where the
@@ -9,16 +12,22 @@ func TestNICVendorDefaults(t *testing.T) {
 	for _, c := range []struct {
 		model, tool, hca string
 		cable            float64
+		cc               string // the congestion-control knobs, as %v prints them
 	}{
-		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", 3},
-		{"thor2", "dcb", "bnxt_re0,bnxt_re1", 0},
-		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", 0},
-		{"e810", "dcb", "irdma0,irdma1", 0},
+		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", 3, "[]"},
+		{"thor2", "dcb", "bnxt_re0,bnxt_re1", 0,
+			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
+		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", 0,
+			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
+		{"e810", "dcb", "irdma0,irdma1", 0, "[{irdma roce_dcqcn_enable 1}]"},
 	} {
 		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\nhosts: nic: model: \""+c.model+"\"\n")
 		prof := f.HostProfile
 		if prof == nil || prof.Tool != c.tool || prof.CableM != c.cable {
 			t.Fatalf("%s: profile %+v, want tool %s, cable %g m", c.model, prof, c.tool, c.cable)
+		}
+		if got := fmt.Sprint(prof.CCKnobs); got != c.cc {
+			t.Errorf("%s: congestion-control knobs %s, want %s", c.model, got, c.cc)
 		}
 		got := ""
 		for _, e := range f.Tenants[0].Env {
@@ -28,6 +37,48 @@ func TestNICVendorDefaults(t *testing.T) {
 		}
 		if got != c.hca {
 			t.Errorf("%s: NCCL_IB_HCA %q, want %q", c.model, got, c.hca)
+		}
+	}
+}
+
+// Tenants on AMD GPUs get an environment for RCCL, on NVIDIA GPUs (the
+// default) one for NCCL.
+func TestTenantLibraryFollowsGPU(t *testing.T) {
+	for gpu, want := range map[string]string{"": "nccl", "hosts: gpu: \"nvidia\"\n": "nccl", "hosts: gpu: \"amd\"\n": "rccl"} {
+		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\n"+gpu)
+		if got := f.Tenants[0].Library; got != want {
+			t.Errorf("%q: library %q, want %q", gpu, got, want)
+		}
+	}
+}
+
+// A mixed fleet: the servers hosts.nic.models names get their model's
+// profile and RDMA device names, the others keep the fabric's, and a
+// tenant on both lists both drivers' devices.
+func TestMixedFleet(t *testing.T) {
+	f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\n"+
+		"hosts: nic: models: \"gpu-[0008-0015]\": \"BCM57608\"\n")
+	for _, c := range []struct{ server, model, tool, hca string }{
+		{"gpu-0000", "connectx-7", "mlnx_qos", "mlx5_1"},
+		{"gpu-0007", "connectx-7", "mlnx_qos", "mlx5_1"},
+		{"gpu-0008", "thor2", "dcb", "bnxt_re1"},
+		{"gpu-0015", "thor2", "dcb", "bnxt_re1"},
+	} {
+		d := f.Device(c.server)
+		if d == nil || d.Host == nil {
+			t.Fatalf("no server %s", c.server)
+		}
+		p := d.Host.Profile
+		if d.Model != c.model || p.NICModel != c.model || p.Tool != c.tool || d.Host.NICs[1].HCA != c.hca {
+			t.Errorf("%s: model %s/%s, tool %s, NIC 1 on %s; want %s, %s, %s", c.server, d.Model, p.NICModel, p.Tool, d.Host.NICs[1].HCA, c.model, c.tool, c.hca)
+		}
+	}
+	if f.Device("gpu-0000").Host.Profile == f.Device("gpu-0008").Host.Profile || f.Device("gpu-0008").Host.Profile != f.Device("gpu-0015").Host.Profile {
+		t.Error("the servers of one NIC model do not share one profile")
+	}
+	for _, e := range f.Tenants[0].Env {
+		if e.Name == "NCCL_IB_HCA" && e.Value != "mlx5_0,mlx5_1,bnxt_re0,bnxt_re1" {
+			t.Errorf("NCCL_IB_HCA=%s, want both drivers' devices", e.Value)
 		}
 	}
 }

@@ -170,6 +170,8 @@ type Hosts struct {
 	Frontend *Frontend `json:"frontend"`
 	// RDMACM is the class rdma_cm QPs are marked with, nil for the default.
 	RDMACM *RDMACM `json:"rdmaCM"`
+	// GPU is the servers' GPU vendor: "nvidia" (NCCL) or "amd" (RCCL).
+	GPU string `json:"gpu"`
 }
 
 // Frontend is the servers' frontend (TCP/IP) interface.
@@ -195,6 +197,9 @@ type NIC struct {
 	Tool  string   `json:"tool"`
 	Ports []string `json:"ports"`
 	Cable Length   `json:"cable"`
+	// Models gives servers another NIC model than Model: server name
+	// range ("gpu-[0008-0015]") to model.
+	Models map[string]string `json:"models"`
 }
 
 // DCQCN holds the NIC congestion-control settings.

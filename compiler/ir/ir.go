@@ -452,6 +452,10 @@ type HostProfile struct {
 	// need, such as ROCE_ADAPTIVE_ROUTING_EN=1 when switches reorder.
 	NICFirmware []Param
 	Shaping     []Shape
+	// CCKnobs are the congestion-control settings of a NIC whose driver
+	// is not mlx5, in the order the runtime writes them to each HCA; none
+	// for mlx5, which takes ECNPriorities, CNPDSCP and DCQCN instead.
+	CCKnobs []CCKnob
 	// NICModelStated is the NIC model as the intent names it; NICModel
 	// is the catalog's spelling of it when the catalog knows it.
 	NICModelStated string
@@ -475,6 +479,14 @@ type DCQCN struct {
 	// apply to the rest.
 	Params []Param
 	Pos    diag.Pos
+}
+
+// CCKnob is one congestion-control setting of a NIC driver's own
+// interface: Driver "bnxt_re" (configfs bnxt_re/<hca>/ports/1/cc/<name>,
+// applied with its apply file) or "irdma" (configfs irdma/<hca>/<name>),
+// Value as the driver prints it back.
+type CCKnob struct {
+	Driver, Name, Value string
 }
 
 // Param is one named integer parameter.
@@ -526,6 +538,12 @@ type Endpoint struct {
 // String formats the endpoint as device:port.
 func (e Endpoint) String() string { return e.Device + ":" + e.Port }
 
+// The collective libraries a tenant's environment is for.
+const (
+	LibraryNCCL = "nccl"
+	LibraryRCCL = "rccl"
+)
+
 // Tenant is a job bound to a class, with its NCCL environment.
 type Tenant struct {
 	Name  string
@@ -537,6 +555,10 @@ type Tenant struct {
 	Env []EnvVar
 	// TrafficClass is NCCL_IB_TC.
 	TrafficClass int
+	// Library is the collective library the environment is for: "nccl"
+	// (NVIDIA GPUs) or "rccl" (AMD GPUs), which reads the same NCCL_*
+	// variables (ROCm/rccl src/include/param.h, src/transport/net_ib.cc).
+	Library string
 	// ClassName is the class the intent named; Class is nil when no class
 	// has that name (lint reports it).
 	ClassName string

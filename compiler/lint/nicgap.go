@@ -42,6 +42,7 @@ func nicGaps(p *Pass) {
 		ds := byModel[m]
 		ccs[nic.CongestionControl] = append(ccs[nic.CongestionControl], m)
 		who := fmt.Sprintf("linux (%s, %s)", plural(len(ds), "server", "servers"), nic.Model)
+		prof := ds[0].Host.Profile // a mixed fleet's servers of one model share one
 		for _, el := range platforms.NICElements {
 			note, gap := nic.Gap(el)
 			if !gap || !nicElementUsed(prof, el) {
@@ -62,6 +63,30 @@ func nicGaps(p *Pass) {
 		p.Report(diag.Diagnostic{Pos: at, Severity: diag.Warning, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: hosts[0].Name,
 			Message: fmt.Sprintf("linux: the servers' NICs run different congestion control on the same rails: %s; flows of one kind yield to the other's at a shared queue",
 				strings.Join(parts, "; "))})
+	}
+}
+
+// rcclMissing are NCCL variables RCCL, the collective library of AMD
+// GPUs, does not read: ROCm/rccl src/transport/net_ib.cc (commit 0cbce2a)
+// defines IB_TC, IB_SL, IB_GID_INDEX, IB_TIMEOUT, IB_RETRY_CNT,
+// IB_ADAPTIVE_ROUTING, IB_QPS_PER_CONNECTION and IB_SPLIT_DATA_ON_QPS as
+// NVIDIA NCCL does, but neither of these (NVIDIA/nccl net_ib: the FIFO
+// queue's traffic class, out-of-order receive queues).
+var rcclMissing = []string{"NCCL_IB_FIFO_TC", "NCCL_IB_OOO_RQ"}
+
+// rcclEnv reports, as part of RF117, a variable an RCCL tenant's
+// environment sets that RCCL does not read.
+func rcclEnv(p *Pass) {
+	for _, t := range p.Fabric.Tenants {
+		if t.Library != ir.LibraryRCCL {
+			continue
+		}
+		for _, e := range t.Env {
+			if slices.Contains(rcclMissing, e.Name) {
+				p.Reportf(t.Pos, "tenant %s runs RCCL (hosts.gpu \"amd\"), which does not read %s (ROCm/rccl src/transport/net_ib.cc has no such parameter): it is written and ignored",
+					t.Name, e.Name)
+			}
+		}
 	}
 }
 

@@ -805,7 +805,11 @@ other gaps). An NX-OS cage split into ports of speeds no Cisco breakout map make
 the speed of the whole cage it uses, is an error naming the speeds and maps; so is an EOS port on a whole
 cage at a speed no whole number of the cage's lanes carries (EOS takes speed <G>g-<lanes>). A switch-to-switch link whose two ends program different MTUs, because one platform
 takes less than mtu.switch (EOS at most 9214), is a warning with both values: frames between the two
-sizes cross one way and not the other.`,
+sizes cross one way and not the other. On the servers, each host setting the NIC model's driver cannot
+take is a warning naming what is done instead (the catalog's NIC gaps: the cable length, the mlx5 DCQCN
+parameter names, ECN per priority, CNP marking, traffic classes, a second RoCE DSCP), and so are more
+lossless priorities than the NIC pauses, NICs of one fabric running different congestion control on
+the same rails, and an RCCL tenant (hosts.gpu "amd") setting an NCCL variable RCCL does not read.`,
 	Run: func(p *Pass) {
 		used := usedElements(p)
 		byPlatform := map[string][]*ir.Device{}
@@ -858,6 +862,7 @@ sizes cross one way and not the other.`,
 		}
 		hostGaps(p)
 		nicGaps(p)
+		rcclEnv(p)
 		verifyForms(p)
 		sonicPortGaps(p)
 		platformRefusals(p)

@@ -1,5 +1,6 @@
 // Package host renders the server side of a rocefab fabric: for each Linux
-// server with NVIDIA ConnectX or BlueField NICs its settings as data, once
+// server with NVIDIA ConnectX or BlueField, Broadcom bnxt_re or Intel irdma
+// NICs its settings as data, once
 // per build the runtime that applies them and one systemd template unit,
 // and one NCCL environment file per tenant.
 //
@@ -16,7 +17,9 @@
 // the link on mlx5. It takes either path the intent names: mlnx_qos
 // (MLNX_OFED / DOCA-OFED) or iproute2 dcb (inbox driver), and for ECN either
 // the MLNX_OFED sysfs knobs or the inbox mlx5 debugfs ones, whichever the
-// server has.
+// server has. Another vendor's NIC takes dcb, and its congestion control
+// from NIC_CC in the driver's own configfs group (bnxt_re, irdma), in place
+// of the mlx5 ECN knobs.
 //
 // <server>/host.conf ([Renderer]) holds a server's settings: single-quoted
 // constants and arrays of them, which the runtime reads from

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -209,6 +210,9 @@ func check(d *ir.Device) error {
 	if p.RoCETOS < 0 || p.RoCETOS > 255 {
 		return fmt.Errorf("rdma_cm ToS %d: want 0..255", p.RoCETOS)
 	}
+	if err := checkCC(p.CCKnobs); err != nil {
+		return err
+	}
 	for _, prm := range p.DCQCN.Params {
 		if _, ok := dcqcnKnobs[prm.Name]; !ok {
 			return fmt.Errorf("unknown DCQCN parameter %q", prm.Name)
@@ -382,4 +386,29 @@ func prioSummary(p *ir.HostProfile) []string {
 		out = append(out, fmt.Sprintf("priority %d: %s; %s", prio, dscps, strings.Join(what, ", ")))
 	}
 	return out
+}
+
+// ccKnobName and ccKnobValue are the shapes the runtime takes in NIC_CC
+// (setting_shape): a driver's attribute name, and a value as bnxt_re
+// ("%#x") or irdma (decimal) print it.
+var (
+	ccKnobName  = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+	ccKnobValue = regexp.MustCompile(`^(0|0x[0-9a-f]{1,8}|[1-9][0-9]{0,9})$`)
+)
+
+// checkCC refuses congestion-control knobs the runtime would not take: one
+// driver it knows, attribute names and values of the shapes it parses.
+func checkCC(ks []ir.CCKnob) error {
+	for _, k := range ks {
+		if k.Driver != "bnxt_re" && k.Driver != "irdma" {
+			return fmt.Errorf("congestion control driver %q: want bnxt_re or irdma", k.Driver)
+		}
+		if k.Driver != ks[0].Driver {
+			return fmt.Errorf("congestion control of two drivers, %s and %s, on one server", ks[0].Driver, k.Driver)
+		}
+		if !ccKnobName.MatchString(k.Name) || !ccKnobValue.MatchString(k.Value) {
+			return fmt.Errorf("%s congestion control knob %q = %q: want a name of a-z, 0-9 and _ and a value in hex (0x..) or decimal", k.Driver, k.Name, k.Value)
+		}
+	}
+	return nil
 }

@@ -616,6 +616,10 @@ section_pfc() {
 # ---- ecn -------------------------------------------------------------------
 section_ecn() {
 	local dev base pci dbg
+	if ((${#NIC_CC[@]})); then
+		cc_vendor
+		return 0
+	fi
 	for dev in "${NICS[@]}"; do
 		nic_firmware "$dev"
 		base=$SYS/class/net/$dev/ecn
@@ -728,12 +732,85 @@ ecn_debugfs() {
 	done
 }
 
+# cc_vendor: the congestion control of a NIC whose driver is not mlx5, from
+# NIC_CC ("driver name value"), on each HCA's configfs group, which is made
+# if it is not there and removed again (a handle on the device, not a
+# setting). bnxt_re (Broadcom bnxt_re README, Congestion Control) stages
+# the values in <hca>/ports/1/cc and writes them to the NIC with
+# "echo 0x1 > apply"; irdma (Intel irdma README, ECN Configuration) takes
+# each write at once.
+cc_vendor() {
+	local i drv base sub rec name value before
+	drv=${NIC_CC[0]%% *}
+	base=$SYS/kernel/config/$drv
+	if [[ ! -d $base ]]; then
+		err "$base is missing: mount configfs (mount -t configfs none $SYS/kernel/config) and load the $drv driver that has it; congestion control not set"
+		return 0
+	fi
+	for i in "${!NETDEVS[@]}"; do
+		if [[ -n $ONLY_NETDEV && ${NETDEVS[i]} != "$ONLY_NETDEV" ]]; then continue; fi
+		hca_find "$i" 'congestion control not set' || continue
+		group_open "$base" 'congestion control not set' || continue
+		sub=$GROUP
+		if [[ $drv == bnxt_re ]]; then sub=$GROUP/ports/1/cc; fi
+		before=$changes
+		for rec in "${NIC_CC[@]}"; do
+			read -r _ name value <<<"$rec"
+			knob "$HCA $drv $name" "$(hca_path "$i" cc)/$name" "$sub/$name" "$value"
+		done
+		if [[ $drv == bnxt_re ]] && ((changes > before)); then put 0x1 "$sub/apply"; fi
+		if ((GROUP_MADE)); then rmdir "$GROUP" 2>/dev/null || true; fi
+	done
+}
+
+# hca_find I WHY: sets HCA to NETDEVS[I]'s RDMA device: the settings' or,
+# when they leave it to be found, the one sysfs shows. Fails, with an error
+# ending in WHY, when there is none.
+HCA='' GROUP='' GROUP_MADE=0
+hca_find() {
+	HCA=${HCAS[$1]}
+	if [[ -z $HCA ]]; then
+		HCA=$(hca_of "${NETDEVS[$1]}")
+		if [[ -z $HCA ]]; then
+			err "${NETDEVS[$1]}: no RDMA device found under $SYS/class/net/${NETDEVS[$1]}/device/infiniband; $2"
+			return 1
+		fi
+	fi
+}
+
+# group_open BASE WHY: sets GROUP to HCA's configfs group below BASE, made
+# if it is not there (then GROUP_MADE=1: remove it when done; it is a
+# handle on the device, not a setting). Fails, with an error ending in
+# WHY, when it cannot be made.
+group_open() {
+	GROUP=$1/$HCA GROUP_MADE=0
+	if [[ ! -d $GROUP ]]; then
+		if ! mkdir "$GROUP" 2>/dev/null; then
+			err "$HCA: cannot create $GROUP (no such RDMA device?); $2"
+			return 1
+		fi
+		GROUP_MADE=1
+	fi
+}
+
+# hca_path I WHAT: the --json path of NETDEVS[I]'s HCA setting WHAT: the
+# HCA's name from the settings, or the netdev's when the settings leave the
+# HCA to be found at run time, so that the path does not depend on what
+# this server finds.
+hca_path() {
+	if [[ -n ${HCAS[$1]} ]]; then
+		printf '%s/%s' "${HCAS[$1]}" "$2"
+	else
+		printf '%s/%s' "${NETDEVS[$1]}" "$2"
+	fi
+}
+
 # ---- tos -------------------------------------------------------------------
 # rdma_cm's default ToS, as cma_roce_tos sets it: make the configfs group of
 # the HCA if it is not there, set every port, remove the group again. The
 # group is a handle on the device, not a setting; the ToS stays.
 section_tos() {
-	local cfg=$SYS/kernel/config/rdma_cm i hca dir made port ports v
+	local cfg=$SYS/kernel/config/rdma_cm i port ports v
 	local -a vals
 	local -A done_hca=() tos_have=()
 	if [[ ! -d $cfg ]]; then
@@ -742,55 +819,28 @@ section_tos() {
 	fi
 	for i in "${!NETDEVS[@]}"; do
 		if [[ -n $ONLY_NETDEV && ${NETDEVS[i]} != "$ONLY_NETDEV" ]]; then continue; fi
-		hca=${HCAS[i]}
-		if [[ -z $hca ]]; then
-			hca=$(hca_of "${NETDEVS[i]}")
-			if [[ -z $hca ]]; then
-				err "${NETDEVS[i]}: no RDMA device found under $SYS/class/net/${NETDEVS[i]}/device/infiniband; cma_roce_tos not set"
-				continue
-			fi
-		fi
-		if [[ -n ${done_hca[$hca]:-} ]]; then
+		hca_find "$i" 'cma_roce_tos not set' || continue
+		if [[ -n ${done_hca[$HCA]:-} ]]; then
 			# A second netdev of the HCA: its ToS is the HCA's, read once.
-			if [[ -n ${tos_have[$hca]+set} ]]; then setting "$(tos_path "$i")" "${tos_have[$hca]}" "$ROCE_TOS"; fi
+			if [[ -n ${tos_have[$HCA]+set} ]]; then setting "$(hca_path "$i" tos)" "${tos_have[$HCA]}" "$ROCE_TOS"; fi
 			continue
 		fi
-		done_hca[$hca]=1
-		dir=$cfg/$hca
-		made=0
-		if [[ ! -d $dir ]]; then
-			if ! mkdir "$dir" 2>/dev/null; then
-				err "$hca: cannot create $dir (no such RDMA device?); cma_roce_tos not set"
-				continue
-			fi
-			made=1
-		fi
+		done_hca[$HCA]=1
+		group_open "$cfg" 'cma_roce_tos not set' || continue
 		ports=0
 		vals=()
-		for port in "$dir"/ports/*; do
+		for port in "$GROUP"/ports/*; do
 			if v=$(get "$port/default_roce_tos"); then vals+=("${port##*/}:$v"); fi
-			knob "$hca port ${port##*/} cma_roce_tos" '' "$port/default_roce_tos" "$ROCE_TOS"
+			knob "$HCA port ${port##*/} cma_roce_tos" '' "$port/default_roce_tos" "$ROCE_TOS"
 			ports=$((ports + 1))
 		done
-		if ((ports == 0)); then err "$hca: no ports under $dir/ports; cma_roce_tos not set"; fi
+		if ((ports == 0)); then err "$HCA: no ports under $GROUP/ports; cma_roce_tos not set"; fi
 		if ((ports > 0 && ${#vals[@]} == ports)); then
-			tos_have[$hca]=$(tos_of "${vals[@]}")
-			setting "$(tos_path "$i")" "${tos_have[$hca]}" "$ROCE_TOS"
+			tos_have[$HCA]=$(tos_of "${vals[@]}")
+			setting "$(hca_path "$i" tos)" "${tos_have[$HCA]}" "$ROCE_TOS"
 		fi
-		if ((made)); then rmdir "$dir" 2>/dev/null || true; fi
+		if ((GROUP_MADE)); then rmdir "$GROUP" 2>/dev/null || true; fi
 	done
-}
-
-# tos_path I: the --json path of NETDEVS[I]'s rdma_cm ToS: its HCA's name
-# from the settings, or the netdev's when the settings leave the HCA to be
-# found at run time, so that the path does not depend on what this server
-# finds.
-tos_path() {
-	if [[ -n ${HCAS[$1]} ]]; then
-		printf '%s/tos' "${HCAS[$1]}"
-	else
-		printf '%s/tos' "${NETDEVS[$1]}"
-	fi
 }
 
 # tos_of PORT:TOS...: the HCA's ToS, one value when every port has it,
@@ -1296,6 +1346,10 @@ shape_interface() {
 # changes anything on the server: whoever can append to host.conf cannot
 # make the runtime run a command as root.
 
+# The keys a settings file may leave out, each then empty: NIC_CC is
+# written only for a NIC whose driver is not mlx5.
+readonly OPTIONAL_KEYS='NIC_CC'
+
 # The keys of a settings file, all of which it must hold.
 readonly SETTING_KEYS='SETTINGS_FOR_RUNTIME DEVICE TOOL NETDEVS HCAS MTU TRUST DSCP2PRIO PRIO_TC TSA TCBW PFC CABLE_LEN ECN_ENABLE CNP_DSCP CNP_PRIO DCQCN_PARAMS ROCE_TOS TC_MAXRATE HTB_QUANTUM SHAPE_IFACES SHAPE_CLASSES SHAPE_FILTERS NIC_FIRMWARE'
 
@@ -1330,6 +1384,7 @@ setting_shape() {
 	SHAPE_CLASSES) SHAPE_RE="'$iface 1:$minor $uint $name'" ;;
 	SHAPE_FILTERS) SHAPE_RE="'$iface (ip|ipv6) [0-9]{1,2} 1:$minor'" ;;
 	NIC_FIRMWARE) SHAPE_RE="'[A-Z][A-Z0-9_]{0,63} $uint'" ;;
+	NIC_CC) SHAPE_RE="'(bnxt_re|irdma) [a-z0-9_]{1,32} (0|0x[0-9a-f]{1,8}|[1-9][0-9]{0,9})'" ;;
 	*) return 1 ;;
 	esac
 }
@@ -1444,6 +1499,10 @@ parse_settings() {
 	if [[ -n $open ]]; then
 		die "$f:$n: the file ends inside the array $open: want a line ')'"
 	fi
+	for k in $OPTIONAL_KEYS; do
+		if [[ -z ${seen[$k]:-} ]]; then declare -ga "$k=()"; fi
+		readonly "$k"
+	done
 	for k in $SETTING_KEYS; do
 		if [[ -z ${seen[$k]:-} ]]; then
 			die "$f: no $k setting: rocefab writes all of ${SETTING_KEYS// /, }"
@@ -1552,6 +1611,8 @@ main() {
 		if [[ -n $SETTINGS ]]; then
 			die "--settings: this script carries the settings of $DEVICE; --settings is for rocefab-host.sh"
 		fi
+		# The optional settings (OPTIONAL_KEYS) a script may not carry.
+		declare -p NIC_CC >/dev/null 2>&1 || readonly -a NIC_CC=()
 	else
 		load_settings "${SETTINGS:-$DEFAULT_SETTINGS}"
 	fi

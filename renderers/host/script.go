@@ -222,6 +222,7 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	}
 	writeArray(b, "DCQCN_PARAMS", recs, 1)
 	writeFirmware(b, p)
+	writeCC(b, p)
 	w("\n")
 
 	w("# rdma_cm default ToS of each HCA (cma_roce_tos): DSCP %d << 2", p.RoCETOS>>2)
@@ -542,4 +543,33 @@ func comment(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// writeCC writes NIC_CC, the congestion control of a NIC whose driver is
+// not mlx5: "driver name value" records the runtime writes to each HCA's
+// configfs group instead of the mlx5 ECN knobs above. mlx5 servers get no
+// NIC_CC line, so their settings read as before.
+func writeCC(b *strings.Builder, p *ir.HostProfile) {
+	if len(p.CCKnobs) == 0 {
+		return
+	}
+	drv := p.CCKnobs[0].Driver
+	fmt.Fprintf(b, "# Congestion control of the %s driver, per HCA, in place of the mlx5 knobs\n", drv)
+	fmt.Fprintf(b, "# above (ECN_ENABLE, CNP_DSCP, CNP_PRIO, DCQCN_PARAMS are not used): the\n")
+	fmt.Fprintf(b, "# configfs group %s, values as the driver prints them.\n", ccDir(drv, "<hca>"))
+	var recs []string
+	for _, k := range p.CCKnobs {
+		recs = append(recs, k.Driver+" "+k.Name+" "+k.Value)
+	}
+	writeArray(b, "NIC_CC", recs, 1)
+}
+
+// ccDir is the configfs directory of an HCA's congestion-control knobs
+// (Broadcom bnxt_re README, Congestion Control; Intel irdma README, ECN
+// Configuration), below /sys/kernel/config.
+func ccDir(driver, hca string) string {
+	if driver == "bnxt_re" {
+		return "bnxt_re/" + hca + "/ports/1/cc"
+	}
+	return driver + "/" + hca
 }

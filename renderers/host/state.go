@@ -84,7 +84,7 @@ func kindOf(p string) (kind, section string) {
 		return kindShaping, "qos"
 	case "cable_len":
 		return kindCable, "qos"
-	case "ecn", "dcqcn":
+	case "ecn", "dcqcn", "cc":
 		return kindECN, "ecn"
 	case "tos":
 		return kindDSCPMap, "tos"
@@ -144,22 +144,28 @@ func desiredElements(d *ir.Device) []renderers.Element {
 		if cable > 0 {
 			add(dev+"cable_len", strconv.Itoa(cable))
 		}
-		for prio, on := range ecn {
-			add(fmt.Sprintf("%secn/rp/%d", dev, prio), strconv.Itoa(on))
-			add(fmt.Sprintf("%secn/np/%d", dev, prio), strconv.Itoa(on))
-		}
-		if p.CNPDSCP >= 0 {
-			add(dev+"ecn/cnp_dscp", strconv.Itoa(p.CNPDSCP))
-			add(dev+"ecn/cnp_prio", strconv.Itoa(p.CNPPriority))
-		}
-		for _, prm := range params {
-			add(dev+"dcqcn/"+prm.Name, strconv.Itoa(prm.Value))
-		}
-		// The runtime names the ToS by the HCA the settings give, or by
-		// the netdev when the HCA is found at run time (tos_path).
+		// The runtime names the ToS and a driver's congestion-control
+		// knobs by the HCA the settings give, or by the netdev when the
+		// HCA is found at run time (hca_path).
 		t := n.HCA
 		if t == "" {
 			t = n.Port
+		}
+		for _, k := range p.CCKnobs {
+			add(t+"/cc/"+k.Name, k.Value)
+		}
+		if len(p.CCKnobs) == 0 {
+			for prio, on := range ecn {
+				add(fmt.Sprintf("%secn/rp/%d", dev, prio), strconv.Itoa(on))
+				add(fmt.Sprintf("%secn/np/%d", dev, prio), strconv.Itoa(on))
+			}
+			if p.CNPDSCP >= 0 {
+				add(dev+"ecn/cnp_dscp", strconv.Itoa(p.CNPDSCP))
+				add(dev+"ecn/cnp_prio", strconv.Itoa(p.CNPPriority))
+			}
+			for _, prm := range params {
+				add(dev+"dcqcn/"+prm.Name, strconv.Itoa(prm.Value))
+			}
 		}
 		if !tos[t] {
 			tos[t] = true

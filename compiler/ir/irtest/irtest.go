@@ -150,3 +150,23 @@ func PortName(platform string, n int) string {
 	}
 	return fmt.Sprintf("eth%d", n)
 }
+
+// VendorCC is one NIC driver with its own congestion-control interface,
+// as the compiler fills HostProfile.CCKnobs for Fabric's classes: the
+// driver, the kernel's name of its first RDMA device, the directory of the
+// knobs below the device's configfs group, and the knobs.
+type VendorCC struct {
+	Driver, HCA, Sub string
+	Knobs            []ir.CCKnob
+}
+
+// VendorCCs are the drivers the host runtime configures beyond mlx5:
+// bnxt_re (DCQCN-P on, RoCE DSCP 26 and CNP DSCP 48 in its hex) and irdma
+// (DCQCN on).
+func VendorCCs() []VendorCC {
+	b := func(name, v string) ir.CCKnob { return ir.CCKnob{Driver: "bnxt_re", Name: name, Value: v} }
+	return []VendorCC{
+		{"bnxt_re", "bnxt_re", "ports/1/cc", []ir.CCKnob{b("ecn_enable", "0x1"), b("cc_mode", "0x1"), b("roce_dscp", "0x1a"), b("cnp_dscp", "0x30")}},
+		{"irdma", "irdma", "", []ir.CCKnob{{Driver: "irdma", Name: "roce_dcqcn_enable", Value: "1"}}},
+	}
+}
