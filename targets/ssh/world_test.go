@@ -103,9 +103,12 @@ type fleet struct {
 	knownHosts string
 	creds      *ssh.Credentials
 	target     *ssh.Target
-	platform   func(*ir.Device) (renderers.Platform, error)
-	diffs      map[string]string
-	mu         sync.Mutex
+	// opts reach the switches: a new target made with them is a new
+	// process's.
+	opts     ssh.Options
+	platform func(*ir.Device) (renderers.Platform, error)
+	diffs    map[string]string
+	mu       sync.Mutex
 	// timeout bounds each device's step in apply (20s when zero).
 	timeout time.Duration
 }
@@ -136,12 +139,14 @@ func serveFleet(t testing.TB, devs []*ir.Device, user string, platform func(*ir.
 	}
 	f.creds = &ssh.Credentials{Username: user, Auth: ssh.AuthPassword, Password: testPassword}
 	f.target = f.newTarget(t, &ssh.HostKeys{File: f.knownHosts})
+	f.opts = f.options(&ssh.HostKeys{File: f.knownHosts})
 	return f
 }
 
-func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
-	t.Helper()
-	tg, err := ssh.New(ssh.Options{
+// options reach the fleet's switches with its credentials, checking host
+// keys with hk, and record the diffs pushed.
+func (f *fleet) options(hk *ssh.HostKeys) ssh.Options {
+	return ssh.Options{
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
 			return ssh.Endpoint{Address: f.srv[d.Name].Addr, Credentials: f.creds}, nil
 		},
@@ -152,7 +157,12 @@ func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
 			defer f.mu.Unlock()
 			f.diffs[device] = diff
 		},
-	})
+	}
+}
+
+func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
+	t.Helper()
+	tg, err := ssh.New(f.options(hk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +170,7 @@ func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
 	return tg
 }
 
-func (f *fleet) plan(t testing.TB) *targets.Plan {
+func (f *fleet) plan(t *testing.T) *targets.Plan {
 	t.Helper()
 	p, err := targets.Make(context.Background(), targets.Request{Devices: f.devs, Target: f.target, Platforms: f.platform, Timeout: 20 * time.Second})
 	if err != nil {
