@@ -139,17 +139,10 @@ func serveFleet(t testing.TB, devs []*ir.Device, user string, platform func(*ir.
 	return f
 }
 
-func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
-	t.Helper()
-	return f.newTargetWith(t, hk, nil)
-}
-
-// newTargetWith is newTarget keeping its pushes in journal (nil: none):
-// a new target is a new process's.
-func (f *fleet) newTargetWith(t testing.TB, hk *ssh.HostKeys, journal *targets.Journal) *ssh.Target {
-	t.Helper()
-	tg, err := ssh.New(ssh.Options{
-		Journal: journal,
+// options reach the fleet's switches with its credentials, checking host
+// keys with hk, and record the diffs pushed.
+func (f *fleet) options(hk *ssh.HostKeys) ssh.Options {
+	return ssh.Options{
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
 			return ssh.Endpoint{Address: f.srv[d.Name].Addr, Credentials: f.creds}, nil
 		},
@@ -160,7 +153,21 @@ func (f *fleet) newTargetWith(t testing.TB, hk *ssh.HostKeys, journal *targets.J
 			defer f.mu.Unlock()
 			f.diffs[device] = diff
 		},
-	})
+	}
+}
+
+func (f *fleet) newTarget(t testing.TB, hk *ssh.HostKeys) *ssh.Target {
+	t.Helper()
+	return f.newTargetWith(t, hk, nil)
+}
+
+// newTargetWith is newTarget keeping its pushes in journal (nil: none):
+// a new target is a new process's.
+func (f *fleet) newTargetWith(t testing.TB, hk *ssh.HostKeys, journal *targets.Journal) *ssh.Target {
+	t.Helper()
+	opts := f.options(hk)
+	opts.Journal = journal
+	tg, err := ssh.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +175,7 @@ func (f *fleet) newTargetWith(t testing.TB, hk *ssh.HostKeys, journal *targets.J
 	return tg
 }
 
-func (f *fleet) plan(t testing.TB) *targets.Plan {
+func (f *fleet) plan(t *testing.T) *targets.Plan {
 	t.Helper()
 	p, err := targets.Make(context.Background(), targets.Request{Devices: f.devs, Target: f.target, Platforms: f.platform, Timeout: 20 * time.Second})
 	if err != nil {
