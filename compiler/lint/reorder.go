@@ -64,7 +64,11 @@ func reorderNICs(p *Pass) {
 		}
 		report := func(format string, args ...any) {
 			if own {
-				p.ReportDevice(d.Pos, d.Name, "", format, args...)
+				pos := d.Pos // an explicit inventory's device
+				if !pos.IsValid() {
+					pos = p.Pos("hosts.nic.models") // a mixed fleet's
+				}
+				p.ReportDevice(pos, d.Name, "", format, args...)
 				return
 			}
 			p.Reportf(at, format, args...)

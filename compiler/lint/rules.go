@@ -911,11 +911,17 @@ var NICCable = &Analyzer{
 	Doc: `The NIC sizes its own receive headroom for PFC from a cable length (mlx5 assumes 7 m unless told
 otherwise with mlnx_qos --cable_len or dcb pfc delay). A longer cable than the NIC assumes overruns
 that headroom when the NIC pauses the switch, and the NIC drops lossless packets. hosts.nic.cable must
-be at least the real host cable length.`,
+be at least the real host cable length. A NIC whose driver takes no cable length (Broadcom, Intel)
+sizes its headroom in firmware: RF117 reports that instead.`,
 	Run: func(p *Pass) {
 		for _, d := range p.Fabric.Devices {
 			if d.Host == nil || d.Host.Profile == nil {
 				continue
+			}
+			if nic, ok := platforms.LookupNIC(d.Host.Profile.NICModel); ok {
+				if _, none := nic.Gap("cable-length"); none {
+					continue // no cable length to set: RF117 says so
+				}
 			}
 			for _, n := range d.Host.NICs {
 				if n.CableM > d.Host.Profile.CableM {

@@ -170,6 +170,9 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 
 	cl := cableLen(p.CableM)
 	switch {
+	case cl == 0 && len(p.CCKnobs) > 0:
+		w("# Cable length: none; this NIC's driver takes none (its firmware sizes the\n")
+		w("# receive headroom), so the PFC delay is left as it is.\n")
 	case cl == 0:
 		w("# Cable length: not in the intent; the driver keeps its own (mlx5 default 7 m).\n")
 	case p.CableM > mlx5MaxCableM:

@@ -1,9 +1,12 @@
 package doctor_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,10 +19,19 @@ import (
 // does, and diagnoses them.
 func diagnose(t testing.TB, s *scenario) doctor.Report {
 	t.Helper()
-	first, last := s.snapshots()
+	// The scrapes stream from the generator to the parser: a 100,000-GPU
+	// fabric's would not fit in memory as text.
 	w := telemetry.NewWindow()
-	for i, snap := range []string{first, last} {
-		if err := w.Read(strings.NewReader(snap), "snap"+string(rune('0'+i)), 0); err != nil {
+	for i := range 2 {
+		pr, pw := io.Pipe()
+		go func() {
+			bw := bufio.NewWriterSize(pw, 1<<16)
+			s.writeOne(bw, i)
+			pw.CloseWithError(bw.Flush())
+		}()
+		err := w.Read(pr, "snap"+strconv.Itoa(i), 0)
+		pr.Close()
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -258,5 +270,94 @@ func wantTouches(t *testing.T, f doctor.Finding, servers int, tenants []string) 
 	want := slices.Sorted(slices.Values(append([]string{"checkpoint"}, tenants...)))
 	if f.Touches.Servers != servers || !slices.Equal(f.Touches.Tenants, want) || len(f.Touches.Blocks) == 0 {
 		t.Errorf("touches %+v: want %d servers, tenants %v and their blocks", f.Touches, servers, want)
+	}
+}
+
+// TestScenarios100k injects one fault of each kind into separate parts of
+// hyperscale-100k (100,000 GPUs), over the healthy incast of every other
+// port, and diagnoses the whole window at once: each fault is named at its
+// origin, once, and nothing else is.
+func TestScenarios100k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("diagnoses two scrapes of every port of a 100,000-GPU fabric")
+	}
+	fab := fabric(t, "hyperscale-100k")
+	s := newScenario(fab)
+	type want struct {
+		kind, cause string
+		origin      doctor.Endpoint
+	}
+	var wants []want
+	ep := func(k [2]string) doctor.Endpoint { return doctor.Endpoint{Device: k[0], Port: k[1]} }
+
+	// A NIC that stops draining pauses its leaf.
+	nic := nicOf(t, fab, "gpu-06000", 3)
+	s.throughput(nic, 0.001, 0.6)
+	s.pause(nic, 20000)
+	wants = append(wants, want{doctor.KindPauseStorm, doctor.CauseNotDraining, ep(nic)})
+
+	// A lossy cable and a flapping one, counted at their spine ends.
+	lossy := uplink(t, fab, "leaf-r2-030")
+	lossyFar := [2]string{s.port[lossy].peer, s.port[lossy].peerP}
+	s.set(lossyFar, "rx-errors", 25)
+	wants = append(wants, want{doctor.KindLinkErrors, doctor.CauseFCS, ep(lossyFar)})
+	flap := uplink(t, fab, "leaf-r5-070")
+	flapFar := [2]string{s.port[flap].peer, s.port[flap].peerP}
+	s.set(flapFar, "carrier", 0.2)
+	s.set(flap, "carrier", 0.1)
+	wants = append(wants, want{doctor.KindLinkErrors, doctor.CauseFlaps, ep(flapFar)})
+
+	// A leaf whose ECN thresholds sit above XOFF: an incast toward one
+	// NIC at line rate, no marks, every other port pausing its feeder.
+	congested := [2]string{s.port[nicOf(t, fab, "gpu-09000", 1)].peer, s.port[nicOf(t, fab, "gpu-09000", 1)].peerP}
+	s.throughput(congested, 0.6, 1)
+	for _, k := range s.ports() {
+		if k[0] == congested[0] {
+			s.set(k, "ecn", 0)
+			if k != congested && s.port[k].peer != "" {
+				s.pause(k, 15000)
+			}
+		}
+	}
+	wants = append(wants, want{doctor.KindPauseStorm, doctor.CauseNoECN, doctor.Endpoint{Device: congested[0]}})
+
+	// DCQCN off on one server; a leaf queue and a NIC that drop lossless
+	// packets.
+	dcqcn := nicOf(t, fab, "gpu-11000", 6)
+	s.set(dcqcn, "cnp-ignored", 4000)
+	s.set(dcqcn, "cnp-handled", 0)
+	wants = append(wants, want{doctor.KindCNPIgnored, doctor.CauseDCQCNOff, ep(dcqcn)})
+	victimNIC := nicOf(t, fab, "gpu-03000", 0)
+	leafQueue := [2]string{s.port[victimNIC].peer, s.port[victimNIC].peerP}
+	s.set(leafQueue, "drops", 3)
+	wants = append(wants, want{doctor.KindLosslessDrops, doctor.CauseQueueDrops, ep(leafQueue)})
+	discards := nicOf(t, fab, "gpu-12000", 7)
+	s.set(discards, "drops", 10)
+	wants = append(wants, want{doctor.KindLosslessDrops, doctor.CauseNICDiscards, ep(discards)})
+
+	rep := diagnose(t, s)
+	var got []want
+	for _, f := range rep.Findings {
+		got = append(got, want{f.Kind, f.Cause, f.Origin})
+	}
+	cmpWant := func(a, b want) int {
+		return strings.Compare(a.kind+" "+a.origin.String(), b.kind+" "+b.origin.String())
+	}
+	slices.SortFunc(got, cmpWant)
+	slices.SortFunc(wants, cmpWant)
+	if !slices.Equal(got, wants) {
+		t.Fatalf("findings\n%v\nwant\n%v", got, wants)
+	}
+	for _, f := range rep.Findings {
+		switch {
+		case f.Origin == ep(nic) || f.Origin == ep(dcqcn) || f.Origin == ep(discards):
+			if !slices.Equal(f.Drain, []string{f.Origin.Device}) || f.Touches.Servers != 1 {
+				t.Errorf("%s at %s: drain %v, touches %d servers: want its server alone", f.Kind, f.Origin, f.Drain, f.Touches.Servers)
+			}
+		case f.Kind == doctor.KindLinkErrors:
+			if len(f.Drain) != 0 || f.Shut == nil || *f.Shut != f.Origin || f.Touches.Servers == 0 {
+				t.Errorf("%s at %s: drain %v, shut %v, touches %+v: want the spine end shut, the servers below the leaf touched", f.Kind, f.Origin, f.Drain, f.Shut, f.Touches)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package doctor_test
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,6 +49,8 @@ type scenario struct {
 	// rates per series line prefix (name{labels}), per second.
 	rates map[string]float64
 	port  map[[2]string]portInfo
+	// names are the rates' series, sorted, once the scenario is written.
+	names []string
 }
 
 type portInfo struct {
@@ -223,15 +226,20 @@ func (s *scenario) snapshots() (first, last string) {
 
 // write writes the window's two scrapes to first and last.
 func (s *scenario) write(first, last io.Writer) {
-	names := make([]string, 0, len(s.rates))
-	for n := range s.rates {
-		names = append(names, n)
+	s.writeOne(first, 0)
+	s.writeOne(last, 1)
+}
+
+// writeOne writes the window's first scrape (i 0) or its last (i 1), the
+// series in name order.
+func (s *scenario) writeOne(w io.Writer, i int) {
+	if len(s.names) != len(s.rates) {
+		s.names = slices.Sorted(maps.Keys(s.rates))
 	}
-	slices.Sort(names)
-	for i, n := range names {
-		base := float64(1_000_000 + 7919*i)
-		fmt.Fprintf(first, "%s %.0f %d\n", n, base, int64(scenarioT0))
-		fmt.Fprintf(last, "%s %.0f %d\n", n, base+s.rates[n]*s.secs, int64(scenarioT0+s.secs*1000))
+	at := int64(scenarioT0 + float64(i)*s.secs*1000)
+	for j, n := range s.names {
+		v := float64(1_000_000+7919*j) + float64(i)*s.rates[n]*s.secs
+		fmt.Fprintf(w, "%s %.0f %d\n", n, v, at)
 	}
 }
 

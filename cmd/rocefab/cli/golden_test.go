@@ -20,6 +20,7 @@ var goldenDevices = map[string][]string{
 	"pod-2048":        {"leaf-r0-00", "spine-00", "gpu-0000"},
 	"multitenant":     {"leaf-r0-00", "spine-00", "gpu-0000"},
 	"hyperscale-100k": {"leaf-r0-000", "spine-0000", "superspine-000", "gpu-00000"},
+	"mixed-fleet":     {"leaf-r0-00", "spine-00", "gpu-0000", "gpu-0016"},
 }
 
 // TestExamplesGolden builds every example and compares SUMMARY.md, the
