@@ -94,19 +94,7 @@ func (w *nvWorld) foreign(t *testing.T) map[string]map[string]any {
 func TestNVUEPlanApplyPlan(t *testing.T) {
 	w := newNVWorld(t, 2)
 	foreign := w.foreign(t)
-	p := w.plan(t)
-	if s := p.Summary(); s.Change != 2 {
-		t.Fatalf("plan: %s, want 2 devices to change\n%s", s, planJSON(p))
-	}
-	rep := w.apply(t, p, time.Minute, 1)
-	for _, o := range rep.Devices {
-		if o.State != targets.Applied {
-			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
-		}
-	}
-	if again := w.plan(t); !again.Empty() {
-		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
-	}
+	p, rep := w.planApplyPlan(t)
 	after := w.foreign(t)
 	for n, d := range w.dev {
 		if d.Pending() != 0 || d.Revisions() != 0 {
@@ -234,30 +222,9 @@ func TestNVUEFaults(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newNVWorld(t, 2)
-			p := w.plan(t)
-			canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
-			w.dev[canary].SetFaults(c.faults)
-			before := map[string][]byte{}
+			rep := w.applyFaultyCanary(t, 2*time.Second, func(canary string) { w.dev[canary].SetFaults(c.faults) },
+				func(n string) []byte { return w.dev[n].Applied() }, c.reason)
 			for n, d := range w.dev {
-				before[n] = d.Applied()
-			}
-			rep := w.apply(t, p, 2*time.Second, 1)
-			if !rep.Failed {
-				t.Fatalf("the rollout did not fail: %s", reportJSON(rep))
-			}
-			for _, o := range rep.Devices {
-				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
-				switch {
-				case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, c.reason)):
-					t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, c.reason)
-				case o.Device != canary && o.State != targets.Untouched:
-					t.Errorf("%s: %s, want untouched", o.Device, o.State)
-				}
-			}
-			for n, d := range w.dev {
-				if !bytes.Equal(d.Applied(), before[n]) {
-					t.Errorf("%s does not apply what it applied before", n)
-				}
 				if d.Pending() != 0 {
 					t.Errorf("%s: a revision still waits for its confirmation", n)
 				}

@@ -11,7 +11,6 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nxos"
-	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
@@ -86,19 +85,7 @@ func (w *nxWorld) foreign() map[string]string {
 func TestNXOSPlanApplyPlan(t *testing.T) {
 	w := newNXWorld(t, 2)
 	foreign := w.foreign()
-	p := w.plan(t)
-	if s := p.Summary(); s.Change != 2 {
-		t.Fatalf("plan: %s\n%s", s, planJSON(p))
-	}
-	rep := w.apply(t, p, time.Minute, 1)
-	for _, o := range rep.Devices {
-		if o.State != targets.Applied {
-			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
-		}
-	}
-	if again := w.plan(t); !again.Empty() {
-		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
-	}
+	p, rep := w.planApplyPlan(t)
 	for n, d := range w.dev {
 		if f := d.Files(); len(f) != 0 {
 			t.Errorf("%s: checkpoint files left: %v", n, f)
@@ -129,28 +116,8 @@ func TestNXOSFaults(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newNXWorld(t, 2)
-			p := w.plan(t)
-			canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
-			w.dev[canary].SetFaults(c.faults)
-			before := map[string][]byte{}
-			for n, d := range w.dev {
-				before[n] = d.Running()
-			}
-			rep := w.apply(t, p, time.Minute, 1)
-			for _, o := range rep.Devices {
-				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
-				switch {
-				case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, c.reason)):
-					t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, c.reason)
-				case o.Device != canary && o.State != targets.Untouched:
-					t.Errorf("%s: %s, want untouched", o.Device, o.State)
-				}
-			}
-			for n, d := range w.dev {
-				if !bytes.Equal(d.Running(), before[n]) {
-					t.Errorf("%s does not run what it ran before", n)
-				}
-			}
+			w.applyFaultyCanary(t, time.Minute, func(canary string) { w.dev[canary].SetFaults(c.faults) },
+				func(n string) []byte { return w.dev[n].Running() }, c.reason)
 		})
 	}
 }

@@ -122,19 +122,7 @@ func TestSONiCPlanApplyPlan(t *testing.T) {
 	for n, d := range w.dev {
 		foreign[n] = foreignTables(t, d.ConfigDB())
 	}
-	p := w.plan(t)
-	if s := p.Summary(); s.Change != len(w.devs) {
-		t.Fatalf("plan: %s\n%s", s, planJSON(p))
-	}
-	rep := w.apply(t, p, time.Minute, 1)
-	for _, o := range rep.Devices {
-		if o.State != targets.Applied {
-			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
-		}
-	}
-	if again := w.plan(t); !again.Empty() {
-		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
-	}
+	p, rep := w.planApplyPlan(t)
 	for n, d := range w.dev {
 		if got := foreignTables(t, d.ConfigDB()); got != foreign[n] {
 			t.Errorf("%s: foreign tables changed: %s", n, got)
@@ -164,28 +152,8 @@ func TestSONiCFaults(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newSonicWorld(t)
-			p := w.plan(t)
-			canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
-			w.dev[canary].SetFaults(c.faults)
-			before := map[string][]byte{}
-			for n, d := range w.dev {
-				before[n] = d.ConfigDB()
-			}
-			rep := w.apply(t, p, time.Minute, 1)
-			for _, o := range rep.Devices {
-				t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
-				switch {
-				case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, c.reason)):
-					t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, c.reason)
-				case o.Device != canary && o.State != targets.Untouched:
-					t.Errorf("%s: %s, want untouched", o.Device, o.State)
-				}
-			}
-			for n, d := range w.dev {
-				if !bytes.Equal(d.ConfigDB(), before[n]) {
-					t.Errorf("%s does not run what it ran before", n)
-				}
-			}
+			w.applyFaultyCanary(t, time.Minute, func(canary string) { w.dev[canary].SetFaults(c.faults) },
+				func(n string) []byte { return w.dev[n].ConfigDB() }, c.reason)
 		})
 	}
 }

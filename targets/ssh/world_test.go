@@ -196,6 +196,62 @@ func (f *fleet) apply(t testing.TB, p *targets.Plan, confirm time.Duration, cana
 	return rep
 }
 
+// planApplyPlan plans the fleet, in which every switch drifts, applies
+// the plan in waves behind a canary with a minute to confirm, and plans
+// again: every switch changes, is applied, and the second plan is empty.
+func (f *fleet) planApplyPlan(t *testing.T) (*targets.Plan, *targets.Report) {
+	t.Helper()
+	p := f.plan(t)
+	if s := p.Summary(); s.Change != len(f.devs) {
+		t.Fatalf("plan: %s, want %d devices to change\n%s", s, len(f.devs), planJSON(p))
+	}
+	rep := f.apply(t, p, time.Minute, 1)
+	for _, d := range rep.Devices {
+		if d.State != targets.Applied {
+			t.Errorf("%s: %s (%s)", d.Device, d.State, d.Reason)
+		}
+	}
+	if again := f.plan(t); !again.Empty() {
+		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
+	}
+	return p, rep
+}
+
+// applyFaultyCanary plans the fleet, gives the canary of the first wave
+// faults (setFaults) and applies the plan with confirm to confirm: the
+// rollout fails, the canary is rolled back with reason and every other
+// switch is untouched. running reads what a switch runs, which the
+// rollback must leave as it was.
+func (f *fleet) applyFaultyCanary(t *testing.T, confirm time.Duration, setFaults func(canary string), running func(name string) []byte, reason string) *targets.Report {
+	t.Helper()
+	p := f.plan(t)
+	canary := targets.Waves(p, 1, targets.Size{})[0][0].Device
+	setFaults(canary)
+	before := map[string][]byte{}
+	for _, d := range f.devs {
+		before[d.Name] = running(d.Name)
+	}
+	rep := f.apply(t, p, confirm, 1)
+	if !rep.Failed {
+		t.Fatalf("the rollout did not fail: %s", reportJSON(rep))
+	}
+	for _, o := range rep.Devices {
+		t.Logf("%s: %s: %s", o.Device, o.State, o.Reason)
+		switch {
+		case o.Device == canary && (o.State != targets.RolledBack || !strings.Contains(o.Reason, reason)):
+			t.Errorf("%s: %s (%s), want rolled-back with %q", o.Device, o.State, o.Reason, reason)
+		case o.Device != canary && o.State != targets.Untouched:
+			t.Errorf("%s: %s, want untouched", o.Device, o.State)
+		}
+	}
+	for _, d := range f.devs {
+		if !bytes.Equal(running(d.Name), before[d.Name]) {
+			t.Errorf("%s does not run what it ran before", d.Name)
+		}
+	}
+	return rep
+}
+
 // world is a fabric of emulated EOS switches behind SSH servers.
 type world struct {
 	*fleet

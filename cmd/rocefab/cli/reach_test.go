@@ -460,26 +460,15 @@ func sshPod(t *testing.T) (string, map[string]*sshtest.EOS) {
 		t.Skip("plan and apply over SSH to a pod's leaves; TestInventoryMixedFabric reaches every SSH platform at once in a smaller fabric")
 	}
 	dir, _ := smallPod(t)
-	hk, err := sshtest.NewHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	apply := func(running []byte, lines string) ([]byte, error) {
-		arts, err := eos.Renderer{}.Apply([]renderers.Artifact{{Path: "d/eos.cfg", Format: renderers.Text, Content: running}},
-			renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
-		if err != nil || len(arts) != 1 {
-			return nil, fmt.Errorf("%d artifacts: %v", len(arts), err)
-		}
-		return arts[0].Content, nil
-	}
 	devs := map[string]*sshtest.EOS{}
-	addrs := map[string]string{}
-	var kh strings.Builder
+	var names []string
 	for _, d := range compileIntent(t, dir).Switches() {
-		if d.Platform != "eos" {
-			continue
+		if d.Platform == "eos" {
+			names = append(names, d.Name)
 		}
-		p := filepath.Join(dir, "running", d.Name, "eos.cfg")
+	}
+	serveSwitches(t, dir, names, func(name string) sshtest.Shell {
+		p := filepath.Join(dir, "running", name, "eos.cfg")
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -488,24 +477,40 @@ func sshPod(t *testing.T) (string, map[string]*sshtest.EOS) {
 		if err := os.RemoveAll(filepath.Dir(p)); err != nil {
 			t.Fatal(err)
 		}
-		dev := sshtest.NewEOS(d.Name, b, apply)
-		s, err := sshtest.Serve(dev, hk, sshtest.Credentials{User: "netops", Password: testSecret})
+		devs[name] = sshtest.NewEOS(name, b, lines(applyWith(eos.Renderer{}, "eos.cfg", renderers.Text)))
+		return devs[name]
+	}, map[string]any{
+		"defaults":  map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts", "transport": "dir"},
+		"platforms": map[string]any{"eos": map[string]any{"transport": "ssh"}},
+	})
+	return dir, devs
+}
+
+// serveSwitches serves each named switch with the shell shellFor gives
+// it, over SSH to netops with the test password; it writes their host
+// keys to dir/known_hosts and inv, with their addresses and the
+// password's environment variable added, to dir/inventory.json.
+func serveSwitches(t *testing.T, dir string, names []string, shellFor func(name string) sshtest.Shell, inv map[string]any) {
+	t.Helper()
+	hk, err := sshtest.NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := map[string]string{}
+	var kh strings.Builder
+	for _, name := range names {
+		s, err := sshtest.Serve(shellFor(name), hk, sshtest.Credentials{User: "netops", Password: testSecret})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		devs[d.Name], addrs[d.Name] = dev, s.Addr
+		addrs[name] = s.Addr
 		kh.WriteString(s.KnownHostsLine() + "\n")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(kh.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inv := map[string]any{
-		"defaults":    map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts", "transport": "dir"},
-		"platforms":   map[string]any{"eos": map[string]any{"transport": "ssh"}},
-		"address":     addrs,
-		"passwordEnv": testPasswordEnv,
-	}
+	inv["address"], inv["passwordEnv"] = addrs, testPasswordEnv
 	b, err := json.MarshalIndent(inv, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -513,7 +518,28 @@ func sshPod(t *testing.T) (string, map[string]*sshtest.EOS) {
 	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir, devs
+}
+
+// applyWith enters a remediation into a running artifact file with a
+// platform's Apply, as an emulated switch's own CLI or patch would.
+func applyWith(p renderers.Applier, file string, format renderers.Format) func([]byte, []byte) ([]byte, error) {
+	return func(running, rem []byte) ([]byte, error) {
+		remFormat := renderers.Text
+		if format == renderers.JSON {
+			remFormat = renderers.JSON
+		}
+		arts, err := p.Apply([]renderers.Artifact{{Path: "d/" + file, Format: format, Content: running}},
+			renderers.Remediation{Format: remFormat, Content: rem})
+		if err != nil || len(arts) != 1 {
+			return nil, fmt.Errorf("%d artifacts: %v", len(arts), err)
+		}
+		return arts[0].Content, nil
+	}
+}
+
+// lines takes the remediation as the lines a CLI switch is given.
+func lines(f func([]byte, []byte) ([]byte, error)) func([]byte, string) ([]byte, error) {
+	return func(running []byte, rem string) ([]byte, error) { return f(running, []byte(rem)) }
 }
 
 // TestInventorySSHPlanApplyPlan is plan -> apply -> plan on a pod with
@@ -756,30 +782,9 @@ func mixedFabric(t *testing.T, intent string, devices []byte) (string, map[strin
 	if err := os.WriteFile(filepath.Join(dir, "devices.json"), devices, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hk, err := sshtest.NewHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyWith := func(p renderers.Applier, file string, format renderers.Format) func([]byte, []byte) ([]byte, error) {
-		return func(running, rem []byte) ([]byte, error) {
-			remFormat := renderers.Text
-			if format == renderers.JSON {
-				remFormat = renderers.JSON
-			}
-			arts, err := p.Apply([]renderers.Artifact{{Path: "d/" + file, Format: format, Content: running}},
-				renderers.Remediation{Format: remFormat, Content: rem})
-			if err != nil || len(arts) != 1 {
-				return nil, fmt.Errorf("%d artifacts: %v", len(arts), err)
-			}
-			return arts[0].Content, nil
-		}
-	}
-	lines := func(f func([]byte, []byte) ([]byte, error)) func([]byte, string) ([]byte, error) {
-		return func(running []byte, rem string) ([]byte, error) { return f(running, []byte(rem)) }
-	}
 	devs := map[string]emulated{}
-	addrs := map[string]string{}
-	var kh strings.Builder
+	shells := map[string]sshtest.Shell{}
+	var names []string
 	for _, d := range compileIntent(t, dir).Switches() {
 		older := olderECN(d)
 		var shell sshtest.Shell
@@ -863,32 +868,15 @@ func mixedFabric(t *testing.T, intent string, devices []byte) (string, map[strin
 		default:
 			t.Fatalf("%s: platform %s", d.Name, d.Platform)
 		}
-		s, err := sshtest.Serve(shell, hk, sshtest.Credentials{User: "netops", Password: testSecret})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		devs[d.Name], addrs[d.Name] = em, s.Addr
-		kh.WriteString(s.KnownHostsLine() + "\n")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(kh.String()), 0o644); err != nil {
-		t.Fatal(err)
+		devs[d.Name], shells[d.Name] = em, shell
+		names = append(names, d.Name)
 	}
 	ssh := map[string]any{"transport": "ssh"}
-	inv := map[string]any{
-		"defaults":    map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts"},
-		"platforms":   map[string]any{"eos": ssh, "nxos": ssh, "sonic": ssh, "nvue": ssh},
-		"hosts":       map[string]any{"transport": "dir"},
-		"address":     addrs,
-		"passwordEnv": testPasswordEnv,
-	}
-	b, err := json.MarshalIndent(inv, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	serveSwitches(t, dir, names, func(name string) sshtest.Shell { return shells[name] }, map[string]any{
+		"defaults":  map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts"},
+		"platforms": map[string]any{"eos": ssh, "nxos": ssh, "sonic": ssh, "nvue": ssh},
+		"hosts":     map[string]any{"transport": "dir"},
+	})
 	return dir, devs
 }
 
