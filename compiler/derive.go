@@ -585,12 +585,42 @@ func (c *compilation) hosts() {
 	c.mixedFleet(prof)
 }
 
-// mixedFleet gives the servers hosts.nic.models names a profile of their
-// NIC model: the fabric's, fitted to the model's driver (tool, cable
-// length, congestion control), and, unless hosts.nccl.hca names them, the
-// RDMA device names the model's driver registers.
+// mixedFleet gives the servers of another NIC model than the fabric's (an
+// explicit inventory's model, or hosts.nic.models) a profile of their
+// model: the fabric's, fitted to the model's driver (tool, cable length,
+// congestion control), and, unless hosts.nccl.hca names them, the RDMA
+// device names the model's driver registers.
 func (c *compilation) mixedFleet(prof *ir.HostProfile) {
 	byModel := map[string]*ir.HostProfile{}
+	fit := func(d *ir.Device, nic platforms.NIC) {
+		d.Model = nic.Model
+		if nic.Model == prof.NICModel {
+			return
+		}
+		p := byModel[nic.Model]
+		if p == nil {
+			cp := *prof
+			cp.NICModel, cp.CableM, cp.CCKnobs = nic.Model, c.f.Hosts.NIC.Cable.Metres, nil
+			c.nicTool(&cp, nic, false)
+			p = &cp
+			byModel[nic.Model] = p
+		}
+		d.Host.Profile = p
+		if len(c.f.Hosts.NCCL.HCA) == 0 {
+			for i := range d.Host.NICs {
+				d.Host.NICs[i].HCA = rdmaDevice(nic.RDMADevice, i)
+			}
+		}
+	}
+	stated := c.f.Hosts.NIC.Model
+	for _, d := range c.fab.Hosts() {
+		if d.Model == "" || strings.EqualFold(d.Model, stated) {
+			continue
+		}
+		if nic, ok := platforms.LookupNIC(d.Model); ok {
+			fit(d, nic) // an explicit inventory's server; RF109 names unknown models
+		}
+	}
 	models := c.f.Hosts.NIC.Models
 	for _, pat := range slices.Sorted(maps.Keys(models)) {
 		at := c.in.Pos("hosts", "nic", "models", pat)
@@ -604,34 +634,17 @@ func (c *compilation) mixedFleet(prof *ir.HostProfile) {
 			c.errorf(at, "hosts.nic.models: %v", err)
 			continue
 		}
-		p := byModel[nic.Model]
-		if p == nil && nic.Model != prof.NICModel {
-			cp := *prof
-			cp.NICModel, cp.CableM, cp.CCKnobs = nic.Model, c.f.Hosts.NIC.Cable.Metres, nil
-			c.nicTool(&cp, nic, false)
-			p = &cp
-			byModel[nic.Model] = p
-		}
 		for _, s := range names {
 			d := c.fab.Device(s)
 			if d == nil || d.Host == nil {
 				c.errorf(at, "hosts.nic.models[%q]: %s is not a server of the fabric", pat, s)
 				break
 			}
-			if d.Model != "" && !strings.EqualFold(d.Model, c.f.Hosts.NIC.Model) && !strings.EqualFold(d.Model, nic.Model) {
+			if d.Model != "" && !strings.EqualFold(d.Model, stated) && !strings.EqualFold(d.Model, nic.Model) {
 				c.errorf(at, "hosts.nic.models: %s is given two NIC models, %s and %s", s, d.Model, nic.Model)
 				continue
 			}
-			d.Model = nic.Model
-			if p == nil {
-				continue // the fabric's own model
-			}
-			d.Host.Profile = p
-			if len(c.f.Hosts.NCCL.HCA) == 0 {
-				for i := range d.Host.NICs {
-					d.Host.NICs[i].HCA = rdmaDevice(nic.RDMADevice, i)
-				}
-			}
+			fit(d, nic)
 		}
 	}
 }

@@ -1,8 +1,14 @@
 package compiler_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/schema"
 )
 
 // A NIC model of another vendor takes the tool its driver documents, the
@@ -80,5 +86,37 @@ func TestMixedFleet(t *testing.T) {
 		if e.Name == "NCCL_IB_HCA" && e.Value != "mlx5_0,mlx5_1,bnxt_re0,bnxt_re1" {
 			t.Errorf("NCCL_IB_HCA=%s, want both drivers' devices", e.Value)
 		}
+	}
+}
+
+// In an explicit topology the device list's model of a server counts: a
+// Thor 2 server among ConnectX-7 ones gets the Thor 2 profile.
+func TestExplicitInventoryNICModel(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("lint", "testdata", "reorder-support", "explicit-cx5", "devices.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "devices.json"), bytes.ReplaceAll(b, []byte(`"connectx-5"`), []byte(`"thor2"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "name: \"x\"\ntopology: {style: \"explicit\", inventory: \"devices.json\", rails: 2}\n"
+	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, ds, err := schema.Load(dir)
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	f, ds := compiler.Compile(in)
+	if f == nil || ds.HasErrors() {
+		t.Fatalf("compile: %v", ds)
+	}
+	cx7, thor := f.Device("gpu-0000").Host.Profile, f.Device("gpu-0001").Host.Profile
+	if cx7.NICModel != "connectx-7" || cx7.Tool != "mlnx_qos" || thor.NICModel != "thor2" || thor.Tool != "dcb" || len(thor.CCKnobs) == 0 {
+		t.Errorf("profiles: gpu-0000 %s/%s, gpu-0001 %s/%s %v", cx7.NICModel, cx7.Tool, thor.NICModel, thor.Tool, thor.CCKnobs)
+	}
+	if h := f.Device("gpu-0001").Host.NICs[0].HCA; h != "bnxt_re0" {
+		t.Errorf("gpu-0001 NIC 0 on %s, want bnxt_re0", h)
 	}
 }

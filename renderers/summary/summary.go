@@ -347,6 +347,33 @@ func writeThresholds(b *strings.Builder, f *ir.Fabric, groups []*group) {
 		}
 		fmt.Fprintf(b, "\nHosts: %s via %s, trust %s, PFC on %s, NIC cable %gm, MTU %d, rdma_cm ToS %d%s, DCQCN %s.\n",
 			hp.NICModel, hp.Tool, hp.Trust, prioList(hp.PFC), hp.CableM, hp.MTU, hp.RoCETOS, cm, dcqcn)
+		// A mixed fleet: the servers of another NIC model, each model's
+		// profile once, in the order of the servers.
+		seen := map[*ir.HostProfile][]*ir.Device{hp: nil}
+		var others []*ir.HostProfile
+		for _, d := range hosts {
+			p := d.Host.Profile
+			if _, ok := seen[p]; !ok {
+				others = append(others, p)
+			}
+			if p != hp {
+				seen[p] = append(seen[p], d)
+			}
+		}
+		for _, p := range others {
+			var cc []string
+			for _, k := range p.CCKnobs {
+				cc = append(cc, k.Name+" "+k.Value)
+			}
+			what := "no NIC cable"
+			if p.CableM > 0 {
+				what = fmt.Sprintf("NIC cable %gm", p.CableM)
+			}
+			if len(cc) > 0 {
+				what += ", congestion control " + p.CCKnobs[0].Driver + " " + strings.Join(cc, ", ")
+			}
+			fmt.Fprintf(b, "Hosts %s (%s): %s via %s, %s.\n", nameRange(seen[p]), thousands(int64(len(seen[p]))), p.NICModel, p.Tool, what)
+		}
 	}
 	b.WriteString("\n")
 }
