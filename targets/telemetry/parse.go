@@ -67,6 +67,10 @@ type Window struct {
 	labels *texts
 	// first is each label set's first series, + 1.
 	first []uint32
+	// succ is, for each label set, the one filed after it last (+ 1),
+	// and prevLab the last label set filed (+ 1).
+	succ    []uint32
+	prevLab uint32
 	// portFirst is each port's first series, + 1.
 	portFirst []uint32
 
@@ -271,10 +275,26 @@ func (w *Window) file(b *batch, s *sample) {
 		return
 	}
 	fam := &w.fams[s.fam]
-	lab := w.labels.intern(labels)
+	// A collector writes each family's series in the same order of label
+	// sets: the set that followed the previous one last time is the
+	// likeliest, and comparing it costs less than hashing.
+	lab, known := uint32(0), false
+	if w.prevLab != 0 {
+		if n := w.succ[w.prevLab-1]; n != 0 && bytes.Equal(w.labels.bytes(n-1), labels) {
+			lab, known = n-1, true
+		}
+	}
+	if !known {
+		lab = w.labels.intern(labels)
+	}
 	if int(lab) == len(w.first) {
 		w.first = append(w.first, 0)
+		w.succ = append(w.succ, 0)
 	}
+	if w.prevLab != 0 {
+		w.succ[w.prevLab-1] = lab + 1
+	}
+	w.prevLab = lab + 1
 	last, sibling := uint32(0), uint32(0)
 	for i := w.first[lab]; i != 0; i = w.points[i-1].next {
 		q := &w.points[i-1]
