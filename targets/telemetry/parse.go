@@ -58,6 +58,9 @@ type Window struct {
 	// famOf caches each metric name's family index, -1 for the names
 	// doctor does not read.
 	famOf map[string]int32
+	// lastFam is the last family's name, lastFi its index.
+	lastFam string
+	lastFi  int32
 	// fams are the families read, nfams of them: an array, because the
 	// parsing goroutine adds to it while the caller's reads the entries
 	// already sent.
@@ -333,9 +336,22 @@ const maxFamilies = 256
 // family returns the index of the metric name's family, -1 when doctor
 // does not read it.
 func (w *Window) family(name []byte) int32 {
-	if fi, ok := w.famOf[string(name)]; ok {
-		return fi
+	// A family's samples come together: the last name is the likeliest.
+	if w.lastFam != "" && w.lastFam == string(name) {
+		return w.lastFi
 	}
+	fi, ok := w.famOf[string(name)]
+	if !ok {
+		fi = w.newFamily(name)
+	}
+	if fi >= 0 {
+		w.lastFam, w.lastFi = w.fams[fi].metric, fi
+	}
+	return fi
+}
+
+// newFamily files a metric name not seen before.
+func (w *Window) newFamily(name []byte) int32 {
 	f, ok := lookupFamily(string(name))
 	fi := int32(-1)
 	if ok && w.nfams < len(w.fams) {
