@@ -59,7 +59,7 @@ func TestReadDeviceListErrors(t *testing.T) {
 		// A build writes the runtime every server shares to hosts/, and
 		// other fabric-wide files beside it.
 		{`{"devices": [{"name": "hosts", "role": "leaf", "platform": "eos", "model": "m"}]}`,
-			`device name "hosts": a build writes the fabric's own hosts there; names reserved for the fabric are SUMMARY.md, inventory.json, hosts, tenants, slurm, k8s, .rocefab-manifest.json`},
+			`device name "hosts": a build writes the fabric's own hosts there; names reserved for the fabric are SUMMARY.md, inventory.json, hosts, tenants, slurm, k8s, monitoring, .rocefab-manifest.json`},
 		{`{"devices": [{"name": "Hosts", "role": "host", "platform": "linux", "model": "m"}]}`, `device name "Hosts": a build writes`},
 		{`{"devices": [{"name": "tenants", "role": "leaf", "platform": "eos", "model": "m"}]}`, `device name "tenants": a build writes`},
 		{`{"hosts": []}`, `unknown field "hosts"`},

@@ -71,7 +71,7 @@ func ValidInterface(s string) bool { return interfaceRE.MatchString(s) }
 // ignore it.
 // A test in cmd/rocefab/cli builds every example and checks that each
 // top-level entry that is not a device's is one of them.
-var ReservedNames = []string{"SUMMARY.md", "inventory.json", "hosts", "tenants", "slurm", "k8s", ".rocefab-manifest.json"}
+var ReservedNames = []string{"SUMMARY.md", "inventory.json", "hosts", "tenants", "slurm", "k8s", "monitoring", ".rocefab-manifest.json"}
 
 // Reserved reports whether a device may not be named s.
 func Reserved(s string) bool {

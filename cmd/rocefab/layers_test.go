@@ -45,6 +45,7 @@ func TestImportLayers(t *testing.T) {
 		"renderers/internal/clitree": {"compiler/ir", "renderers"},
 		"renderers/host":             {"compiler/ir", "renderers", "compiler/platforms"},
 		"renderers/scheduler":        {"compiler/ir", "compiler/placement", "renderers"},
+		"renderers/monitoring":       {"compiler/ir", "renderers"},
 		"targets":                    {"compiler/ir", "renderers"},
 		"targets/dir":                {"compiler/ir", "renderers", "targets"},
 		"targets/gnmi":               {"compiler/ir", "renderers", "targets"},

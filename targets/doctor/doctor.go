@@ -2,7 +2,9 @@
 // the rates of a telemetry window to the compiled model's ports, cables
 // and queue plan, traces a pause storm upstream to the port that sends
 // pauses without receiving any, and reports link errors on either end of a
-// cable. The diagnosis is a pure function of the model and the rates.
+// cable, NICs that ignore CNPs and drops on lossless queues, each with
+// the servers, tenants and scheduler blocks it touches. The diagnosis is
+// a pure function of the model and the rates.
 package doctor
 
 import (

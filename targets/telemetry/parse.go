@@ -58,6 +58,9 @@ type Window struct {
 	// famOf caches each metric name's family index, -1 for the names
 	// doctor does not read.
 	famOf map[string]int32
+	// lastFam is the last family's name, lastFi its index.
+	lastFam string
+	lastFi  int32
 	// fams are the families read, nfams of them: an array, because the
 	// parsing goroutine adds to it while the caller's reads the entries
 	// already sent.
@@ -67,6 +70,10 @@ type Window struct {
 	labels *texts
 	// first is each label set's first series, + 1.
 	first []uint32
+	// succ is, for each label set, the one filed after it last (+ 1),
+	// and prevLab the last label set filed (+ 1).
+	succ    []uint32
+	prevLab uint32
 	// portFirst is each port's first series, + 1.
 	portFirst []uint32
 
@@ -271,10 +278,26 @@ func (w *Window) file(b *batch, s *sample) {
 		return
 	}
 	fam := &w.fams[s.fam]
-	lab := w.labels.intern(labels)
+	// A collector writes each family's series in the same order of label
+	// sets: the set that followed the previous one last time is the
+	// likeliest, and comparing it costs less than hashing.
+	lab, known := uint32(0), false
+	if w.prevLab != 0 {
+		if n := w.succ[w.prevLab-1]; n != 0 && bytes.Equal(w.labels.bytes(n-1), labels) {
+			lab, known = n-1, true
+		}
+	}
+	if !known {
+		lab = w.labels.intern(labels)
+	}
 	if int(lab) == len(w.first) {
 		w.first = append(w.first, 0)
+		w.succ = append(w.succ, 0)
 	}
+	if w.prevLab != 0 {
+		w.succ[w.prevLab-1] = lab + 1
+	}
+	w.prevLab = lab + 1
 	last, sibling := uint32(0), uint32(0)
 	for i := w.first[lab]; i != 0; i = w.points[i-1].next {
 		q := &w.points[i-1]
@@ -313,9 +336,22 @@ const maxFamilies = 256
 // family returns the index of the metric name's family, -1 when doctor
 // does not read it.
 func (w *Window) family(name []byte) int32 {
-	if fi, ok := w.famOf[string(name)]; ok {
-		return fi
+	// A family's samples come together: the last name is the likeliest.
+	if w.lastFam != "" && w.lastFam == string(name) {
+		return w.lastFi
 	}
+	fi, ok := w.famOf[string(name)]
+	if !ok {
+		fi = w.newFamily(name)
+	}
+	if fi >= 0 {
+		w.lastFam, w.lastFi = w.fams[fi].metric, fi
+	}
+	return fi
+}
+
+// newFamily files a metric name not seen before.
+func (w *Window) newFamily(name []byte) int32 {
 	f, ok := lookupFamily(string(name))
 	fi := int32(-1)
 	if ok && w.nfams < len(w.fams) {

@@ -1,6 +1,6 @@
 // Package telemetry reads fabric counters from snapshot files in the
-// Prometheus text exposition format and turns them into rates over a
-// window. It knows which collector metric families carry which counter
+// Prometheus text exposition format, or from a Prometheus server's HTTP
+// API, and turns them into rates over a window. It knows which collector metric families carry which counter
 // (see docs/doctor.md) but nothing of the fabric's topology: doctor joins
 // the rates to the compiled model.
 package telemetry

@@ -46,7 +46,7 @@ func TestExamplesGolden(t *testing.T) {
 				if dev == devices[0] {
 					// hosts/ (the runtime and unit, the same for every
 					// fabric) is kept once, by renderers/host's goldens.
-					keep = append(keep, "SUMMARY.md", "slurm")
+					keep = append(keep, "SUMMARY.md", "slurm", "monitoring")
 					if example != "hyperscale-100k" {
 						keep = append(keep, "inventory.json")
 					}

@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/inventory"
+	"github.com/rocefab/rocefab/renderers/monitoring"
 	"github.com/rocefab/rocefab/renderers/nvue"
 	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
@@ -88,7 +89,7 @@ func deviceRenderers(opt renderOptions) func(d *ir.Device) []renderers.Renderer 
 // are listed: tenants' NCCL environments, the host runtime and its systemd
 // unit (hosts/), the schedulers' files (slurm/, k8s/) from the placement
 // of every server, and inventory.json.
-var fabricRenderers = []renderers.FabricRenderer{tenantRenderer{}, hostRuntime{}, schedulerRenderer{}, inventory.Renderer{}}
+var fabricRenderers = []renderers.FabricRenderer{tenantRenderer{}, hostRuntime{}, schedulerRenderer{}, monitoringRenderer{}, inventory.Renderer{}}
 
 // buildRegistry is what build renders with: the devices' files as opt
 // asks, the fabric-wide files, and last SUMMARY.md, which lists them with
@@ -161,6 +162,14 @@ func (schedulerRenderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([
 		return nil, fmt.Errorf("rendering the scheduler files: %w", err)
 	}
 	return arts, nil
+}
+
+// monitoringRenderer renders the Prometheus rules that watch the fabric
+// for what rocefab doctor diagnoses.
+type monitoringRenderer struct{}
+
+func (monitoringRenderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	return monitoring.Render(fab)
 }
 
 // modelRenderer writes a device's compiled model as model.json (--emit

@@ -1,0 +1,151 @@
+// Package monitoring renders the Prometheus rules that watch a fabric for
+// the conditions rocefab doctor diagnoses, on the metrics doctor reads
+// (docs/doctor.md): PFC pauses per NIC and switch port as recording rules,
+// and alerts for a pause storm, drops on a lossless queue, NICs that
+// ignore CNPs (DCQCN off) and errors or flaps on a cable. The lossless
+// priorities and queues come from the compiled queue plan, so the rules
+// watch what the fabric protects and nothing else.
+//
+// The file is a Prometheus rule file (rule_files in prometheus.yml):
+// groups of recording rules (record, expr) and alerting rules (alert,
+// expr, for, labels, annotations), as
+// https://prometheus.io/docs/prometheus/latest/configuration/recording_rules/
+// and .../alerting_rules/ define them; recording rules are named
+// level:metric:operations as the rules' best practices advise
+// (https://prometheus.io/docs/practices/rules/). `promtool check rules`
+// accepts it (the package's test runs it).
+package monitoring
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// File is the rule file's path in a build.
+const File = "monitoring/prometheus-rules.yml"
+
+// The thresholds are rocefab doctor's defaults (targets/doctor
+// DefaultOptions): a port held off continuously sends thousands of pause
+// frames a second, an incast burst a few; a NIC with DCQCN on ignores no
+// CNP; a lossless queue never drops.
+const (
+	pauseRate = 1000
+	cnpRate   = 1
+)
+
+// Render renders the fabric's rule file.
+func Render(fab *ir.Fabric) ([]renderers.Artifact, error) {
+	prios, queues := lossless(fab)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Prometheus rules for fabric %q, written by rocefab: do not edit, rebuild.\n", fab.Name)
+	b.WriteString("# Load it with rule_files in prometheus.yml; the metrics are those docs/doctor.md lists\n")
+	b.WriteString("# (node_exporter's ethtool and infiniband collectors, gnmic's OpenConfig paths).\n")
+	b.WriteString("groups:\n")
+	if len(prios) == 0 {
+		// Without a lossless priority there is no PFC to watch; the
+		// cables and the CNPs still are.
+		b.WriteString("  # The fabric has no lossless priority: no PFC or lossless-drop rule.\n")
+	} else {
+		p := "(" + strings.Join(prios, "|") + ")"
+		b.WriteString("  - name: rocefab-pfc\n    rules:\n")
+		record(&b, "rocefab:nic_pfc_pause_sent:rate1m", `sum by (instance, device) (rate({__name__=~"node_ethtool_transmitted_prio`+p+`_pause"}[1m]))`)
+		record(&b, "rocefab:nic_pfc_pause_received:rate1m", `sum by (instance, device) (rate({__name__=~"node_ethtool_received_prio`+p+`_pause"}[1m]))`)
+		record(&b, "rocefab:switch_pause_sent:rate1m", `sum by (source, interface_name) (rate(interfaces_interface_ethernet_state_counters_out_mac_pause_frames[1m]))`)
+		record(&b, "rocefab:switch_pause_received:rate1m", `sum by (source, interface_name) (rate(interfaces_interface_ethernet_state_counters_in_mac_pause_frames[1m]))`)
+		alert(&b, "RocefabPauseStorm", "rocefab:nic_pfc_pause_sent:rate1m > "+strconv.Itoa(pauseRate)+" or rocefab:switch_pause_sent:rate1m > "+strconv.Itoa(pauseRate),
+			"1m", "critical", "a port sends PFC pauses continuously",
+			"Sustained PFC is never normal: run rocefab doctor to trace the storm to its origin.")
+		b.WriteString("  - name: rocefab-lossless\n    rules:\n")
+		if len(queues) > 0 {
+			alert(&b, "RocefabLosslessQueueDrops", `increase(qos_interfaces_interface_output_queues_queue_state_dropped_pkts{queue_name=~"(?i)(`+strings.Join(queues, "|")+`)"}[5m]) > 0`,
+				"", "critical", "a lossless egress queue drops packets",
+				"PFC did not hold the traffic: headroom short of the cable, or a peer that ignores the pauses.")
+		}
+		alert(&b, "RocefabNICLosslessDiscards", `increase({__name__=~"node_ethtool_received_prio`+p+`_discards"}[5m]) > 0`,
+			"", "critical", "a NIC discards packets of a lossless priority",
+			"The NIC ran out of receive buffer on a lossless priority: its headroom, or a leaf ignoring its pauses.")
+	}
+	b.WriteString("  - name: rocefab-nic\n    rules:\n")
+	alert(&b, "RocefabCNPIgnored", "rate(node_infiniband_rp_cnp_ignored_packets_received_total[5m]) > "+strconv.Itoa(cnpRate),
+		"5m", "warning", "a NIC ignores the CNPs it receives (DCQCN off)",
+		"The NIC keeps sending at line rate into congestion: check its congestion control against the intent.")
+	b.WriteString("  - name: rocefab-cables\n    rules:\n")
+	alert(&b, "RocefabLinkFlaps", "increase(interfaces_interface_state_counters_carrier_transitions[5m]) > 0 or increase(node_ethtool_link_down_events_phy[5m]) > 0",
+		"", "warning", "a link changed carrier", "A flapping cable: run rocefab doctor to name both ends.")
+	alert(&b, "RocefabFCSErrors", "increase(interfaces_interface_state_counters_in_fcs_errors[5m]) > 0 or increase(node_ethtool_received_crc_errors_phy[5m]) > 0",
+		"", "warning", "a port receives frames with FCS errors", "A lossy cable or optic: every drop it causes fires PFC retries upstream.")
+	return []renderers.Artifact{{Path: File, Format: renderers.YAML, Content: []byte(b.String())}}, nil
+}
+
+// lossless returns the fabric's lossless priorities, as digits, and the
+// names of its switches' lossless egress queues (number and class name,
+// lower case), each sorted.
+func lossless(fab *ir.Fabric) (prios, queues []string) {
+	var on [8]bool
+	if hp := fab.HostProfile; hp != nil {
+		on = hp.PFC
+	}
+	for _, d := range fab.Devices {
+		if d.Switch == nil || d.Switch.QoS == nil {
+			continue
+		}
+		q := d.Switch.QoS
+		var sw [8]bool
+		for _, pr := range q.PFC {
+			if pr >= 0 && pr < 8 {
+				on[pr], sw[pr] = true, true
+			}
+		}
+		for _, qu := range q.Queues {
+			if qu.Class != nil && qu.Class.Priority >= 0 && qu.Class.Priority < 8 && sw[qu.Class.Priority] {
+				queues = append(queues, strconv.Itoa(qu.ID), quoteMeta(strings.ToLower(qu.Class.Name)))
+			}
+		}
+	}
+	for p, ok := range on {
+		if ok {
+			prios = append(prios, strconv.Itoa(p))
+		}
+	}
+	slices.Sort(queues)
+	return prios, slices.Compact(queues)
+}
+
+// quoteMeta escapes a class name for a PromQL regular expression inside a
+// double-quoted string: RE2's metacharacters, each backslash doubled for
+// the string.
+func quoteMeta(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, c) {
+			b.WriteString(`\\`)
+		}
+		if c == '"' {
+			b.WriteString(`\`)
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func record(b *strings.Builder, name, expr string) {
+	fmt.Fprintf(b, "      - record: %s\n        expr: %s\n", name, yamlString(expr))
+}
+
+func alert(b *strings.Builder, name, expr, forDur, severity, summary, description string) {
+	fmt.Fprintf(b, "      - alert: %s\n        expr: %s\n", name, yamlString(expr))
+	if forDur != "" {
+		fmt.Fprintf(b, "        for: %s\n", forDur)
+	}
+	fmt.Fprintf(b, "        labels:\n          severity: %s\n", severity)
+	fmt.Fprintf(b, "        annotations:\n          summary: %s\n          description: %s\n", yamlString(summary), yamlString(description))
+}
+
+// yamlString writes s as a single-quoted YAML scalar, which keeps every
+// character but the quote itself (doubled).
+func yamlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,80 @@
+package monitoring_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/renderers/monitoring"
+	"github.com/rocefab/rocefab/renderers/rendertest"
+	"github.com/rocefab/rocefab/schema"
+)
+
+// TestRules renders the examples' rule files: each parses as rule groups
+// of recording and alerting rules on the fabric's lossless priority and
+// queues, and promtool check rules (Debian package prometheus) accepts it.
+func TestRules(t *testing.T) {
+	promtool, _ := exec.LookPath("promtool")
+	for _, c := range []struct{ ex, prios, queues string }{
+		{"pod-2048", "(3)", "(3|roce)"},
+		{"multitenant", "(3|4)", "(3|4|finetune|training)"},
+	} {
+		ex := c.ex
+		t.Run(ex, func(t *testing.T) {
+			in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", ex))
+			if err != nil || in == nil {
+				t.Fatalf("load: %v %v", err, ds)
+			}
+			fab, ds := compiler.Compile(in)
+			if fab == nil || ds.HasErrors() {
+				t.Fatalf("compile: %v", ds)
+			}
+			arts, err := monitoring.Render(fab)
+			if err != nil || len(arts) != 1 || arts[0].Path != monitoring.File {
+				t.Fatalf("render: %v %v", arts, err)
+			}
+			var rules struct {
+				Groups []struct {
+					Name  string
+					Rules []struct {
+						Record, Alert, Expr, For string
+					}
+				}
+			}
+			if err := yaml.Unmarshal(arts[0].Content, &rules); err != nil {
+				t.Fatal(err)
+			}
+			exprs := map[string]string{}
+			for _, g := range rules.Groups {
+				for _, r := range g.Rules {
+					exprs[r.Record+r.Alert] = r.Expr
+				}
+			}
+			if e := exprs["rocefab:nic_pfc_pause_sent:rate1m"]; !strings.Contains(e, `node_ethtool_transmitted_prio`+c.prios+`_pause`) {
+				t.Errorf("NIC pause rule %q: want the lossless priorities %s alone", e, c.prios)
+			}
+			if e := exprs["RocefabLosslessQueueDrops"]; !strings.Contains(e, `queue_name=~"(?i)`+c.queues+`"`) {
+				t.Errorf("queue drops rule %q: want the lossless queues %s by number and class", e, c.queues)
+			}
+			if len(exprs) != 10 {
+				t.Errorf("%d rules, want 10: %v", len(exprs), exprs)
+			}
+			if promtool == "" {
+				t.Skip("promtool not on PATH (Debian package prometheus): the rules were not checked by Prometheus")
+			}
+			f := filepath.Join(t.TempDir(), "rules.yml")
+			if err := os.WriteFile(f, arts[0].Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(promtool, "check", "rules", f).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "SUCCESS: 10 rules found") {
+				t.Fatalf("promtool check rules: %v\n%s", err, out)
+			}
+		})
+	}
+}
