@@ -323,6 +323,12 @@ func TestApplyOneFailingInWaveOfMany(t *testing.T) {
 	w.t.ignore["gpu-042"] = true
 	r := w.rollout(p, tg)
 	r.Canary, r.Wave, r.Parallelism = 0, targets.Size{Percent: 100}, 16
+	// Sixty devices are read, pushed and read back before any is
+	// confirmed: on a loaded machine that takes longer than the world's
+	// short timer, which would roll back devices that did converge (the
+	// wave's rollback waits out the timer of the device that ignored its
+	// push, so not much longer).
+	r.ConfirmTimeout = 3 * time.Second
 	rep, err := targets.Apply(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
