@@ -17,17 +17,18 @@ import (
 func TestNICVendorDefaults(t *testing.T) {
 	for _, c := range []struct {
 		model, tool, hca string
+		speed            string // the NIC links, at most the model's fastest port (RF121)
 		cable            float64
 		cc               string // the congestion-control knobs, as %v prints them
 	}{
-		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", 3, "[]"},
-		{"thor2", "dcb", "bnxt_re0,bnxt_re1", 0,
+		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", "400G", 3, "[]"},
+		{"thor2", "dcb", "bnxt_re0,bnxt_re1", "400G", 0,
 			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
-		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", 0,
+		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", "400G", 0,
 			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
-		{"e810", "dcb", "irdma0,irdma1", 0, "[{irdma roce_dcqcn_enable 1}]"},
+		{"e810", "dcb", "irdma0,irdma1", "100G", 0, "[{irdma roce_dcqcn_enable 1}]"},
 	} {
-		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\nhosts: nic: model: \""+c.model+"\"\n")
+		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2, nic: speed: \""+c.speed+"\"}\ntenants: train: class: \"roce\"\nhosts: nic: model: \""+c.model+"\"\n")
 		prof := f.HostProfile
 		if prof == nil || prof.Tool != c.tool || prof.CableM != c.cable {
 			t.Fatalf("%s: profile %+v, want tool %s, cable %g m", c.model, prof, c.tool, c.cable)
