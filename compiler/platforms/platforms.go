@@ -143,9 +143,11 @@ type NIC struct {
 // "cable-length" (the headroom cable length, ieee_pfc.delay),
 // "dcqcn-parameters" (hosts.dcqcn.parameters), "ecn-priority" (ECN per
 // priority), "cnp-dscp" (the CNP class's DSCP and priority),
-// "traffic-classes" (eight traffic classes, priority p on class p) and
-// "roce-dscp" (more than one DSCP in the lossless class).
-var NICElements = []string{"nic-qos", "cable-length", "dcqcn-parameters", "ecn-priority", "cnp-dscp", "traffic-classes", "roce-dscp"}
+// "traffic-classes" (eight traffic classes, priority p on class p),
+// "roce-dscp" (more than one DSCP in the lossless class) and
+// "software-dcb" (the DCB settings taking effect once written: a NIC whose
+// firmware DCBX agent overrides them until the operator turns it off).
+var NICElements = []string{"nic-qos", "cable-length", "dcqcn-parameters", "ecn-priority", "cnp-dscp", "traffic-classes", "roce-dscp", "software-dcb"}
 
 // ccInterfaces are the congestion-control interfaces the host runtime
 // drives.
