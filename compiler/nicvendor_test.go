@@ -121,3 +121,29 @@ func TestExplicitInventoryNICModel(t *testing.T) {
 		t.Errorf("gpu-0001 NIC 0 on %s, want bnxt_re0", h)
 	}
 }
+
+// Thor 2 servers take the traffic classes bnxt_re requires (README, DCB
+// Settings): RoCE on class 1 and the CNP class on class 2, the rest on
+// class 0 with the other shares; a mixed fleet's ConnectX-7 servers keep
+// priority p on class p.
+func TestThor2TrafficClasses(t *testing.T) {
+	f := compile(t, `name: "x"
+topology: {servers: 16, rails: 2}
+classes: {
+	roce: {priority: 3, dscp: [26], lossless: true, bandwidth: 60, ecn: {min: "100KB", max: "300KB", probability: 20}}
+	cnp: {priority: 6, dscp: [48], cnp: true, strict: true}
+	bulk: {priority: 0, default: true, bandwidth: 40}
+}
+hosts: nic: {model: "connectx-7", models: "gpu-[0008-0015]": "thor2"}
+`)
+	want := map[string]string{
+		"connectx-7": "[0 1 2 3 4 5 6 7] [ets ets ets ets ets ets strict ets] [40 0 0 60 0 0 0 0]",
+		"thor2":      "[0 0 0 1 0 0 2 0] [ets ets strict strict strict strict strict strict] [40 60 0 0 0 0 0 0]",
+	}
+	for _, name := range []string{"gpu-0000", "gpu-0008"} {
+		p := f.Device(name).Host.Profile
+		if got := fmt.Sprint(p.PrioToTC, p.TSA, p.ETS); got != want[p.NICModel] {
+			t.Errorf("%s (%s): prio_tc, tsa, tc_bw %s, want %s", name, p.NICModel, got, want[p.NICModel])
+		}
+	}
+}
