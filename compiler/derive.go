@@ -867,7 +867,42 @@ func (c *compilation) nicTool(prof *ir.HostProfile, nic platforms.NIC, strict bo
 	if _, none := nic.Gap("cable-length"); none {
 		prof.CableM = 0
 	}
+	if nic.TCLayout == "roce-tc1-cnp-tc2" {
+		c.roceCNPLayout(prof)
+	}
 	prof.CCKnobs = c.ccKnobs(prof, nic)
+}
+
+// roceCNPLayout maps the priorities onto the traffic classes bnxt_re
+// requires (bnxt_re README, DCB Settings: TC0 L2 traffic, TC1 RoCE, TC2
+// CNP and L2 traffic; ETS on TC0 and TC1, strict from TC2 as its example
+// sets): the first lossless class's priority on TC1 with its share, the
+// CNP class and every strict class on TC2, the other priorities on TC0
+// with the rest of the shares.
+func (c *compilation) roceCNPLayout(prof *ir.HostProfile) {
+	roce := -1
+	if cs := c.fab.LosslessClasses(); len(cs) > 0 {
+		roce = cs[0].Priority
+	}
+	var prioTC [8]int
+	var tsa [8]string
+	var ets [8]int
+	for tc := range 8 {
+		tsa[tc] = "strict"
+	}
+	tsa[0], tsa[1] = "ets", "ets"
+	for _, cl := range c.fab.Classes {
+		switch {
+		case cl.Priority < 0 || cl.Priority > 7:
+		case cl.Priority == roce:
+			prioTC[cl.Priority], ets[1] = 1, ets[1]+cl.Bandwidth
+		case cl.Strict || cl.Priority == prof.CNPPriority:
+			prioTC[cl.Priority] = 2
+		default:
+			ets[0] += cl.Bandwidth
+		}
+	}
+	prof.PrioToTC, prof.TSA, prof.ETS = prioTC, tsa, ets
 }
 
 // ccKnobs are the congestion-control settings of a NIC driver with an

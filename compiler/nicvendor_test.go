@@ -17,17 +17,18 @@ import (
 func TestNICVendorDefaults(t *testing.T) {
 	for _, c := range []struct {
 		model, tool, hca string
+		speed            string // the NIC links, at most the model's fastest port (RF121)
 		cable            float64
 		cc               string // the congestion-control knobs, as %v prints them
 	}{
-		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", 3, "[]"},
-		{"thor2", "dcb", "bnxt_re0,bnxt_re1", 0,
+		{"connectx-7", "mlnx_qos", "mlx5_0,mlx5_1", "400G", 3, "[]"},
+		{"thor2", "dcb", "bnxt_re0,bnxt_re1", "400G", 0,
 			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
-		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", 0,
+		{"BCM57608", "dcb", "bnxt_re0,bnxt_re1", "400G", 0,
 			"[{bnxt_re ecn_enable 0x1} {bnxt_re cc_mode 0x1} {bnxt_re roce_dscp 0x1a} {bnxt_re cnp_dscp 0x30}]"},
-		{"e810", "dcb", "irdma0,irdma1", 0, "[{irdma roce_dcqcn_enable 1}]"},
+		{"e810", "dcb", "irdma0,irdma1", "100G", 0, "[{irdma roce_dcqcn_enable 1}]"},
 	} {
-		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2}\ntenants: train: class: \"roce\"\nhosts: nic: model: \""+c.model+"\"\n")
+		f := compile(t, "name: \"x\"\ntopology: {servers: 16, rails: 2, nic: speed: \""+c.speed+"\"}\ntenants: train: class: \"roce\"\nhosts: nic: model: \""+c.model+"\"\n")
 		prof := f.HostProfile
 		if prof == nil || prof.Tool != c.tool || prof.CableM != c.cable {
 			t.Fatalf("%s: profile %+v, want tool %s, cable %g m", c.model, prof, c.tool, c.cable)
@@ -118,5 +119,31 @@ func TestExplicitInventoryNICModel(t *testing.T) {
 	}
 	if h := f.Device("gpu-0001").Host.NICs[0].HCA; h != "bnxt_re0" {
 		t.Errorf("gpu-0001 NIC 0 on %s, want bnxt_re0", h)
+	}
+}
+
+// Thor 2 servers take the traffic classes bnxt_re requires (README, DCB
+// Settings): RoCE on class 1 and the CNP class on class 2, the rest on
+// class 0 with the other shares; a mixed fleet's ConnectX-7 servers keep
+// priority p on class p.
+func TestThor2TrafficClasses(t *testing.T) {
+	f := compile(t, `name: "x"
+topology: {servers: 16, rails: 2}
+classes: {
+	roce: {priority: 3, dscp: [26], lossless: true, bandwidth: 60, ecn: {min: "100KB", max: "300KB", probability: 20}}
+	cnp: {priority: 6, dscp: [48], cnp: true, strict: true}
+	bulk: {priority: 0, default: true, bandwidth: 40}
+}
+hosts: nic: {model: "connectx-7", models: "gpu-[0008-0015]": "thor2"}
+`)
+	want := map[string]string{
+		"connectx-7": "[0 1 2 3 4 5 6 7] [ets ets ets ets ets ets strict ets] [40 0 0 60 0 0 0 0]",
+		"thor2":      "[0 0 0 1 0 0 2 0] [ets ets strict strict strict strict strict strict] [40 60 0 0 0 0 0 0]",
+	}
+	for _, name := range []string{"gpu-0000", "gpu-0008"} {
+		p := f.Device(name).Host.Profile
+		if got := fmt.Sprint(p.PrioToTC, p.TSA, p.ETS); got != want[p.NICModel] {
+			t.Errorf("%s (%s): prio_tc, tsa, tc_bw %s, want %s", name, p.NICModel, got, want[p.NICModel])
+		}
 	}
 }

@@ -59,7 +59,7 @@ func (c *compilation) reordering() {
 	if first == "" {
 		return
 	}
-	c.adaptiveHosts(first)
+	c.adaptiveHosts()
 	for _, t := range c.fab.Tenants {
 		t.ReorderedBy = ""
 		if len(t.Servers) == 0 {
@@ -79,25 +79,30 @@ func (c *compilation) reordering() {
 	}
 }
 
-// adaptiveHosts records what the NICs need when a switch reorders: the
-// firmware setting of the NIC model that accepts adaptively routed
-// packets, and the derivation explain shows.
-func (c *compilation) adaptiveHosts(by string) {
-	var prof *ir.HostProfile
+// adaptiveHosts records what the NICs need when a switch reorders: for
+// each NIC model whose servers are reordered (a mixed fleet's models each
+// have their own profile), the firmware setting of that model that
+// accepts adaptively routed packets, and the derivation explain shows.
+func (c *compilation) adaptiveHosts() {
+	seen := map[*ir.HostProfile]bool{}
 	for _, d := range c.fab.Devices {
-		if d.Host != nil && d.Host.Profile != nil {
-			prof = d.Host.Profile
-			break
+		if d.Host == nil || d.Host.Profile == nil || d.Host.ReorderedBy == "" || seen[d.Host.Profile] {
+			continue
 		}
+		seen[d.Host.Profile] = true
+		c.adaptiveProfile(d.Host.Profile, d.Host.ReorderedBy)
 	}
-	if prof == nil {
-		return
-	}
+}
+
+// adaptiveProfile gives one profile, whose servers switch by reorders,
+// its model's firmware setting and the derivation. A mixed fleet's
+// profiles are copies of one another: each appends to a slice of its own.
+func (c *compilation) adaptiveProfile(prof *ir.HostProfile, by string) {
 	if nic, ok := platforms.LookupNIC(prof.NICModel); ok && nic.AdaptiveRoutingFirmware != "" {
-		prof.NICFirmware = append(prof.NICFirmware, ir.Param{Name: nic.AdaptiveRoutingFirmware, Value: 1})
+		prof.NICFirmware = append(slices.Clip(prof.NICFirmware), ir.Param{Name: nic.AdaptiveRoutingFirmware, Value: 1})
 	}
 	sw := c.fab.Device(by)
-	prof.Derived = append(prof.Derived, ir.Derivation{
+	prof.Derived = append(slices.Clip(prof.Derived), ir.Derivation{
 		Field: "nccl-adaptive-routing", Value: 1, Unit: "",
 		Formula: "1 when a switch on the server's paths balances per packet, so a flow's packets arrive out of order; NCCL's default on RoCE is 0",
 		Inputs: []ir.Input{

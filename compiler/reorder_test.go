@@ -1,6 +1,7 @@
 package compiler_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
@@ -123,5 +124,48 @@ tenants: {a: {class: "roce", nccl: env: NCCL_IB_ADAPTIVE_ROUTING: "0"}, b: {clas
 				t.Errorf("tenant %s: environment not sorted: %v", tn.Name, tn.Env)
 			}
 		}
+	}
+}
+
+// TestReorderingMixedFleetFirmware: under adaptive routing every NIC model
+// of a mixed fleet gets its own firmware setting (each model has a profile
+// of its own, copied before the fabric's reordering is known): the
+// ConnectX-7 and BlueField-3 servers ROCE_ADAPTIVE_ROUTING_EN, the Thor 2
+// servers none (RF109 reports them), and each profile one derivation.
+func TestReorderingMixedFleetFirmware(t *testing.T) {
+	f := expand(t, `name: "a"
+topology: {servers: 24, rails: 2}
+routing: loadBalancing: "adaptive"
+hosts: nic: {
+	model: "connectx-7"
+	models: {"gpu-[0008-0015]": "bluefield-3", "gpu-[0016-0023]": "thor2"}
+}
+tenants: a: class: "roce"`)
+	want := map[string]string{"connectx-7": "[{ROCE_ADAPTIVE_ROUTING_EN 1}]", "bluefield-3": "[{ROCE_ADAPTIVE_ROUTING_EN 1}]", "thor2": "[]"}
+	seen := map[string]bool{}
+	for _, h := range f.Hosts() {
+		p := h.Host.Profile
+		if h.Host.ReorderedBy == "" {
+			t.Fatalf("%s is not reordered", h.Name)
+		}
+		if seen[p.NICModel] {
+			continue
+		}
+		seen[p.NICModel] = true
+		if got := fmt.Sprint(p.NICFirmware); got != want[p.NICModel] {
+			t.Errorf("%s (%s): NIC firmware %s, want %s", h.Name, p.NICModel, got, want[p.NICModel])
+		}
+		n := 0
+		for _, d := range p.Derived {
+			if d.Field == "nccl-adaptive-routing" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s (%s): %d nccl-adaptive-routing derivations, want 1", h.Name, p.NICModel, n)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("profiles of %v, want one per model of %v", seen, want)
 	}
 }

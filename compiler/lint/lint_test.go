@@ -47,6 +47,7 @@ var catalogue = []struct {
 	{"RF118", "nic-cable", diag.Warning},
 	{"RF119", "ets-sum", diag.Error},
 	{"RF120", "ecn-off", diag.Warning},
+	{"RF121", "nic-speed", diag.Error},
 }
 
 func TestSuiteMatchesCatalogue(t *testing.T) {

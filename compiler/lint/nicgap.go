@@ -100,6 +100,8 @@ func nicElementUsed(prof *ir.HostProfile, el string) bool {
 		return prof.DCQCN.Enabled && len(prof.ECNPriorities) > 0
 	case "cnp-dscp":
 		return prof.CNPDSCP >= 0
+	case "software-dcb":
+		return true // the trust, ETS and PFC rocefab writes with dcb always need it
 	case "roce-dscp":
 		return slices.ContainsFunc(pfcPriorities(prof), func(prio int) bool {
 			n := 0

@@ -19,7 +19,7 @@ import (
 var Suite = []*Analyzer{
 	ECNOrder, ECNBeforePFC, Headroom, BufferBudget, DSCPUnique, CNPClass, LosslessCount, PFCWatchdog,
 	ReorderSupport, Oversubscription, RailWiring, MTU, NCCLClass, Shaping, Tenant, Deadlock, PlatformGap,
-	NICCable, ETSSum, ECNOff,
+	NICCable, ETSSum, ECNOff, NICSpeed,
 }
 
 func bytesStr(n int64) string {

@@ -50,6 +50,7 @@ func TestPlatformGap(t *testing.T)      { runRule(t, lint.PlatformGap) }
 func TestNICCable(t *testing.T)         { runRule(t, lint.NICCable) }
 func TestETSSum(t *testing.T)           { runRule(t, lint.ETSSum) }
 func TestECNOff(t *testing.T)           { runRule(t, lint.ECNOff) }
+func TestNICSpeed(t *testing.T)         { runRule(t, lint.NICSpeed) }
 
 // TestEveryRuleHasCases keeps testdata in step with the suite: each rule
 // has its directory of cases, named by the rule.

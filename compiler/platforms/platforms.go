@@ -132,6 +132,11 @@ type NIC struct {
 	// schedules and the lossless (PFC) priorities it takes.
 	MaxTrafficClasses int `json:"maxTrafficClasses"`
 	MaxLossless       int `json:"maxLossless"`
+	// TCLayout is the traffic-class layout the driver requires, "" for
+	// rocefab's priority p on class p. "roce-tc1-cnp-tc2" (bnxt_re):
+	// traffic class 0 the other traffic (ETS), 1 the RoCE priority (ETS),
+	// 2 the CNP priority and strict traffic (strict).
+	TCLayout string `json:"tcLayout,omitempty"`
 	// Gaps are the rocefab settings the NIC cannot take, by NIC element
 	// (NICElements), each saying what is done instead; RF117 reports them.
 	Gaps    map[string]string `json:"gaps,omitempty"`
@@ -143,9 +148,11 @@ type NIC struct {
 // "cable-length" (the headroom cable length, ieee_pfc.delay),
 // "dcqcn-parameters" (hosts.dcqcn.parameters), "ecn-priority" (ECN per
 // priority), "cnp-dscp" (the CNP class's DSCP and priority),
-// "traffic-classes" (eight traffic classes, priority p on class p) and
-// "roce-dscp" (more than one DSCP in the lossless class).
-var NICElements = []string{"nic-qos", "cable-length", "dcqcn-parameters", "ecn-priority", "cnp-dscp", "traffic-classes", "roce-dscp"}
+// "traffic-classes" (eight traffic classes, priority p on class p),
+// "roce-dscp" (more than one DSCP in the lossless class) and
+// "software-dcb" (the DCB settings taking effect once written: a NIC whose
+// firmware DCBX agent overrides them until the operator turns it off).
+var NICElements = []string{"nic-qos", "cable-length", "dcqcn-parameters", "ecn-priority", "cnp-dscp", "traffic-classes", "roce-dscp", "software-dcb"}
 
 // ccInterfaces are the congestion-control interfaces the host runtime
 // drives.
@@ -440,7 +447,15 @@ func checkNIC(n NIC) error {
 			errs = append(errs, fmt.Errorf("nic %q: gap %q: want one of %s, with a note", n.Model, e, strings.Join(NICElements, ", ")))
 		}
 	}
-	errs = append(errs, checkSources("nic", n.Model, n.Sources, nicFigures))
+	figures := nicFigures
+	switch n.TCLayout {
+	case "":
+	case "roce-tc1-cnp-tc2":
+		figures = append(slices.Clone(nicFigures), "tcLayout") // a layout other than rocefab's cites its source
+	default:
+		errs = append(errs, fmt.Errorf("nic %q: tcLayout %q: want \"\" or \"roce-tc1-cnp-tc2\"", n.Model, n.TCLayout))
+	}
+	errs = append(errs, checkSources("nic", n.Model, n.Sources, figures))
 	return errors.Join(errs...)
 }
 

@@ -305,9 +305,9 @@ func TestVendorNICs(t *testing.T) {
 		gaps                         []string
 	}{
 		{"BCM57608", "thor2", "bnxt_re%d", "dcqcn-p", "bnxt_re-configfs", []string{"dcb"}, 8, 1,
-			[]string{"cable-length", "dcqcn-parameters", "ecn-priority", "roce-dscp", "traffic-classes"}},
+			[]string{"cable-length", "dcqcn-parameters", "ecn-priority", "roce-dscp"}},
 		{"Intel E810", "e810", "irdma%d", "dcqcn", "irdma-configfs", []string{"dcb"}, 4, 1,
-			[]string{"cable-length", "cnp-dscp", "dcqcn-parameters", "ecn-priority", "traffic-classes"}},
+			[]string{"cable-length", "cnp-dscp", "dcqcn-parameters", "ecn-priority", "software-dcb", "traffic-classes"}},
 		{"pollara", "pollara-400", "ionic_%d", "dcqcn", "ionic-sysfs", nil, 8, 8,
 			[]string{"cable-length", "dcqcn-parameters", "ecn-priority", "nic-qos"}},
 		{"cx7", "connectx-7", "mlx5_%d", "dcqcn", "mlx5", []string{"mlnx_qos", "dcb"}, 8, 8, nil},

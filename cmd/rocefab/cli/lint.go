@@ -17,7 +17,7 @@ import (
 	"github.com/rocefab/rocefab/schema"
 )
 
-const lintDoc = `Check an intent: the schema (RF001) and the physics and cross-layer rules (RF101-RF120).
+const lintDoc = `Check an intent: the schema (RF001) and the physics and cross-layer rules (RF101-RF121).
 
 Findings go to stdout, in every format: file:line:col: severity RULE name: message as text (at
 most 20, then how many more), or every finding as JSON, SARIF 2.1.0 or GitHub workflow
@@ -64,7 +64,7 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 	if a.explain != "" {
 		r := lint.Lookup(a.explain)
 		if r == nil {
-			return withCode(exitError, fmt.Errorf("no rule %q: rules are RF001 and RF101 to RF120", a.explain))
+			return withCode(exitError, fmt.Errorf("no rule %q: rules are RF001 and RF101 to RF121", a.explain))
 		}
 		fmt.Fprintf(out, "%s %s (%s): %s\n\n%s\n", r.ID, r.Name, r.Severity, r.Title, r.Doc)
 		return nil
