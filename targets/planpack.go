@@ -73,17 +73,24 @@ func (s *shape) token(i int) []byte { return s.raw[s.at[i]:s.at[i+1]] }
 // another.
 func tokenize(b []byte) []int32 {
 	at := make([]int32, 0, len(b)/4+2)
-	for i := range b {
-		if i == 0 || isWord(b[i]) != isWord(b[i-1]) {
+	prev := false
+	for i, c := range b {
+		if w := wordByte[c]; i == 0 || w != prev {
 			at = append(at, int32(i))
+			prev = w
 		}
 	}
 	return append(at, int32(len(b)))
 }
 
-func isWord(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// wordByte tells the letters and digits, which tokenize runs over a
+// hyperscale plan's gigabytes of text.
+var wordByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return t
+}()
 
 func digestOf(b []byte) string {
 	h := sha256.Sum256(b)
