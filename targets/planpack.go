@@ -73,17 +73,24 @@ func (s *shape) token(i int) []byte { return s.raw[s.at[i]:s.at[i+1]] }
 // another.
 func tokenize(b []byte) []int32 {
 	at := make([]int32, 0, len(b)/4+2)
-	for i := range b {
-		if i == 0 || isWord(b[i]) != isWord(b[i-1]) {
+	prev := false
+	for i, c := range b {
+		if w := wordByte[c]; i == 0 || w != prev {
 			at = append(at, int32(i))
+			prev = w
 		}
 	}
 	return append(at, int32(len(b)))
 }
 
-func isWord(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// wordByte tells the letters and digits, which tokenize runs over a
+// hyperscale plan's gigabytes of text.
+var wordByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return t
+}()
 
 func digestOf(b []byte) string {
 	h := sha256.Sum256(b)
@@ -291,4 +298,66 @@ func (d *DevicePlan) Body() ([]renderers.Change, *Remediation, error) {
 // own or shared.
 func (d *DevicePlan) HasBody() bool {
 	return d.Shared != nil || d.Changes != nil || d.Remediation != nil
+}
+
+// Outline is what a view of a plan needs of a device's changes and
+// remediation without rebuilding them: how many changes, how many lines
+// the remediation has, and a digest that is the same for two devices
+// exactly when their changes are.
+type Outline struct {
+	Changes          int
+	RemediationLines int
+	ChangesDigest    [sha256.Size]byte
+}
+
+// Outline returns the device's outline; for a device that shares its
+// body it is read from the body's JSON, not decoded from it.
+func (d *DevicePlan) Outline() (Outline, error) {
+	var raw []byte
+	var err error
+	if d.Shared != nil {
+		raw, err = d.Shared.shapes.raw(d.Device, &d.Shared.ref)
+	} else {
+		raw, err = body{Changes: d.Changes, Remediation: d.Remediation}.encode()
+	}
+	if err != nil {
+		return Outline{}, err
+	}
+	// The body's JSON is {"changes":[...],"remediation":...}: no string
+	// in it holds an unescaped quote, so the first `,"remediation":` is
+	// the body's own, and each change starts with `{"path":`.
+	cut := bytes.Index(raw, []byte(`,"remediation":`))
+	if cut < 0 {
+		return Outline{}, fmt.Errorf("device %s: its body has no remediation field", d.Device)
+	}
+	o := Outline{
+		Changes:       bytes.Count(raw[:cut], []byte(`{"path":`)),
+		ChangesDigest: sha256.Sum256(raw[:cut]),
+	}
+	rem := raw[cut+len(`,"remediation":`) : len(raw)-1]
+	if string(rem) == "null" {
+		return o, nil
+	}
+	o.RemediationLines = 1
+	if i := bytes.Index(rem, []byte(`"text":"`)); i >= 0 {
+		// Newlines in the text, as JSON escapes them (`\n`; a
+		// backslash is `\\`).
+		for t := rem[i+len(`"text":"`):]; len(t) > 1; {
+			j := bytes.IndexByte(t, '\\')
+			if j < 0 || j+1 >= len(t) {
+				break
+			}
+			if t[j+1] == 'n' {
+				o.RemediationLines++
+			}
+			t = t[j+2:]
+		}
+		return o, nil
+	}
+	var r Remediation
+	if err := json.Unmarshal(rem, &r); err != nil {
+		return Outline{}, fmt.Errorf("device %s: its remediation: %w", d.Device, err)
+	}
+	o.RemediationLines += bytes.Count(r.Content, []byte("\n"))
+	return o, nil
 }

@@ -143,3 +143,36 @@ func BenchmarkPlanFile(b *testing.B) {
 		}
 	}
 }
+
+// TestOutline: a device's outline is the same read from its shared body
+// as counted from its own changes and remediation, a backslash before an
+// n in the remediation included.
+func TestOutline(t *testing.T) {
+	p := sharedPlan(3)
+	p.Devices[1].Remediation.Content = append(p.Devices[1].Remediation.Content, `printf 'a\nb'`+"\n"...)
+	p.Devices[2].Remediation = &targets.Remediation{Format: "proto", Content: []byte{0xff, '\n', 0, '\n'}}
+	k := targets.NewShapes()
+	for _, d := range p.Devices {
+		want := targets.Outline{Changes: len(d.Changes), RemediationLines: 1 + bytes.Count(d.Remediation.Content, []byte("\n"))}
+		s, err := k.Share(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := d.Outline()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared, err := s.Outline()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own != shared || own.Changes != want.Changes || own.RemediationLines != want.RemediationLines {
+			t.Errorf("%s: outline %+v, shared %+v, want %d changes, %d lines", d.Device, own, shared, want.Changes, want.RemediationLines)
+		}
+	}
+	a, _ := p.Devices[0].Outline()
+	b, _ := p.Devices[1].Outline()
+	if a.ChangesDigest == b.ChangesDigest {
+		t.Error("two devices with other changes have the same changes digest")
+	}
+}

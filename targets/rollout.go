@@ -158,11 +158,12 @@ func (e *StaleError) Error() string {
 
 // item is one device of the rollout.
 type item struct {
-	plan     DevicePlan
-	d        *ir.Device
-	p        renderers.Platform
-	before   renderers.State // parsed running state before the apply
-	desired  renderers.State
+	plan DevicePlan
+	d    *ir.Device
+	p    renderers.Platform
+	// before is the parsed running state before the apply, kept for
+	// its wave where the target cannot roll back.
+	before   renderers.State
 	wave     int
 	pushed   bool      // a push was started
 	refused  bool      // the push returned an error
@@ -468,7 +469,7 @@ func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
 	confirmer, _ := ro.Target.(Confirmer)
 	defer func() {
 		for _, it := range wave {
-			it.before, it.desired = nil, nil
+			it.before = nil
 		}
 	}()
 	all := forEach(ctx, len(wave), ro.Parallelism, func(i int) {
@@ -536,11 +537,11 @@ func (ro *rollout) wave(ctx context.Context, k int, wave []*item) string {
 	return ro.failures(wave)
 }
 
-// ready reads a device of the wave again just before its push and keeps
-// what a rollback returns it to and what the gate checks it against; the
-// wave drops both once it is settled. It returns the remediation to
-// push, and an error when the device runs other than what the plan was
-// checked against.
+// ready reads a device of the wave again just before its push, and keeps
+// the state a reverse push would return it to (for a target that cannot
+// roll back; the wave drops it once settled). It returns the remediation
+// to push, and an error when the device runs other than what the plan
+// was checked against.
 func (ro *rollout) ready(ctx context.Context, it *item) (renderers.Remediation, error) {
 	_, prem, err := it.plan.Body()
 	if err == nil && prem == nil {
@@ -560,11 +561,12 @@ func (ro *rollout) ready(ctx context.Context, it *item) (renderers.Remediation, 
 	if it.plan.Running != nil && OwnedDigest(have).SHA256 != it.plan.Running.SHA256 {
 		return renderers.Remediation{}, errors.New("what it runs within rocefab's scope changed since the plan was checked against it")
 	}
-	desired, err := safeDesired(it.p, it.d)
-	if err != nil {
-		return renderers.Remediation{}, fmt.Errorf("computing its desired state: %w", err)
+	// Only a target that cannot roll back needs the state of before to
+	// reverse a push; the others are checked against the plan's digest
+	// of it (restored).
+	if _, ok := ro.Target.(RollBacker); !ok {
+		it.before = have
 	}
-	it.before, it.desired = have, desired
 	return prem.Remediation(), nil
 }
 
@@ -718,13 +720,35 @@ func (ro *rollout) reverse(ctx context.Context, it *item) error {
 // restored reads the device back and returns nil when its owned state is
 // what it was before the apply.
 func (ro *rollout) restored(ctx context.Context, it *item) error {
-	return ro.matches(ctx, it, it.before, "before the apply")
+	if it.before != nil || it.plan.Running == nil {
+		return ro.matches(ctx, it, it.before, "before the apply")
+	}
+	// The digest of what it ran, which the plan recorded and ready
+	// checked: an apply keeps no device's state of before.
+	running, err := ro.read(ctx, it.d)
+	if err != nil {
+		return fmt.Errorf("cannot read it back: %w", err)
+	}
+	now, err := safeParse(it.p, it.d, running)
+	if err != nil {
+		return fmt.Errorf("cannot parse it back: %w", err)
+	}
+	if OwnedDigest(now).SHA256 != it.plan.Running.SHA256 {
+		return errors.New("what it runs within rocefab's scope differs from before the apply")
+	}
+	return nil
 }
 
 // converged reads the device back and returns nil when its owned state is
 // its desired state.
 func (ro *rollout) converged(ctx context.Context, it *item) error {
-	if err := ro.matches(ctx, it, it.desired, "its desired state"); err != nil {
+	// Rendered again rather than kept from the check: an apply holds no
+	// device's desired state longer than its gate.
+	desired, err := safeDesired(it.p, it.d)
+	if err != nil {
+		return fmt.Errorf("did not converge: computing its desired state: %w", err)
+	}
+	if err := ro.matches(ctx, it, desired, "its desired state"); err != nil {
 		return fmt.Errorf("did not converge: %w", err)
 	}
 	return nil

@@ -756,10 +756,9 @@ type changeGroup struct {
 
 // changeGroups returns the devices to change, in the order of each
 // group's first device: when more than listEach devices change, those
-// with the same action, platform, role and changes together. Devices
-// that share their changes (targets.DevicePlan.Body) are rebuilt one at
-// a time here and keep sharing them; a device whose changes cannot be
-// rebuilt is a group of its own.
+// with the same action, platform, role and changes together (by their
+// outline's digest of them). A device whose changes cannot be read is a
+// group of its own.
 func changeGroups(ds []targets.DevicePlan) []changeGroup {
 	var out []changeGroup
 	// By the digest of what a group shares: the changes of a fabric's
@@ -769,25 +768,21 @@ func changeGroups(ds []targets.DevicePlan) []changeGroup {
 		if !d.Action.Changes() {
 			continue
 		}
-		changes, rem, err := d.Body()
+		// The outline, not the changes: a fabric's first plan shares
+		// gigabytes of them, which are not decoded to be counted.
+		o, err := d.Outline()
 		k := sha256.New()
-		fmt.Fprintf(k, "%s\x00%s\x00%s\x00%s", d.Action, d.Platform, d.Role, d.Disruption)
+		fmt.Fprintf(k, "%s\x00%s\x00%s\x00%s\x00", d.Action, d.Platform, d.Role, d.Disruption)
 		if err != nil {
-			fmt.Fprintf(k, "\x00%s", d.Device)
+			fmt.Fprintf(k, "%s\x00", d.Device)
 		}
-		for _, c := range changes {
-			fmt.Fprintf(k, "\x00%s\x00%s\x00%s\x00%s\x00%s", changeText(c), c.Disruption, c.Kind, c.Action(), c.Method)
-		}
+		k.Write(o.ChangesDigest[:])
 		key := [sha256.Size]byte(k.Sum(nil))
 		i, ok := at[key]
 		if !ok {
 			i = len(out)
 			at[key] = i
-			g := changeGroup{changes: len(changes), lines: 2 + len(changes)}
-			if rem != nil {
-				g.lines += 1 + bytes.Count(rem.Content, []byte("\n"))
-			}
-			out = append(out, g)
+			out = append(out, changeGroup{changes: o.Changes, lines: 2 + o.Changes + o.RemediationLines})
 		}
 		out[i].devices = append(out[i].devices, d)
 	}
