@@ -154,13 +154,13 @@ func runPlan(cmd *cobra.Command, a planArgs, args []string) error {
 		return withCode(exitPlanError, err)
 	}
 	if a.out != "" {
-		if err := writePlanFile(a.out, p); err != nil {
+		if err := writePlanFile(ctx, a.out, p); err != nil {
 			return withCode(exitPlanError, err)
 		}
 	}
 	w := cmd.OutOrStdout()
 	if a.format == "json" {
-		if err := targets.WritePlan(w, p); err != nil {
+		if err := targets.WritePlan(ctxWriter{ctx, w}, p); err != nil {
 			return withCode(exitPlanError, err)
 		}
 	} else {
@@ -507,7 +507,7 @@ func relTo(base, target string) (string, error) {
 // into place, so that an interrupted write never leaves half a plan.
 // A file already at out is replaced only when it is a plan rocefab wrote:
 // -o fabric.cue must never overwrite the intent.
-func writePlanFile(out string, p *targets.Plan) error {
+func writePlanFile(ctx context.Context, out string, p *targets.Plan) error {
 	if err := replaceablePlan(out); err != nil {
 		return err
 	}
@@ -516,7 +516,7 @@ func writePlanFile(out string, p *targets.Plan) error {
 		return fmt.Errorf("-o %s: %w", out, err)
 	}
 	// Written as it is encoded: a fabric's plan is not held twice.
-	werr := targets.WritePlan(f, p)
+	werr := targets.WritePlan(ctxWriter{ctx, f}, p)
 	if err := errors.Join(werr, f.Close()); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("-o %s: %w", out, err)
@@ -526,6 +526,21 @@ func writePlanFile(out string, p *targets.Plan) error {
 		return fmt.Errorf("-o %s: %w", out, err)
 	}
 	return nil
+}
+
+// ctxWriter stops a long write when ctx is done: a fabric's plan takes
+// seconds to encode, and an interrupt (which the command catches, to stop
+// cleanly) must not wait for the end of it.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := context.Cause(c.ctx); err != nil {
+		return 0, fmt.Errorf("interrupted: %w", err)
+	}
+	return c.w.Write(b)
 }
 
 // replaceablePlan returns an error unless nothing is at out or what is

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -412,5 +413,24 @@ func TestApplyRefusals(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, running(t, dir)); diff != "" {
 		t.Errorf("refused applies changed running configurations:\n%s", diff)
+	}
+}
+
+// TestWritePlanFileInterrupted: an interrupt while the plan file is
+// written stops the write, and leaves neither the file nor its temporary.
+func TestWritePlanFileInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.plan")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := writePlanFile(ctx, out, &targets.Plan{})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("writing after an interrupt: %v, want interrupted", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if err := writePlanFile(t.Context(), out, &targets.Plan{}); err != nil {
+		t.Fatal(err)
 	}
 }
