@@ -127,6 +127,12 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		shown = cmd.ErrOrStderr()
 	}
 	arg := pathArg(args)
+	if q, err := readQuarantinePlan(arg); err != nil || q != nil {
+		if err != nil {
+			return withCode(exitPlanError, err)
+		}
+		return applyQuarantine(ctx, cmd, a, arg, q, in, shown)
+	}
 	saved, err := readPlanArg(arg)
 	if err != nil {
 		return withCode(exitPlanError, err)
