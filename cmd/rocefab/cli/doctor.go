@@ -37,6 +37,10 @@ sample.
 The text report is grouped by origin; --format json prints the report (findings with evidence,
 victims and paths).
 
+--out FILE writes the quarantine plan of the findings: a Slurm drain (scontrol update
+State=DRAIN) of the servers each finding names; nothing is drained until apply FILE runs it.
+--release QUARANTINE --out FILE writes the plan that undoes those drains (State=UNDRAIN).
+
 Exit codes:
   0  healthy: no finding
   1  doctor could not run (the intent, a snapshot, or no counter sampled twice)
