@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,10 +123,15 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 		return withCode(exitPlanError, fmt.Errorf("%s: %w", path, err))
 	}
 	printQuarantine(shown, q)
-	out := cmd.OutOrStdout()
+	// In text the steps go to stdout; with --format json the report
+	// does, and the steps to stderr with the plan.
+	out, rep := cmd.OutOrStdout(), quarantineReport{Kind: q.Kind, Fabric: q.Fabric, Nodes: q.Nodes(), Ran: [][]string{}}
+	if a.format == "json" {
+		out = shown
+	}
 	if len(q.Drains) == 0 {
 		fmt.Fprintln(out, "Nothing to apply.")
-		return nil
+		return writeQuarantineReport(cmd, a, rep, nil)
 	}
 	if !a.autoApprove {
 		verb := "Drain"
@@ -148,12 +154,41 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 		c := exec.CommandContext(ctx, scontrol, d.Command[1:]...)
 		b, err := c.CombinedOutput()
 		if err != nil {
-			return withCode(exitPlanError, fmt.Errorf("apply %s stopped at drain %d of %d: %s: %v: %s; the drains before it were applied",
-				path, i+1, len(q.Drains), strings.Join(d.Command, " "), err, strings.TrimSpace(string(b))))
+			err = fmt.Errorf("apply %s stopped at drain %d of %d: %s: %v: %s; the drains before it were applied",
+				path, i+1, len(q.Drains), strings.Join(d.Command, " "), err, strings.TrimSpace(string(b)))
+			rep.Failed = err.Error()
+			return writeQuarantineReport(cmd, a, rep, err)
 		}
-		fmt.Fprintf(out, "  done  %s\n", strings.Join(d.Command, " "))
+		rep.Ran = append(rep.Ran, d.Command)
+		fmt.Fprintf(out, "  done  %s\n", shellQuote(d.Command))
 	}
 	fmt.Fprintf(out, "Apply complete: %s %s\n", diag.Plural(len(q.Nodes()), "server", "servers"), map[string]string{doctor.KindQuarantine: "drained", doctor.KindRelease: "undrained"}[q.Kind])
+	return writeQuarantineReport(cmd, a, rep, nil)
+}
+
+// quarantineReport is apply's JSON report of a quarantine or release
+// plan: the servers it names, the commands that ran, and why it stopped.
+type quarantineReport struct {
+	Kind   string     `json:"kind"`
+	Fabric string     `json:"fabric"`
+	Nodes  []string   `json:"nodes"`
+	Ran    [][]string `json:"ran"`
+	Failed string     `json:"failed,omitempty"`
+}
+
+// writeQuarantineReport ends the apply of a quarantine plan: the JSON
+// report with --format json, and exit 1 with err when a command failed.
+func writeQuarantineReport(cmd *cobra.Command, a applyArgs, rep quarantineReport, err error) error {
+	if a.format == "json" {
+		b, jerr := json.MarshalIndent(rep, "", "  ")
+		if jerr != nil {
+			return withCode(exitPlanError, jerr)
+		}
+		cmd.OutOrStdout().Write(append(b, '\n'))
+	}
+	if err != nil {
+		return withCode(exitPlanError, err)
+	}
 	return nil
 }
 

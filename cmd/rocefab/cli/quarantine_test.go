@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -107,9 +108,13 @@ func TestQuarantineApply(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("doctor --release: exit %d\n%s%s", code, out, errs)
 	}
-	code, out, errs = rocefab(t, dir, "", "apply", "r.plan", "--auto-approve")
-	if code != exitOK || !strings.Contains(out, "State=UNDRAIN") {
-		t.Fatalf("apply release: exit %d\n%s%s", code, out, errs)
+	code, out, errs = rocefab(t, dir, "", "apply", "r.plan", "--auto-approve", "--format", "json")
+	var rep quarantineReport
+	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil {
+		t.Fatalf("apply release: exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	if !slices.Equal(rep.Nodes, []string{"gpu-0003", "gpu-0005"}) || len(rep.Ran) != 2 || rep.Ran[0][3] != "State=UNDRAIN" || rep.Failed != "" {
+		t.Errorf("release report %+v", rep)
 	}
 	if got := drained(); len(got) != 0 {
 		t.Fatalf("drained after the release: %v", got)
