@@ -155,13 +155,17 @@ func (q *Quarantine) Write(w io.Writer) error {
 	return err
 }
 
-// IsQuarantine reports whether b is a quarantine or release plan rather
-// than a device plan.
-func IsQuarantine(b []byte) bool {
-	var head struct {
-		Version *int `json:"quarantine_format_version"`
+// IsQuarantine reports whether the JSON object r starts is a quarantine
+// or release plan rather than a device plan: its first key is "kind"
+// (Write puts it first), where a device plan's is "format_version". Only
+// that key is read, so telling a fabric's large device plan costs nothing.
+func IsQuarantine(r io.Reader) bool {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
 	}
-	return json.Unmarshal(b, &head) == nil && head.Version != nil
+	t, err := dec.Token()
+	return err == nil && t == "kind"
 }
 
 // ReadQuarantine reads a quarantine or release plan and checks it: its

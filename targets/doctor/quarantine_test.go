@@ -49,7 +49,7 @@ func TestQuarantinePlan(t *testing.T) {
 	if err := q.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !doctor.IsQuarantine(b.Bytes()) {
+	if !doctor.IsQuarantine(bytes.NewReader(b.Bytes())) || doctor.IsQuarantine(strings.NewReader(`{"format_version": 2, "kind": "quarantine"}`)) {
 		t.Fatal("a quarantine plan is not told from a device plan")
 	}
 	back, err := doctor.ReadQuarantine(b.Bytes())

@@ -67,12 +67,18 @@ func readQuarantinePlan(path string) (*doctor.Quarantine, error) {
 	if err != nil || st.IsDir() || strings.HasSuffix(path, ".cue") {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if !doctor.IsQuarantine(b) {
+	is := doctor.IsQuarantine(bufio.NewReaderSize(f, 512))
+	f.Close()
+	if !is {
 		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	q, err := doctor.ReadQuarantine(b)
 	if err != nil {
