@@ -167,6 +167,9 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		if err := writeQuarantine(q, in.Path, a.out); err != nil {
 			return withCode(exitDoctorError, err)
 		}
+		// On stderr, so that --format json keeps stdout to the report.
+		fmt.Fprintf(cmd.ErrOrStderr(), "Wrote the quarantine plan %s: it drains %s in Slurm when applied (rocefab apply %s).\n",
+			a.out, diag.Plural(len(q.Nodes()), "server", "servers"), a.out)
 	}
 	out := cmd.OutOrStdout()
 	if a.format == "json" {

@@ -59,7 +59,7 @@ func TestQuarantineApply(t *testing.T) {
 	dir := t.TempDir()
 	writeFaultySnapshots(t, dir)
 	code, out, errs := rocefab(t, dir, "", "doctor", intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan")
-	if code != exitDoctorFindings {
+	if code != exitDoctorFindings || !strings.Contains(errs, "Wrote the quarantine plan q.plan: it drains 2 servers") {
 		t.Fatalf("doctor: exit %d\n%s%s", code, out, errs)
 	}
 	drained := func() []string { return slices.Sorted(maps.Keys(slurmtest.Drained(t, scontrol))) }
