@@ -120,3 +120,35 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("drained after the release: %v", got)
 	}
 }
+
+// TestQuarantineApplyStops applies a quarantine plan to a slurmctld that
+// does not know one of its servers: scontrol refuses that drain, and
+// apply stops there with exit 1 and says which command failed, in its
+// JSON report too.
+func TestQuarantineApplyStops(t *testing.T) {
+	intent := filepath.Join(repoRoot(t), "examples", "multitenant")
+	fab := compileIntent(t, intent)
+	var nodes []string
+	for _, d := range fab.Devices {
+		if d.Host != nil && d.Name != "gpu-0005" {
+			nodes = append(nodes, d.Name)
+		}
+	}
+	scontrol := slurmtest.Start(t, nodes, nil)
+	dir := t.TempDir()
+	writeFaultySnapshots(t, dir)
+	if code, out, errs := rocefab(t, dir, "", "doctor", intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan"); code != exitDoctorFindings {
+		t.Fatalf("doctor: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := rocefab(t, dir, "", "apply", "q.plan", "--auto-approve", "--format", "json")
+	var rep quarantineReport
+	if err := json.Unmarshal([]byte(out), &rep); code != exitPlanError || err != nil {
+		t.Fatalf("apply: exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	if !strings.Contains(rep.Failed, "stopped at drain 1 of 2: scontrol update NodeName=gpu-0005") || len(rep.Ran) != 0 || !strings.Contains(errs, rep.Failed) {
+		t.Errorf("report %+v\nstderr %s", rep, errs)
+	}
+	if got := slurmtest.Drained(t, scontrol); len(got) != 0 {
+		t.Errorf("drained %v after the first drain failed", got)
+	}
+}
