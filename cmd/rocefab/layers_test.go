@@ -55,8 +55,9 @@ func TestImportLayers(t *testing.T) {
 		"targets/ssh/sshtest":        {},
 		// Telemetry reads counters and knows no topology; doctor's
 		// analysis joins them to the model and imports no transport.
-		"targets/telemetry": {},
-		"targets/doctor":    {"compiler/ir", "compiler/placement", "targets/telemetry"},
+		"targets/telemetry":        {},
+		"targets/doctor":           {"compiler/ir", "compiler/placement", "targets/telemetry"},
+		"targets/doctor/slurmtest": {},
 
 		// The build's index files: they read the IR (and the compiler's
 		// findings, which SUMMARY lists), never the intent.

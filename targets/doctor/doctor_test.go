@@ -360,4 +360,12 @@ func TestScenarios100k(t *testing.T) {
 			}
 		}
 	}
+	// The quarantine plan drains those three servers and no other.
+	q := doctor.NewQuarantine(rep, doctor.IntentRef{}, "test", "scenario")
+	if got, want := q.Nodes(), []string{nic[0], dcqcn[0], discards[0]}; !slices.Equal(got, want) {
+		t.Errorf("quarantine drains %v, want %v", got, want)
+	}
+	if err := q.Check(fab); err != nil {
+		t.Error(err)
+	}
 }

@@ -32,6 +32,10 @@ changed; configuration outside the scope, such as BGP or the hostname, may chang
 new plan then. apply PATH plans the intent at PATH, shows the plan and asks before pushing
 (--auto-approve does not ask, for CI).
 
+apply QUARANTINE runs a quarantine or release plan that doctor --out wrote: it checks it against
+its intent and its digest (an edited plan is refused), shows it, asks (--auto-approve does not),
+and runs its scontrol commands.
+
 Before it pushes, apply recomputes every device's changes and remediation from the intent and the
 running configuration it has just read, and refuses a plan whose remediation differs (a plan file is
 a record, not an authority: it names the device and the first line that differs); each platform
@@ -127,6 +131,12 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		shown = cmd.ErrOrStderr()
 	}
 	arg := pathArg(args)
+	if q, err := readQuarantinePlan(arg); err != nil || q != nil {
+		if err != nil {
+			return withCode(exitPlanError, err)
+		}
+		return applyQuarantine(ctx, cmd, a, arg, q, in, shown)
+	}
 	saved, err := readPlanArg(arg)
 	if err != nil {
 		return withCode(exitPlanError, err)

@@ -12,9 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
-	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/telemetry"
 )
@@ -39,6 +37,10 @@ sample.
 The text report is grouped by origin; --format json prints the report (findings with evidence,
 victims and paths).
 
+--out FILE writes the quarantine plan of the findings: a Slurm drain (scontrol update
+State=DRAIN) of the servers each finding names; nothing is drained until apply FILE runs it.
+--release QUARANTINE --out FILE writes the plan that undoes those drains (State=UNDRAIN).
+
 Exit codes:
   0  healthy: no finding
   1  doctor could not run (the intent, a snapshot, or no counter sampled twice)
@@ -59,6 +61,8 @@ type doctorArgs struct {
 	format     string
 	pauseRate  float64
 	victims    int
+	out        string
+	release    string
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -90,12 +94,26 @@ func newDoctorCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
 	cmd.Flags().Float64Var(&a.pauseRate, "pause-rate", def.PauseRate, "pause frames per second above which a port counts as pausing")
 	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
+	cmd.Flags().StringVar(&a.out, "out", "", "write the quarantine plan (the Slurm drains of the findings) to this file, for apply")
+	cmd.Flags().StringVar(&a.release, "release", "", "with --out: write the release plan of this quarantine plan instead (no counters are read)")
 	return cmd
 }
 
 func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if a.format != "text" && a.format != "json" {
 		return withCode(exitDoctorError, fmt.Errorf("--format %q: allowed are text, json", a.format))
+	}
+	if a.release != "" {
+		if a.out == "" {
+			return withCode(exitDoctorError, errors.New("--release: give --out FILE for the release plan"))
+		}
+		if len(a.snapshots) > 0 || a.prometheus != "" || len(args) > 0 {
+			return withCode(exitDoctorError, errors.New("--release reads no counters and no PATH: the quarantine plan names its intent and servers"))
+		}
+		if err := releasePlan(a.release, a.out); err != nil {
+			return withCode(exitDoctorError, err)
+		}
+		return nil
 	}
 	if len(a.snapshots) == 0 && a.prometheus == "" {
 		return withCode(exitDoctorError, errors.New("no counters: give --prometheus URL or --snapshot FILE (twice, or one file with timestamps)"))
@@ -117,18 +135,9 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		return withCode(exitDoctorError, fmt.Errorf("--pause-rate %g: allowed is a rate above 0", a.pauseRate))
 	}
 	path := pathArg(args)
-	in, ds, err := schema.Load(path)
+	in, fab, err := loadFabric(cmd, path, exitDoctorError)
 	if err != nil {
-		return withCode(exitDoctorError, err)
-	}
-	if in == nil {
-		summarizeDiags(cmd, ds)
-		return withCode(exitDoctorError, fmt.Errorf("the intent %s does not compile", path))
-	}
-	fab, ds := compiler.Expand(in)
-	if fab == nil {
-		summarizeDiags(cmd, ds)
-		return withCode(exitDoctorError, fmt.Errorf("the intent %s does not compile", path))
+		return err
 	}
 	var w *telemetry.Window
 	source := strings.Join(a.snapshots, ", ")
@@ -148,6 +157,19 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if rep.Rates == 0 {
 		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
 			fab.Name, source, rep.Unmatched))
+	}
+	if a.out != "" {
+		digest, err := intentDigest(in)
+		if err != nil {
+			return withCode(exitDoctorError, err)
+		}
+		q := doctor.NewQuarantine(rep, doctor.IntentRef{SHA256: digest}, version(), source)
+		if err := writeQuarantine(q, in.Path, a.out); err != nil {
+			return withCode(exitDoctorError, err)
+		}
+		// On stderr, so that --format json keeps stdout to the report.
+		fmt.Fprintf(cmd.ErrOrStderr(), "Wrote the quarantine plan %s: it drains %s in Slurm when applied (rocefab apply %s).\n",
+			a.out, diag.Plural(len(q.Nodes()), "server", "servers"), a.out)
 	}
 	out := cmd.OutOrStdout()
 	if a.format == "json" {
