@@ -105,12 +105,8 @@ func (c *compilation) qosForCell(qos *ir.QoS, sw platforms.Switch, d *ir.Device)
 			continue
 		}
 		e := *qu.ECN
-		if k.ECN.Min.Cells > 0 {
-			e.MinBytes = k.ECN.Min.Cells * int64(sw.CellBytes)
-		}
-		if k.ECN.Max.Cells > 0 {
-			e.MaxBytes = k.ECN.Max.Cells * int64(sw.CellBytes)
-		}
+		e.MinBytes = physics.ECNBytes(e.MinBytes, k.ECN.Min.Cells, sw.CellBytes)
+		e.MaxBytes = physics.ECNBytes(e.MaxBytes, k.ECN.Max.Cells, sw.CellBytes)
 		qu.ECN = &e
 	}
 	c.qosByCell[sw.CellBytes] = &q

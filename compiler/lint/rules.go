@@ -81,14 +81,7 @@ func ecnCells(c *ir.Class) (lo, hi int64, ok bool) {
 // cells, since its bytes depend on the switch; it is converted here.
 func ecnBytes(c *ir.Class, cell int) (lo, hi int64) {
 	e := c.ECN
-	lo, hi = e.MinBytes, e.MaxBytes
-	if e.MinCells > 0 {
-		lo = e.MinCells * int64(cell)
-	}
-	if e.MaxCells > 0 {
-		hi = e.MaxCells * int64(cell)
-	}
-	return lo, hi
+	return physics.ECNBytes(e.MinBytes, e.MinCells, cell), physics.ECNBytes(e.MaxBytes, e.MaxCells, cell)
 }
 
 // inCells reports whether the intent gives a threshold of the class's ECN

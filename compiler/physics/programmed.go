@@ -39,11 +39,22 @@ func ECNThreshold(field string, bytes, cells int64, cellBytes int) Derivation {
 		Inputs: []Input{intIn("size", nonNeg(bytes), "B")},
 		Source: "classes.<name>.ecn; switches.md §0 (ECN Kmin/Kmax per queue, in bytes on every platform but Junos)"}
 	if cells > 0 && cellBytes > 0 {
-		d.Value = satMul(cells, int64(cellBytes))
+		d.Value = ECNBytes(bytes, cells, cellBytes)
 		d.Formula = "threshold = cells·cell"
 		d.Inputs = []Input{intIn("cells", cells, ""), {"cell", strconv.Itoa(cellBytes) + " B"}}
 	}
 	return d
+}
+
+// ECNBytes is the value of [ECNThreshold]: the threshold in bytes, given
+// in bytes or in cells of cellBytes each (saturating). The compiler
+// converts a class's thresholds with it per switch model, and lint checks
+// them with it, so that both see the bytes explain prints.
+func ECNBytes(bytes, cells int64, cellBytes int) int64 {
+	if cells > 0 && cellBytes > 0 {
+		return satMul(cells, int64(cellBytes))
+	}
+	return nonNeg(bytes)
 }
 
 // InWholeKbytes returns threshold (an [ECNThreshold]) as a platform that

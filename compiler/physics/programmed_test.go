@@ -48,3 +48,27 @@ func TestWatchdogTimesSONiCClamp(t *testing.T) {
 		t.Errorf("sonic 200/400 ms: %v, %v (%s)", det, res, det.Formula)
 	}
 }
+
+// TestECNBytes: the threshold in bytes the compiler programs and lint
+// checks is the value explain prints, for bytes, cells and the edges.
+func TestECNBytes(t *testing.T) {
+	for _, c := range []struct {
+		bytes, cells int64
+		cell         int
+		want         int64
+	}{
+		{150_000, 0, 192, 150_000},
+		{0, 100, 254, 25_400},
+		{0, 100, 0, 0},                // cells without a known cell size keep bytes
+		{-5, 0, 0, 0},                 // never negative
+		{0, 1 << 62, 1024, 1<<63 - 1}, // saturates
+	} {
+		got := ECNBytes(c.bytes, c.cells, c.cell)
+		if got != c.want {
+			t.Errorf("ECNBytes(%d, %d, %d) = %d, want %d", c.bytes, c.cells, c.cell, got, c.want)
+		}
+		if d := ECNThreshold("ecn-min[x]", c.bytes, c.cells, c.cell); d.Value != got {
+			t.Errorf("ECNThreshold(%d, %d, %d) = %d, ECNBytes %d", c.bytes, c.cells, c.cell, d.Value, got)
+		}
+	}
+}
