@@ -243,15 +243,16 @@ func (c *compilation) switchDerived(platform string, q *ir.QoS, sw platforms.Swi
 		if k, ok := c.f.Classes[qu.Class.Name]; ok && k.ECN != nil {
 			minCells, maxCells = k.ECN.Min.Cells, k.ECN.Max.Cells
 		}
+		lo := physics.ECNThreshold(ir.ECNField("min", qu.Class.Name), qu.ECN.MinBytes, minCells, sw.CellBytes)
+		hi := physics.ECNThreshold(ir.ECNField("max", qu.Class.Name), qu.ECN.MaxBytes, maxCells, sw.CellBytes)
+		if platform == ir.PlatformNXOS {
+			lo, hi = physics.InWholeKbytes(lo, hi)
+		}
 		for _, t := range []struct {
-			what         string
-			bytes, cells int64
-		}{{"min", qu.ECN.MinBytes, minCells}, {"max", qu.ECN.MaxBytes, maxCells}} {
-			th := physics.ECNThreshold("ecn-"+t.what+"["+qu.Class.Name+"]", t.bytes, t.cells, sw.CellBytes)
-			if platform == ir.PlatformNXOS {
-				th = physics.InWholeKbytes(th)
-			}
-			e := toIR(th)
+			what string
+			th   physics.Derivation
+		}{{"min", lo}, {"max", hi}} {
+			e := toIR(t.th)
 			for i := range e.Inputs {
 				e.Inputs[i].Pos = c.pos("classes." + qu.Class.Name + ".ecn." + t.what)
 			}
