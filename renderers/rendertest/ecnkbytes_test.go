@@ -3,9 +3,12 @@ package rendertest_test
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/lint/linttest"
 	"github.com/rocefab/rocefab/renderers/nxos"
@@ -14,17 +17,20 @@ import (
 // TestNXOSECNKbytes: the ECN thresholds an NX-OS switch is written with are
 // the ones the compiler derives and explain prints (Switch.Derived,
 // ecn-min[class] and ecn-max[class]), including thresholds below 2 KiB,
-// where the kbyte grid moves them.
+// where the kbyte grid moves them, and lint's RF117 warning names the same
+// kbytes exactly where the grid moved them.
 func TestNXOSECNKbytes(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^ +random-detect minimum-threshold (\d+) kbytes maximum-threshold (\d+) kbytes `)
 	for _, c := range []struct {
 		min, max string
 		lo, hi   int64 // kbytes
+		moved    bool  // RF117 reports it
 	}{
-		{"100KB", "300KB", 97, 292},
-		{"150KB", "1500KB", 146, 1464},
-		{"1000B", "1500B", 1, 2}, // under the grid: max raised to 2 kbytes
-		{"2000B", "2100B", 1, 2}, // one kbyte after rounding: min lowered
+		{"100KB", "300KB", 97, 292, false},
+		{"150KB", "1500KB", 146, 1464, false},
+		{"1000B", "1500B", 1, 2, true},  // under the grid: max raised to 2 kbytes
+		{"2000B", "2100B", 1, 2, false}, // rounded down only
+		{"2100B", "3000B", 1, 2, true},  // one kbyte after rounding: min lowered
 	} {
 		what := fmt.Sprintf("ECN %s..%s", c.min, c.max)
 		f, ds := linttest.CompileSource(t, fmt.Sprintf(`name: "k"
@@ -60,6 +66,14 @@ classes: {
 		}
 		if n == 0 {
 			t.Fatalf("%s: no NX-OS switch", what)
+		}
+		lint := fmt.Sprintf("written as %d..%d kbytes (%d..%d B)", c.lo, c.hi, c.lo*1024, c.hi*1024)
+		found := slices.ContainsFunc(ds, func(d diag.Diagnostic) bool {
+			return d.Rule == "RF117" && strings.Contains(d.Message, "kbyte grid") && strings.Contains(d.Message, lint)
+		})
+		other := slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return strings.Contains(d.Message, "kbyte grid") })
+		if found != c.moved || (other && !found) {
+			t.Errorf("%s: lint reports %q: %v (any kbyte finding: %v), want %v:\n%v", what, lint, found, other, c.moved, ds)
 		}
 	}
 }
