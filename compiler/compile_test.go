@@ -148,7 +148,7 @@ func TestExpandRange(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []string{"gpu-0008", "gpu-0009", "gpu-0010", "gpu-0011"}) {
 		t.Errorf("ExpandRange = %v, %v", got, err)
 	}
-	for _, bad := range []string{"gpu-[5-1]", "gpu-[a-b]", "gpu-[1-2", "x;y"} {
+	for _, bad := range []string{"gpu-[5-1]", "gpu-[a-b]", "gpu-[1-2", "x;y", "", "-[0-1]"} {
 		if _, err := compiler.ExpandRange(bad); err == nil {
 			t.Errorf("ExpandRange(%q) accepted", bad)
 		}

@@ -105,12 +105,8 @@ func (c *compilation) qosForCell(qos *ir.QoS, sw platforms.Switch, d *ir.Device)
 			continue
 		}
 		e := *qu.ECN
-		if k.ECN.Min.Cells > 0 {
-			e.MinBytes = k.ECN.Min.Cells * int64(sw.CellBytes)
-		}
-		if k.ECN.Max.Cells > 0 {
-			e.MaxBytes = k.ECN.Max.Cells * int64(sw.CellBytes)
-		}
+		e.MinBytes = physics.ECNBytes(e.MinBytes, k.ECN.Min.Cells, sw.CellBytes)
+		e.MaxBytes = physics.ECNBytes(e.MaxBytes, k.ECN.Max.Cells, sw.CellBytes)
 		qu.ECN = &e
 	}
 	c.qosByCell[sw.CellBytes] = &q
@@ -247,15 +243,16 @@ func (c *compilation) switchDerived(platform string, q *ir.QoS, sw platforms.Swi
 		if k, ok := c.f.Classes[qu.Class.Name]; ok && k.ECN != nil {
 			minCells, maxCells = k.ECN.Min.Cells, k.ECN.Max.Cells
 		}
+		lo := physics.ECNThreshold(ir.ECNField("min", qu.Class.Name), qu.ECN.MinBytes, minCells, sw.CellBytes)
+		hi := physics.ECNThreshold(ir.ECNField("max", qu.Class.Name), qu.ECN.MaxBytes, maxCells, sw.CellBytes)
+		if platform == ir.PlatformNXOS {
+			lo, hi = physics.InWholeKbytes(lo, hi)
+		}
 		for _, t := range []struct {
-			what         string
-			bytes, cells int64
-		}{{"min", qu.ECN.MinBytes, minCells}, {"max", qu.ECN.MaxBytes, maxCells}} {
-			th := physics.ECNThreshold("ecn-"+t.what+"["+qu.Class.Name+"]", t.bytes, t.cells, sw.CellBytes)
-			if platform == ir.PlatformNXOS {
-				th = physics.InWholeKbytes(th)
-			}
-			e := toIR(th)
+			what string
+			th   physics.Derivation
+		}{{"min", lo}, {"max", hi}} {
+			e := toIR(t.th)
 			for i := range e.Inputs {
 				e.Inputs[i].Pos = c.pos("classes." + qu.Class.Name + ".ecn." + t.what)
 			}
@@ -808,36 +805,23 @@ func (c *compilation) tenants() {
 	}
 }
 
-// ExpandRange expands a server pattern with one numeric range in
-// brackets, "gpu-[0000-0191]", keeping the zero padding. A name without
-// brackets stands for itself.
+// ExpandRange expands a server pattern of the intent, a hostlist
+// expression such as "gpu-[0000-0191]" (ir.ExpandHostlist, which keeps the
+// zero padding), and checks that every name it stands for is a device name.
 func ExpandRange(p string) ([]string, error) {
-	open := strings.IndexByte(p, '[')
-	if open < 0 {
-		if !schema.ValidName(p) {
-			return nil, fmt.Errorf("invalid server name %q: names are %s", p, schema.NameForms)
+	names, err := ir.ExpandHostlist(p)
+	if err != nil {
+		return nil, fmt.Errorf("invalid server range %q: want prefix[first-last]suffix with first <= last, e.g. gpu-[0000-0191]: %v", p, err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("invalid server name %q: names are %s", p, schema.NameForms)
+	}
+	for _, n := range names {
+		if !schema.ValidName(n) {
+			return nil, fmt.Errorf("invalid server name %q: names are %s", n, schema.NameForms)
 		}
-		return []string{p}, nil
 	}
-	end := strings.IndexByte(p, ']')
-	if end < open {
-		return nil, fmt.Errorf("invalid server range %q: want prefix[first-last]suffix, e.g. gpu-[0000-0191]", p)
-	}
-	lo, hi, ok := strings.Cut(p[open+1:end], "-")
-	a, err1 := strconv.Atoi(lo)
-	b, err2 := strconv.Atoi(hi)
-	if !ok || err1 != nil || err2 != nil || a > b || b-a > 1_000_000 || a < 0 {
-		return nil, fmt.Errorf("invalid server range %q: want prefix[first-last]suffix with first <= last, e.g. gpu-[0000-0191]", p)
-	}
-	prefix, suffix := p[:open], p[end+1:]
-	if strings.ContainsAny(suffix, "[]") || (prefix != "" && !schema.ValidName(prefix+"0")) {
-		return nil, fmt.Errorf("invalid server range %q: one range per pattern, names are %s", p, schema.NameForms)
-	}
-	out := make([]string, 0, b-a+1)
-	for i := a; i <= b; i++ {
-		out = append(out, fmt.Sprintf("%s%0*d%s", prefix, len(lo), i, suffix))
-	}
-	return out, nil
+	return names, nil
 }
 
 var _ = diag.Error

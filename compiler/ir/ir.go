@@ -252,6 +252,21 @@ type Switch struct {
 	Derived []Derivation
 }
 
+// ECNField names the derivation in Switch.Derived of a class's ECN
+// threshold what ("min" or "max"), e.g. "ecn-min[roce]".
+func ECNField(what, class string) string { return "ecn-" + what + "[" + class + "]" }
+
+// Programmed returns the value of the derivation named field in Derived,
+// as the switch is programmed with it, and whether there is one.
+func (s *Switch) Programmed(field string) (int64, bool) {
+	for _, d := range s.Derived {
+		if d.Field == field {
+			return d.Value, true
+		}
+	}
+	return 0, false
+}
+
 // QoS is the fabric's QoS policy as every switch applies it.
 type QoS struct {
 	// DSCPToTC maps each DSCP to a traffic class (= priority).

@@ -81,14 +81,7 @@ func ecnCells(c *ir.Class) (lo, hi int64, ok bool) {
 // cells, since its bytes depend on the switch; it is converted here.
 func ecnBytes(c *ir.Class, cell int) (lo, hi int64) {
 	e := c.ECN
-	lo, hi = e.MinBytes, e.MaxBytes
-	if e.MinCells > 0 {
-		lo = e.MinCells * int64(cell)
-	}
-	if e.MaxCells > 0 {
-		hi = e.MaxCells * int64(cell)
-	}
-	return lo, hi
+	return physics.ECNBytes(e.MinBytes, e.MinCells, cell), physics.ECNBytes(e.MaxBytes, e.MaxCells, cell)
 }
 
 // inCells reports whether the intent gives a threshold of the class's ECN
@@ -805,7 +798,8 @@ other gaps). An NX-OS cage split into ports of speeds no Cisco breakout map make
 the speed of the whole cage it uses, is an error naming the speeds and maps; so is an EOS port on a whole
 cage at a speed no whole number of the cage's lanes carries (EOS takes speed <G>g-<lanes>). A switch-to-switch link whose two ends program different MTUs, because one platform
 takes less than mtu.switch (EOS at most 9214), is a warning with both values: frames between the two
-sizes cross one way and not the other. On the servers, each host setting the NIC model's driver cannot
+sizes cross one way and not the other. ECN thresholds narrower than the whole kbytes NX-OS takes
+(max below 2 KiB, or min and max within one kbyte) are a warning with the kbytes written instead. On the servers, each host setting the NIC model's driver cannot
 take is a warning naming what is done instead (the catalog's NIC gaps: the cable length, the mlx5 DCQCN
 parameter names, ECN per priority, CNP marking, traffic classes, a second RoCE DSCP), and so are more
 lossless priorities than the NIC pauses, NICs of one fabric running different congestion control on
@@ -867,6 +861,7 @@ the same rails, and an RCCL tenant (hosts.gpu "amd") setting an NCCL variable RC
 		sonicPortGaps(p)
 		platformRefusals(p)
 		linkMTUGaps(p)
+		nxosECNGrid(p)
 	},
 }
 

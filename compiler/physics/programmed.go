@@ -39,32 +39,51 @@ func ECNThreshold(field string, bytes, cells int64, cellBytes int) Derivation {
 		Inputs: []Input{intIn("size", nonNeg(bytes), "B")},
 		Source: "classes.<name>.ecn; switches.md §0 (ECN Kmin/Kmax per queue, in bytes on every platform but Junos)"}
 	if cells > 0 && cellBytes > 0 {
-		d.Value = satMul(cells, int64(cellBytes))
+		d.Value = ECNBytes(bytes, cells, cellBytes)
 		d.Formula = "threshold = cells·cell"
 		d.Inputs = []Input{intIn("cells", cells, ""), {"cell", strconv.Itoa(cellBytes) + " B"}}
 	}
 	return d
 }
 
-// InWholeKbytes returns threshold (an [ECNThreshold]) as a platform that
-// takes whole kbytes is programmed with it: NX-OS ECN thresholds are
-// written in kbytes, rounded down so that marking never starts above the
-// intent's threshold (renderers/nxos; kbytes in every Cisco example,
-// switches.md §4.1),
+// ECNBytes is the value of [ECNThreshold]: the threshold in bytes, given
+// in bytes or in cells of cellBytes each (saturating). The compiler
+// converts a class's thresholds with it per switch model, and lint checks
+// them with it, so that both see the bytes explain prints.
+func ECNBytes(bytes, cells int64, cellBytes int) int64 {
+	if cells > 0 && cellBytes > 0 {
+		return satMul(cells, int64(cellBytes))
+	}
+	return nonNeg(bytes)
+}
+
+// InWholeKbytes returns a class's ECN thresholds min and max (each an
+// [ECNThreshold]) as a platform that takes whole kbytes is programmed with
+// them: NX-OS ECN thresholds are written in kbytes (renderers/nxos; kbytes
+// in every Cisco example, switches.md §4.1), rounded down so that marking
+// never starts above the intent's threshold, under a kbyte of 1024 or 1000
+// B alike, and kept a range, 1 kbyte ≤ min < max:
 //
-//	threshold = ⌊bytes/1024⌋·1024   B
+//	kmax = max(⌊max/1024⌋, 2)
+//	kmin = max(min(⌊min/1024⌋, kmax−1), 1)
+//	threshold = k·1024   B
 //
-// Whether NX-OS counts a kbyte as 1024 or 1000 B is not documented
-// (verify); with 1000 the threshold is lower still. At least one kbyte is
-// kept.
-func InWholeKbytes(threshold Derivation) Derivation {
-	kb := max(nonNeg(threshold.Value)/KiB, 1)
-	d := threshold
-	d.Value = kb * KiB
-	d.Formula = "threshold = ⌊bytes/1024⌋·1024   (whole kbytes, rounded down)"
-	d.Inputs = []Input{intIn("bytes", nonNeg(threshold.Value), "B"), intIn("kbytes", kb, "")}
-	d.Source = threshold.Source + "; NX-OS random-detect … kbytes (switches.md §4.1), kbyte = 1024 B (verify: 1000 B is not excluded)"
-	return d
+// Only a range narrower than the kbyte grid (max below 2 KiB, or min and
+// max in one kbyte) is moved: max raised to 2 kbytes, min lowered below
+// max. Whether NX-OS counts a kbyte as 1024 or 1000 B is not documented
+// (verify); with 1000 the thresholds are lower still.
+func InWholeKbytes(minTh, maxTh Derivation) (lo, hi Derivation) {
+	kmax := max(nonNeg(maxTh.Value)/KiB, 2)
+	kmin := max(min(nonNeg(minTh.Value)/KiB, kmax-1), 1)
+	src := "; NX-OS random-detect … kbytes (switches.md §4.1), kbyte = 1024 B (verify: 1000 B is not excluded)"
+	lo, hi = minTh, maxTh
+	lo.Value, hi.Value = kmin*KiB, kmax*KiB
+	hi.Formula = "threshold = max(⌊bytes/1024⌋, 2)·1024   (whole kbytes, rounded down, at least 2)"
+	hi.Inputs = []Input{intIn("bytes", nonNeg(maxTh.Value), "B"), intIn("kbytes", kmax, "")}
+	lo.Formula = "threshold = max(min(⌊bytes/1024⌋, kbytes_max−1), 1)·1024   (whole kbytes, rounded down, below max)"
+	lo.Inputs = []Input{intIn("bytes", nonNeg(minTh.Value), "B"), intIn("kbytes_max", kmax, ""), intIn("kbytes", kmin, "")}
+	lo.Source, hi.Source = minTh.Source+src, maxTh.Source+src
+	return lo, hi
 }
 
 // SONiCWatchdogMinMs is the shortest PFC watchdog detection and

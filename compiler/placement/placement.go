@@ -23,6 +23,7 @@ package placement
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func Of(fab *ir.Fabric) *View {
 	}
 	w := width(len(v.Groups))
 	for _, g := range v.Groups {
-		g.Name = "leafgroup-" + pad(uint64(g.Index), w)
+		g.Name = fmt.Sprintf("leafgroup-%0*d", w, g.Index)
 	}
 	if v.Tiers >= 3 {
 		v.pods(fab)
@@ -233,7 +234,7 @@ func (v *View) pods(fab *ir.Fabric) {
 	}
 	w := width(top + 1)
 	for _, p := range order {
-		p.Name = "pod-" + pad(uint64(p.Index), w)
+		p.Name = fmt.Sprintf("pod-%0*d", w, p.Index)
 	}
 	slices.SortFunc(order, func(a, b *Pod) int { return cmp.Compare(a.Index, b.Index) })
 	v.Pods = order

@@ -143,11 +143,11 @@ func summary(t *testing.T, v *placement.View) []groupWant {
 	t.Helper()
 	var out []groupWant
 	for _, g := range v.Groups {
-		s, err := placement.Compress(g.Servers)
+		s, err := ir.CompressHostlist(g.Servers)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := placement.Compress(g.Leaves)
+		l, err := ir.CompressHostlist(g.Leaves)
 		if err != nil {
 			t.Fatal(err)
 		}

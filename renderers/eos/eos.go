@@ -514,12 +514,9 @@ func (r *render) buffers() {
 		r.gap(0, "traffic class to priority group map (%s, the rest -> pg 0): no EOS command for it is documented; the platform assigns priority groups to the no-drop priorities.", strings.Join(pgs, ", "))
 	}
 	if b != nil && b.XoffPoint > 0 {
-		below := !slices.ContainsFunc(r.queues, func(q ir.Queue) bool { return q.ECN != nil && q.ECN.MaxBytes >= b.XoffPoint })
-		if below {
-			r.comment(0, "The ingress XOFF point of a lossless priority group is %d B; every ECN maximum below stays under it.", b.XoffPoint)
-		} else {
-			r.comment(0, "warning: the ingress XOFF point of a lossless priority group is %d B and an ECN maximum below reaches it (RF102).", b.XoffPoint)
-		}
+		// Whether the ECN maxima stay under it is lint's to judge (RF102),
+		// not the artifact's: the renderer states the point only.
+		r.comment(0, "The ingress XOFF point of a lossless priority group is %d B (lint RF102 compares the ECN maxima with it).", b.XoffPoint)
 	}
 }
 
@@ -692,9 +689,6 @@ func (r *render) queueBlocks() {
 			}
 		}
 		if e := q.ECN; e != nil {
-			if b := r.s.Buffers; b != nil && b.XoffPoint > 0 && e.MaxBytes >= b.XoffPoint {
-				r.comment(2, "warning: ECN maximum %d B is at or above the XOFF point %d B: PFC pauses before ECN marks (RF102).", e.MaxBytes, b.XoffPoint)
-			}
 			// Bytes keep the model's value exact: whether EOS counts
 			// kbytes and mbytes in powers of 1000 or 1024 is not stated
 			// in the sources.

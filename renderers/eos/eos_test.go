@@ -495,12 +495,23 @@ func TestComments(t *testing.T) {
 	}
 }
 
-func TestECNAtXoffIsFlagged(t *testing.T) {
+// TestECNAtXoffIsPrinted: an ECN maximum at the XOFF point is the model's
+// to print and lint's to judge (RF102): the artifact carries the model's
+// thresholds and the point, and no verdict of its own.
+func TestECNAtXoffIsPrinted(t *testing.T) {
 	d := tomahawk()
 	d.Switch.Buffers.XoffPoint = 1_000_000
 	cfg := render(t, d)
-	if !strings.Contains(cfg, "! warning: ECN maximum 1500000 B is at or above the XOFF point 1000000 B") {
-		t.Errorf("no RF102 warning in:\n%s", cfg)
+	for _, want := range []string{
+		"maximum-threshold 1500000 bytes",
+		"! The ingress XOFF point of a lossless priority group is 1000000 B (lint RF102 compares the ECN maxima with it).",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("no %q in:\n%s", want, cfg)
+		}
+	}
+	if strings.Contains(cfg, "warning") || strings.Contains(cfg, "stays under") {
+		t.Errorf("the renderer judges RF102:\n%s", cfg)
 	}
 }
 

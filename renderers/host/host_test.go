@@ -615,38 +615,7 @@ func TestBareVariant(t *testing.T) {
 	}
 }
 
-func TestCompressNames(t *testing.T) {
-	var many []string
-	for i := range 192 {
-		many = append(many, "gpu-"+pad4(i))
-	}
-	for _, tc := range []struct {
-		in   []string
-		want string
-	}{
-		{many, "gpu-[0000-0191]"},
-		{[]string{"gpu-0001", "gpu-0000"}, "gpu-[0000-0001]"},
-		{[]string{"gpu-0005"}, "gpu-0005"},
-		{[]string{"gpu-0000", "gpu-0001", "gpu-0003", "gpu-0004", "gpu-0007"}, "gpu-[0000-0001],gpu-[0003-0004],gpu-0007"},
-		{[]string{"a", "gpu-1", "gpu-2", "gpu-10", "b"}, "a,b,gpu-[1-2],gpu-10"},
-		{[]string{"r1-gpu-01a", "r1-gpu-02a", "r1-gpu-02a"}, "r1-gpu-[01-02]a"},
-		{nil, ""},
-	} {
-		if got := CompressNames(tc.in); got != tc.want {
-			t.Errorf("CompressNames(%v) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	big := make([]string, 0, 12500)
-	for i := range 12500 {
-		big = append(big, "gpu-"+pad5(i))
-	}
-	if got := CompressNames(big); got != "gpu-[00000-12499]" {
-		t.Errorf("12,500 servers compress to %q", got)
-	}
-}
-
 func pad4(i int) string { return strings.Repeat("0", 4-len(itoa(i))) + itoa(i) }
-func pad5(i int) string { return strings.Repeat("0", 5-len(itoa(i))) + itoa(i) }
 
 func TestGoldenScriptHasNoTrailingBlanks(t *testing.T) {
 	for _, s := range []string{render(t, gpu(t)), renderScript(t, gpu(t)), string(runtimeFile()), string(unitTemplate())} {

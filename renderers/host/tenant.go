@@ -1,7 +1,6 @@
 package host
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -47,6 +46,8 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 			return renderers.Artifact{}, fmt.Errorf("tenant %s: %w", t.Name, err)
 		}
 	}
+	// Not a judgement of the fabric (RF113 is lint's): NCCL_IB_TC is a
+	// ToS byte, and a value outside it would make a file NCCL rejects.
 	if t.TrafficClass < 0 || t.TrafficClass > 255 {
 		return renderers.Artifact{}, fmt.Errorf("tenant %s: traffic class %d: want 0..255", t.Name, t.TrafficClass)
 	}
@@ -55,19 +56,20 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 	tc := strconv.Itoa(t.TrafficClass)
 	switch i := slices.IndexFunc(env, func(e ir.EnvVar) bool { return e.Name == "NCCL_IB_TC" }); {
 	case t.NoRDMA:
-		// A lossy class: NCCL stays off RDMA, and no NCCL_IB_* setting
-		// says otherwise.
+		// A lossy class: the compiler keeps NCCL off RDMA. An NCCL_IB_*
+		// setting of the tenant's own beside it is lint's to report
+		// (RF113); the file carries the environment as the model has it.
+		// The model without NCCL_IB_DISABLE=1 contradicts itself: the
+		// file would say "kept off RDMA" and leave NCCL on it.
 		if !slices.Contains(env, ir.EnvVar{Name: "NCCL_IB_DISABLE", Value: "1"}) {
 			return renderers.Artifact{}, fmt.Errorf("tenant %s: class %s is lossy but NCCL_IB_DISABLE=1 is not set", t.Name, t.Class.Name)
-		}
-		for _, e := range env {
-			if strings.HasPrefix(e.Name, "NCCL_IB_") && e.Name != "NCCL_IB_DISABLE" {
-				return renderers.Artifact{}, fmt.Errorf("tenant %s: class %s is lossy, so NCCL stays off RDMA, but %s is set", t.Name, t.Class.Name, e.Name)
-			}
 		}
 	case i < 0:
 		env = append(env, ir.EnvVar{Name: "NCCL_IB_TC", Value: tc})
 	case env[i].Value != tc:
+		// Not RF113 again: the model's traffic class, which lint checks
+		// and explain prints, and the environment it carries disagree,
+		// so either value would be one lint never saw.
 		return renderers.Artifact{}, fmt.Errorf("tenant %s: NCCL_IB_TC=%s but the tenant's traffic class is %s", t.Name, env[i].Value, tc)
 	}
 	slices.SortFunc(env, func(a, b ir.EnvVar) int { return strings.Compare(a.Name, b.Name) })
@@ -116,7 +118,11 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 	b.WriteString(".\n")
 	servers := "any server"
 	if len(t.Servers) > 0 {
-		servers = fmt.Sprintf("%s (%d)", CompressNames(t.Servers), len(t.Servers))
+		hl, err := ir.CompressHostlist(t.Servers)
+		if err != nil {
+			return renderers.Artifact{}, fmt.Errorf("tenant %s: %w", t.Name, err)
+		}
+		servers = fmt.Sprintf("%s (%d)", hl, len(t.Servers))
 	}
 	fmt.Fprintf(&b, "# Servers: %s.\n", servers)
 	if t.ReorderedBy != "" && slices.Contains(env, ir.EnvVar{Name: ir.NCCLAdaptiveRouting, Value: "1"}) {
@@ -130,61 +136,4 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 		fmt.Fprintf(&b, "%s=%s\n", e.Name, e.Value)
 	}
 	return renderers.Artifact{Path: "tenants/" + t.Name + ".env", Format: renderers.Env, Content: []byte(b.String())}, nil
-}
-
-// CompressNames writes server names as comma-separated ranges in the
-// intent's own form: consecutive names with the same prefix, suffix and
-// digit width become one prefix[first-last]suffix, as in gpu-[0000-0191];
-// names without digits stand for themselves. Thousands of servers in a
-// handful of ranges stay one short line.
-func CompressNames(names []string) string {
-	type num struct {
-		prefix, digits, suffix string
-		n                      int
-		ok                     bool
-	}
-	parse := func(s string) num {
-		end := len(s)
-		for end > 0 && (s[end-1] < '0' || s[end-1] > '9') {
-			end--
-		}
-		start := end
-		for start > 0 && s[start-1] >= '0' && s[start-1] <= '9' {
-			start--
-		}
-		if start == end || end-start > 9 {
-			return num{prefix: s}
-		}
-		n, _ := strconv.Atoi(s[start:end])
-		return num{prefix: s[:start], digits: s[start:end], suffix: s[end:], n: n, ok: true}
-	}
-	ns := make([]num, 0, len(names))
-	for _, s := range names {
-		ns = append(ns, parse(s))
-	}
-	slices.SortFunc(ns, func(a, b num) int {
-		return cmp.Or(strings.Compare(a.prefix, b.prefix), strings.Compare(a.suffix, b.suffix),
-			cmp.Compare(len(a.digits), len(b.digits)), cmp.Compare(a.n, b.n))
-	})
-	var out []string
-	for i := 0; i < len(ns); {
-		a := ns[i]
-		if !a.ok {
-			out = append(out, a.prefix)
-			i++
-			continue
-		}
-		j := i
-		for j+1 < len(ns) && ns[j+1].ok && ns[j+1].prefix == a.prefix && ns[j+1].suffix == a.suffix &&
-			len(ns[j+1].digits) == len(a.digits) && ns[j+1].n <= ns[j].n+1 {
-			j++
-		}
-		if ns[j].n == a.n {
-			out = append(out, a.prefix+a.digits+a.suffix)
-		} else {
-			out = append(out, fmt.Sprintf("%s[%s-%s]%s", a.prefix, a.digits, ns[j].digits, a.suffix))
-		}
-		i = j + 1
-	}
-	return strings.Join(slices.Compact(out), ",")
 }

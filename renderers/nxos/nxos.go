@@ -253,9 +253,34 @@ func (b *builder) check() error {
 			if e.Probability < 1 || e.Probability > 100 {
 				return fmt.Errorf("queue %d ECN probability %d %% outside 1..100", qu.ID, e.Probability)
 			}
+			// The kbytes are the compiler's (physics.InWholeKbytes, which
+			// explain prints): a model without them, or not on the kbyte
+			// grid, would make a random-detect line no one derived.
+			if _, _, err := b.ecnKbytes(&qu); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// ecnKbytes returns a queue's ECN thresholds in the whole kbytes the
+// compiler derived for NX-OS (Switch.Derived, ecn-min[class] and
+// ecn-max[class]: physics.InWholeKbytes), 1 <= lo < hi.
+func (b *builder) ecnKbytes(qu *ir.Queue) (lo, hi int64, err error) {
+	if qu.Class == nil {
+		return 0, 0, fmt.Errorf("queue %d marks ECN but carries no class", qu.ID)
+	}
+	minB, okMin := b.sw.Programmed(ir.ECNField("min", qu.Class.Name))
+	maxB, okMax := b.sw.Programmed(ir.ECNField("max", qu.Class.Name))
+	if !okMin || !okMax {
+		return 0, 0, fmt.Errorf("queue %d (class %s): the switch's derived values hold no ECN thresholds in kbytes (%s, %s): compile the device for NX-OS",
+			qu.ID, qu.Class.Name, ir.ECNField("min", qu.Class.Name), ir.ECNField("max", qu.Class.Name))
+	}
+	if minB%1024 != 0 || maxB%1024 != 0 || minB < 1024 || maxB <= minB {
+		return 0, 0, fmt.Errorf("queue %d (class %s): ECN thresholds %d..%d B are not whole kbytes with 1 <= min < max", qu.ID, qu.Class.Name, minB, maxB)
+	}
+	return minB / 1024, maxB / 1024, nil
 }
 
 func validTC(n int) bool { return n >= 0 && n < numQueues }
@@ -570,7 +595,7 @@ func (b *builder) queuing() {
 			what = append(what, fmt.Sprintf("ETS %d %%", qu.Weight))
 		}
 		if e := qu.ECN; e != nil {
-			lo, hi := ecnKbytes(e.MinBytes, e.MaxBytes)
+			lo, hi, _ := b.ecnKbytes(qu) // checked in check
 			what = append(what, fmt.Sprintf("ECN %d..%d B -> %d..%d kbytes, %d %% at max", e.MinBytes, e.MaxBytes, lo, hi, e.Probability))
 			if hi*1024 > e.MaxBytes || lo*1024 > e.MinBytes {
 				what = append(what, "GAP: a threshold under the kbyte grid is raised to keep 1 kbyte <= min < max")
@@ -597,25 +622,11 @@ func (b *builder) queuing() {
 		}
 		if qu != nil && qu.ECN != nil {
 			e := qu.ECN
-			lo, hi := ecnKbytes(e.MinBytes, e.MaxBytes)
+			lo, hi, _ := b.ecnKbytes(qu) // checked in check
 			b.line(2, "random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes drop-probability %d weight 0 ecn",
 				lo, hi, e.Probability)
 		}
 	}
-}
-
-// ecnKbytes converts the model's ECN thresholds in bytes to whole kbytes,
-// the unit NX-OS examples use, rounding down: a threshold never ends above
-// the model's, under a 1000- or 1024-byte kbyte alike, so ECN still marks
-// before the PFC XOFF point. The range stays a range (minimum below
-// maximum, both at least 1 kbyte); only a range under 2 KiB is raised.
-func ecnKbytes(minBytes, maxBytes int64) (lo, hi int64) {
-	lo, hi = minBytes/1024, maxBytes/1024
-	hi = max(hi, 2)
-	if lo >= hi {
-		lo = hi - 1
-	}
-	return max(lo, 1), hi
 }
 
 func (b *builder) systemQoS() {

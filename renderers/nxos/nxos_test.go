@@ -495,6 +495,11 @@ func TestSanitizedClassNames(t *testing.T) {
 			c.Name = "ro.ce." + strings.Repeat("x", 50)
 		}
 	}
+	// The compiler derives the class's kbytes under its name.
+	d.Switch.Derived = slices.Clone(d.Switch.Derived)
+	for i, x := range d.Switch.Derived {
+		d.Switch.Derived[i].Field = strings.Replace(x.Field, "[roce]", "[ro.ce."+strings.Repeat("x", 50)+"]", 1)
+	}
 	cfg := render(t, d)
 	want := "class-map type qos match-any ROCEFAB-TC3-ro_ce_" + strings.Repeat("x", maxObjectName-len("ROCEFAB-TC3-ro_ce_"))
 	if !strings.Contains(cfg, want+"\n") {
@@ -531,31 +536,6 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
-// ecnKbytes never raises a threshold above the model's bytes under a kbyte
-// of 1024 B (nor, then, of 1000 B), keeps min below max, and raises only a
-// range too narrow for the kbyte grid.
-func TestECNKbytes(t *testing.T) {
-	for _, c := range []struct{ minB, maxB, lo, hi int64 }{
-		{150_000, 1_500_000, 146, 1464},
-		{50_000, 100_000, 48, 97},
-		{1024, 2048, 1, 2},
-		{2048, 2100, 1, 2},           // one kbyte apart after rounding: min lowered
-		{100, 500, 1, 2},             // below the grid: raised, reported as a gap
-		{300_000, 300_000, 291, 292}, // equal in bytes: kept a range
-	} {
-		lo, hi := ecnKbytes(c.minB, c.maxB)
-		if lo != c.lo || hi != c.hi {
-			t.Errorf("%d..%d B -> %d..%d kbytes, want %d..%d", c.minB, c.maxB, lo, hi, c.lo, c.hi)
-		}
-		if lo < 1 || lo >= hi {
-			t.Errorf("%d..%d B -> %d..%d kbytes is not a range", c.minB, c.maxB, lo, hi)
-		}
-		if c.maxB >= 2048 && hi*1024 > c.maxB && c.minB != c.maxB {
-			t.Errorf("%d B -> %d kbytes rounds above the model", c.maxB, hi)
-		}
-	}
-}
-
 // TestBreakouts: ports named Ethernet1/P/N exist only once cage P is
 // broken out, so a leaf whose 100G host ports split 400G cages carries
 // the breakout of each cage by Cisco's map, before its interfaces, and a
@@ -586,5 +566,26 @@ func TestBreakouts(t *testing.T) {
 	}
 	if !strings.Contains(cfg, "! GAP: Ethernet1/3 carries ports at 100, 400 Gbit/s") {
 		t.Errorf("no GAP for the mixed cage Ethernet1/3:\n%s", cfg)
+	}
+}
+
+// TestECNKbytesFromModel: the random-detect line prints the kbytes the
+// compiler derived, and a switch without them, or with thresholds off the
+// kbyte grid, is refused rather than given thresholds no one derived.
+func TestECNKbytesFromModel(t *testing.T) {
+	d := cloneSwitch(leaf(t))
+	d.Switch.Derived = []ir.Derivation{{Field: ir.ECNField("min", "roce"), Value: 1024}, {Field: ir.ECNField("max", "roce"), Value: 2048}}
+	if cfg := render(t, d); !strings.Contains(cfg, "random-detect minimum-threshold 1 kbytes maximum-threshold 2 kbytes ") {
+		t.Errorf("the derived 1..2 kbytes are not written:\n%s", cfg)
+	}
+	for _, derived := range [][]ir.Derivation{
+		nil,
+		{{Field: ir.ECNField("min", "roce"), Value: 1000}, {Field: ir.ECNField("max", "roce"), Value: 2048}},
+		{{Field: ir.ECNField("min", "roce"), Value: 2048}, {Field: ir.ECNField("max", "roce"), Value: 2048}},
+	} {
+		d.Switch.Derived = derived
+		if _, err := (Renderer{}).Render(d); err == nil || !strings.Contains(err.Error(), "kbytes") {
+			t.Errorf("derived %v: rendered, or refused for another reason: %v", derived, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -142,7 +143,7 @@ func labelScript(v *placement.View) ([]byte, error) {
 		return out
 	}
 	for _, g := range v.Groups {
-		hl, err := placement.Compress(g.Servers)
+		hl, err := ir.CompressHostlist(g.Servers)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +163,7 @@ func skippedNote(b *strings.Builder, before string, skipped []string) error {
 	if len(skipped) == 0 {
 		return nil
 	}
-	hl, err := placement.Compress(skipped)
+	hl, err := ir.CompressHostlist(skipped)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func confLines(t *testing.T, b []byte, keys ...string) []map[string]string {
 
 func expandOK(t *testing.T, hl string) []string {
 	t.Helper()
-	names, err := placement.Expand(hl)
+	names, err := ir.ExpandHostlist(hl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -50,7 +51,7 @@ func newSlurmTree(v *placement.View) (*slurmTree, error) {
 			order = append(order, g)
 			names = append(names, g.Name)
 		}
-		hl, err := placement.Compress(names)
+		hl, err := ir.CompressHostlist(names)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +65,7 @@ func newSlurmTree(v *placement.View) (*slurmTree, error) {
 		}
 	}
 	for _, g := range order {
-		hl, err := placement.Compress(g.Servers)
+		hl, err := ir.CompressHostlist(g.Servers)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", g.Name, err)
 		}
@@ -72,10 +73,10 @@ func newSlurmTree(v *placement.View) (*slurmTree, error) {
 		t.base = max(t.base, len(g.Servers))
 	}
 	var err error
-	if t.topChildren, err = placement.Compress(top); err != nil {
+	if t.topChildren, err = ir.CompressHostlist(top); err != nil {
 		return nil, err
 	}
-	if t.unwired, err = placement.Compress(v.Unwired); err != nil {
+	if t.unwired, err = ir.CompressHostlist(v.Unwired); err != nil {
 		return nil, err
 	}
 	// BlockSizes: the base block, then doubling until one block holds the

@@ -37,6 +37,13 @@ func halfECN(d *ir.Device) *ir.Device {
 		}
 	}
 	s.QoS = &q
+	// NX-OS is written with the kbytes the compiler derived from them.
+	s.Derived = slices.Clone(s.Derived)
+	for i, x := range s.Derived {
+		if strings.HasPrefix(x.Field, "ecn-min[") {
+			s.Derived[i].Value = max(x.Value/2/1024, 1) * 1024
+		}
+	}
 	c.Switch = &s
 	return &c
 }

@@ -31,7 +31,7 @@ func explainPosition(fab *ir.Fabric, d *ir.Device) []explained {
 		return e
 	}
 	hl := func(names []string) string {
-		s, err := placement.Compress(names)
+		s, err := ir.CompressHostlist(names)
 		if err != nil {
 			return strconv.Itoa(len(names)) + " names"
 		}

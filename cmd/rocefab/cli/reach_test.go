@@ -76,6 +76,13 @@ func olderECN(d *ir.Device) *ir.Device {
 		}
 	}
 	s.QoS = &q
+	// NX-OS is written with the kbytes the compiler derived (ecn-min[class]).
+	s.Derived = slices.Clone(s.Derived)
+	for i, x := range s.Derived {
+		if strings.HasPrefix(x.Field, "ecn-min[") {
+			s.Derived[i].Value = max(x.Value/2/1024, 1) * 1024
+		}
+	}
 	c.Switch = &s
 	return &c
 }

@@ -106,6 +106,14 @@ func Fabric() *ir.Fabric {
 		leaf := &ir.Device{Name: "leaf-" + p, Role: ir.RoleLeaf, Platform: p, Model: "test-64", Rail: r, Pod: -1,
 			Switch: &ir.Switch{MTU: 9216, QoS: qos, Buffers: plan, Headrooms: []*ir.Headroom{host3m, fab30m}, LoadBalancing: "adaptive"},
 			Pos:    pos(9)}
+		if p == ir.PlatformNXOS {
+			// roce's thresholds in the whole kbytes the compiler derives
+			// for NX-OS (physics.InWholeKbytes): 146 and 1464 kbytes.
+			leaf.Switch.Derived = []ir.Derivation{
+				{Field: ir.ECNField("min", "roce"), Value: 146 * 1024, Unit: "B", Formula: "threshold = ..."},
+				{Field: ir.ECNField("max", "roce"), Value: 1464 * 1024, Unit: "B", Formula: "threshold = ..."},
+			}
+		}
 		for s, h := range hosts {
 			nic := ir.NIC{Port: fmt.Sprintf("eth%d", r+2), HCA: fmt.Sprintf("mlx5_%d", r), Rail: r, SpeedGbps: 400, CableM: 3,
 				Peer: leaf.Name, PeerPort: down(p, s+1)}

@@ -1,4 +1,4 @@
-package placement
+package ir
 
 import (
 	"fmt"
@@ -36,16 +36,16 @@ func TestCompress(t *testing.T) {
 		{[]string{"spine", "leaf-a", "gpu-1"}, "leaf-a,spine,gpu-1"},
 		{seq("leaf-r", 1, 0, 7), "leaf-r[0-7]"},
 	} {
-		got, err := Compress(c.names)
+		got, err := CompressHostlist(c.names)
 		if err != nil || got != c.want {
-			t.Errorf("Compress(%v) = %q, %v; want %q", c.names, got, err, c.want)
+			t.Errorf("CompressHostlist(%v) = %q, %v; want %q", c.names, got, err, c.want)
 		}
 	}
-	if _, err := Compress([]string{"a,b"}); err == nil {
+	if _, err := CompressHostlist([]string{"a,b"}); err == nil {
 		t.Error("a name with a comma was compressed")
 	}
 	// A range holds at most Slurm's 65,536 names.
-	got, _ := Compress(seq("n", 6, 0, maxRange))
+	got, _ := CompressHostlist(seq("n", 6, 0, maxRange))
 	if got != "n[000000-065535,065536]" {
 		t.Errorf("a range past Slurm's limit: %q", got)
 	}
@@ -53,24 +53,24 @@ func TestCompress(t *testing.T) {
 
 func TestExpand(t *testing.T) {
 	// The examples of topology.conf(5) (SchedMD/slurm@284c3b95:doc/man/man5/topology.conf.5).
-	got, err := Expand("tux[0-3,12,18-20]")
+	got, err := ExpandHostlist("tux[0-3,12,18-20]")
 	want := []string{"tux0", "tux1", "tux2", "tux3", "tux12", "tux18", "tux19", "tux20"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Expand = %v, %v; want %v", got, err, want)
 	}
-	got, err = Expand("dev[0-5],node[01-02].x,solo")
+	got, err = ExpandHostlist("dev[0-5],node[01-02].x,solo")
 	want = []string{"dev0", "dev1", "dev2", "dev3", "dev4", "dev5", "node01.x", "node02.x", "solo"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Expand = %v, %v; want %v", got, err, want)
 	}
-	for _, bad := range []string{"a[3-1]", "a[1-2", "a]", "a[x]", "a[1-2]b[3]", "a,,b", "a[0-70000]", "a[-1]", "a b"} {
-		if got, err := Expand(bad); err == nil {
-			t.Errorf("Expand(%q) = %v, want an error", bad, got)
+	for _, bad := range []string{"a[3-1]", "a[1-2", "a]", "a[x]", "a[1-2]b[3]", "a,,b", "a[0-1000000]", "a[-1]", "a b"} {
+		if got, err := ExpandHostlist(bad); err == nil {
+			t.Errorf("ExpandHostlist(%q) = %v, want an error", bad, got)
 		}
 	}
 }
 
-// TestRoundTrip: for random sets of names, Expand(Compress(names)) is the
+// TestRoundTrip: for random sets of names, ExpandHostlist(CompressHostlist(names)) is the
 // set again, nothing more, nothing less.
 func TestRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -99,13 +99,13 @@ func TestRoundTrip(t *testing.T) {
 		for n := range set {
 			names = append(names, n)
 		}
-		expr, err := Compress(names)
+		expr, err := CompressHostlist(names)
 		if err != nil {
-			t.Fatalf("Compress(%v): %v", names, err)
+			t.Fatalf("CompressHostlist(%v): %v", names, err)
 		}
-		back, err := Expand(expr)
+		back, err := ExpandHostlist(expr)
 		if err != nil {
-			t.Fatalf("Expand(%q): %v", expr, err)
+			t.Fatalf("ExpandHostlist(%q): %v", expr, err)
 		}
 		if len(back) != len(names) {
 			t.Fatalf("case %d: %q expands to %d names, want %d (duplicates or extras)", i, expr, len(back), len(names))
@@ -117,7 +117,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		// The order names come in changes nothing.
 		r.Shuffle(len(names), func(a, b int) { names[a], names[b] = names[b], names[a] })
-		if again, _ := Compress(names); again != expr {
+		if again, _ := CompressHostlist(names); again != expr {
 			t.Fatalf("case %d: order changed the output: %q vs %q", i, again, expr)
 		}
 		if strings.Contains(expr, " ") {
@@ -133,17 +133,17 @@ func FuzzHostlist(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		names, err := Expand(expr)
+		names, err := ExpandHostlist(expr)
 		if err != nil || len(names) > 100000 {
 			return
 		}
-		c, err := Compress(names)
+		c, err := CompressHostlist(names)
 		if err != nil {
-			t.Fatalf("Compress(Expand(%q)): %v", expr, err)
+			t.Fatalf("CompressHostlist(ExpandHostlist(%q)): %v", expr, err)
 		}
-		back, err := Expand(c)
+		back, err := ExpandHostlist(c)
 		if err != nil {
-			t.Fatalf("Expand(%q): %v", c, err)
+			t.Fatalf("ExpandHostlist(%q): %v", c, err)
 		}
 		slices.Sort(names)
 		names = slices.Compact(names)

@@ -1,4 +1,4 @@
-package placement
+package ir
 
 import (
 	"cmp"
@@ -20,13 +20,22 @@ import (
 //     "lo-hi" (decimal, lo <= hi) to prefix + number + suffix, each number
 //     zero-padded to the length of lo as written;
 //   - a range holds at most 65,536 names (MAX_RANGE, slurm/slurm.h
-//     MAX_SLURM_NODES).
+//     MAX_SLURM_NODES): CompressHostlist writes none longer, and
+//     ExpandHostlist, which also reads the intent's server patterns, takes
+//     up to maxExpand.
 //
 // Slurm also takes nested and multi-dimensional forms; rocefab writes only
-// the one above, and Expand reads only it.
+// the one above, and ExpandHostlist reads only it.
 
-// maxRange is the most names one range may hold (Slurm's MAX_RANGE).
+// maxRange is the most names one range written may hold (Slurm's
+// MAX_RANGE).
 const maxRange = 65536
+
+// maxExpand bounds the names one range read may hold: the intent's server
+// patterns are hostlists too, and a fabric holds up to 100,000 servers
+// (schema: topology.servers), more than one Slurm range; the bound keeps
+// a typo such as gpu-[0-999999999] from exhausting memory.
+const maxExpand = 1_000_000
 
 // maxDigits bounds the numbers put in brackets: Slurm reads them with
 // strtoul, and 18 digits always fit its 64-bit unsigned long.
@@ -47,11 +56,11 @@ func nameOK(s string) bool {
 	return true
 }
 
-// Compress writes a set of names as a hostlist expression that Slurm
+// CompressHostlist writes a set of names as a hostlist expression that Slurm
 // expands to exactly those names. Duplicates count once; the order of
 // names does not matter. The number bracketed is a name's last run of
 // digits, so gpu-0000..gpu-0063 become "gpu-[0000-0063]".
-func Compress(names []string) (string, error) {
+func CompressHostlist(names []string) (string, error) {
 	type key struct{ prefix, suffix string }
 	type num struct {
 		digits string
@@ -141,9 +150,9 @@ func pad(n uint64, w int) string {
 	return s
 }
 
-// Expand lists the names of a hostlist expression in the order written,
-// reading the form Compress writes (see the grammar above).
-func Expand(expr string) ([]string, error) {
+// ExpandHostlist lists the names of a hostlist expression in the order written,
+// reading the form CompressHostlist writes (see the grammar above).
+func ExpandHostlist(expr string) ([]string, error) {
 	if expr == "" {
 		return nil, nil
 	}
@@ -179,8 +188,8 @@ func Expand(expr string) ([]string, error) {
 			if errA != nil || errB != nil || a > b {
 				return nil, fmt.Errorf("hostlist %q: invalid range %q: want lo or lo-hi, decimal, lo <= hi", expr, r)
 			}
-			if b-a+1 > maxRange {
-				return nil, fmt.Errorf("hostlist %q: range %q holds %d names, more than Slurm's %d", expr, r, b-a+1, maxRange)
+			if b-a+1 > maxExpand {
+				return nil, fmt.Errorf("hostlist %q: range %q holds %d names, more than %d", expr, r, b-a+1, maxExpand)
 			}
 			for n := a; n <= b; n++ {
 				out = append(out, prefix+pad(n, len(lo))+suffix)
