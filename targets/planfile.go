@@ -75,13 +75,7 @@ func WritePlan(w io.Writer, p *Plan) error {
 		if !d.HasBody() {
 			continue
 		}
-		var raw []byte
-		var err error
-		if d.Shared != nil {
-			raw, err = d.Shared.shapes.raw(d.Device, &d.Shared.ref)
-		} else {
-			raw, err = body{Changes: d.Changes, Remediation: d.Remediation}.encode()
-		}
+		raw, err := d.rawBody()
 		if err == nil {
 			refs[i], err = k.pack(*d, raw)
 		}

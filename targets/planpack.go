@@ -310,16 +310,19 @@ type Outline struct {
 	ChangesDigest    [sha256.Size]byte
 }
 
+// rawBody is the JSON of the device's changes and remediation: read from
+// the shape it shares, or encoded from its own.
+func (d *DevicePlan) rawBody() ([]byte, error) {
+	if d.Shared != nil {
+		return d.Shared.shapes.raw(d.Device, &d.Shared.ref)
+	}
+	return body{Changes: d.Changes, Remediation: d.Remediation}.encode()
+}
+
 // Outline returns the device's outline; for a device that shares its
 // body it is read from the body's JSON, not decoded from it.
 func (d *DevicePlan) Outline() (Outline, error) {
-	var raw []byte
-	var err error
-	if d.Shared != nil {
-		raw, err = d.Shared.shapes.raw(d.Device, &d.Shared.ref)
-	} else {
-		raw, err = body{Changes: d.Changes, Remediation: d.Remediation}.encode()
-	}
+	raw, err := d.rawBody()
 	if err != nil {
 		return Outline{}, err
 	}

@@ -725,13 +725,9 @@ func (ro *rollout) restored(ctx context.Context, it *item) error {
 	}
 	// The digest of what it ran, which the plan recorded and ready
 	// checked: an apply keeps no device's state of before.
-	running, err := ro.read(ctx, it.d)
+	now, err := ro.readBack(ctx, it)
 	if err != nil {
-		return fmt.Errorf("cannot read it back: %w", err)
-	}
-	now, err := safeParse(it.p, it.d, running)
-	if err != nil {
-		return fmt.Errorf("cannot parse it back: %w", err)
+		return err
 	}
 	if OwnedDigest(now).SHA256 != it.plan.Running.SHA256 {
 		return errors.New("what it runs within rocefab's scope differs from before the apply")
@@ -756,13 +752,9 @@ func (ro *rollout) converged(ctx context.Context, it *item) error {
 
 // matches reads the device and diffs it against want.
 func (ro *rollout) matches(ctx context.Context, it *item, want renderers.State, what string) error {
-	running, err := ro.read(ctx, it.d)
+	now, err := ro.readBack(ctx, it)
 	if err != nil {
-		return fmt.Errorf("cannot read it back: %w", err)
-	}
-	now, err := safeParse(it.p, it.d, running)
-	if err != nil {
-		return fmt.Errorf("cannot parse it back: %w", err)
+		return err
 	}
 	changes, _, err := safeDiff(it.p, it.d, now, want)
 	if err != nil {
@@ -780,6 +772,20 @@ func (ro *rollout) matches(ctx context.Context, it *item, want renderers.State, 
 		return fmt.Errorf("%s differ from %s (%s%s)", count(len(changes), "element", "elements"), what, strings.Join(paths, ", "), more)
 	}
 	return nil
+}
+
+// readBack reads the device after a push or rollback and parses what it
+// runs.
+func (ro *rollout) readBack(ctx context.Context, it *item) (renderers.State, error) {
+	running, err := ro.read(ctx, it.d)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it back: %w", err)
+	}
+	now, err := safeParse(it.p, it.d, running)
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse it back: %w", err)
+	}
+	return now, nil
 }
 
 // read reads a device with the per-operation timeout; ctx's cancellation
