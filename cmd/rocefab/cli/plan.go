@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -346,13 +345,8 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.makePlan(ctx)
+	p, err := targets.PlanFabric(ctx, targets.FabricRequest{Fabric: s.fab, Devices: s.devs, Target: s.target, Platforms: s.platforms, Parallelism: s.parallelism})
 	if err != nil {
-		return nil, err
-	}
-	// Each device planned through targets.Make is marked already; this
-	// also marks those whose desired state could not be rendered.
-	if err := targets.MarkPending(ctx, p, s.target, s.devs, s.parallelism); err != nil {
 		return nil, err
 	}
 	p.Rocefab, p.Fabric, p.Target, p.Only = version(), s.fab.Name, s.targetName(), s.only
@@ -363,130 +357,6 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 		}
 	}
 	return p, nil
-}
-
-// makePlan plans the selected devices as the pipeline build renders with
-// (renderers.RenderFabric) gives their desired states: each device is read
-// and diffed (targets.Make) as soon as its state is rendered, up to
-// --parallelism devices at once, so that a plan holds no more desired
-// states than devices in flight. A device whose state cannot be computed
-// is planned failed with why, as the platform itself would have it.
-func (s *session) makePlan(ctx context.Context) (*targets.Plan, error) {
-	sink := &planSink{s: s, ctx: ctx, plans: make(map[*ir.Device]targets.DevicePlan, len(s.devs)), shapes: targets.NewShapes()}
-	reg := renderers.Registry{Desired: func(d *ir.Device) renderers.Platform {
-		p, err := s.platforms(d)
-		if err != nil {
-			return nil // planned unsupported, with the platform's reason
-		}
-		return p
-	}}
-	err := renderers.RenderFabric(ctx, s.fab, s.devs, reg, renderers.Options{Workers: s.parallelism}, sink)
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("plan interrupted: %w", context.Cause(ctx))
-	}
-	failed := map[string]error{}
-	if err != nil {
-		for _, e := range unjoin(err) {
-			var de *renderers.DeviceError
-			if !errors.As(e, &de) {
-				return nil, err
-			}
-			failed[de.Device] = de.Err
-		}
-	}
-	p := &targets.Plan{FormatVersion: targets.PlanFormatVersion, Devices: make([]targets.DevicePlan, 0, len(s.devs))}
-	for _, d := range s.devs {
-		dp, ok := sink.plans[d]
-		if !ok {
-			// Its desired state failed: the platform's Diff is never
-			// reached, and the plan says why.
-			cause := failed[d.Name]
-			if cause == nil {
-				cause = errors.New("no desired state was rendered for it")
-			}
-			one, err := sink.planOne(d, renderedPlatforms(s.platforms, nil, cause))
-			if err != nil {
-				return nil, err
-			}
-			dp = one
-		}
-		p.Devices = append(p.Devices, dp)
-	}
-	slices.SortFunc(p.Devices, func(a, b targets.DevicePlan) int { return strings.Compare(a.Device, b.Device) })
-	return p, nil
-}
-
-// unjoin returns the errors errors.Join joined into err, or err alone.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
-// planSink plans each device as its desired state is rendered.
-type planSink struct {
-	s     *session
-	ctx   context.Context
-	mu    sync.Mutex
-	plans map[*ir.Device]targets.DevicePlan
-	// shapes keeps the devices' changes and remediations as they are
-	// planned, once per shape: a fabric's first plan holds each device's
-	// own values, not its text.
-	shapes *targets.Shapes
-}
-
-func (k *planSink) Device(r renderers.Rendered) error {
-	dp, err := k.planOne(r.Device, renderedPlatforms(k.s.platforms, r.Desired, nil))
-	if err != nil {
-		return err
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.plans[r.Device] = dp
-	return nil
-}
-
-func (k *planSink) Fabric([]renderers.Artifact) error { return nil }
-
-// planOne reads and diffs one device against the target.
-func (k *planSink) planOne(d *ir.Device, platforms targets.Platforms) (targets.DevicePlan, error) {
-	p, err := targets.Make(k.ctx, targets.Request{Devices: []*ir.Device{d}, Target: k.s.target, Platforms: platforms, Parallelism: 1})
-	if err != nil {
-		return targets.DevicePlan{}, err
-	}
-	return k.shapes.Share(p.Devices[0])
-}
-
-// renderedPlatforms returns platforms whose desired state of the device is
-// the one rendered (or the error it failed with).
-func renderedPlatforms(platforms targets.Platforms, desired renderers.State, err error) targets.Platforms {
-	return func(d *ir.Device) (renderers.Platform, error) {
-		p, perr := platforms(d)
-		if perr != nil || p == nil {
-			return p, perr
-		}
-		return renderedPlatform{Platform: p, desired: desired, err: err}, nil
-	}
-}
-
-// renderedPlatform is a platform whose desired state of its device was
-// rendered beforehand; reading and diffing are the platform's own.
-type renderedPlatform struct {
-	renderers.Platform
-	desired renderers.State
-	err     error
-}
-
-// Desired returns the state rendered for the device, or why there is none.
-func (p renderedPlatform) Desired(*ir.Device) (renderers.State, error) {
-	if p.err != nil {
-		return nil, p.err
-	}
-	if p.desired == nil {
-		return nil, errors.New("no desired state was rendered for it")
-	}
-	return p.desired, nil
 }
 
 // relTo returns target's path relative to the directory base.

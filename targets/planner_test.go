@@ -1,4 +1,4 @@
-package cli
+package targets_test
 
 import (
 	"context"
@@ -63,11 +63,11 @@ func (namePlatform) Diff(_ *ir.Device, running, desired renderers.State) ([]rend
 	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte("set\n")}, nil
 }
 
-// TestPlanPipeline: plan reads and diffs each device as its desired state
+// TestPlanFabric: PlanFabric reads and diffs each device as its desired state
 // is rendered, no more than --parallelism at once, once each; a device
 // whose state fails or panics is planned failed with why, one no platform
 // models unsupported, and the plan is in name order.
-func TestPlanPipeline(t *testing.T) {
+func TestPlanFabric(t *testing.T) {
 	fab := &ir.Fabric{Name: "lab"}
 	for i := range 40 {
 		fab.Devices = append(fab.Devices, &ir.Device{Name: fmt.Sprintf("sw-%02d", 39-i), Platform: "p", Rail: -1})
@@ -76,14 +76,13 @@ func TestPlanPipeline(t *testing.T) {
 		fab.Devices = append(fab.Devices, &ir.Device{Name: n, Platform: n, Rail: -1})
 	}
 	tgt := &countingTarget{read: map[string]int{}}
-	s := &session{fab: fab, devs: fab.Devices, target: tgt, parallelism: 3,
-		platforms: func(d *ir.Device) (renderers.Platform, error) {
+	p, err := targets.PlanFabric(context.Background(), targets.FabricRequest{Fabric: fab, Devices: fab.Devices, Target: tgt, Parallelism: 3,
+		Platforms: func(d *ir.Device) (renderers.Platform, error) {
 			if d.Platform == "other" {
 				return nil, errors.New("no platform models other")
 			}
 			return namePlatform{}, nil
-		}}
-	p, err := s.makePlan(context.Background())
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,17 +124,16 @@ func TestPlanPipeline(t *testing.T) {
 	}
 }
 
-// TestPlanPipelineCancel: an interrupted plan says so and returns no plan.
-func TestPlanPipelineCancel(t *testing.T) {
+// TestPlanFabricCancel: an interrupted plan says so and returns no plan.
+func TestPlanFabricCancel(t *testing.T) {
 	fab := &ir.Fabric{Name: "lab"}
 	for i := range 10 {
 		fab.Devices = append(fab.Devices, &ir.Device{Name: fmt.Sprintf("sw-%02d", i), Platform: "p", Rail: -1})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s := &session{fab: fab, devs: fab.Devices, target: &countingTarget{read: map[string]int{}}, parallelism: 2,
-		platforms: func(*ir.Device) (renderers.Platform, error) { return namePlatform{}, nil }}
-	p, err := s.makePlan(ctx)
+	p, err := targets.PlanFabric(ctx, targets.FabricRequest{Fabric: fab, Devices: fab.Devices, Target: &countingTarget{read: map[string]int{}}, Parallelism: 2,
+		Platforms: func(*ir.Device) (renderers.Platform, error) { return namePlatform{}, nil }})
 	if err == nil || p != nil {
 		t.Fatalf("plan %v, error %v; want an interrupted plan", p, err)
 	}
