@@ -63,6 +63,9 @@ type Report struct {
 	// Settled are the commits an earlier apply left unconfirmed, and what
 	// was done with each before this one planned (Settle).
 	Settled []Settled `json:"settled,omitempty"`
+	// DeviceDiffs are what the devices printed as their own diff of their
+	// pushes (Differ), by device.
+	DeviceDiffs map[string]string `json:"device_diffs,omitempty"`
 }
 
 // Counts returns the number of devices in each state.
@@ -221,6 +224,9 @@ func Apply(ctx context.Context, r Rollout) (*Report, error) {
 	rep, err := ro.run(ctx, items)
 	if n, ok := ro.Target.(Noter); ok && rep != nil {
 		rep.Notes = n.Notes()
+	}
+	if d, ok := ro.Target.(Differ); ok && rep != nil {
+		rep.DeviceDiffs = d.DeviceDiffs()
 	}
 	if rerr := release(); rerr != nil {
 		if rep == nil {

@@ -722,3 +722,43 @@ func TestApplyScopeGuard(t *testing.T) {
 		t.Errorf("pushes after a remediation outside the scope: %v", w.t.pushes)
 	}
 }
+
+// differTarget is a full target whose devices print their own diff of
+// each push, as EOS and NVUE do over SSH.
+type differTarget struct {
+	fullTarget
+	mu    sync.Mutex
+	diffs map[string]string
+}
+
+func (t *differTarget) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
+	t.mu.Lock()
+	t.diffs[d.Name] = "+" + strings.TrimSpace(string(rem.Content))
+	t.mu.Unlock()
+	return t.fullTarget.PushConfirmed(ctx, d, rem, timeout)
+}
+
+func (t *differTarget) DeviceDiffs() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.diffs)
+}
+
+// TestApplyDeviceDiffs: what the devices print as their diff of a push
+// reaches the report, by device, for the devices pushed.
+func TestApplyDeviceDiffs(t *testing.T) {
+	w := newWorld(fabric(2, 1, 0))
+	tg := &differTarget{fullTarget: fullTarget{confirmTarget{w.t}}, diffs: map[string]string{}}
+	p := w.plan(t, tg)
+	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.DeviceDiffs) != 3 || !strings.HasPrefix(rep.DeviceDiffs["spine-00"], "+") {
+		t.Errorf("device diffs %v, want one for each of the 3 devices pushed", rep.DeviceDiffs)
+	}
+	plain, err := targets.Apply(t.Context(), w.rollout(w.plan(t, w.t), w.t))
+	if err != nil || plain.DeviceDiffs != nil {
+		t.Errorf("a target that prints no diffs: %v, %v", plain.DeviceDiffs, err)
+	}
+}

@@ -59,6 +59,16 @@ type Noter interface {
 	Notes() []string
 }
 
+// Differ is a target whose devices print their own diff of a push (EOS
+// show session-config diffs, NVUE nv config diff, what SONiC's config
+// commands printed): an operator reads what the device itself says changed
+// next to what rocefab planned. The report carries the diffs.
+type Differ interface {
+	// DeviceDiffs returns the diffs by device name; nil when no device
+	// printed one.
+	DeviceDiffs() map[string]string
+}
+
 // Locker is a target that can hold the fabric against a second apply: a
 // lock file, or the devices' own configuration locks. Lock fails, saying
 // who holds it, when another apply does; release gives it up.

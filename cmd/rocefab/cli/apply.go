@@ -208,16 +208,12 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		return withCode(exitPlanError, fmt.Errorf("apply refused: %w", err))
 	}
 	rep.Settled = settled
-	var diffs map[string]string
-	if r, ok := s.target.(*routed); ok {
-		diffs = r.diffs.all()
-	}
 	if a.format == "json" {
-		if err := writeReport(cmd.OutOrStdout(), rep, p, diffs); err != nil {
+		if err := writeReport(cmd.OutOrStdout(), rep, p); err != nil {
 			return withCode(exitPlanError, err)
 		}
 	} else {
-		printReport(cmd.OutOrStdout(), rep, diffs)
+		printReport(cmd.OutOrStdout(), rep)
 	}
 	if rep.Failed || rep.Interrupted {
 		return withCode(exitPlanError, nil)
@@ -316,7 +312,7 @@ func nothingToApply(cmd *cobra.Command, format string, p *targets.Plan, settled 
 	rep := noChangeReport(p)
 	rep.Settled = settled
 	if format == "json" {
-		if err := writeReport(cmd.OutOrStdout(), rep, p, nil); err != nil {
+		if err := writeReport(cmd.OutOrStdout(), rep, p); err != nil {
 			return withCode(exitPlanError, err)
 		}
 	} else if say {
@@ -381,18 +377,17 @@ func noChangeReport(p *targets.Plan) *targets.Report {
 	return rep
 }
 
-// reportJSON is apply's JSON output: the report with the count of
-// devices in each state, and each device's own diff of its push where its
-// target reports one, by device.
+// reportJSON is apply's JSON output: the report (with each device's own
+// diff of its push where its target reports one) and the count of devices
+// in each state.
 type reportJSON struct {
 	Fabric string                `json:"fabric"`
 	Counts map[targets.State]int `json:"counts"`
 	*targets.Report
-	DeviceDiffs map[string]string `json:"device_diffs,omitempty"`
 }
 
-func writeReport(w io.Writer, rep *targets.Report, p *targets.Plan, diffs map[string]string) error {
-	b, err := json.MarshalIndent(reportJSON{Fabric: p.Fabric, Counts: rep.Counts(), Report: rep, DeviceDiffs: diffs}, "", "  ")
+func writeReport(w io.Writer, rep *targets.Report, p *targets.Plan) error {
+	b, err := json.MarshalIndent(reportJSON{Fabric: p.Fabric, Counts: rep.Counts(), Report: rep}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -402,9 +397,9 @@ func writeReport(w io.Writer, rep *targets.Report, p *targets.Plan, diffs map[st
 
 // printReport writes the text view of a report: why it stopped, each
 // device that was to change with its state, under it the diff the device
-// printed of its push (diffs, by device; indented, since it is the
-// device's text and not rocefab's), and the counts.
-func printReport(w io.Writer, rep *targets.Report, diffs map[string]string) {
+// printed of its push (indented, since it is the device's text and not
+// rocefab's), and the counts.
+func printReport(w io.Writer, rep *targets.Report) {
 	switch {
 	case rep.Failed:
 		fmt.Fprintf(w, "Apply failed: %s\n", rep.Reason)
@@ -429,7 +424,7 @@ func printReport(w io.Writer, rep *targets.Report, diffs map[string]string) {
 			line += ": " + o.Reason
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
-		if diff := diffs[o.Device]; diff != "" {
+		if diff := rep.DeviceDiffs[o.Device]; diff != "" {
 			fmt.Fprintf(w, "      %s's diff:\n", o.Device)
 			for _, l := range strings.Split(diff, "\n") {
 				fmt.Fprintln(w, strings.TrimRight("        "+l, " \t\r"))

@@ -85,7 +85,12 @@ var (
 	_ targets.Locker        = (*routed)(nil)
 	_ targets.PendingReader = (*routed)(nil)
 	_ targets.Noter         = (*routed)(nil)
+	_ targets.Differ        = (*routed)(nil)
 )
+
+// DeviceDiffs are what the devices reached over SSH printed as their
+// diffs of their pushes.
+func (r *routed) DeviceDiffs() map[string]string { return r.diffs.all() }
 
 // Notes are the gNMI targets' notes, sorted.
 func (r *routed) Notes() []string {
