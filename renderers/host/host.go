@@ -86,6 +86,10 @@ func (ScriptRenderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	return []renderers.Artifact{{Path: d.Name + "/" + ScriptFile, Format: renderers.Shell, Content: script(d)}}, nil
 }
 
+// Runtime returns the host runtime (hosts/rocefab-host.sh), which the
+// host target installs at RuntimePath: the same bytes for every fabric.
+func Runtime() []byte { return runtimeFile() }
+
 // RenderFabric returns the files every server of the fabric shares, once
 // per build: the runtime and the systemd template unit. A fabric without
 // a Linux server gets none.

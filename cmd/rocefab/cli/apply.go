@@ -198,7 +198,7 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 		events = newApplyBar(cmd.ErrOrStderr(), p.Summary().Change)
 	}
 	rep, err := targets.Apply(ctx, targets.Rollout{
-		Plan: p, Devices: s.fab.Devices, Target: s.target, Platforms: s.platforms,
+		Plan: p, Devices: s.fab.Devices, Target: s.route.Target, Platforms: s.route.Platforms,
 		Canary: a.canary, Wave: size, Parallelism: a.parallelism,
 		ConfirmTimeout: a.confirmTimeout, Timeout: a.timeout,
 		LockPath: s.lockPath, Event: events.event,
@@ -268,7 +268,7 @@ func savedSession(cmd *cobra.Command, planPath string, p *targets.Plan, a applyA
 	if digest != p.Intent.SHA256 {
 		return fail(fmt.Errorf("%s was made from another version of the intent %s: it changed since; make the plan again", planPath, intent))
 	}
-	if t := s.targetName(); t != p.Target {
+	if t := s.route.Name; t != p.Target {
 		return fail(fmt.Errorf("%s was made against %s, and this apply reaches %s: make the plan again", planPath, p.Target, t))
 	}
 	names := map[string]bool{}
@@ -332,7 +332,7 @@ func nothingToApply(cmd *cobra.Command, format string, p *targets.Plan, settled 
 // the apply.
 func settlePending(ctx context.Context, s *session, a applyArgs, in *bufio.Reader, shown io.Writer) ([]targets.Settled, error) {
 	settled, err := targets.Settle(ctx, targets.Settlement{
-		Devices: s.devs, Target: s.target, Platforms: s.platforms, Parallelism: a.parallelism, Timeout: a.timeout, LockPath: s.lockPath,
+		Devices: s.devs, Target: s.route.Target, Platforms: s.route.Platforms, Parallelism: a.parallelism, Timeout: a.timeout, LockPath: s.lockPath,
 		Decide: func(pending []targets.PendingCommit) (bool, error) {
 			printPending(shown, pending)
 			if a.autoApprove {

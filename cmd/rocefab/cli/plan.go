@@ -31,7 +31,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
-	"github.com/rocefab/rocefab/targets/dir"
+	"github.com/rocefab/rocefab/targets/routing"
 )
 
 const planDoc = `Read every device's running configuration, compare what rocefab owns of it with what the intent
@@ -226,17 +226,13 @@ func planCount(p *targets.Plan, actions ...targets.Action) string {
 	return strconv.Itoa(n) + " devices"
 }
 
-// session is an intent compiled and paired with the target that reaches
+// session is an intent compiled and paired with the route that reaches
 // its devices: what plan and apply share.
 type session struct {
-	in        *schema.Intent
-	fab       *ir.Fabric
-	devs      []*ir.Device
-	target    targets.Target
-	platforms targets.Platforms
-	// closer closes the target's connections, when it has any.
-	closer      io.Closer
-	name        string
+	in          *schema.Intent
+	fab         *ir.Fabric
+	devs        []*ir.Device
+	route       *routing.Route
 	lockPath    string
 	only        string
 	parallelism int
@@ -250,8 +246,8 @@ type reach struct {
 }
 
 // loadSession compiles the intent at path, selects the devices --only
-// names, and picks the target: the directory running/ beside the intent,
-// or, with an inventory, each device's transport.
+// names, and routes them (routing.Reach): through the directory running/
+// beside the intent, or, with an inventory, each device's transport.
 func loadSession(cmd *cobra.Command, p string, via reach, only string, parallelism int) (*session, error) {
 	if parallelism < 1 {
 		return nil, withCode(exitPlanError, fmt.Errorf("--parallelism %d: at least 1", parallelism))
@@ -279,47 +275,26 @@ func loadSession(cmd *cobra.Command, p string, via reach, only string, paralleli
 	}
 	s := &session{in: in, fab: fab, devs: devs, only: only, parallelism: parallelism,
 		lockPath: filepath.Join(in.Dir, ".rocefab-apply.lock")}
-	if via.inventory == "" {
-		if via.plaintext {
-			return nil, withCode(exitPlanError, errors.New("--insecure-plaintext: without --inventory nothing is reached over gNMI"))
-		}
-		s.target, s.platforms = dir.New(filepath.Join(in.Dir, "running"), appliersFor), platformsFor(transportDir)
-		return s, nil
-	}
-	ignoreHostKeys, _ := cmd.Flags().GetBool(flagIgnoreHostKeys)
-	r, ids, err := reachInventoryKeys(in, fab.Devices, devs, via.inventory, via.plaintext, ignoreHostKeys, s.lockPath, cmd.ErrOrStderr())
+	ignoreHostKeys, _ := cmd.Flags().GetBool(routing.IgnoreHostKeysFlag)
+	r, ids, err := routing.Reach(routing.Options{Dir: in.Dir, Devices: fab.Devices, Reached: devs,
+		Inventory: via.inventory, Plaintext: via.plaintext, IgnoreHostKeys: ignoreHostKeys, LockPath: s.lockPath,
+		Warn: cmd.ErrOrStderr(), Passphrase: terminalPassphrase(cmd.ErrOrStderr()), StatePlatforms: statePlatforms})
 	if len(ids) > 0 {
 		summarizeDiags(cmd, ids)
 		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s has %s first", via.inventory, fixFirst(ids.Count(diag.Error))))
 	}
+	if err != nil && via.inventory == "" {
+		return nil, withCode(exitPlanError, err)
+	}
 	if err != nil {
 		return nil, withCode(exitPlanError, fmt.Errorf("--inventory %s: %w", via.inventory, err))
 	}
-	s.target, s.platforms, s.closer = r, r.platform, r
-	s.name = inventoryName(in, via.inventory, via.plaintext)
+	s.route = r
 	return s, nil
 }
 
-// close closes the target's connections.
-func (s *session) close() {
-	if s.closer != nil {
-		s.closer.Close()
-	}
-}
-
-// targetName describes where a target reads, for plans and their checks.
-func (s *session) targetName() string {
-	if s.name != "" {
-		return s.name
-	}
-	if t, ok := s.target.(*dir.Target); ok {
-		rel, err := filepath.Rel(s.in.Dir, t.Root())
-		if err == nil {
-			return "directory " + filepath.ToSlash(rel)
-		}
-	}
-	return fmt.Sprintf("%T", s.target)
-}
+// close closes the route's connections.
+func (s *session) close() { s.route.Close() }
 
 // intentDigest is the digest of the intent's files (and its explicit
 // topology's device list), as build's manifest records it.
@@ -345,11 +320,11 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := targets.PlanFabric(ctx, targets.FabricRequest{Fabric: s.fab, Devices: s.devs, Target: s.target, Platforms: s.platforms, Parallelism: s.parallelism})
+	p, err := targets.PlanFabric(ctx, targets.FabricRequest{Fabric: s.fab, Devices: s.devs, Target: s.route.Target, Platforms: s.route.Platforms, Parallelism: s.parallelism})
 	if err != nil {
 		return nil, err
 	}
-	p.Rocefab, p.Fabric, p.Target, p.Only = version(), s.fab.Name, s.targetName(), s.only
+	p.Rocefab, p.Fabric, p.Target, p.Only = version(), s.fab.Name, s.route.Name, s.only
 	p.Intent = targets.IntentRef{Path: filepath.ToSlash(s.in.Path), SHA256: digest}
 	if out != "" {
 		if rel, err := relTo(filepath.Dir(out), s.in.Path); err == nil {
@@ -360,18 +335,7 @@ func (s *session) plan(ctx context.Context, out string) (*targets.Plan, error) {
 }
 
 // relTo returns target's path relative to the directory base.
-func relTo(base, target string) (string, error) {
-	ab, err := filepath.Abs(base)
-	if err != nil {
-		return "", err
-	}
-	at, err := filepath.Abs(target)
-	if err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(ab, at)
-	return filepath.ToSlash(rel), err
-}
+func relTo(base, target string) (string, error) { return routing.RelTo(base, target) }
 
 // writePlanFile writes the plan whole: into a file beside it, renamed
 // into place, so that an interrupted write never leaves half a plan.

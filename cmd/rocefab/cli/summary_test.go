@@ -17,6 +17,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/summary"
 	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets/routing"
 )
 
 // compileExample compiles examples/<name> and returns its fabric and
@@ -265,7 +266,8 @@ func TestSummaryAgreesWithExplain(t *testing.T) {
 				if s, ok := native[d.Name]; ok {
 					return s
 				}
-				arts, err := nativeRenderers[d.Platform].Render(d)
+				desc, _ := routing.Lookup(d.Platform)
+				arts, err := desc.Renderer.Render(d)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/targets"
 )
 
@@ -205,23 +203,6 @@ func TestApplyRefusesEditedGNMIPlan(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestEveryPlatformChecksScope: every platform plan and apply use, native
-// or OpenConfig over gNMI, checks a remediation against its owned scope
-// before a push.
-func TestEveryPlatformChecksScope(t *testing.T) {
-	for name, r := range nativeRenderers {
-		if _, ok := r.(renderers.Platform); !ok {
-			continue
-		}
-		if _, ok := r.(renderers.ScopeChecker); !ok {
-			t.Errorf("platform %s has no scope check (renderers.ScopeChecker)", name)
-		}
-	}
-	if _, ok := any(openconfig.Platform{}).(renderers.ScopeChecker); !ok {
-		t.Error("the OpenConfig platform has no scope check (renderers.ScopeChecker)")
 	}
 }
 

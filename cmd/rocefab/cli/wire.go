@@ -11,37 +11,22 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/inventory"
 	"github.com/rocefab/rocefab/renderers/monitoring"
-	"github.com/rocefab/rocefab/renderers/nvue"
-	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/renderers/scheduler"
-	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/renderers/summary"
-	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/routing"
 )
-
-// nativeRenderers is the composition root of rendering: the native
-// renderer of each platform. It is the only place that knows the concrete
-// renderers.
-var nativeRenderers = map[string]renderers.Renderer{
-	ir.PlatformEOS:   eos.Renderer{},
-	ir.PlatformNVUE:  nvue.Renderer{},
-	ir.PlatformSONiC: sonic.Renderer{},
-	ir.PlatformNXOS:  nxos.Renderer{},
-	ir.PlatformLinux: host.Renderer{},
-}
 
 // renderersFor lists the renderers that apply to a device: its platform's
 // native one and, for every switch, OpenConfig written as ocMode says
 // ("compact" or "", "indented", "none").
 func renderersFor(d *ir.Device, ocMode string) []renderers.Renderer {
 	var out []renderers.Renderer
-	if r, ok := nativeRenderers[d.Platform]; ok {
-		out = append(out, r)
+	if desc, ok := routing.Lookup(d.Platform); ok {
+		out = append(out, desc.Renderer)
 	}
 	if d.Switch != nil && ocMode != "none" {
 		out = append(out, openconfig.Renderer{Compact: ocMode != "indented"})
@@ -187,59 +172,7 @@ func (m modelRenderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	return []renderers.Artifact{{Path: d.Name + "/model.json", Format: renderers.JSON, Content: append(b, '\n')}}, nil
 }
 
-// statePlatforms are the platforms that model a device's running
-// configuration (renderers.Platform), by device platform, for those whose
-// Platform is not the native renderer itself. plan and apply find a
-// device's Platform here, or else on its native renderer.
+// statePlatforms, by device platform, model running configurations for
+// plan and apply in place of the registry's platforms (routing.Options):
+// empty but where a test stands in its own.
 var statePlatforms = map[string]renderers.Platform{}
-
-// platformsFor returns the platforms that read, diff and apply devices'
-// running configurations in the form the transport returns them. Over
-// gNMI that is the OpenConfig platform for every switch, whatever its
-// vendor: the tree a Get of the root returns and a SetRequest
-// (renderers/openconfig). Through the directory target (transport "dir",
-// or no inventory) it is the device's own platform (nativePlatform).
-func platformsFor(transport string) targets.Platforms {
-	if transport == transportGNMI {
-		return func(d *ir.Device) (renderers.Platform, error) {
-			if d.Switch == nil {
-				return nil, fmt.Errorf("the inventory reaches this %s %s over gNMI, and rocefab models only switches' OpenConfig trees", d.Platform, d.Role)
-			}
-			return openconfig.Platform{}, nil
-		}
-	}
-	return nativePlatform
-}
-
-// nativePlatform returns the platform that reads, diffs and (through
-// renderers.Applier) applies a device's running configuration in the form
-// the directory target keeps it: the device's own platform. A device
-// whose platform has none yet gets an error saying so, and plan reports
-// it as unsupported rather than skipping it.
-func nativePlatform(d *ir.Device) (renderers.Platform, error) {
-	if p, ok := statePlatforms[d.Platform]; ok {
-		return p, nil
-	}
-	r, ok := nativeRenderers[d.Platform]
-	if !ok {
-		return nil, fmt.Errorf("platform %q has no renderer", d.Platform)
-	}
-	if p, ok := r.(renderers.Platform); ok {
-		return p, nil
-	}
-	return nil, fmt.Errorf("rocefab cannot read %s running configurations yet: the platform has no model of them", d.Platform)
-}
-
-// appliersFor returns what applies a remediation to a device's running
-// files, for the directory target: its platform, when it can.
-func appliersFor(d *ir.Device) (renderers.Applier, error) {
-	p, err := nativePlatform(d)
-	if err != nil {
-		return nil, err
-	}
-	a, ok := p.(renderers.Applier)
-	if !ok {
-		return nil, fmt.Errorf("rocefab cannot apply changes to %s running configuration files yet", d.Platform)
-	}
-	return a, nil
-}

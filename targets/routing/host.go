@@ -1,4 +1,4 @@
-package cli
+package routing
 
 import (
 	"context"
@@ -32,17 +32,11 @@ func (s *sshRoutes) addHost(d *ir.Device, sudo bool, ep hostEndpoint) {
 }
 
 // hostTarget makes the target of the servers routed by addHost: the host
-// runtime of this build, run through SSH logins made as targets/ssh makes
-// them (credentials, known_hosts), or locally; behind `sudo -n` where the
-// inventory says sudo. It returns what closes the logins' agent
+// runtime of this rocefab (the one every build writes), run through SSH
+// logins made as targets/ssh makes them (credentials, known_hosts), or
+// locally; behind `sudo -n` where the inventory says sudo. It returns what closes the logins' agent
 // connections.
-func (s *sshRoutes) hostTarget(devs []*ir.Device) (*host.Target, func(), error) {
-	var runtime []byte
-	for _, a := range rhost.RenderFabric(&ir.Fabric{Devices: devs}) {
-		if a.Path == rhost.RuntimeFile {
-			runtime = a.Content
-		}
-	}
+func (s *sshRoutes) hostTarget() (*host.Target, func(), error) {
 	dial, closeAll := ssh.Dialer()
 	var prefix []string
 	if s.hostSudo {
@@ -64,7 +58,7 @@ func (s *sshRoutes) hostTarget(devs []*ir.Device) (*host.Target, func(), error) 
 			return host.SSH(c), nil
 		},
 		Prefix:       prefix,
-		Runtime:      runtime,
+		Runtime:      rhost.Runtime(),
 		RuntimePath:  rhost.RuntimePath,
 		SettingsPath: rhost.SettingsPath,
 		Journal:      s.journal,
