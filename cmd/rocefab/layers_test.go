@@ -53,6 +53,11 @@ func TestImportLayers(t *testing.T) {
 		"targets/ssh":                {"compiler/ir", "renderers", "targets"},
 		"targets/host":               {"compiler/ir", "renderers", "targets"},
 		"targets/ssh/sshtest":        {},
+		// Routing pairs each device with its transport and with the
+		// platform that models what that transport returns.
+		"targets/routing": {"compiler/diag", "compiler/ir", "renderers", "renderers/eos", "renderers/host", "renderers/nvue",
+			"renderers/nxos", "renderers/openconfig", "renderers/sonic", "schema", "targets", "targets/dir", "targets/gnmi",
+			"targets/host", "targets/ssh"},
 		// Telemetry reads counters and knows no topology; doctor's
 		// analysis joins them to the model and imports no transport.
 		"targets/telemetry":        {},
