@@ -137,52 +137,51 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	}
 	defer bar.done()
 	bar.step("loading the intent", 0)
-	in, ds, parsed, err := schema.LoadParsed(pathArg(args))
-	if err != nil {
-		bar.done()
-		return withCode(exitError, err)
-	}
-	if !parsed {
-		bar.done()
-		return unreadIntent(cmd, ds)
-	}
-	var fab *ir.Fabric
-	var inspecting <-chan inspected
-	if in != nil {
+	var inspecting *outdir.Background
+	f, err := compiler.Load(pathArg(args), compiler.FrontOptions{Only: a.only, Loaded: func(in *schema.Intent) {
 		// The output directory is inspected (a rebuild reads and digests
 		// every file of the earlier build) while the intent compiles: each
 		// takes a core, and neither needs the other. Nothing is written
 		// before the intent is known to build.
-		inspecting = inspectOutput(in, a)
+		cwd, _ := os.Getwd()
+		inspecting = outdir.InspectInBackground(a.out, outdir.Options{Guard: []string{in.Dir, cwd}, ReplaceEdited: a.replaceEdited},
+			func() (outdir.Manifest, error) { return buildHeader(in, a) })
 		bar.step("compiling", 0)
-		fab, ds = compiler.Compile(in)
+	}})
+	if f == nil {
+		bar.done()
+		return withCode(exitError, err)
 	}
+	if !f.Parsed {
+		bar.done()
+		return unreadIntent(cmd, f.Diags)
+	}
+	in, fab, devs, ds := f.Intent, f.Fabric, f.Devices, f.Diags
 	bar.done() // the findings go to stderr too
 	summarizeDiags(cmd, ds)
 	if fab == nil || ds.HasErrors() {
-		waitFor(inspecting)
+		inspecting.Wait()
 		return withCode(exitFindings, fmt.Errorf("build stopped: %s", diag.Plural(max(ds.Count(diag.Error), 1), "error", "errors")))
 	}
-	devs, err := selectDevices(fab, a.only)
 	if err != nil {
-		waitFor(inspecting)
+		inspecting.Wait()
 		return withCode(exitError, err)
 	}
 	bar.step("reading the earlier build in "+a.out, 0)
-	out := <-inspecting
+	out := inspecting.Wait()
 	bar.done()
-	if out.err != nil {
-		return withCode(exitError, out.err)
+	if out.Err != nil {
+		return withCode(exitError, out.Err)
 	}
-	if out.upToDate {
+	if out.UpToDate {
 		if !a.quiet {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %s for %s, nothing written (%s)\n", a.out,
-				diag.Plural(len(out.out.Previous().Files), "file", "files"), diag.Plural(len(devs), "device", "devices"),
+				diag.Plural(len(out.Inspection.Previous().Files), "file", "files"), diag.Plural(len(devs), "device", "devices"),
 				time.Since(start).Round(time.Millisecond))
 		}
 		return nil
 	}
-	stage, err := out.out.Begin()
+	stage, err := out.Inspection.Begin()
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -194,7 +193,7 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	err = renderAll(ctx, stage, fab, devs, ds, in, a, bar)
 	if err == nil {
 		bar.step("putting the build in place", 0)
-		err = stage.Commit(out.header)
+		err = stage.Commit(out.Header)
 	}
 	bar.done()
 	if err != nil {
@@ -207,66 +206,6 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 			humanBytes(int(bytes)), diag.Plural(len(devs), "device", "devices"), a.out, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
-}
-
-// inspected is a build's output directory, inspected.
-type inspected struct {
-	out      *outdir.Inspection
-	header   outdir.Manifest
-	upToDate bool
-	err      error
-}
-
-// inspectOutput inspects the build's output directory in the background,
-// reading only, and sends the result once.
-func inspectOutput(in *schema.Intent, a buildArgs) <-chan inspected {
-	res := make(chan inspected, 1)
-	go func() {
-		var r inspected
-		defer func() { res <- r }()
-		r.header, r.err = buildHeader(in, a)
-		if r.err != nil {
-			return
-		}
-		cwd, _ := os.Getwd()
-		r.out, r.err = outdir.Inspect(a.out, outdir.Options{Guard: []string{in.Dir, cwd}, ReplaceEdited: a.replaceEdited})
-		if r.err != nil {
-			return
-		}
-		r.upToDate = r.out.UpToDate(r.header)
-	}()
-	return res
-}
-
-// waitFor waits for an inspection the build no longer needs, so that
-// nothing of the build runs after it returns.
-func waitFor(inspecting <-chan inspected) {
-	if inspecting != nil {
-		<-inspecting
-	}
-}
-
-// selectDevices returns the devices --only names (all without it). A
-// pattern that names none is an error with the closest names, since an
-// empty build is never what was meant.
-func selectDevices(fab *ir.Fabric, only string) ([]*ir.Device, error) {
-	if only == "" {
-		return fab.Devices, nil
-	}
-	var devs []*ir.Device
-	for _, d := range fab.Devices {
-		if ok, _ := path.Match(only, d.Name); ok {
-			devs = append(devs, d)
-		}
-	}
-	if len(devs) > 0 {
-		return devs, nil
-	}
-	names := make([]string, len(fab.Devices))
-	for i, d := range fab.Devices {
-		names[i] = d.Name
-	}
-	return nil, fmt.Errorf("--only %s matches no device; closest: %s", diag.Quote(only), strings.Join(closest(only, names, 3), ", "))
 }
 
 // buildHeader describes what a build's bytes depend on: the intent's files,

@@ -13,7 +13,6 @@ import (
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/schema"
 )
 
 const explainDoc = `Show every value rocefab derived for a device (or one of its ports): headroom, xoff and xon per
@@ -106,17 +105,14 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 	case 3:
 		path, target, field = args[0], args[1], args[2]
 	}
-	in, ds, parsed, err := schema.LoadParsed(path)
-	if err != nil {
+	f, err := compiler.Load(path, compiler.FrontOptions{Expand: true})
+	if f == nil {
 		return withCode(exitError, err)
 	}
-	if !parsed {
-		return unreadIntent(cmd, ds)
+	if !f.Parsed {
+		return unreadIntent(cmd, f.Diags)
 	}
-	var fab *ir.Fabric
-	if in != nil {
-		fab, ds = compiler.Expand(in)
-	}
+	fab, ds := f.Fabric, f.Diags
 	if fab == nil {
 		summarizeDiags(cmd, ds)
 		return withCode(exitFindings, fmt.Errorf("the intent does not compile"))

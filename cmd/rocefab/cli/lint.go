@@ -14,7 +14,6 @@ import (
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/lint"
-	"github.com/rocefab/rocefab/schema"
 )
 
 const lintDoc = `Check an intent: the schema (RF001) and the physics and cross-layer rules (RF101-RF121).
@@ -107,15 +106,11 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 // parsed is false when the intent's files did not parse, and ds then says
 // where.
 func lintPath(path string) (ds diag.List, parsed bool, err error) {
-	in, ds, parsed, err := schema.LoadParsed(path)
-	if err != nil {
+	f, err := compiler.Load(path, compiler.FrontOptions{})
+	if f == nil {
 		return nil, false, err
 	}
-	if in == nil {
-		return ds, parsed, nil
-	}
-	_, ds = compiler.Compile(in)
-	return ds, true, nil
+	return f.Diags, f.Parsed, nil
 }
 
 // printDiags prints lint's findings in the chosen format to stdout, the

@@ -257,19 +257,15 @@ func loadSession(cmd *cobra.Command, p string, via reach, only string, paralleli
 			return nil, withCode(exitPlanError, fmt.Errorf("--only %q: %v", only, err))
 		}
 	}
-	in, ds, err := schema.Load(p)
-	if err != nil {
+	f, err := compiler.Load(p, compiler.FrontOptions{Only: only})
+	if f == nil {
 		return nil, withCode(exitPlanError, err)
 	}
-	var fab *ir.Fabric
-	if in != nil {
-		fab, ds = compiler.Compile(in)
-	}
+	in, fab, devs, ds := f.Intent, f.Fabric, f.Devices, f.Diags
 	summarizeDiags(cmd, ds)
 	if fab == nil || ds.HasErrors() {
 		return nil, withCode(exitPlanError, fmt.Errorf("the intent has %s first (rocefab lint)", fixFirst(max(ds.Count(diag.Error), 1))))
 	}
-	devs, err := selectDevices(fab, only)
 	if err != nil {
 		return nil, withCode(exitPlanError, err)
 	}
