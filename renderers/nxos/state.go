@@ -143,12 +143,17 @@ var cli = &clitree.Platform{
 	Dialect: dialect,
 	Floor:   floor,
 	Scope:   scope,
-	Render:  Renderer{}.Render,
+	Model:   model,
 }
 
-// Desired returns switch d's desired state: the lines of the nxos.cfg that
-// Render prints, read back within the owned scope (clitree.Platform).
+// Desired returns switch d's desired state: its model (the one nxos.cfg is
+// printed from) within the owned scope (clitree.Platform).
 func (Renderer) Desired(d *ir.Device) (renderers.State, error) { return cli.Desired(d) }
+
+// State returns the desired state of switch d given its model t (from
+// [Renderer.Model]): t within the owned scope. It refuses a tree that a
+// parser read from text.
+func (Renderer) State(d *ir.Device, t *clitree.Tree) (renderers.State, error) { return cli.State(d, t) }
 
 // Parse reads d's running configuration (nxos.cfg, `show running-config`
 // text) within the owned scope: features, BGP, management, ACLs, other

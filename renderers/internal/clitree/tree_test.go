@@ -44,7 +44,7 @@ func TestParseBytes(t *testing.T) {
 		"! comment\ninterface E1\n   mtu 9000\n   !\n   ! x\n!\nend\n",
 		"x\n\t\ty\n  z\n\n\n w\n",
 	} {
-		if got := Parse([]byte(text)).Bytes(); string(got) != text {
+		if got := parse([]byte(text)).Bytes(); string(got) != text {
 			t.Errorf("Parse(%q).Bytes() = %q", text, got)
 		}
 	}
@@ -53,7 +53,7 @@ func TestParseBytes(t *testing.T) {
 // TestTree checks the nesting: by indentation, a comment closing the modes
 // it is not indented into.
 func TestTree(t *testing.T) {
-	tr := Parse([]byte("profile P\n   q 1\n      prio\n   !\n   q 2\n!\nmtu 1\n"))
+	tr := parse([]byte("profile P\n   q 1\n      prio\n   !\n   q 2\n!\nmtu 1\n"))
 	got := tr.Lines(1)
 	want := []string{"profile P", " q 1", "  prio", " q 2", "mtu 1"}
 	if !slices.Equal(got, want) {
@@ -64,7 +64,7 @@ func TestTree(t *testing.T) {
 // TestElements checks keys, values, kinds and the fallback to whole lines
 // for two lines of one key in a mode.
 func TestElements(t *testing.T) {
-	tr := testScope.Restrict(Parse([]byte("interface E1\n   mtu 9000\n   ip address 1\n" +
+	tr := testScope.Restrict(parse([]byte("interface E1\n   mtu 9000\n   ip address 1\n" +
 		"interface E3\n   mtu 1\nmap 1 2 to class 3\nprofile P\n   no priority\n   x 1\n   x 1\nhostname h\n")))
 	var got []string
 	for _, e := range testDialect.Elements(tr) {
@@ -85,8 +85,8 @@ func TestRemediateApply(t *testing.T) {
 	running := "hostname h\n!\ninterface E1\n   ip address 1\n   mtu 1500\n   description old\n!\n" +
 		"map 1 2 to class 3\nprofile P\n   no priority\n   gone 1\n      child\n!\nend\n"
 	desired := "interface E1\n   mtu 9000\ninterface E2\n   mtu 9000\nmap 1 to class 3\nprofile P\n   priority strict\n"
-	have := testScope.Restrict(Parse([]byte(running)))
-	want := testScope.Restrict(Parse([]byte(desired)))
+	have := testScope.Restrict(parse([]byte(running)))
+	want := testScope.Restrict(parse([]byte(desired)))
 	lines := testDialect.Remediate(have, want, testScope)
 	wantLines := []string{
 		"no map 1 2 to class 3",
@@ -111,11 +111,11 @@ func TestRemediateApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := testScope.Restrict(Parse(out))
+	after := testScope.Restrict(parse(out))
 	if g, w := testDialect.Elements(after), testDialect.Elements(want); !slices.Equal(g, w) {
 		t.Errorf("after apply\n%s\nelements %v\nwant %v", out, g, w)
 	}
-	if f0, f1 := testScope.Foreign(Parse([]byte(running))), testScope.Foreign(Parse(out)); !slices.Equal(f0, f1) {
+	if f0, f1 := testScope.Foreign(parse([]byte(running))), testScope.Foreign(parse(out)); !slices.Equal(f0, f1) {
 		t.Errorf("foreign lines changed: %q -> %q", f0, f1)
 	}
 	if !bytes.HasSuffix(out, []byte("end\n")) {
@@ -132,11 +132,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("interface E1\n   mtu 1\n"), []byte("map 1 to class 2\n"))
 	f.Add([]byte("profile P\n\tno priority\r\n x\n"), []byte("profile P\n   priority strict\n"))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		ta := Parse(a)
+		ta := parse(a)
 		if got := ta.Bytes(); !bytes.Equal(got, a) {
 			t.Fatalf("Parse(%q).Bytes() = %q", a, got)
 		}
-		have, want := testScope.Restrict(ta), testScope.Restrict(Parse(b))
+		have, want := testScope.Restrict(ta), testScope.Restrict(parse(b))
 		testDialect.Elements(have)
 		lines := testDialect.Remediate(have, want, testScope)
 		if _, err := testDialect.Apply(a, Text(lines), testScope); err != nil {
