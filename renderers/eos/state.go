@@ -10,11 +10,11 @@ import (
 )
 
 // Platform is the EOS platform of plan and apply: a switch's desired state
-// is the stanza tree of its eos.cfg within the owned scope (docs/
-// ownership.md), its running configuration is `show running-config` text,
-// and a remediation is the CLI lines of a configuration session. It is
-// the renderer itself, so that plan and apply find it on the device's
-// native renderer.
+// is its model, the stanza tree eos.cfg is printed from, within the owned
+// scope (docs/ownership.md), its running configuration is `show
+// running-config` text, and a remediation is the CLI lines of a
+// configuration session. It is the renderer itself, so that plan and apply
+// find it on the device's native renderer.
 type Platform = Renderer
 
 var (

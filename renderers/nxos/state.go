@@ -10,11 +10,11 @@ import (
 )
 
 // Platform is the NX-OS platform of plan and apply: a switch's desired
-// state is the stanza tree of its nxos.cfg within the owned scope (docs/
-// ownership.md), its running configuration is `show running-config` text,
-// and a remediation is the CLI lines of a configuration session. It is
-// the renderer itself, so that plan and apply find it on the device's
-// native renderer.
+// state is its model, the stanza tree nxos.cfg is printed from, within the
+// owned scope (docs/ownership.md), its running configuration is `show
+// running-config` text, and a remediation is the CLI lines of a
+// configuration session. It is the renderer itself, so that plan and apply
+// find it on the device's native renderer.
 type Platform = Renderer
 
 var (
