@@ -50,19 +50,24 @@ const (
 // Renderer renders EOS switches. The zero value is ready to use.
 type Renderer struct{}
 
-var _ renderers.Renderer = Renderer{}
+var _ renderers.ModelRenderer = Renderer{}
 
 // Render returns eos.cfg for d, printed from its model ([Renderer.Model]).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
-	t, err := model(d)
-	if err != nil {
-		return nil, err
-	}
+func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+
+// RenderDesired returns eos.cfg and the desired state of d from one model
+// (renderers.ModelRenderer).
+func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	return cli.RenderDesired(d)
+}
+
+// artifacts prints d's model t as eos.cfg.
+func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
 	return []renderers.Artifact{{
 		Path:    d.Name + "/" + FileName,
 		Format:  renderers.Text,
 		Content: t.Bytes(),
-	}}, nil
+	}}
 }
 
 // Model returns d's configuration model: the stanza tree of eos.cfg, each
@@ -97,6 +102,9 @@ func model(d *ir.Device) (*clitree.Tree, error) {
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("eos: device %q: %w", d.Name, err)
 	}
+	// About 4 KB of preamble and under 400 B per port: one allocation for
+	// the whole text instead of a dozen doublings.
+	r.b.Grow(8<<10 + 400*len(r.s.Ports))
 	r.header()
 	r.classification()
 	r.watchdog()
@@ -246,7 +254,7 @@ func (r *render) emit(indent int, kind string, t []byte) {
 	if mark := verifyMark(t); mark != "" {
 		r.b.Comment(indent, "! "+mark)
 	}
-	r.b.Line(indent, kind, string(t))
+	r.b.LineBytes(indent, kind, t)
 }
 
 // verifyMarks caches, per trimmed configuration line, the verify mark its
@@ -300,13 +308,15 @@ func markOf(form string) string {
 // comment writes a comment line; EOS drops "!" lines when it parses, so a
 // comment never reaches the running configuration.
 func (r *render) comment(indent int, format string, args ...any) {
-	r.b.Comment(indent, "! "+fmt.Sprintf(format, args...))
+	r.scratch = fmt.Appendf(append(r.scratch[:0], "! "...), format, args...)
+	r.b.CommentBytes(indent, r.scratch)
 }
 
 // gap records an element of the model EOS cannot express, what was
 // rendered instead, and why, in the form RF117 reports.
 func (r *render) gap(indent int, format string, args ...any) {
-	r.b.Comment(indent, "! gap: "+fmt.Sprintf(format, args...))
+	r.scratch = fmt.Appendf(append(r.scratch[:0], "! gap: "...), format, args...)
+	r.b.CommentBytes(indent, r.scratch)
 }
 
 func (r *render) sep(indent int) { r.b.Comment(indent, "!") }
@@ -794,7 +804,7 @@ func (r *render) describePort(p ir.Port) {
 		b = append(b, " B)"...)
 	}
 	r.scratch = b
-	r.b.Comment(1, string(b))
+	r.b.CommentBytes(1, b)
 }
 
 // lanesPerCage is the SerDes lanes of one OSFP or QSFP-DD cage, which EOS

@@ -139,6 +139,7 @@ var cli = &clitree.Platform{
 	Floor:   floor,
 	Scope:   scope,
 	Model:   model,
+	Print:   artifacts,
 }
 
 // Desired returns switch d's desired state: its model (the one eos.cfg is

@@ -72,17 +72,22 @@ const (
 // ready to use.
 type Renderer struct{}
 
-var _ renderers.Renderer = Renderer{}
+var _ renderers.ModelRenderer = Renderer{}
 
 // Render returns the device's nxos.cfg, printed from its model
 // ([Renderer.Model]). Forms no source confirms get a "! verify:" line
 // above their block (comments stay outside policies), from the statement
 // table.
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
-	t, err := model(d)
-	if err != nil {
-		return nil, err
-	}
+func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+
+// RenderDesired returns nxos.cfg and the desired state of d from one model
+// (renderers.ModelRenderer).
+func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	return cli.RenderDesired(d)
+}
+
+// artifacts prints d's model t as nxos.cfg, with the verify marks.
+func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
 	content := renderers.MarkVerifyCLI(t.Bytes(), func(form string) bool {
 		return platforms.IsVerify(ir.PlatformNXOS, form)
 	}, false)
@@ -90,7 +95,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 		Path:    d.Name + "/" + FileName,
 		Format:  renderers.Text,
 		Content: content,
-	}}, nil
+	}}
 }
 
 // Model returns the device's configuration model: the stanza tree of

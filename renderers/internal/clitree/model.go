@@ -2,6 +2,7 @@ package clitree
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -22,9 +23,18 @@ type Builder struct {
 	// open holds, per depth, the configuration line whose mode a line one
 	// level deeper enters.
 	open []*Node
-	// bytes counts what printing the tree takes, for one allocation.
-	bytes int
+	// text holds every line written, each followed by a newline; a node
+	// takes its Raw and Line from it when the tree is made, so that a
+	// line costs no allocation of its own.
+	text []byte
+	// slabs hold the nodes, a chunk at a time, in the order written, and
+	// spans where each one's line is in text.
+	slabs [][]Node
+	spans [][2]int
 }
+
+// slab is how many nodes a Builder allocates at once.
+const slab = 128
 
 // NewBuilder returns a builder of a configuration indented by indent
 // columns a level (the dialect's Indent).
@@ -32,26 +42,63 @@ func NewBuilder(indent int) *Builder {
 	return &Builder{indent: indent, root: Node{indent: -1}}
 }
 
+// Grow makes room for about n more bytes of text and n/40 more lines,
+// so that a renderer that knows its size builds without regrowing.
+func (b *Builder) Grow(n int) {
+	b.text = slices.Grow(b.text, n)
+	b.spans = slices.Grow(b.spans, n/40)
+}
+
 // Line adds a configuration line at depth: line is the command without
 // indentation, kind the catalog element it realises ("" for what the
 // catalog does not list, such as a description or a mode's own line).
 func (b *Builder) Line(depth int, kind, line string) {
-	raw := b.pad(depth) + line
-	b.add(depth, &Node{Line: raw[len(raw)-len(line):], Raw: raw, Kind: kind, indent: len(raw) - len(line), eol: "\n"}, false)
+	n := b.node(depth, line, nil)
+	n.Kind = kind
+	b.add(depth, n, false)
+}
+
+// LineBytes is Line for a line held in a byte slice, which it copies.
+func (b *Builder) LineBytes(depth int, kind string, line []byte) {
+	n := b.node(depth, "", line)
+	n.Kind = kind
+	b.add(depth, n, false)
 }
 
 // Comment adds a comment line at depth: text is `!` or starts with `! `.
 // It is printed, and never part of a state.
 func (b *Builder) Comment(depth int, text string) {
-	raw := b.pad(depth) + text
-	b.add(depth, &Node{Line: text, Raw: raw, Comment: true, indent: len(raw) - len(text), eol: "\n"}, true)
+	n := b.node(depth, text, nil)
+	n.Comment = true
+	b.add(depth, n, true)
 }
 
-func (b *Builder) pad(depth int) string {
-	if depth <= 0 {
-		return ""
+// CommentBytes is Comment for a line held in a byte slice, which it
+// copies.
+func (b *Builder) CommentBytes(depth int, text []byte) {
+	n := b.node(depth, "", text)
+	n.Comment = true
+	b.add(depth, n, true)
+}
+
+// node returns a new node for the line s (or, when s is empty, line) at
+// depth, its text appended to b.text.
+func (b *Builder) node(depth int, s string, line []byte) *Node {
+	start := len(b.text)
+	if depth > 0 {
+		b.text = append(b.text, spaces(depth*b.indent)...)
 	}
-	return spaces(depth * b.indent)
+	indent := len(b.text) - start
+	b.text = append(b.text, s...)
+	b.text = append(b.text, line...)
+	b.spans = append(b.spans, [2]int{start, len(b.text)})
+	b.text = append(b.text, '\n')
+	if k := len(b.slabs); k == 0 || len(b.slabs[k-1]) == cap(b.slabs[k-1]) {
+		b.slabs = append(b.slabs, make([]Node, 0, slab))
+	}
+	k := len(b.slabs) - 1
+	b.slabs[k] = append(b.slabs[k], Node{indent: indent, eol: "\n"})
+	return &b.slabs[k][len(b.slabs[k])-1]
 }
 
 // spaces returns n spaces, without an allocation for the indentations
@@ -75,16 +122,25 @@ func (b *Builder) add(depth int, n *Node, comment bool) {
 		depth = d
 	}
 	parent.Children = append(parent.Children, n)
-	b.bytes += len(n.Raw) + 1
 	b.open = b.open[:depth]
 	if !comment {
 		b.open = append(b.open, n)
 	}
 }
 
-// Tree returns the model built so far.
+// Tree returns the model built so far; the builder is done with.
 func (b *Builder) Tree() *Tree {
-	return &Tree{Nodes: b.root.Children, finalNewline: true, built: true, size: b.bytes}
+	text := string(b.text)
+	i := 0
+	for _, sl := range b.slabs {
+		for j := range sl {
+			n, sp := &sl[j], b.spans[i]
+			n.Raw = text[sp[0]:sp[1]]
+			n.Line = n.Raw[n.indent:]
+			i++
+		}
+	}
+	return &Tree{Nodes: b.root.Children, finalNewline: true, built: true, size: len(text)}
 }
 
 // Built reports whether t is a renderer's model (from a [Builder]), not a

@@ -32,8 +32,32 @@ type Platform struct {
 	// device's ports, may touch.
 	Scope func(d *ir.Device) Scope
 	// Model builds switch d's configuration model (a [Builder]'s tree),
-	// which its File is printed from.
+	// and Print prints it as d's artifacts, its File first.
 	Model func(d *ir.Device) (*Tree, error)
+	Print func(d *ir.Device, t *Tree) []renderers.Artifact
+}
+
+// Render returns switch d's artifacts, printed from its model.
+func (p *Platform) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	t, err := p.Model(d)
+	if err != nil {
+		return nil, err
+	}
+	return p.Print(d, t), nil
+}
+
+// RenderDesired returns switch d's artifacts and desired state from one
+// model (renderers.ModelRenderer).
+func (p *Platform) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	t, err := p.Model(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := p.State(d, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Print(d, t), s, nil
 }
 
 // Desired returns switch d's desired state: its model within the owned

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/compiler/ir"
 )
 
 // testDialect is a small EOS-like dialect: three columns a level, `end`
@@ -143,4 +145,51 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Apply: %v\n%s", err, Text(lines))
 		}
 	})
+}
+
+// TestBuilder: a built model prints what was written, in order, and nests
+// lines as the parser of a running configuration does: a line below the
+// last line one level up, a comment closing the modes at its depth. Its
+// lines keep the elements the renderer named.
+func TestBuilder(t *testing.T) {
+	b := NewBuilder(3)
+	b.Comment(0, "! head")
+	b.Line(0, "map", "qos map dscp 26 to traffic-class 3")
+	b.Line(0, "", "qos profile P")
+	b.Line(1, "trust", "qos trust dscp")
+	b.Comment(1, "!")
+	b.Line(1, "", "tx-queue 3")
+	b.Comment(2, "! a queue")
+	b.LineBytes(2, "ecn", []byte("random-detect ecn minimum-threshold 1 bytes"))
+	b.Line(1, "pfc", "priority-flow-control on")
+	b.CommentBytes(0, []byte("!"))
+	b.Line(0, "", "interface E1")
+	b.Line(1, "mtu", "mtu 9214")
+	tr := b.Tree()
+	want := "! head\nqos map dscp 26 to traffic-class 3\nqos profile P\n   qos trust dscp\n   !\n   tx-queue 3\n      ! a queue\n" +
+		"      random-detect ecn minimum-threshold 1 bytes\n   priority-flow-control on\n!\ninterface E1\n   mtu 9214\n"
+	if got := string(tr.Bytes()); got != want {
+		t.Fatalf("printed\n%s\nwant\n%s", got, want)
+	}
+	if !tr.Built() || parse(tr.Bytes()).Built() {
+		t.Error("a built tree and a parsed one are told apart wrongly")
+	}
+	if got, want := tr.Lines(3), parse(tr.Bytes()).Lines(3); !slices.Equal(got, want) {
+		t.Errorf("the model nests %q, the parser %q", got, want)
+	}
+	d := &Dialect{Indent: 3}
+	var kinds []string
+	for _, e := range d.Elements(tr) {
+		kinds = append(kinds, e.Path+"="+e.Kind)
+	}
+	wantKinds := []string{"interface E1=", "interface E1 > mtu 9214=mtu", "qos map dscp 26 to traffic-class 3=map", "qos profile P=",
+		"qos profile P > priority-flow-control on=pfc", "qos profile P > qos trust dscp=trust", "qos profile P > tx-queue 3=",
+		"qos profile P > tx-queue 3 > random-detect ecn minimum-threshold 1 bytes=ecn"}
+	if !slices.Equal(kinds, wantKinds) {
+		t.Errorf("elements %q, want %q", kinds, wantKinds)
+	}
+	p := &Platform{Name: "test", Dialect: d, Scope: func(*ir.Device) Scope { return testScope }}
+	if _, err := p.State(nil, parse(tr.Bytes())); err == nil || !strings.Contains(err.Error(), "not a configuration read from text") {
+		t.Errorf("State of a parsed tree: %v", err)
+	}
 }
