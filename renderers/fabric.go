@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 
@@ -218,8 +219,21 @@ func renderDevice(d *ir.Device, reg Registry, sink Sink) (err error) {
 		}
 	}()
 	out := Rendered{Device: d}
+	var p Platform
+	if reg.Desired != nil {
+		p = reg.Desired(d)
+	}
 	if reg.Device != nil {
 		for _, r := range reg.Device(d) {
+			if m, ok := r.(ModelRenderer); ok && p != nil && reflect.TypeOf(p) == reflect.TypeOf(r) {
+				// The platform is this renderer: one model gives both.
+				arts, s, err := m.RenderDesired(d)
+				if err != nil {
+					return err
+				}
+				out.Artifacts, out.Desired, p = append(out.Artifacts, arts...), s, nil
+				continue
+			}
 			arts, err := r.Render(d)
 			if err != nil {
 				return err
@@ -227,14 +241,12 @@ func renderDevice(d *ir.Device, reg Registry, sink Sink) (err error) {
 			out.Artifacts = append(out.Artifacts, arts...)
 		}
 	}
-	if reg.Desired != nil {
-		if p := reg.Desired(d); p != nil {
-			s, err := p.Desired(d)
-			if err != nil {
-				return err
-			}
-			out.Desired = s
+	if p != nil {
+		s, err := p.Desired(d)
+		if err != nil {
+			return err
 		}
+		out.Desired = s
 	}
 	return sink.Device(out)
 }

@@ -264,3 +264,61 @@ func TestRenderFabricKindsFirst(t *testing.T) {
 		t.Errorf("rendered in order %s, want %s", got, want)
 	}
 }
+
+// modelRenderer is a ModelRenderer that counts how it is asked.
+type modelRenderer struct {
+	statePlatform
+	render, desired, both *atomic.Int64
+}
+
+func (r modelRenderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	r.render.Add(1)
+	return nameRenderer{file: "m.cfg"}.Render(d)
+}
+
+func (r modelRenderer) Desired(d *ir.Device) (renderers.State, error) {
+	r.desired.Add(1)
+	return r.statePlatform.Desired(d)
+}
+
+func (r modelRenderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	r.both.Add(1)
+	arts, _ := nameRenderer{file: "m.cfg"}.Render(d)
+	s, _ := r.statePlatform.Desired(d)
+	return arts, s, nil
+}
+
+// TestRenderFabricOneModel: a renderer that is also the device's platform
+// builds its model once per device (RenderDesired), where Render and
+// Desired would each build it; another platform's desired state is still
+// asked of that platform.
+func TestRenderFabricOneModel(t *testing.T) {
+	f := fabricOf(20)
+	for _, same := range []bool{true, false} {
+		m := modelRenderer{render: new(atomic.Int64), desired: new(atomic.Int64), both: new(atomic.Int64)}
+		reg := renderers.Registry{
+			Device: func(*ir.Device) []renderers.Renderer { return []renderers.Renderer{nameRenderer{file: "a.cfg"}, m} },
+			Desired: func(*ir.Device) renderers.Platform {
+				if same {
+					return m
+				}
+				return statePlatform{}
+			},
+		}
+		var c collector
+		if err := renderers.RenderFabric(context.Background(), f, f.Devices, reg, renderers.Options{Workers: 2}, &c); err != nil {
+			t.Fatal(err)
+		}
+		n := int64(len(f.Devices))
+		want := [3]int64{0, 0, n}
+		if !same {
+			want = [3]int64{n, 0, 0}
+		}
+		if got := [3]int64{m.render.Load(), m.desired.Load(), m.both.Load()}; got != want {
+			t.Errorf("platform is the renderer = %v: Render, Desired, RenderDesired called %v times, want %v", same, got, want)
+		}
+		if len(c.files) != 2*len(f.Devices) || len(c.states) != len(f.Devices) || c.files["dev-003/m.cfg"] != "m.cfg of dev-003" {
+			t.Errorf("platform is the renderer = %v: %d files, %d states", same, len(c.files), len(c.states))
+		}
+	}
+}

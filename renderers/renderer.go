@@ -43,6 +43,17 @@ type Renderer interface {
 	Render(d *ir.Device) ([]Artifact, error)
 }
 
+// A ModelRenderer is a Renderer that is also its device's Platform and
+// builds one model for both: its artifacts are printed from the model and
+// its desired state is the model's owned part. RenderFabric, asked for
+// both, builds the model once through it, where Render and Desired would
+// each build it.
+type ModelRenderer interface {
+	Renderer
+	Platform
+	RenderDesired(d *ir.Device) ([]Artifact, State, error)
+}
+
 // A Namer is a Renderer that can name the artifacts it would render for a
 // device, and refuse the devices it would refuse, at a fraction of the
 // cost of rendering them: an index of a build (SUMMARY.md) lists the files

@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
 
 // FileName is the artifact's name inside the device's output directory.
@@ -49,14 +50,36 @@ const (
 // Renderer renders EOS switches. The zero value is ready to use.
 type Renderer struct{}
 
-var _ renderers.Renderer = Renderer{}
+var _ renderers.ModelRenderer = Renderer{}
 
-// Render returns eos.cfg for d. It refuses, with an error, a device that is
-// not an EOS switch, that carries an unsafe name, or whose model holds a
-// value EOS cannot take and lint would have rejected (a DSCP map entry
-// outside 0..7, an ECN probability outside 1..100, an unknown watchdog
-// action or load-balancing mode, an MTU below 68).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+// Render returns eos.cfg for d, printed from its model ([Renderer.Model]).
+func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+
+// RenderDesired returns eos.cfg and the desired state of d from one model
+// (renderers.ModelRenderer).
+func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	return cli.RenderDesired(d)
+}
+
+// artifacts prints d's model t as eos.cfg.
+func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
+	return []renderers.Artifact{{
+		Path:    d.Name + "/" + FileName,
+		Format:  renderers.Text,
+		Content: t.Bytes(),
+	}}
+}
+
+// Model returns d's configuration model: the stanza tree of eos.cfg, each
+// line naming the catalog element it realises, comments included. It
+// refuses, with an error, a device that is not an EOS switch, that carries
+// an unsafe name, or whose model holds a value EOS cannot take and lint
+// would have rejected (a DSCP map entry outside 0..7, an ECN probability
+// outside 1..100, an unknown watchdog action or load-balancing mode, an
+// MTU below 68).
+func (Renderer) Model(d *ir.Device) (*clitree.Tree, error) { return model(d) }
+
+func model(d *ir.Device) (*clitree.Tree, error) {
 	if d == nil {
 		return nil, errors.New("eos: nil device")
 	}
@@ -75,13 +98,13 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := checkText(d); err != nil {
 		return nil, fmt.Errorf("eos: device %q: %w", d.Name, err)
 	}
-	r := &render{d: d, s: d.Switch, q: d.Switch.QoS, mmu: mmuOf(d)}
+	r := &render{d: d, s: d.Switch, q: d.Switch.QoS, mmu: mmuOf(d), b: clitree.NewBuilder(dialect.Indent)}
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("eos: device %q: %w", d.Name, err)
 	}
 	// About 4 KB of preamble and under 400 B per port: one allocation for
-	// the whole file instead of a dozen doublings.
-	r.w.Grow(8<<10 + 400*len(r.s.Ports))
+	// the whole text instead of a dozen doublings.
+	r.b.Grow(8<<10 + 400*len(r.s.Ports))
 	r.header()
 	r.classification()
 	r.watchdog()
@@ -89,15 +112,11 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	r.loadBalancing()
 	r.profile()
 	r.interfaces()
-	return []renderers.Artifact{{
-		Path:    d.Name + "/" + FileName,
-		Format:  renderers.Text,
-		Content: r.w.Bytes(),
-	}}, nil
+	return r.b.Tree(), nil
 }
 
 // render holds one rendering: the device, what was derived from it, and
-// the text so far.
+// the model so far.
 type render struct {
 	d   *ir.Device
 	s   *ir.Switch
@@ -107,7 +126,7 @@ type render struct {
 	queues   []ir.Queue // by ID
 	speeds   []string   // laneSpeed of each port of s.Ports, once computed
 	lossless []int      // sorted, distinct
-	w        bytes.Buffer
+	b        *clitree.Builder
 	scratch  []byte // the line being written
 }
 
@@ -220,42 +239,22 @@ func freeText(c rune) bool {
 
 // -- text --
 
-// line writes one line at indent. Forms no source confirms get a
-// "! verify:" line directly above them, at their indent, from the statement
-// table (what renderers.MarkVerifyCLI does to a whole text, here line by
-// line as it is written, which spares splitting and joining the file).
-func (r *render) line(indent int, format string, args ...any) {
-	b := r.scratch[:0]
-	for range indent {
-		b = append(b, "   "...)
-	}
-	b = fmt.Appendf(b, format, args...)
-	r.scratch = append(b, '\n')
-	r.emit(r.scratch)
+// line writes one configuration line at indent, realising the catalog
+// element kind ("" for none: a mode's own line, a description).
+func (r *render) line(indent int, kind, format string, args ...any) {
+	r.scratch = fmt.Appendf(r.scratch[:0], format, args...)
+	r.emit(indent, kind, r.scratch)
 }
 
-// emit writes text, which ends in a newline, marking each of its lines
-// whose form is to be verified.
-func (r *render) emit(text []byte) {
-	for len(text) > 0 {
-		n := bytes.IndexByte(text, '\n') + 1
-		if n == 0 {
-			n = len(text)
-		}
-		l := text[:n]
-		text = text[n:]
-		// Comment and blank lines have no form (renderers.CLIForm); they
-		// are most lines, so they skip the string conversion.
-		if t := bytes.TrimSpace(l); len(t) > 0 && string(t) != "!" && !bytes.HasPrefix(t, []byte("! ")) {
-			if mark := verifyMark(t); mark != "" {
-				r.w.Write(l[:len(l)-len(bytes.TrimLeft(l, " "))])
-				r.w.WriteString("! ")
-				r.w.WriteString(mark)
-				r.w.WriteByte('\n')
-			}
-		}
-		r.w.Write(l)
+// emit adds the configuration line t at indent. Forms no source confirms
+// get a "! verify:" line directly above them, at their indent, from the
+// statement table (what renderers.MarkVerifyCLI does to a whole text,
+// here line by line as the model is built).
+func (r *render) emit(indent int, kind string, t []byte) {
+	if mark := verifyMark(t); mark != "" {
+		r.b.Comment(indent, "! "+mark)
 	}
+	r.b.LineBytes(indent, kind, t)
 }
 
 // verifyMarks caches, per trimmed configuration line, the verify mark its
@@ -309,16 +308,18 @@ func markOf(form string) string {
 // comment writes a comment line; EOS drops "!" lines when it parses, so a
 // comment never reaches the running configuration.
 func (r *render) comment(indent int, format string, args ...any) {
-	r.line(indent, "! "+format, args...)
+	r.scratch = fmt.Appendf(append(r.scratch[:0], "! "...), format, args...)
+	r.b.CommentBytes(indent, r.scratch)
 }
 
 // gap records an element of the model EOS cannot express, what was
 // rendered instead, and why, in the form RF117 reports.
 func (r *render) gap(indent int, format string, args ...any) {
-	r.line(indent, "! gap: "+format, args...)
+	r.scratch = fmt.Appendf(append(r.scratch[:0], "! gap: "...), format, args...)
+	r.b.CommentBytes(indent, r.scratch)
 }
 
-func (r *render) sep(indent int) { r.line(indent, "!") }
+func (r *render) sep(indent int) { r.b.Comment(indent, "!") }
 
 // -- sections --
 
@@ -379,7 +380,7 @@ func (r *render) classification() {
 			continue
 		}
 		r.comment(0, "traffic class %d: %s", tc, r.describeTC(tc, names[tc]))
-		r.line(0, "qos map dscp %s to traffic-class %d", strings.Join(dscps, " "), tc)
+		r.line(0, platforms.ElementDSCPMap, "qos map dscp %s to traffic-class %d", strings.Join(dscps, " "), tc)
 	}
 	// Traffic class 7 and tx-queue 7 are bound together on EOS and reserved
 	// for control-plane traffic, so the map is written for 0..6 only. An
@@ -400,7 +401,7 @@ func (r *render) classification() {
 			if r.mmu == mmuXGS {
 				r.comment(0, "verify: the traffic-class to tx-queue map on a platform with unicast and multicast queues.")
 			}
-			r.line(0, "qos map traffic-class %s to tx-queue %d", strings.Join(tcs, " "), q)
+			r.line(0, platforms.ElementTCQueue, "qos map traffic-class %s to tx-queue %d", strings.Join(tcs, " "), q)
 		}
 	}
 	if identity {
@@ -414,7 +415,7 @@ func (r *render) classification() {
 	}
 	if slices.ContainsFunc(r.queues, func(q ir.Queue) bool { return q.ECN != nil }) {
 		r.comment(0, "ECN marking must not turn into WRED drops for packets that are not ECN-capable.")
-		r.line(0, "qos random-detect ecn allow non-ect")
+		r.line(0, platforms.ElementECN, "qos random-detect ecn allow non-ect")
 	}
 }
 
@@ -461,9 +462,9 @@ func (r *render) watchdog() {
 	if rNote {
 		r.comment(0, "restore %d ms rounded up to %s s, the next value EOS takes.", wd.RestoreMs, recovery)
 	}
-	r.line(0, "priority-flow-control pause watchdog default timeout %s", timeout)
-	r.line(0, "priority-flow-control pause watchdog default recovery-time %s", recovery)
-	r.line(0, "priority-flow-control pause watchdog default polling-interval %s", milliseconds(pollMs))
+	r.line(0, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog default timeout %s", timeout)
+	r.line(0, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog default recovery-time %s", recovery)
+	r.line(0, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog default polling-interval %s", milliseconds(pollMs))
 }
 
 // watchdogAction maps the model's watchdog action to the per-port EOS
@@ -533,7 +534,7 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 			pool = maxHeadroomPool
 		}
 		r.comment(0, "Headroom pool: the sum of headroom over ports and lossless priorities, as budgeted (RF104).")
-		r.line(0, "platform trident mmu headroom-pool limit bytes %d", pool)
+		r.line(0, platforms.ElementHeadroomCable, "platform trident mmu headroom-pool limit bytes %d", pool)
 	}
 	if len(r.lossless) == 0 || len(classes) == 0 {
 		r.comment(0, "No lossless priority or no port class: no MMU queue profile.")
@@ -546,9 +547,9 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 	}
 	r.comment(0, "Port ingress headroom: %d B per lossless priority x %d lossless priority(ies) (class %s).", largest.Size, len(r.lossless), largest.Name)
 	r.comment(0, "verify: EOS documents no per-priority-group headroom knob; ingress headroom is read as the port's total.")
-	r.line(0, "platform trident mmu queue profile %s", ProfileName)
-	r.line(1, "ingress headroom bytes %d", perPort)
-	r.line(0, "platform trident mmu queue profile %s apply", ProfileName)
+	r.line(0, platforms.ElementHeadroomCable, "platform trident mmu queue profile %s", ProfileName)
+	r.line(1, platforms.ElementHeadroomCable, "ingress headroom bytes %d", perPort)
+	r.line(0, platforms.ElementHeadroomCable, "platform trident mmu queue profile %s apply", ProfileName)
 }
 
 // headrooms returns the switch's port classes: the ones the model lists,
@@ -603,7 +604,7 @@ func (r *render) loadBalancing() {
 		}
 		r.comment(0, "Stated explicitly so that a switch left in dynamic mode returns to hashing.")
 		r.comment(0, "change: reprograms ECMP groups and re-hashes flows; no port flap documented, plan it as traffic-affecting.")
-		r.line(0, "ip hardware fib load-balance distribution hash")
+		r.line(0, platforms.ElementAdaptiveRouting, "ip hardware fib load-balance distribution hash")
 		return
 	}
 	if r.mmu == mmuSand {
@@ -620,7 +621,7 @@ func (r *render) loadBalancing() {
 	if r.mmu == mmuUnknown {
 		r.comment(0, "verify: DLB is documented for Broadcom XGS platforms; model %s is not known to be one.", r.d.Model)
 	}
-	r.line(0, "ip hardware fib load-balance distribution dynamic")
+	r.line(0, platforms.ElementAdaptiveRouting, "ip hardware fib load-balance distribution dynamic")
 }
 
 func (r *render) profile() {
@@ -628,35 +629,35 @@ func (r *render) profile() {
 	r.comment(0, "QoS profile applied to every port with service-profile: trust, scheduling, ECN, PFC, watchdog.")
 	r.comment(0, "change: hitless for trust, scheduling and ECN; PFC and the watchdog take effect per port without a flap")
 	r.comment(0, "  (none documented), and a lossless class is only lossless once both ends of a link agree.")
-	r.line(0, "qos profile %s", ProfileName)
-	r.line(1, "qos trust dscp")
+	r.line(0, "", "qos profile %s", ProfileName)
+	r.line(1, platforms.ElementDSCPMap, "qos trust dscp")
 	r.queueBlocks()
 	r.sep(1)
 	if len(r.lossless) == 0 {
 		r.comment(1, "No lossless class: PFC off.")
-		r.line(1, "no priority-flow-control")
+		r.line(1, platforms.ElementPFC, "no priority-flow-control")
 	} else {
 		r.comment(1, "PFC on exactly the lossless priorities (%s); every other priority drops.", joinInts(r.lossless))
-		r.line(1, "priority-flow-control on")
+		r.line(1, platforms.ElementPFC, "priority-flow-control on")
 		for p := range 8 {
 			if slices.Contains(r.lossless, p) {
-				r.line(1, "priority-flow-control priority %d no-drop", p)
+				r.line(1, platforms.ElementPFC, "priority-flow-control priority %d no-drop", p)
 			} else {
-				r.line(1, "priority-flow-control priority %d drop", p)
+				r.line(1, platforms.ElementPFC, "priority-flow-control priority %d drop", p)
 			}
 		}
 	}
 	wd := r.q.Watchdog
 	switch {
 	case !wd.Enabled:
-		r.line(1, "no priority-flow-control pause watchdog")
+		r.line(1, platforms.ElementPFCWatchdog, "no priority-flow-control pause watchdog")
 	case len(r.lossless) > 0:
 		action, substitute, _ := watchdogAction(wd.Action)
 		if substitute {
 			r.gap(1, "watchdog action %s: EOS offers drop, notify-only or error-disable, none of which forwards a paused queue; rendered notify-only, which drops nothing and leaves the queue paused.", wd.Action)
 		}
-		r.line(1, "priority-flow-control pause watchdog")
-		r.line(1, "priority-flow-control pause watchdog port action %s", action)
+		r.line(1, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog")
+		r.line(1, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog port action %s", action)
 	}
 }
 
@@ -673,17 +674,17 @@ func (r *render) queueBlocks() {
 	}
 	for _, q := range r.queues {
 		r.sep(1)
-		r.line(1, "%s %d", kw, q.ID)
+		r.line(1, "", "%s %d", kw, q.ID)
 		r.comment(2, "%s", r.describeQueue(q))
 		if q.Strict {
 			if q.ID < maxRR {
 				r.comment(2, "verify: strict queue %d is numbered below round-robin queue %d; EOS may schedule it round-robin.", q.ID, maxRR)
 			}
-			r.line(2, "priority strict")
+			r.line(2, platforms.ElementStrict, "priority strict")
 		} else {
-			r.line(2, "no priority")
+			r.line(2, platforms.ElementStrict, "no priority")
 			if q.Weight > 0 {
-				r.line(2, "bandwidth percent %d", q.Weight)
+				r.line(2, platforms.ElementETS, "bandwidth percent %d", q.Weight)
 			} else {
 				r.comment(2, "No ETS share in the model (RF119): the queue keeps the platform's default round-robin weight.")
 			}
@@ -692,7 +693,7 @@ func (r *render) queueBlocks() {
 			// Bytes keep the model's value exact: whether EOS counts
 			// kbytes and mbytes in powers of 1000 or 1024 is not stated
 			// in the sources.
-			r.line(2, "random-detect ecn minimum-threshold %d bytes maximum-threshold %d bytes max-mark-probability %d", e.MinBytes, e.MaxBytes, e.Probability)
+			r.line(2, platforms.ElementECN, "random-detect ecn minimum-threshold %d bytes maximum-threshold %d bytes max-mark-probability %d", e.MinBytes, e.MaxBytes, e.Probability)
 		}
 	}
 }
@@ -753,41 +754,39 @@ func (r *render) interfaces() {
 	// One block per port, the bulk of the file: written without fmt.
 	for i, p := range r.s.Ports {
 		r.sep(0)
-		r.put(0, "interface ", p.Name)
+		r.put(0, "", "interface ", p.Name)
 		switch {
 		case p.Peer == "":
 			r.comment(1, "no peer in the model")
 		case p.PeerPort == "":
-			r.put(1, "description to ", p.Peer)
+			r.put(1, "", "description to ", p.Peer)
 		default:
-			r.put(1, "description to ", p.Peer, ":", p.PeerPort)
+			r.put(1, "", "description to ", p.Peer, ":", p.PeerPort)
 		}
 		r.describePort(p)
 		if sp := r.speeds[i]; sp != "" {
-			r.put(1, "speed ", sp)
+			r.put(1, kindPortSpeed, "speed ", sp)
 		}
-		r.put(1, "mtu ", mtu)
-		r.put(1, "service-profile ", ProfileName)
+		r.put(1, platforms.ElementMTU, "mtu ", mtu)
+		r.put(1, platforms.ElementPFC, "service-profile ", ProfileName)
 	}
 }
 
-// put writes one line at indent made of parts, as line does.
-func (r *render) put(indent int, parts ...string) {
+// put writes one configuration line at indent made of parts, as line
+// does.
+func (r *render) put(indent int, kind string, parts ...string) {
 	b := r.scratch[:0]
-	for range indent {
-		b = append(b, "   "...)
-	}
 	for _, s := range parts {
 		b = append(b, s...)
 	}
-	r.scratch = append(b, '\n')
-	r.emit(r.scratch)
+	r.scratch = b
+	r.emit(indent, kind, b)
 }
 
 // describePort writes a port's comment: speed, cable, peer role and
 // headroom class.
 func (r *render) describePort(p ir.Port) {
-	b := append(r.scratch[:0], "   ! "...)
+	b := append(r.scratch[:0], "! "...)
 	b = strconv.AppendInt(b, int64(p.SpeedGbps), 10)
 	b = append(b, " G, "...)
 	b = strconv.AppendFloat(b, p.CableM, 'f', -1, 64)
@@ -804,8 +803,8 @@ func (r *render) describePort(p ir.Port) {
 		b = strconv.AppendInt(b, h.Xon, 10)
 		b = append(b, " B)"...)
 	}
-	r.scratch = append(b, '\n')
-	r.emit(r.scratch)
+	r.scratch = b
+	r.b.CommentBytes(1, b)
 }
 
 // lanesPerCage is the SerDes lanes of one OSFP or QSFP-DD cage, which EOS

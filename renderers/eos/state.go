@@ -10,11 +10,11 @@ import (
 )
 
 // Platform is the EOS platform of plan and apply: a switch's desired state
-// is the stanza tree of its eos.cfg within the owned scope (docs/
-// ownership.md), its running configuration is `show running-config` text,
-// and a remediation is the CLI lines of a configuration session. It is
-// the renderer itself, so that plan and apply find it on the device's
-// native renderer.
+// is its model, the stanza tree eos.cfg is printed from, within the owned
+// scope (docs/ownership.md), its running configuration is `show
+// running-config` text, and a remediation is the CLI lines of a
+// configuration session. It is the renderer itself, so that plan and apply
+// find it on the device's native renderer.
 type Platform = Renderer
 
 var (
@@ -138,12 +138,18 @@ var cli = &clitree.Platform{
 	Dialect: dialect,
 	Floor:   floor,
 	Scope:   scope,
-	Render:  Renderer{}.Render,
+	Model:   model,
+	Print:   artifacts,
 }
 
-// Desired returns switch d's desired state: the lines of the eos.cfg that
-// Render prints, read back within the owned scope (clitree.Platform).
+// Desired returns switch d's desired state: its model (the one eos.cfg is
+// printed from) within the owned scope (clitree.Platform).
 func (Renderer) Desired(d *ir.Device) (renderers.State, error) { return cli.Desired(d) }
+
+// State returns the desired state of switch d given its model t (from
+// [Renderer.Model]): t within the owned scope. It refuses a tree that a
+// parser read from text.
+func (Renderer) State(d *ir.Device, t *clitree.Tree) (renderers.State, error) { return cli.State(d, t) }
 
 // Parse reads d's running configuration (eos.cfg, `show running-config`
 // text) within the owned scope: BGP, management, ACLs, users, other

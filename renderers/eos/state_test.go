@@ -15,6 +15,8 @@ import (
 var h = &clitreetest.Harness{
 	Platform:    eos.Platform{},
 	Render:      eos.Renderer{}.Render,
+	Model:       eos.Renderer{}.Model,
+	State:       eos.Renderer{}.State,
 	Foreign:     eos.Foreign,
 	Name:        ir.PlatformEOS,
 	Label:       "EOS",
@@ -101,9 +103,14 @@ func reorder(text []byte) []byte {
 	return []byte(shuffled)
 }
 
-// TestDiffOfEqualIsEmpty checks diff(render(a), render(a)) on every EOS
-// switch of the examples (clitreetest).
-func TestDiffOfEqualIsEmpty(t *testing.T) { h.DiffOfEqualIsEmpty(t) }
+// TestPrintParse checks that every EOS switch's printed model reads
+// back, as a running configuration, into the model's owned tree with the
+// elements the renderer named (clitreetest).
+func TestPrintParse(t *testing.T) { h.PrintParse(t) }
+
+// TestHandEdit checks that a line taken out of the model, or a value
+// edited in it, is what the diff shows (clitreetest).
+func TestHandEdit(t *testing.T) { h.HandEdit(t) }
 
 // TestParseForeign checks that foreign configuration, reordered sections
 // and another interface parse to the owned model (clitreetest).

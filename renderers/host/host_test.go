@@ -504,7 +504,7 @@ func TestShellcheck(t *testing.T) {
 		// What shellcheck does not read again: the runtime of every
 		// host.sh is the one checked, its settings are host.conf's.
 		var b strings.Builder
-		writeSettings(&b, vs[name])
+		writeSettings(&b, vs[name], settingsOf(vs[name]))
 		if !strings.HasSuffix(script, runtime) || !strings.Contains(script, b.String()) || !strings.HasSuffix(settings, b.String()) {
 			t.Errorf("%s: host.sh is not its host.conf settings before the runtime", name)
 		}

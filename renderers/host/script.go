@@ -37,7 +37,7 @@ func conf(d *ir.Device) []byte {
 		w("# %s has no RDMA netdev or shaped interface: no unit instance to enable.\n", d.Name)
 	}
 	w("# Check without changing anything: %s --check\n\n", RuntimePath)
-	writeSettings(&b, d)
+	writeSettings(&b, d, settingsOf(d))
 	return []byte(b.String())
 }
 
@@ -64,7 +64,7 @@ func script(d *ir.Device) []byte {
 	w("# The PFC enable vector goes last and only when it differs: writing it flaps\n")
 	w("# the link on mlx5 (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc, hosts.md 0.4).\n")
 	w("set -euo pipefail\n\n")
-	writeSettings(&b, d)
+	writeSettings(&b, d, settingsOf(d))
 	w("\n# The runtime below, as hosts/rocefab-host.sh of the same build has it.\n")
 	w("readonly RUNTIME_DIGEST=%s\n", quote(runtimeDigest))
 	w("readonly EMBEDDED_SETTINGS=1\n")
@@ -98,10 +98,10 @@ func instances(d *ir.Device) []string {
 	return out
 }
 
-// writeSettings writes the settings of d: every value from the model as a
-// single-quoted constant or an array of them, with comments that say what
-// each is. host.conf and host.sh carry the same lines.
-func writeSettings(b *strings.Builder, d *ir.Device) {
+// writeSettings writes s, the settings of d: every value as a
+// single-quoted constant or an array of them, with comments from the model
+// that say what each is. host.conf and host.sh carry the same lines.
+func writeSettings(b *strings.Builder, d *ir.Device, s *settings) {
 	p := d.Host.Profile
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("# ---------------------------------------------------------------------------\n")
@@ -112,13 +112,10 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	w("readonly SETTINGS_FOR_RUNTIME=%s\n", quote(runtimeDigest))
 	w("readonly DEVICE=%s\n", quote(d.Name))
 	w("# mlnx_qos (MLNX_OFED / DOCA-OFED) or dcb (iproute2, inbox mlx5 driver).\n")
-	w("readonly TOOL=%s\n\n", quote(p.Tool))
+	w("readonly TOOL=%s\n\n", quote(s.tool))
 
 	w("# The RDMA netdevs and their RDMA devices (HCAs), NIC i on rail i.\n")
-	var ports, hcas []string
 	for _, n := range d.Host.NICs {
-		ports = append(ports, n.Port)
-		hcas = append(hcas, n.HCA)
 		peer := ""
 		if n.Peer != "" {
 			peer = " to " + n.Peer
@@ -135,40 +132,39 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	if len(d.Host.NICs) == 0 {
 		w("# (none: this server has no RDMA NIC in the intent)\n")
 	}
-	w("readonly -a NETDEVS=(%s)\n", quoteAll(ports))
-	w("readonly -a HCAS=(%s)\n\n", quoteAll(hcas))
+	w("readonly -a NETDEVS=(%s)\n", quoteAll(s.netdevs))
+	w("readonly -a HCAS=(%s)\n\n", quoteAll(s.hcas))
 
 	w("# Netdev MTU of the RDMA NICs.\n")
-	w("readonly MTU=%d\n\n", p.MTU)
+	w("readonly MTU=%d\n\n", s.mtu)
 
 	w("# Trust DSCP, and the NIC's dscp2prio for all 64 DSCPs, index = DSCP:\n")
 	for _, s := range prioSummary(p) {
 		w("#   %s\n", s)
 	}
-	w("readonly TRUST=%s\n", quote(p.Trust))
+	w("readonly TRUST=%s\n", quote(s.trust))
 	w("readonly -a DSCP2PRIO=(\n")
 	for row := 0; row < 64; row += 8 {
-		w("\t%s # DSCP %d-%d\n", ints(p.DSCPToPrio[row:row+8]), row, row+7)
+		w("\t%s # DSCP %d-%d\n", ints(s.dscp2prio[row:row+8]), row, row+7)
 	}
 	w(")\n\n")
 
 	w("# Priority -> traffic class, index = priority.\n")
-	w("readonly -a PRIO_TC=(%s)\n", ints(p.PrioToTC[:]))
+	w("readonly -a PRIO_TC=(%s)\n", ints(s.prioTC[:]))
 	w("# Per traffic class: strict priority or ETS, and the ETS share in percent.\n")
-	w("readonly -a TSA=(%s)\n", quoteAll(p.TSA[:]))
-	w("readonly -a TCBW=(%s)\n\n", ints(p.ETS[:]))
+	w("readonly -a TSA=(%s)\n", quoteAll(s.tsa[:]))
+	w("readonly -a TCBW=(%s)\n\n", ints(s.tcbw[:]))
 
-	pfc := pfcVector(p)
 	var lossless []string
-	for prio, on := range p.PFC {
-		if on {
+	for prio, on := range s.pfc {
+		if on == 1 {
 			lossless = append(lossless, strconv.Itoa(prio))
 		}
 	}
 	w("# PFC enable per priority, index = priority (lossless: %s).\n", orNone(lossless))
-	w("readonly -a PFC=(%s)\n\n", ints(pfc))
+	w("readonly -a PFC=(%s)\n\n", ints(s.pfc))
 
-	cl := cableLen(p.CableM)
+	cl := s.cableLen
 	switch {
 	case cl == 0 && len(p.CCKnobs) > 0:
 		w("# Cable length: none; this NIC's driver takes none (its firmware sizes the\n")
@@ -185,9 +181,8 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	}
 	w("readonly CABLE_LEN=%d\n\n", cl)
 
-	ecn := ecnVector(p)
 	mask := 0
-	for prio, on := range ecn {
+	for prio, on := range s.ecn {
 		mask |= on << prio
 	}
 	if p.DCQCN.Enabled {
@@ -200,41 +195,39 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 	w("# run time: there the firmware setting ROCE_CC_PRIO_MASK_P1 (and _P2) decides,\n")
 	w("# an NV setting that needs a firmware reset, so the runtime leaves it alone:\n")
 	w("#   mlxconfig -d <pci> -y set ROCE_CC_PRIO_MASK_P1=%d", mask)
-	if p.CNPDSCP >= 0 {
-		w(" CNP_DSCP_P1=%d CNP_802P_PRIO_P1=%d", p.CNPDSCP, p.CNPPriority)
+	if s.cnpDSCP >= 0 {
+		w(" CNP_DSCP_P1=%d CNP_802P_PRIO_P1=%d", s.cnpDSCP, s.cnpPrio)
 	}
 	w("\n")
-	w("readonly -a ECN_ENABLE=(%s)\n", ints(ecn))
-	if p.CNPDSCP >= 0 {
-		w("# CNPs leave with DSCP %d and 802.1p priority %d.\n", p.CNPDSCP, p.CNPPriority)
+	w("readonly -a ECN_ENABLE=(%s)\n", ints(s.ecn))
+	if s.cnpDSCP >= 0 {
+		w("# CNPs leave with DSCP %d and 802.1p priority %d.\n", s.cnpDSCP, s.cnpPrio)
 	} else {
 		w("# No CNP class: the NIC's CNP marking is left as it is.\n")
 	}
-	w("readonly CNP_DSCP=%d\n", p.CNPDSCP)
-	w("readonly CNP_PRIO=%d\n", p.CNPPriority)
+	w("readonly CNP_DSCP=%d\n", s.cnpDSCP)
+	w("readonly CNP_PRIO=%d\n", s.cnpPrio)
 	w("# Explicit DCQCN parameters: point, MLNX_OFED sysfs name, inbox debugfs name, value.\n")
-	if len(p.DCQCN.Params) == 0 {
+	if len(s.dcqcn) == 0 {
 		w("# None: the NIC firmware defaults apply.\n")
 	}
-	params := slices.Clone(p.DCQCN.Params)
-	slices.SortFunc(params, func(a, b ir.Param) int { return strings.Compare(a.Name, b.Name) })
 	var recs []string
-	for _, prm := range params {
+	for _, prm := range s.dcqcn {
 		k := dcqcnKnobs[prm.Name]
 		recs = append(recs, fmt.Sprintf("%s %s %s %d", k.point, prm.Name, k.debugfs, prm.Value))
 	}
 	writeArray(b, "DCQCN_PARAMS", recs, 1)
 	writeFirmware(b, p)
-	writeCC(b, p)
+	writeCC(b, s.cc)
 	w("\n")
 
-	w("# rdma_cm default ToS of each HCA (cma_roce_tos): DSCP %d << 2", p.RoCETOS>>2)
-	if p.RoCETOS&3 != 0 {
-		w(", ECN bits %d", p.RoCETOS&3)
+	w("# rdma_cm default ToS of each HCA (cma_roce_tos): DSCP %d << 2", s.tos>>2)
+	if s.tos&3 != 0 {
+		w(", ECN bits %d", s.tos&3)
 	}
 	w(". Only QPs made through rdma_cm take it\n")
 	w("# (NVMe-oF, iSER, some MPI/UCX paths); NCCL sets its own, NCCL_IB_TC.\n")
-	w("readonly ROCE_TOS=%d\n\n", p.RoCETOS)
+	w("readonly ROCE_TOS=%d\n\n", s.tos)
 
 	if len(p.Derived) > 0 {
 		w("# How the compiler derived values of this profile (rocefab explain shows\n")
@@ -258,7 +251,7 @@ func writeSettings(b *strings.Builder, d *ir.Device) {
 		w("\n")
 	}
 
-	writeShaping(b, d)
+	writeShaping(b, d, s)
 }
 
 // shapedIface is the tc plan of one interface.
@@ -381,10 +374,9 @@ func lineRate(d *ir.Device, iface string, fallback int64) int64 {
 	return fallback
 }
 
-func writeShaping(b *strings.Builder, d *ir.Device) {
-	p := d.Host.Profile
+func writeShaping(b *strings.Builder, d *ir.Device, s *settings) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	plan := shapingPlan(p)
+	plan := s.shaping
 	fallback := int64(0)
 	for _, n := range d.Host.NICs {
 		fallback = max(fallback, int64(n.SpeedGbps)*1_000_000_000)
@@ -393,7 +385,7 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 		fallback = 100_000_000_000
 	}
 
-	writeMaxrate(b, d)
+	writeMaxrate(b, d, s)
 	w("# Egress shaping with tc HTB. tc sees only traffic the kernel's network stack\n")
 	w("# sends (TCP/UDP sockets); RDMA (RoCE) traffic bypasses the qdisc and is NOT\n")
 	w("# shaped here: a class the intent sends over RDMA (NVMe-oF, GPUDirect\n")
@@ -447,22 +439,22 @@ func writeShaping(b *strings.Builder, d *ir.Device) {
 // sends over RDMA are limited in the NIC (mlnx_qos -r in whole Gbit/s, or
 // dcb maxrate; hosts.md 0.7, 1.2, 2), since RDMA bypasses tc. Every RDMA
 // netdev gets a record, so a limit an earlier intent set is lifted.
-func writeMaxrate(b *strings.Builder, d *ir.Device) {
+func writeMaxrate(b *strings.Builder, d *ir.Device, s *settings) {
 	p := d.Host.Profile
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	var recs []string
 	w("# Per-traffic-class rate limit of the RDMA NICs (mlnx_qos -r / dcb maxrate),\n")
 	w("# for RDMA traffic that tc cannot see. 0 = unlimited.\n")
-	for _, s := range p.Shaping {
-		if s.Transport != ir.TransportRDMA {
+	for _, sh := range p.Shaping {
+		if sh.Transport != ir.TransportRDMA {
 			continue
 		}
-		tc := p.PrioToTC[s.Class.Priority]
-		w("# class %s (priority %d, tc %d, DSCP %s) over RDMA: at most %s on %s.\n", s.Class.Name, s.Class.Priority, tc,
-			strings.ReplaceAll(ints(s.Class.DSCP), " ", ","), rateArg(s.RateBits), strings.Join(s.NICs, ", "))
+		tc := p.PrioToTC[sh.Class.Priority]
+		w("# class %s (priority %d, tc %d, DSCP %s) over RDMA: at most %s on %s.\n", sh.Class.Name, sh.Class.Priority, tc,
+			strings.ReplaceAll(ints(sh.Class.DSCP), " ", ","), rateArg(sh.RateBits), strings.Join(sh.NICs, ", "))
 	}
-	for i, r := range maxrates(d) {
-		rec := d.Host.NICs[i].Port
+	for i, r := range s.maxrate {
+		rec := s.netdevs[i]
 		for _, v := range r {
 			rec += " " + strconv.FormatInt(v, 10)
 		}
@@ -552,16 +544,16 @@ func comment(s string) string {
 // not mlx5: "driver name value" records the runtime writes to each HCA's
 // configfs group instead of the mlx5 ECN knobs above. mlx5 servers get no
 // NIC_CC line, so their settings read as before.
-func writeCC(b *strings.Builder, p *ir.HostProfile) {
-	if len(p.CCKnobs) == 0 {
+func writeCC(b *strings.Builder, cc []ir.CCKnob) {
+	if len(cc) == 0 {
 		return
 	}
-	drv := p.CCKnobs[0].Driver
+	drv := cc[0].Driver
 	fmt.Fprintf(b, "# Congestion control of the %s driver, per HCA, in place of the mlx5 knobs\n", drv)
 	fmt.Fprintf(b, "# above (ECN_ENABLE, CNP_DSCP, CNP_PRIO, DCQCN_PARAMS are not used): the\n")
 	fmt.Fprintf(b, "# configfs group %s, values as the driver prints them.\n", ccDir(drv, "<hca>"))
 	var recs []string
-	for _, k := range p.CCKnobs {
+	for _, k := range cc {
 		recs = append(recs, k.Driver+" "+k.Name+" "+k.Value)
 	}
 	writeArray(b, "NIC_CC", recs, 1)

@@ -103,77 +103,73 @@ var sectionOrder = []string{"mtu", "qos", "ecn", "tos", "shaping", "pfc"}
 // netdev its MTU, DCBX mode, trust (mlnx_qos), dscp2prio, ETS, rate
 // limits, cable length, ECN and DCQCN knobs and PFC vector; per HCA its
 // rdma_cm ToS; per shaped interface its HTB root, classes and filters.
-// Each value comes from the same function host.conf's arrays do.
+// Each value comes from the settings host.conf prints (settingsOf).
 func (Renderer) Desired(d *ir.Device) (renderers.State, error) {
 	if err := checkServer(d); err != nil {
 		return nil, err
 	}
-	return newState(desiredElements(d), nil), nil
+	return newState(desiredElements(settingsOf(d)), nil), nil
 }
 
-func desiredElements(d *ir.Device) []renderers.Element {
-	p := d.Host.Profile
+// desiredElements are the settings s as the runtime reports what it
+// wants of them.
+func desiredElements(s *settings) []renderers.Element {
 	var es []renderers.Element
 	add := func(path, value string) {
 		k, _ := kindOf(path)
 		es = append(es, renderers.Element{Path: path, Value: value, Kind: k})
 	}
 	want := make([]string, 64)
-	for i, v := range p.DSCPToPrio {
+	for i, v := range s.dscp2prio {
 		want[i] = strconv.Itoa(v)
 	}
 	dscp := dscpRuns(want)
-	ets := etsValue(p)
-	pfc := commas(pfcVector(p))
-	ecn := ecnVector(p)
-	cable := cableLen(p.CableM)
-	rates := maxrates(d)
-	params := slices.Clone(p.DCQCN.Params)
-	slices.SortFunc(params, func(a, b ir.Param) int { return strings.Compare(a.Name, b.Name) })
+	ets := s.etsValue()
+	pfc := commas(s.pfc)
 	tos := map[string]bool{}
-	for i, n := range d.Host.NICs {
-		dev := n.Port + "/"
-		add(dev+"mtu", strconv.Itoa(p.MTU))
+	for i, port := range s.netdevs {
+		dev := port + "/"
+		add(dev+"mtu", strconv.Itoa(s.mtu))
 		add(dev+"dcbx", "host")
-		if p.Tool == "mlnx_qos" {
-			add(dev+"trust", p.Trust)
+		if s.tool == "mlnx_qos" {
+			add(dev+"trust", s.trust)
 		}
 		add(dev+"dscp2prio", dscp)
 		add(dev+"ets", ets)
-		add(dev+"maxrate", commas(int64s(rates[i][:])))
-		if cable > 0 {
-			add(dev+"cable_len", strconv.Itoa(cable))
+		add(dev+"maxrate", commas(int64s(s.maxrate[i][:])))
+		if s.cableLen > 0 {
+			add(dev+"cable_len", strconv.Itoa(s.cableLen))
 		}
 		// The runtime names the ToS and a driver's congestion-control
 		// knobs by the HCA the settings give, or by the netdev when the
 		// HCA is found at run time (hca_path).
-		t := n.HCA
+		t := s.hcas[i]
 		if t == "" {
-			t = n.Port
+			t = port
 		}
-		for _, k := range p.CCKnobs {
+		for _, k := range s.cc {
 			add(t+"/cc/"+k.Name, k.Value)
 		}
-		if len(p.CCKnobs) == 0 {
-			for prio, on := range ecn {
+		if len(s.cc) == 0 {
+			for prio, on := range s.ecn {
 				add(fmt.Sprintf("%secn/rp/%d", dev, prio), strconv.Itoa(on))
 				add(fmt.Sprintf("%secn/np/%d", dev, prio), strconv.Itoa(on))
 			}
-			if p.CNPDSCP >= 0 {
-				add(dev+"ecn/cnp_dscp", strconv.Itoa(p.CNPDSCP))
-				add(dev+"ecn/cnp_prio", strconv.Itoa(p.CNPPriority))
+			if s.cnpDSCP >= 0 {
+				add(dev+"ecn/cnp_dscp", strconv.Itoa(s.cnpDSCP))
+				add(dev+"ecn/cnp_prio", strconv.Itoa(s.cnpPrio))
 			}
-			for _, prm := range params {
+			for _, prm := range s.dcqcn {
 				add(dev+"dcqcn/"+prm.Name, strconv.Itoa(prm.Value))
 			}
 		}
 		if !tos[t] {
 			tos[t] = true
-			add(t+"/tos", strconv.Itoa(p.RoCETOS))
+			add(t+"/tos", strconv.Itoa(s.tos))
 		}
 		add(dev+"pfc", pfc)
 	}
-	for _, si := range shapingPlan(p) {
+	for _, si := range s.shaping {
 		dev := si.name + "/shaping/"
 		add(dev+"qdisc", fmt.Sprintf("htb 1: default 0x%x", si.deflt))
 		for _, c := range si.classes {

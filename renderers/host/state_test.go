@@ -3,7 +3,7 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -37,98 +37,92 @@ func elementsOf(t *testing.T, s renderers.State, err error) []renderers.Element 
 	return s.Elements()
 }
 
-// TestDesiredIsWhatTheRuntimeWants runs the runtime against the stand-in
-// tools with each tool and ECN driver, drifted and in sync: what it
-// reports as want is exactly the desired state, setting for setting,
-// less what the server reports it cannot take; and what it reports as
-// have parses into a state whose diff against the desired one is empty
-// when in sync.
-func TestDesiredIsWhatTheRuntimeWants(t *testing.T) {
+// TestEverySettingIsPlanned changes each value of a server's settings in
+// turn: host.conf, which prints them, and the desired state, which is
+// what the runtime makes of them, must both change. A value printed but
+// not planned, or planned from somewhere but the settings, fails. The
+// settings come from a server with every section (DCQCN parameters, tc
+// shaping, a cable length, a CNP class) and, for NIC_CC, from another
+// vendor's NIC.
+func TestEverySettingIsPlanned(t *testing.T) {
 	t.Parallel()
-	// The stand-ins give every NIC the same state, so a server whose NICs
-	// want different rate limits (rdma-limit: eth2 and eth3 only) is never
-	// wholly in sync: there only those NICs' rates may differ.
-	variants := []struct {
-		name   string
-		ofed   bool
-		dev    func(t *testing.T) *ir.Device
-		uneven []string
-	}{
-		{"mlnx_qos", true, ofedDevice, nil},
-		{"dcb", false, dcbDevice, nil},
-		{"hca-found-at-run-time", true, func(t *testing.T) *ir.Device {
-			d := ofedDevice(t)
-			for i := range d.Host.NICs {
-				d.Host.NICs[i].HCA = ""
-			}
-			return d
-		}, nil},
-		{"unmarked-storage", true, func(t *testing.T) *ir.Device {
-			d := ofedDevice(t)
-			p := d.Host.Profile
-			p.DefaultPriority = 0
-			p.Shaping[0].Transport, p.Shaping[0].Unmarked = ir.TransportTCP, true
-			return d
-		}, nil},
-		{"rdma-limit", true, func(t *testing.T) *ir.Device { return rdmaStorageDevice(t, "mlnx_qos") }, []string{"eth4/maxrate", "eth5/maxrate"}},
-		{"rdma-limit-dcb", false, func(t *testing.T) *ir.Device { return rdmaStorageDevice(t, "dcb") }, []string{"eth4/maxrate", "eth5/maxrate"}},
+	mlx5 := ofedDevice(t)
+	if p := mlx5.Host.Profile; len(p.DCQCN.Params) == 0 || len(shapingPlan(p)) == 0 || p.CableM == 0 || p.CNPDSCP < 0 {
+		t.Fatal("the server lacks DCQCN parameters, tc shaping, a cable length or a CNP class: the test would not see those settings")
 	}
-	for _, v := range variants {
-		for _, inSync := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/in-sync=%v", v.name, inSync), func(t *testing.T) {
-				t.Parallel()
-				d, ofed := v.dev(t), v.ofed
-				nic, tc := driftedNIC(), tcDrifted()
-				if inSync {
-					nic = desiredNIC(d.Host.Profile)
-					if len(shapingPlan(d.Host.Profile)) > 0 {
-						tc = tcDesired(d, 100000)
-					}
-				}
-				w := newWorld(t, d, nic, tc, ofed, inSync)
-				report := checkJSON(t, w)
-				doc, err := decodeState("report", report)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r := Renderer{}
-				desired, err := r.Desired(d)
-				want := elementsOf(t, desired, err)
-				var got []renderers.Element
-				for _, s := range doc.Settings {
-					if s.Want == nil {
-						t.Errorf("%s: the runtime wants it gone, the intent has no such setting", s.Path)
-						continue
-					}
-					k, _ := kindOf(s.Path)
-					got = append(got, renderers.Element{Path: s.Path, Value: *s.Want, Kind: k})
-				}
-				running, err := r.Parse(d, runningOf(d, report))
-				if err != nil {
-					t.Fatal(err)
-				}
-				um := running.(*State).Unmanaged()
-				if ofed != (len(um) == 0) {
-					t.Errorf("unmanaged settings %v on a server with the MLNX_OFED ECN knobs = %v", um, ofed)
-				}
-				want = slices.DeleteFunc(want, func(e renderers.Element) bool { return slices.Contains(um, e.Path) })
-				if diff := cmp.Diff(want, renderers.Elements(got).Elements()); diff != "" {
-					t.Errorf("desired state (-) and the runtime's want (+) differ:\n%s", diff)
-				}
-				changes, rem, err := r.Diff(d, running, desired)
-				if err != nil {
-					t.Fatal(err)
-				}
-				changes = slices.DeleteFunc(changes, func(c renderers.Change) bool { return slices.Contains(v.uneven, c.Path) })
-				if inSync && len(changes) != 0 {
-					t.Errorf("a server in sync has changes: %v\n%s", changes, rem.Content)
-				}
-				if !inSync && len(changes) == 0 {
-					t.Error("a drifted server has no changes")
-				}
-			})
+	vcc := irtest.VendorCCs()[0]
+	vendor := vendorDevice(t, vcc.HCA, vcc.Knobs)
+	edits := []struct {
+		name string
+		d    *ir.Device
+		edit func(s *settings)
+	}{
+		{"tool", mlx5, func(s *settings) { s.tool = "dcb" }},
+		{"netdev", mlx5, func(s *settings) { s.netdevs[0] = "eth99" }},
+		{"hca", mlx5, func(s *settings) { s.hcas[0] = "mlx5_99" }},
+		{"mtu", mlx5, func(s *settings) { s.mtu++ }},
+		{"trust", mlx5, func(s *settings) { s.trust = "pcp" }},
+		{"dscp2prio", mlx5, func(s *settings) { s.dscp2prio[63] = (s.dscp2prio[63] + 1) % 8 }},
+		{"prio_tc", mlx5, func(s *settings) { s.prioTC[0], s.prioTC[7] = s.prioTC[7], s.prioTC[0] }},
+		{"tsa", mlx5, func(s *settings) {
+			s.tsa[s.prioTC[0]] = map[string]string{"ets": "strict", "strict": "ets"}[s.tsa[s.prioTC[0]]]
+		}},
+		{"tcbw", mlx5, func(s *settings) { s.tcbw[s.prioTC[0]]++ }},
+		{"pfc", mlx5, func(s *settings) { s.pfc[0] ^= 1 }},
+		{"ecn", mlx5, func(s *settings) { s.ecn[0] ^= 1 }},
+		{"cable", mlx5, func(s *settings) { s.cableLen++ }},
+		{"cnp dscp", mlx5, func(s *settings) { s.cnpDSCP = (s.cnpDSCP + 1) % 64 }},
+		{"cnp prio", mlx5, func(s *settings) { s.cnpPrio = (s.cnpPrio + 1) % 8 }},
+		{"dcqcn", mlx5, func(s *settings) { s.dcqcn[0].Value++ }},
+		{"tos", mlx5, func(s *settings) { s.tos += 4 }},
+		{"maxrate", mlx5, func(s *settings) { s.maxrate[0][1]++ }},
+		{"shaping default", mlx5, func(s *settings) { s.shaping[0].deflt++ }},
+		{"shaping class", mlx5, func(s *settings) { s.shaping[0].classes[0] = strings.Replace(s.shaping[0].classes[0], " ", " 1", 1) }},
+		{"shaping filter", mlx5, func(s *settings) { s.shaping[0].filters = s.shaping[0].filters[1:] }},
+		{"nic cc", vendor, func(s *settings) { s.cc[0].Value += "1" }},
+	}
+	for _, e := range edits {
+		base := settingsOf(e.d)
+		s := cloneSettings(base)
+		e.edit(s)
+		if reflect.DeepEqual(s, base) {
+			t.Fatalf("%s: the edit changed nothing", e.name)
+		}
+		printed := func(s *settings) string {
+			var b strings.Builder
+			writeSettings(&b, e.d, s)
+			return b.String()
+		}
+		if printed(s) == printed(base) {
+			t.Errorf("%s: host.conf does not print it", e.name)
+		}
+		if cmp.Equal(desiredElements(s), desiredElements(base)) {
+			t.Errorf("%s: printed in host.conf, but the desired state does not change with it", e.name)
 		}
 	}
+	// And the renderer and Desired take the settings from the model alone.
+	var b strings.Builder
+	writeSettings(&b, mlx5, settingsOf(mlx5))
+	if got := render(t, mlx5); !strings.HasSuffix(got, b.String()) {
+		t.Error("host.conf does not end with the settings settingsOf derives")
+	}
+	desired, err := Renderer{}.Desired(mlx5)
+	if diff := cmp.Diff(renderers.Elements(desiredElements(settingsOf(mlx5))).Elements(), elementsOf(t, desired, err)); diff != "" {
+		t.Errorf("Desired is not the settings' state:\n%s", diff)
+	}
+}
+
+// cloneSettings copies s deeply, so that an edit leaves s as it was.
+func cloneSettings(s *settings) *settings {
+	c := *s
+	c.netdevs, c.hcas = slices.Clone(s.netdevs), slices.Clone(s.hcas)
+	c.pfc, c.ecn = slices.Clone(s.pfc), slices.Clone(s.ecn)
+	c.dcqcn, c.cc, c.maxrate = slices.Clone(s.dcqcn), slices.Clone(s.cc), slices.Clone(s.maxrate)
+	c.shaping = slices.Clone(s.shaping)
+	for i, si := range c.shaping {
+		c.shaping[i].classes, c.shaping[i].filters = slices.Clone(si.classes), slices.Clone(si.filters)
+	}
+	return &c
 }
 
 // TestStateLayoutIsTheRuntimes: the report rocefab rewrites is laid out

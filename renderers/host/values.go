@@ -9,10 +9,54 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 )
 
-// The values a server's settings hold that are computed from the model,
-// each in one place: host.conf writes them as arrays for the runtime, and
-// Desired encodes them as the runtime's --check --json reports them, so
-// that the two cannot disagree.
+// settings are a server's settings, derived once from the model: host.conf
+// and host.sh print them (writeSettings) and the desired state is what the
+// runtime makes of them, as its --check --json reports them
+// (desiredElements). Neither reads the model for a value of its own, so
+// the two cannot disagree.
+type settings struct {
+	tool string
+	// netdevs are the RDMA netdevs, NIC i on rail i; hcas their RDMA
+	// devices, "" for one found at run time.
+	netdevs, hcas []string
+	mtu           int
+	trust         string
+	dscp2prio     [64]int
+	prioTC        [8]int
+	tsa           [8]string
+	tcbw          [8]int
+	// pfc and ecn are enables per priority, index = priority.
+	pfc, ecn []int
+	// cableLen is in whole metres, 0 for none.
+	cableLen         int
+	cnpDSCP, cnpPrio int
+	// dcqcn are the explicit DCQCN parameters, by name.
+	dcqcn []ir.Param
+	cc    []ir.CCKnob
+	tos   int
+	// maxrate is each netdev's rate limit per traffic class, kbit/s.
+	maxrate [][8]int64
+	shaping []shapedIface
+}
+
+// settingsOf derives d's settings from its host profile.
+func settingsOf(d *ir.Device) *settings {
+	p := d.Host.Profile
+	s := &settings{
+		tool: p.Tool, mtu: p.MTU, trust: p.Trust, dscp2prio: p.DSCPToPrio,
+		prioTC: p.PrioToTC, tsa: p.TSA, tcbw: p.ETS,
+		pfc: pfcVector(p), ecn: ecnVector(p), cableLen: cableLen(p.CableM),
+		cnpDSCP: p.CNPDSCP, cnpPrio: p.CNPPriority,
+		dcqcn: slices.Clone(p.DCQCN.Params), cc: slices.Clone(p.CCKnobs), tos: p.RoCETOS,
+		maxrate: maxrates(d), shaping: shapingPlan(p),
+	}
+	for _, n := range d.Host.NICs {
+		s.netdevs = append(s.netdevs, n.Port)
+		s.hcas = append(s.hcas, n.HCA)
+	}
+	slices.SortFunc(s.dcqcn, func(a, b ir.Param) int { return strings.Compare(a.Name, b.Name) })
+	return s
+}
 
 // pfcVector is PFC enable per priority, index = priority: the PFC array.
 func pfcVector(p *ir.HostProfile) []int {
@@ -110,15 +154,15 @@ func dscpRuns(v []string) string {
 // etsValue is the prio->tc map and each traffic class's TSA and share as
 // the runtime compares them: mlnx_qos prints only the traffic classes
 // that have a priority, so with it only those count.
-func etsValue(p *ir.HostProfile) string {
+func (s *settings) etsValue() string {
 	used := map[int]bool{}
 	for prio := range 8 {
-		used[p.PrioToTC[prio]] = true
+		used[s.prioTC[prio]] = true
 	}
-	parts := []string{"prio_tc=" + strings.ReplaceAll(ints(p.PrioToTC[:]), " ", ",")}
+	parts := []string{"prio_tc=" + strings.ReplaceAll(ints(s.prioTC[:]), " ", ",")}
 	for tc := range 8 {
-		if p.Tool == "dcb" || used[tc] {
-			parts = append(parts, fmt.Sprintf("tc%d=%s/%d", tc, p.TSA[tc], p.ETS[tc]))
+		if s.tool == "dcb" || used[tc] {
+			parts = append(parts, fmt.Sprintf("tc%d=%s/%d", tc, s.tsa[tc], s.tcbw[tc]))
 		}
 	}
 	return strings.Join(parts, " ")

@@ -69,7 +69,7 @@ func TestVendorCongestionControl(t *testing.T) {
 				t.Fatalf("--check --json: %v\n%s\n%s", err, js, stderr)
 			}
 			want := map[string]string{}
-			for _, e := range desiredElements(d) {
+			for _, e := range desiredElements(settingsOf(d)) {
 				if strings.Contains(e.Path, "/cc/") {
 					want[e.Path] = e.Value
 				}

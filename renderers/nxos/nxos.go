@@ -43,6 +43,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
 
 // FileName is the name of the one artifact a device gets, below its
@@ -71,13 +72,41 @@ const (
 // ready to use.
 type Renderer struct{}
 
-var _ renderers.Renderer = Renderer{}
+var _ renderers.ModelRenderer = Renderer{}
 
-// Render returns the device's nxos.cfg. It fails on a device that is not an
-// NX-OS switch, on unsafe names, and on model values NX-OS cannot take
-// (an MTU above 9216, two lossless priorities in one queue), rather than
-// render a line the device would reject.
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
+// Render returns the device's nxos.cfg, printed from its model
+// ([Renderer.Model]). Forms no source confirms get a "! verify:" line
+// above their block (comments stay outside policies), from the statement
+// table.
+func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+
+// RenderDesired returns nxos.cfg and the desired state of d from one model
+// (renderers.ModelRenderer).
+func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	return cli.RenderDesired(d)
+}
+
+// artifacts prints d's model t as nxos.cfg, with the verify marks.
+func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
+	content := renderers.MarkVerifyCLI(t.Bytes(), func(form string) bool {
+		return platforms.IsVerify(ir.PlatformNXOS, form)
+	}, false)
+	return []renderers.Artifact{{
+		Path:    d.Name + "/" + FileName,
+		Format:  renderers.Text,
+		Content: content,
+	}}
+}
+
+// Model returns the device's configuration model: the stanza tree of
+// nxos.cfg, each line naming the catalog element it realises, comments
+// included. It fails on a device that is not an NX-OS switch, on unsafe
+// names, and on model values NX-OS cannot take (an MTU above 9216, two
+// lossless priorities in one queue), rather than build a line the device
+// would reject.
+func (Renderer) Model(d *ir.Device) (*clitree.Tree, error) { return model(d) }
+
+func model(d *ir.Device) (*clitree.Tree, error) {
 	if d == nil {
 		return nil, errors.New("nxos: nil device")
 	}
@@ -98,20 +127,11 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 		return nil, fmt.Errorf("nxos: %s: %w", d.Name, err)
 	}
 	b.render()
-	// Forms no source confirms get a "! verify:" line above their block
-	// (comments stay outside policies), from the statement table.
-	content := renderers.MarkVerifyCLI([]byte(b.out.String()), func(form string) bool {
-		return platforms.IsVerify(ir.PlatformNXOS, form)
-	}, false)
-	return []renderers.Artifact{{
-		Path:    d.Name + "/" + FileName,
-		Format:  renderers.Text,
-		Content: content,
-	}}, nil
+	return b.out.Tree(), nil
 }
 
-// builder holds one device's rendering: the model, what was derived from it
-// once, and the text written so far.
+// builder holds one device's rendering: the IR, what was derived from it
+// once, and the configuration model built so far.
 type builder struct {
 	d   *ir.Device
 	sw  *ir.Switch
@@ -124,11 +144,11 @@ type builder struct {
 	// defaultTC is the priority that takes every DSCP no class lists.
 	defaultTC int
 	ports     []ir.Port // sorted in interface order
-	out       strings.Builder
+	out       *clitree.Builder
 }
 
 func newBuilder(d *ir.Device) (*builder, error) {
-	b := &builder{d: d, sw: d.Switch, qos: d.Switch.QoS}
+	b := &builder{d: d, sw: d.Switch, qos: d.Switch.QoS, out: clitree.NewBuilder(dialect.Indent)}
 	if err := b.check(); err != nil {
 		return nil, err
 	}
@@ -336,7 +356,7 @@ func (b *builder) breakouts() {
 				c.Port, joinInts(c.Speeds), strings.Join(platforms.NXOSBreakoutMaps(), ", "), sw.MaxPortGbps())
 			continue
 		}
-		b.line(0, "interface breakout module 1 port %d map %s", c.Port, c.Map)
+		b.line(0, "", "interface breakout module 1 port %d map %s", c.Port, c.Map)
 	}
 }
 
@@ -348,12 +368,10 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// line writes one configuration line, indented two spaces per level as
-// NX-OS shows its running configuration.
-func (b *builder) line(depth int, format string, args ...any) {
-	b.out.WriteString(strings.Repeat("  ", depth))
-	fmt.Fprintf(&b.out, format, args...)
-	b.out.WriteByte('\n')
+// line writes one configuration line at depth, realising the catalog
+// element kind ("" for none: a mode's own line, a description).
+func (b *builder) line(depth int, kind, format string, args ...any) {
+	b.out.Line(depth, kind, fmt.Sprintf(format, args...))
 }
 
 // comment writes a top-level "!" line. Comments are only ever written
@@ -362,10 +380,10 @@ func (b *builder) line(depth int, format string, args ...any) {
 func (b *builder) comment(format string, args ...any) {
 	s := fmt.Sprintf(format, args...)
 	if s == "" {
-		b.out.WriteString("!\n")
+		b.out.Comment(0, "!")
 		return
 	}
-	b.out.WriteString("! " + s + "\n")
+	b.out.Comment(0, "! "+s)
 }
 
 // section starts a block with its title and the disruption a change to it
@@ -448,16 +466,16 @@ func (b *builder) classification() {
 	}
 	b.comment("every other DSCP: priority %d%s -> qos-group %d (class-default)", b.defaultTC, b.classLabel(b.defaultTC), b.qos.TCToQueue[b.defaultTC])
 	for _, tc := range tcs {
-		b.line(0, "class-map type qos match-any %s", b.className(tc))
-		b.line(1, "match dscp %s", dscpList(byTC[tc]))
+		b.line(0, platforms.ElementDSCPMap, "class-map type qos match-any %s", b.className(tc))
+		b.line(1, platforms.ElementDSCPMap, "match dscp %s", dscpList(byTC[tc]))
 	}
-	b.line(0, "policy-map type qos %s", policyQoSIn)
+	b.line(0, platforms.ElementDSCPMap, "policy-map type qos %s", policyQoSIn)
 	for _, tc := range tcs {
-		b.line(1, "class %s", b.className(tc))
-		b.line(2, "set qos-group %d", b.qos.TCToQueue[tc])
+		b.line(1, platforms.ElementDSCPMap, "class %s", b.className(tc))
+		b.line(2, platforms.ElementDSCPMap, "set qos-group %d", b.qos.TCToQueue[tc])
 	}
-	b.line(1, "class class-default")
-	b.line(2, "set qos-group %d", b.qos.TCToQueue[b.defaultTC])
+	b.line(1, platforms.ElementDSCPMap, "class class-default")
+	b.line(2, platforms.ElementDSCPMap, "set qos-group %d", b.qos.TCToQueue[b.defaultTC])
 }
 
 // classLabel is " (name)" for the class of a priority, for comments.
@@ -529,13 +547,13 @@ func (b *builder) networkQoS() {
 			b.comment("queue %d: PFC on priority %d (lossless), MTU %d", q, p, b.sw.MTU)
 		}
 	}
-	b.line(0, "policy-map type network-qos %s", policyNetworkQoS)
+	b.line(0, "", "policy-map type network-qos %s", policyNetworkQoS)
 	for _, q := range b.usedQueues() {
-		b.line(1, "class type network-qos %s", nqClass(q))
+		b.line(1, "", "class type network-qos %s", nqClass(q))
 		if p := b.pfcCoS[q]; p >= 0 {
-			b.line(2, "pause pfc-cos %d", p)
+			b.line(2, platforms.ElementPFC, "pause pfc-cos %d", p)
 		}
-		b.line(2, "mtu %d", b.sw.MTU)
+		b.line(2, platforms.ElementMTU, "mtu %d", b.sw.MTU)
 	}
 }
 
@@ -608,22 +626,22 @@ func (b *builder) queuing() {
 			b.comment("GAP: the CNP class %q is not on a strict queue in the model: rendered as the model says", c.Name)
 		}
 	}
-	b.line(0, "policy-map type queuing %s", policyQueuingOut)
+	b.line(0, "", "policy-map type queuing %s", policyQueuingOut)
 	for _, q := range queueOrder() {
-		b.line(1, "class type queuing %s", outClass(q))
+		b.line(1, "", "class type queuing %s", outClass(q))
 		qu := b.queues[q]
 		switch {
 		case qu == nil:
-			b.line(2, "bandwidth remaining percent 0")
+			b.line(2, platforms.ElementETS, "bandwidth remaining percent 0")
 		case qu.Strict:
-			b.line(2, "priority level %d", levels[q])
+			b.line(2, platforms.ElementStrict, "priority level %d", levels[q])
 		default:
-			b.line(2, "bandwidth remaining percent %d", qu.Weight)
+			b.line(2, platforms.ElementETS, "bandwidth remaining percent %d", qu.Weight)
 		}
 		if qu != nil && qu.ECN != nil {
 			e := qu.ECN
 			lo, hi, _ := b.ecnKbytes(qu) // checked in check
-			b.line(2, "random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes drop-probability %d weight 0 ecn",
+			b.line(2, platforms.ElementECN, "random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes drop-probability %d weight 0 ecn",
 				lo, hi, e.Probability)
 		}
 	}
@@ -631,9 +649,9 @@ func (b *builder) queuing() {
 
 func (b *builder) systemQoS() {
 	b.section("System QoS: attach the system-wide policies", "traffic-pause (network-qos re-carves buffers)")
-	b.line(0, "system qos")
-	b.line(1, "service-policy type network-qos %s", policyNetworkQoS)
-	b.line(1, "service-policy type queuing output %s", policyQueuingOut)
+	b.line(0, "", "system qos")
+	b.line(1, platforms.ElementPFC, "service-policy type network-qos %s", policyNetworkQoS)
+	b.line(1, platforms.ElementETS, "service-policy type queuing output %s", policyQueuingOut)
 }
 
 // buffers writes what the model says about buffers and headroom and why
@@ -728,12 +746,12 @@ func (b *builder) watchdog() {
 	b.section("PFC watchdog (global)", "hitless")
 	if len(b.qos.PFC) == 0 {
 		b.comment("no lossless priority: the watchdog has nothing to watch and stays off")
-		b.line(0, "priority-flow-control watch-dog-interval off")
+		b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
 		return
 	}
 	if !wd.Enabled {
 		b.comment("the model turns the watchdog off (lint RF108 warns about it)")
-		b.line(0, "priority-flow-control watch-dog-interval off")
+		b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
 		return
 	}
 	t := watchdogTimers(wd.DetectMs, wd.RestoreMs)
@@ -757,10 +775,10 @@ func (b *builder) watchdog() {
 		b.comment("GAP: watchdog action %q is not expressible: NX-OS always drops the stuck no-drop queue's", wd.Action)
 		b.comment("  packets, rendered with that (drop) behaviour")
 	}
-	b.line(0, "priority-flow-control watch-dog-interval on")
-	b.line(0, "priority-flow-control watch-dog interval %d", t.IntervalMs)
-	b.line(0, "priority-flow-control watch-dog shutdown-multiplier %d", t.ShutdownMult)
-	b.line(0, "priority-flow-control auto-restore multiplier %d", t.RestoreMult)
+	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval on")
+	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog interval %d", t.IntervalMs)
+	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog shutdown-multiplier %d", t.ShutdownMult)
+	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control auto-restore multiplier %d", t.RestoreMult)
 }
 
 func (b *builder) interfaces() {
@@ -781,30 +799,30 @@ func (b *builder) interfaces() {
 		if p.Peer == "" {
 			b.comment("%s has no peer in the model: no description", p.Name)
 		}
-		b.line(0, "interface %s", p.Name)
+		b.line(0, "", "interface %s", p.Name)
 		if p.Peer != "" {
 			desc := "to " + p.Peer
 			if p.PeerPort != "" {
 				desc += ":" + p.PeerPort
 			}
-			b.line(1, "description %s", desc)
+			b.line(1, "", "description %s", desc)
 		}
 		if p.SpeedGbps > 0 {
-			b.line(1, "speed %d", p.SpeedGbps*1000) // NX-OS takes Mbit/s
+			b.line(1, kindPortSpeed, "speed %d", p.SpeedGbps*1000) // NX-OS takes Mbit/s
 		}
-		b.line(1, "mtu %d", b.sw.MTU)
+		b.line(1, platforms.ElementMTU, "mtu %d", b.sw.MTU)
 		if lossless {
-			b.line(1, "priority-flow-control mode on")
+			b.line(1, platforms.ElementPFC, "priority-flow-control mode on")
 			if b.qos.Watchdog.Enabled {
-				b.line(1, "priority-flow-control watch-dog-interval on")
+				b.line(1, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval on")
 			} else {
-				b.line(1, "priority-flow-control watch-dog-interval off")
+				b.line(1, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
 			}
 		} else {
-			b.line(1, "priority-flow-control mode off")
+			b.line(1, platforms.ElementPFC, "priority-flow-control mode off")
 		}
-		b.line(1, "service-policy type qos input %s", policyQoSIn)
-		b.line(1, "no shutdown")
+		b.line(1, platforms.ElementDSCPMap, "service-policy type qos input %s", policyQoSIn)
+		b.line(1, kindAdmin, "no shutdown")
 	}
 }
 
@@ -836,9 +854,9 @@ func (b *builder) loadBalancing() {
 		mode = "per-packet"
 	}
 	b.comment("%s: %s DLB on the switch-facing ports, where ECMP groups form", lb, mode)
-	b.line(0, "hardware profile dlb")
-	b.line(1, "mode %s", mode)
-	b.line(1, "dlb-interface %s", strings.Join(fabric, ", "))
+	b.line(0, platforms.ElementAdaptiveRouting, "hardware profile dlb")
+	b.line(1, platforms.ElementAdaptiveRouting, "mode %s", mode)
+	b.line(1, platforms.ElementAdaptiveRouting, "dlb-interface %s", strings.Join(fabric, ", "))
 }
 
 // The ranges the watchdog timers are mapped into. The interval range is the

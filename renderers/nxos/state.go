@@ -10,11 +10,11 @@ import (
 )
 
 // Platform is the NX-OS platform of plan and apply: a switch's desired
-// state is the stanza tree of its nxos.cfg within the owned scope (docs/
-// ownership.md), its running configuration is `show running-config` text,
-// and a remediation is the CLI lines of a configuration session. It is
-// the renderer itself, so that plan and apply find it on the device's
-// native renderer.
+// state is its model, the stanza tree nxos.cfg is printed from, within the
+// owned scope (docs/ownership.md), its running configuration is `show
+// running-config` text, and a remediation is the CLI lines of a
+// configuration session. It is the renderer itself, so that plan and apply
+// find it on the device's native renderer.
 type Platform = Renderer
 
 var (
@@ -143,12 +143,18 @@ var cli = &clitree.Platform{
 	Dialect: dialect,
 	Floor:   floor,
 	Scope:   scope,
-	Render:  Renderer{}.Render,
+	Model:   model,
+	Print:   artifacts,
 }
 
-// Desired returns switch d's desired state: the lines of the nxos.cfg that
-// Render prints, read back within the owned scope (clitree.Platform).
+// Desired returns switch d's desired state: its model (the one nxos.cfg is
+// printed from) within the owned scope (clitree.Platform).
 func (Renderer) Desired(d *ir.Device) (renderers.State, error) { return cli.Desired(d) }
+
+// State returns the desired state of switch d given its model t (from
+// [Renderer.Model]): t within the owned scope. It refuses a tree that a
+// parser read from text.
+func (Renderer) State(d *ir.Device, t *clitree.Tree) (renderers.State, error) { return cli.State(d, t) }
 
 // Parse reads d's running configuration (nxos.cfg, `show running-config`
 // text) within the owned scope: features, BGP, management, ACLs, other

@@ -16,6 +16,8 @@ import (
 var h = &clitreetest.Harness{
 	Platform:    nxos.Platform{},
 	Render:      nxos.Renderer{}.Render,
+	Model:       nxos.Renderer{}.Model,
+	State:       nxos.Renderer{}.State,
 	Foreign:     nxos.Foreign,
 	Name:        ir.PlatformNXOS,
 	Label:       "NX-OS",
@@ -88,9 +90,14 @@ func reverseSections(text []byte) []byte {
 	return []byte(strings.Join(sections, ""))
 }
 
-// TestDiffOfEqualIsEmpty checks diff(render(a), render(a)) on every NX-OS
-// switch of the examples (clitreetest).
-func TestDiffOfEqualIsEmpty(t *testing.T) { h.DiffOfEqualIsEmpty(t) }
+// TestPrintParse checks that every NX-OS switch's printed model reads
+// back, as a running configuration, into the model's owned tree with the
+// elements the renderer named (clitreetest).
+func TestPrintParse(t *testing.T) { h.PrintParse(t) }
+
+// TestHandEdit checks that a line taken out of the model, or a value
+// edited in it, is what the diff shows (clitreetest).
+func TestHandEdit(t *testing.T) { h.HandEdit(t) }
 
 // TestParseForeign checks that foreign configuration, reordered sections
 // and another interface parse to the owned model (clitreetest).

@@ -16,8 +16,8 @@ import (
 // keeps its bytes and its place. A command for a line outside s is an
 // error: a remediation never touches foreign configuration.
 func (d *Dialect) Apply(running, rem []byte, s Scope) ([]byte, error) {
-	t := Parse(running)
-	cmds := Parse(rem)
+	t := parse(running)
+	cmds := parse(rem)
 	root := &Node{Children: t.Nodes, indent: -1}
 	if err := d.apply(root, cmds.Nodes, 0, s, nil); err != nil {
 		return nil, err

@@ -163,7 +163,9 @@ func (d *Dialect) keys(ns []*Node) []keyed {
 
 // Elements flattens an owned tree: one element per configuration line,
 // its path the keys of its modes and its own joined by " > ", its value
-// what its key leaves of the line ("" for a line that is its own key).
+// what its key leaves of the line ("" for a line that is its own key),
+// its kind the one a renderer's model names, or for a parsed running
+// configuration the one the dialect's Kinds give.
 func (d *Dialect) Elements(t *Tree) []renderers.Element {
 	var out []renderers.Element
 	var walk func(ns []*Node, prefix, top string)
@@ -175,7 +177,11 @@ func (d *Dialect) Elements(t *Tree) []renderers.Element {
 			} else {
 				tp = k.key
 			}
-			out = append(out, renderers.Element{Path: path, Value: k.value, Kind: d.kind(tp, k.key)})
+			kind := k.n.Kind
+			if !t.built {
+				kind = d.kind(tp, k.key)
+			}
+			out = append(out, renderers.Element{Path: path, Value: k.value, Kind: kind})
 			walk(k.n.Children, path, tp)
 		}
 	}

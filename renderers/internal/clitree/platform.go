@@ -10,10 +10,11 @@ import (
 )
 
 // Platform is the plan and apply plumbing a CLI platform shares: desired
-// state from its own rendering, running state from `show running-config`
-// text, both read within the owned scope, and the diff and apply of the
-// dialect. A platform supplies only its tables, so that EOS and NX-OS
-// cannot drift apart in how they read, compare or enter a configuration.
+// state from its own model, running state from `show running-config`
+// text, both within the owned scope, and the diff and apply of the
+// dialect. A platform supplies only its tables and its model, so that EOS
+// and NX-OS cannot drift apart in how they read, compare or enter a
+// configuration.
 type Platform struct {
 	// Name is the platform's key in the IR (ir.PlatformEOS, ...): its
 	// device disruptions are looked up under it, and its errors begin
@@ -30,19 +31,54 @@ type Platform struct {
 	// every interface, which is what a remediation, naming only the
 	// device's ports, may touch.
 	Scope func(d *ir.Device) Scope
-	// Render renders switch d; its first artifact is the File.
-	Render func(d *ir.Device) ([]renderers.Artifact, error)
+	// Model builds switch d's configuration model (a [Builder]'s tree),
+	// and Print prints it as d's artifacts, its File first.
+	Model func(d *ir.Device) (*Tree, error)
+	Print func(d *ir.Device, t *Tree) []renderers.Artifact
 }
 
-// Desired returns switch d's desired state: the lines of the file Render
-// prints, comments dropped, read back within the owned scope. The text and
-// the state come from the same rendering, so they cannot disagree.
-func (p *Platform) Desired(d *ir.Device) (renderers.State, error) {
-	arts, err := p.Render(d)
+// Render returns switch d's artifacts, printed from its model.
+func (p *Platform) Render(d *ir.Device) ([]renderers.Artifact, error) {
+	t, err := p.Model(d)
 	if err != nil {
 		return nil, err
 	}
-	return p.Dialect.NewState(p.Scope(d).Restrict(Parse(arts[0].Content))), nil
+	return p.Print(d, t), nil
+}
+
+// RenderDesired returns switch d's artifacts and desired state from one
+// model (renderers.ModelRenderer).
+func (p *Platform) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
+	t, err := p.Model(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := p.State(d, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Print(d, t), s, nil
+}
+
+// Desired returns switch d's desired state: its model within the owned
+// scope, comments dropped. The artifact is printed from the same model,
+// so the two cannot disagree, and no text is read back.
+func (p *Platform) Desired(d *ir.Device) (renderers.State, error) {
+	t, err := p.Model(d)
+	if err != nil {
+		return nil, err
+	}
+	return p.State(d, t)
+}
+
+// State returns the desired state of switch d given its model t: t
+// restricted to d's owned scope. A tree parsed from text is refused: the
+// desired state is what a renderer built, never a reading of its text.
+func (p *Platform) State(d *ir.Device, t *Tree) (renderers.State, error) {
+	if t == nil || !t.built {
+		return nil, fmt.Errorf("%s: the desired state is a renderer's model, not a configuration read from text", p.Name)
+	}
+	return p.Dialect.NewState(p.Scope(d).Restrict(t)), nil
 }
 
 // Parse reads d's running configuration within the owned scope; what lies
@@ -56,7 +92,7 @@ func (p *Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", p.Name, d.Name, err)
 	}
-	return p.Dialect.NewState(p.Scope(d).Restrict(Parse(text))), nil
+	return p.Dialect.NewState(p.Scope(d).Restrict(parse(text))), nil
 }
 
 // Diff returns the changes that make running into desired, in path order,
@@ -92,7 +128,7 @@ func (p *Platform) Apply(running []renderers.Artifact, rem renderers.Remediation
 // the owned scope of every device, exactly as they are: what applying a
 // remediation keeps byte for byte.
 func (p *Platform) Foreign(running []byte) []string {
-	return p.Scope(nil).Foreign(Parse(running))
+	return p.Scope(nil).Foreign(parse(running))
 }
 
 // Ports returns whether a top-level line opens one of switch d's own

@@ -68,7 +68,7 @@ func (p *Part) owns(line string) bool {
 // sections owned whole with everything below them, and each partly owned
 // mode with only its owned lines. t is not changed.
 func (s Scope) Restrict(t *Tree) *Tree {
-	out := &Tree{}
+	out := &Tree{built: t.built}
 	for _, n := range t.Nodes {
 		if n.Comment {
 			continue
@@ -81,12 +81,12 @@ func (s Scope) Restrict(t *Tree) *Tree {
 		if p == nil {
 			continue
 		}
-		c := &Node{Line: n.Line, Raw: n.Raw, indent: n.indent}
+		c := &Node{Line: n.Line, Raw: n.Raw, Kind: n.Kind, indent: n.indent}
 		for _, ch := range n.Children {
 			// An owned line of a partly owned mode is a single
 			// command: anything indented below it is not rocefab's.
 			if !ch.Comment && p.owns(ch.Line) {
-				c.Children = append(c.Children, &Node{Line: ch.Line, Raw: ch.Raw, indent: ch.indent})
+				c.Children = append(c.Children, &Node{Line: ch.Line, Raw: ch.Raw, Kind: ch.Kind, indent: ch.indent})
 			}
 		}
 		out.Nodes = append(out.Nodes, c)

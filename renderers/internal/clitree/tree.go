@@ -1,7 +1,9 @@
 // Package clitree reads and edits the hierarchical configuration text that
 // Arista EOS and Cisco NX-OS print for `show running-config`: lines nested
 // by indentation under the line that opens their mode, with `!` lines as
-// comments. It restricts such a tree to the scope rocefab owns on a
+// comments. A renderer builds its desired configuration as such a tree
+// ([Builder]) and prints its artifact from it; the package reads text only
+// for running configurations. It restricts such a tree to the scope rocefab owns on a
 // platform, flattens it into [renderers.Element]s, computes the CLI lines
 // that make a running tree into a desired one, and applies those lines to
 // a running configuration text while keeping every other line as it was.
@@ -30,26 +32,39 @@ type Node struct {
 	// eol is how the line ended ("\n", "\r\n", "" for a last line
 	// without one or a line this package made).
 	eol string
+	// Kind is the catalog element the line realises, named by the
+	// renderer that built it ([Builder]); a line parsed from a running
+	// configuration has none, and the dialect's rules give its element.
+	Kind string
 	// Children are the lines of the mode Line opens.
 	Children []*Node
 
 	indent int
 }
 
-// Tree is a parsed configuration: its top-level lines in order.
+// Tree is a configuration, a renderer's model or a parsed running
+// configuration: its top-level lines in order.
 type Tree struct {
 	Nodes []*Node
 	// crlf and finalNewline say how lines this package adds end, so that
 	// Bytes gives back exactly what was parsed when nothing changed.
 	crlf         bool
 	finalNewline bool
+	// built marks a renderer's model, whose lines name their elements;
+	// size is what printing it takes.
+	built bool
+	size  int
 }
 
-// Parse reads a configuration text into a tree. Any input parses: a line
+// parse reads a running configuration text into a tree. It is the
+// package's only reader of configuration text, and it reads what a
+// device runs (or a remediation to enter into it), never a renderer's
+// artifact: a renderer's desired state is its [Builder]'s tree
+// (renderers/parse_test.go keeps it so). Any input parses: a line
 // belongs to the nearest earlier line indented less than it, a comment
 // line (`!`, after its indentation) closes the modes it is not indented
 // into, and a blank line stays where it is. Tabs count as one column.
-func Parse(text []byte) *Tree {
+func parse(text []byte) *Tree {
 	t := &Tree{
 		finalNewline: len(text) > 0 && text[len(text)-1] == '\n',
 		crlf:         bytes.Contains(text, []byte("\r\n")),
@@ -105,6 +120,9 @@ func Parse(text []byte) *Tree {
 // and otherwise each kept line byte for byte with the changed ones in
 // their places, ending as the lines around them end.
 func (t *Tree) Bytes() []byte {
+	if t.built {
+		return t.print()
+	}
 	var all []*Node
 	var walk func(ns []*Node)
 	walk = func(ns []*Node) {
@@ -152,7 +170,7 @@ func (t *Tree) Lines(indent int) []string {
 
 // clone copies n and its configuration lines below it, comments dropped.
 func clone(n *Node) *Node {
-	c := &Node{Line: n.Line, Raw: n.Raw, indent: n.indent}
+	c := &Node{Line: n.Line, Raw: n.Raw, Kind: n.Kind, indent: n.indent}
 	for _, ch := range n.Children {
 		if !ch.Comment {
 			c.Children = append(c.Children, clone(ch))

@@ -1,5 +1,6 @@
 // Package clitreetest holds the properties every CLI platform's plan and
-// apply must keep (EOS, NX-OS): diff of equal states is empty, foreign
+// apply must keep (EOS, NX-OS): the printed model reads back as the same
+// owned model, a model edited by hand shows in the diff, foreign
 // configuration parses to the owned model, applying a diff converges and
 // keeps every foreign line, and arbitrary text neither panics nor fails
 // to converge. Each platform's tests call it with their own renderer,
@@ -22,6 +23,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/internal/clitree"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -40,6 +42,10 @@ type Harness struct {
 	Platform Platform
 	// Render renders a switch; its first artifact is the File.
 	Render func(d *ir.Device) ([]renderers.Artifact, error)
+	// Model builds a switch's configuration model, which Render prints,
+	// and State restricts a model to the switch's owned scope.
+	Model func(d *ir.Device) (*clitree.Tree, error)
+	State func(d *ir.Device, t *clitree.Tree) (renderers.State, error)
 	// Foreign returns the lines outside every device's owned scope.
 	Foreign func(running []byte) []string
 	// Name is the platform's key in the IR (ir.PlatformEOS, ...), Label
@@ -255,23 +261,174 @@ func (h *Harness) WithForeign(name string, owned []byte) []byte {
 	return b.Bytes()
 }
 
-// DiffOfEqualIsEmpty checks diff(render(a), render(a)) on every switch of
-// the examples: the desired state against itself and against its artifact
-// parsed as a running configuration.
-func (h *Harness) DiffOfEqualIsEmpty(t *testing.T) {
+// PrintParse checks, on every switch of the examples, that the model's
+// printed text, read by the running-configuration parser, gives back the
+// model's owned tree: the same lines under the same modes, and each line
+// the catalog element the renderer named for it, which is the one the
+// parser's rules give (a line the renderer files under the wrong element,
+// or nests where `show running-config` would not, fails). The diff of
+// the two is then empty.
+func (h *Harness) PrintParse(t *testing.T) {
 	for _, d := range h.Switches(t) {
-		want := h.Desired(t, d)
+		m, err := h.Model(d)
+		if err != nil {
+			t.Fatalf("%s: Model: %v", d.Name, err)
+		}
+		want, err := h.State(d, m)
+		if err != nil {
+			t.Fatalf("%s: State: %v", d.Name, err)
+		}
 		if len(want.Elements()) == 0 {
 			t.Fatalf("%s: empty desired state", d.Name)
 		}
-		if ch, rem := h.Diff(t, d, want, want); len(ch) != 0 || len(rem.Content) != 0 {
-			t.Errorf("%s: diff of the desired state with itself: %v\n%s", d.Name, ch, rem.Content)
+		if kinds := kindsOf(want); len(kinds) < 3 {
+			t.Fatalf("%s: the model names %d catalog elements (%v): its lines carry no kinds", d.Name, len(kinds), kinds)
 		}
-		have := h.Parse(t, d, h.RenderText(t, d))
+		text := h.RenderText(t, d)
+		if a, b := unmarked(text), unmarked(m.Bytes()); !slices.Equal(a, b) {
+			t.Fatalf("%s: the artifact is not the printed model (verify marks aside):\n%s", d.Name, cmp.Diff(b, a))
+		}
+		have := h.Parse(t, d, text)
+		if diff := cmp.Diff(want.Elements(), have.Elements()); diff != "" {
+			t.Fatalf("%s: the printed model reads back differently (-model +parsed):\n%s", d.Name, diff)
+		}
 		if ch, rem := h.Diff(t, d, have, want); len(ch) != 0 || len(rem.Content) != 0 {
-			t.Errorf("%s: diff of the parsed artifact: %v\n%s", d.Name, ch, rem.Content)
+			t.Errorf("%s: diff of the printed model with the model: %v\n%s", d.Name, ch, rem.Content)
 		}
 	}
+}
+
+// unmarked returns the lines of text without the "! verify:" marks, which
+// a platform may add when it prints (NX-OS places them above a block).
+func unmarked(text []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(text), "\n") {
+		if !strings.HasPrefix(strings.TrimLeft(l, " "), "! verify: ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func kindsOf(s renderers.State) []string {
+	seen := map[string]bool{}
+	for _, e := range s.Elements() {
+		if e.Kind != "" {
+			seen[e.Kind] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// HandEdit checks that the desired state is the model itself: on the
+// first switch, each configuration line without lines below it is taken
+// out of the model in turn, and the diff of the unedited text (read as a
+// running configuration) against the edited model's state is exactly the
+// removal of that line when it is owned, nothing when it is not; every
+// owned leaf is seen once. The edited model, printed and parsed, gives
+// its state back.
+func (h *Harness) HandEdit(t *testing.T) {
+	d := h.Switches(t)[0]
+	have := h.Parse(t, d, h.RenderText(t, d))
+	m, err := h.Model(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := h.State(d, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := map[string]bool{}
+	els := want.Elements()
+	for i, e := range els {
+		if i+1 == len(els) || !strings.HasPrefix(els[i+1].Path, e.Path+" > ") {
+			leaves[e.Path] = true
+		}
+	}
+	removed := map[string]bool{}
+	var walk func(parent *clitree.Node, ns []*clitree.Node)
+	edits := 0
+	walk = func(parent *clitree.Node, ns []*clitree.Node) {
+		for i, n := range ns {
+			if n.Comment {
+				continue
+			}
+			if len(n.Children) > 0 {
+				walk(n, n.Children)
+				continue
+			}
+			edits++
+			cut := slices.Delete(slices.Clone(ns), i, i+1)
+			setChildren(m, parent, cut)
+			s, err := h.State(d, m)
+			setChildren(m, parent, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, _ := h.Diff(t, d, have, s)
+			switch {
+			case len(ch) == 0:
+			case len(ch) == 1 && ch[0].Action() == "remove" && leaves[ch[0].Path] && !removed[ch[0].Path]:
+				removed[ch[0].Path] = true
+			default:
+				t.Fatalf("%s: taking %q out of the model: changes %+v, want one removal of an owned line or none", d.Name, n.Line, ch)
+			}
+			if edits > 1 && edits%64 == 0 {
+				// The printed edited model reads back as its state.
+				setChildren(m, parent, cut)
+				got := h.Parse(t, d, m.Bytes())
+				setChildren(m, parent, ns)
+				if diff := cmp.Diff(s.Elements(), got.Elements()); diff != "" {
+					t.Fatalf("%s: the edited model reads back differently:\n%s", d.Name, diff)
+				}
+			}
+		}
+	}
+	walk(nil, m.Nodes)
+	if len(removed) != len(leaves) {
+		var missed []string
+		for p := range leaves {
+			if !removed[p] {
+				missed = append(missed, p)
+			}
+		}
+		slices.Sort(missed)
+		t.Fatalf("%s: %d owned lines of %d showed as removed; not: %v", d.Name, len(removed), len(leaves), missed)
+	}
+	// A hand edit of a value shows as that modification.
+	port := d.Switch.Ports[0].Name
+	for _, n := range m.Nodes {
+		if n.Line != "interface "+port {
+			continue
+		}
+		for _, c := range n.Children {
+			if v, ok := strings.CutPrefix(c.Line, "mtu "); ok {
+				old := *c
+				c.Line, c.Raw = "mtu 1500", c.Raw[:len(c.Raw)-len(c.Line)]+"mtu 1500"
+				s, err := h.State(d, m)
+				*c = old
+				if err != nil {
+					t.Fatal(err)
+				}
+				ch, _ := h.Diff(t, d, have, s)
+				if len(ch) != 1 || ch[0].Path != "interface "+port+" > mtu" || *ch[0].Before != v || *ch[0].After != "1500" || ch[0].Kind != "mtu" {
+					t.Fatalf("%s: an MTU edited in the model: changes %+v", d.Name, ch)
+				}
+				return
+			}
+		}
+	}
+	t.Fatalf("%s: no mtu line under interface %s in the model", d.Name, port)
+}
+
+// setChildren sets the lines below parent, or the top-level lines of m
+// for a nil parent.
+func setChildren(m *clitree.Tree, parent *clitree.Node, ns []*clitree.Node) {
+	if parent == nil {
+		m.Nodes = ns
+		return
+	}
+	parent.Children = ns
 }
 
 // ParseForeign checks that foreign sections, another ordering of the
