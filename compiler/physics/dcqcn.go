@@ -393,12 +393,18 @@ func FabricRTT(hops []RTTHop, mtu int) Derivation {
 // profile on one port speed, as explain shows it.
 type ECNPrediction struct {
 	Utilisation, Queue, Needed Derivation
+	// Stability is the phase margin of the fixed point at the loop delay
+	// ([StabilityDCQCN]); the zero Derivation where the analysis does not
+	// apply.
+	Stability Derivation
 }
 
 // PredictECN runs [SimulateDCQCN] for class's profile and returns the
-// predicted utilisation (percent, rounded down), mean queue (bytes) and
-// the marking probability the queue needs at the fixed point
-// ([MarkingNeeded], in parts per million), each with its inputs.
+// predicted utilisation (percent, rounded down), mean queue (bytes), the
+// marking probability the queue needs at the fixed point ([MarkingNeeded],
+// in parts per million) and the fixed point's phase margin at the loop
+// delay ([StabilityDCQCN], degrees rounded towards zero), each with its
+// inputs.
 func PredictECN(class string, in FluidInput) ECNPrediction {
 	r := SimulateDCQCN(in)
 	need := MarkingNeeded(in.LinkGbps, in.Flows, in.PacketBytes, in.NIC)
@@ -437,5 +443,19 @@ func PredictECN(class string, in FluidInput) ECNPrediction {
 		Inputs:  []Input{inputs[0], inputs[1], inputs[6], inputs[8], inputs[10], inputs[11], inputs[12]},
 		Source:  "Zhu, Ghobadi, Misra, Padhye, \"ECN or Delay\", CoNEXT 2016, §3.2 (DCQCN fixed point); physics.md §3.3",
 	}
-	return ECNPrediction{Utilisation: util, Queue: queue, Needed: needed}
+	pr := ECNPrediction{Utilisation: util, Queue: queue, Needed: needed}
+	if st := StabilityDCQCN(in); st.Applies {
+		verdict := "stable: the queue settles at q*"
+		if st.PhaseMargin <= 0 {
+			verdict = "unstable: the queue and rates oscillate around q* at the loop delay"
+		}
+		pr.Stability = Derivation{
+			Field: "ecn-phase-margin[" + class + "]", Value: int64(st.PhaseMargin), Unit: "°",
+			Formula: "phase margin of the fluid model linearised at its fixed point (p* = " + formatFloat(st.Marking*100, 2) +
+				" %, q* = " + strconv.FormatInt(int64(math.Round(st.QueueBytes)), 10) + " B) with the loop delay τ*: " +
+				formatFloat(st.PhaseMargin, 1) + "° at " + formatFloat(st.Crossover/(2*math.Pi)/1e3, 1) + " kHz, " + verdict,
+			Inputs: inputs, Source: srcDCQCNStability,
+		}
+	}
+	return pr
 }

@@ -188,3 +188,47 @@ func TestFixedPointDCQCN(t *testing.T) {
 		}
 	}
 }
+
+// At 100G the ConnectX firmware defaults leave no ECN profile that marks
+// below the XOFF point a stable fixed point for 16 flows: over Kmin from 10
+// to 250 KB, Kmax up to 290 KB (the smallest 100G XOFF point of the
+// catalog at full port count is 295 KB), Pmax 1 to 100 % and loop delays of
+// 1 to 10 µs every phase margin is below 0 (the best is about −1°; margins
+// above 0, all under 1°, need a ramp to 1 MB or more at Pmax 5 %, with the
+// queue at 0.7-1 MB), while at 400G the rocefab default (50 KB / 100 KB at
+// 100 %) has 14° at 1 µs. The NIC's parameters set the margin there (a
+// slower additive increase, rpg_ai_rate 1 Mbit/s, gives the default profile
+// a positive one).
+func TestConnectX100GNoProfileStable(t *testing.T) {
+	best := -180.0
+	for _, kmin := range []int64{10_000, 50_000, 150_000, 250_000} {
+		for _, kmax := range []int64{100_000, 200_000, 290_000} {
+			for _, pmax := range []int{1, 5, 10, 20, 50, 100} {
+				for _, rtt := range []float64{1e-6, 3e-6, 10e-6} {
+					if kmax <= kmin {
+						continue
+					}
+					st := StabilityDCQCN(FluidInput{LinkGbps: 100, Flows: FluidFlows, RTT: rtt, KminBytes: kmin, KmaxBytes: kmax,
+						PmaxPercent: pmax, PacketBytes: 4096, NIC: ConnectXDCQCN(nil)})
+					if st.Applies {
+						best = max(best, st.PhaseMargin)
+					}
+				}
+			}
+		}
+	}
+	if best >= 0 {
+		t.Errorf("best phase margin at 100G %.2f°, want every profile unstable", best)
+	}
+	t.Logf("best phase margin at 100G: %.2f°", best)
+	in := FluidInput{LinkGbps: 400, Flows: FluidFlows, RTT: 1e-6, KminBytes: 50_000, KmaxBytes: 100_000,
+		PmaxPercent: 100, PacketBytes: 4096, NIC: ConnectXDCQCN(nil)}
+	if st := StabilityDCQCN(in); st.PhaseMargin < 10 {
+		t.Errorf("400G, 1 µs, 50/100 KB: %+v, want a margin of 10° or more", st)
+	}
+	in.LinkGbps = 100
+	in.NIC = ConnectXDCQCN(map[string]int64{"rpg_ai_rate": 1})
+	if st := StabilityDCQCN(in); st.PhaseMargin <= 0 {
+		t.Errorf("100G, rpg_ai_rate 1 Mbit/s: %+v, want a stable fixed point", st)
+	}
+}
