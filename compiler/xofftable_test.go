@@ -36,8 +36,8 @@ const (
 // to what it computes.
 func TestXoffPointTable(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max | loop RTT | utilisation | mean queue | phase margin |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max | loop RTT | utilisation | mean queue | phase margin | stable up to |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	rows := 0
 	for _, m := range platforms.SwitchModels() {
 		sw, _ := platforms.LookupSwitch(m)
@@ -113,9 +113,9 @@ func TestXoffPointTable(t *testing.T) {
 				if bp.Shared {
 					pool += " shared"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f | %.2f µs | %s | %s | %.1f° |\n", m, shown, ports, speed, bp.CongestedQueues,
+				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f | %.2f µs | %s | %s | %.1f° | %s |\n", m, shown, ports, speed, bp.CongestedQueues,
 					pool, kb(bp.XoffPoint), kb(e.MinBytes), kb(e.MaxBytes), float64(bp.XoffPoint)/float64(e.MaxBytes),
-					float64(rtt.Value)/1000, utilisationOf(util), kb(queue.Value), phaseMarginOf(pm))
+					float64(rtt.Value)/1000, utilisationOf(util), kb(queue.Value), phaseMarginOf(pm), stableUpTo(pm))
 				rows++
 			}
 		}
@@ -179,6 +179,17 @@ func phaseMarginOf(d ir.Derivation) float64 {
 		return float64(d.Value)
 	}
 	return v
+}
+
+// stableUpTo returns the longest loop delay an ecn-phase-margin
+// derivation's formula gives the fixed point ("up to 5.11 µs"), or "—"
+// where it is unstable.
+func stableUpTo(d ir.Derivation) string {
+	_, after, ok := strings.Cut(d.Formula, "loop delay up to ")
+	if !ok {
+		return "—"
+	}
+	return strings.SplitN(after, ")", 2)[0]
 }
 
 // mib formats bytes in MiB with two decimals.

@@ -446,6 +446,9 @@ func PredictECN(class string, in FluidInput) ECNPrediction {
 	pr := ECNPrediction{Utilisation: util, Queue: queue, Needed: needed}
 	if st := StabilityDCQCN(in); st.Applies {
 		verdict := "stable: the queue settles at q*"
+		if st.MaxRTT > 0 {
+			verdict += " (for a loop delay up to " + formatFloat(st.MaxRTT*1e6, 2) + " µs)"
+		}
 		if st.PhaseMargin <= 0 {
 			verdict = "unstable: the queue and rates oscillate around q* at the loop delay"
 		}

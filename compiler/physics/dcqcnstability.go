@@ -257,6 +257,11 @@ type DCQCNStability struct {
 	PhaseMargin float64
 	// Crossover is the gain crossover frequency, rad/s.
 	Crossover float64
+	// MaxRTT is the longest loop delay the fixed point stays stable at,
+	// in seconds: the delay shifts the loop's phase by −ω·τ* and leaves
+	// its gain (and so the crossover) as it is, so a margin φ lasts
+	// φ/ω_c more of delay (0 where the margin is not above 0).
+	MaxRTT float64
 	// Marking is p*, QueueBytes q* at the fixed point.
 	Marking, QueueBytes float64
 }
@@ -284,7 +289,11 @@ func StabilityDCQCN(in FluidInput) DCQCNStability {
 			return DCQCNStability{}
 		}
 		fp, _ := u.fixedPoint(false)
-		return DCQCNStability{Applies: true, PhaseMargin: pm, Crossover: wc, Marking: fp.p, QueueBytes: fp.q * u.pkt}
+		st := DCQCNStability{Applies: true, PhaseMargin: pm, Crossover: wc, Marking: fp.p, QueueBytes: fp.q * u.pkt}
+		if pm > 0 && pm < 180 {
+			st.MaxRTT = u.rtt + pm*math.Pi/180/wc
+		}
+		return st
 	})
 }
 

@@ -232,3 +232,29 @@ func TestConnectX100GNoProfileStable(t *testing.T) {
 		t.Errorf("100G, rpg_ai_rate 1 Mbit/s: %+v, want a stable fixed point", st)
 	}
 }
+
+// MaxRTT is where the margin runs out: 10 % short of it the fixed point is
+// still stable, 10 % beyond it no longer (ConnectX defaults, 16 flows).
+func TestStabilityMaxRTT(t *testing.T) {
+	for _, c := range []struct {
+		gbps       int
+		kmin, kmax int64
+	}{{400, 50_000, 100_000}, {800, 50_000, 100_000}, {200, 50_000, 100_000}, {800, 150_000, 1_500_000},
+		{200, 50_000, 200_000}, {400, 50_000, 200_000}, {800, 50_000, 200_000}} {
+		in := FluidInput{LinkGbps: c.gbps, Flows: FluidFlows, RTT: 1e-6, KminBytes: c.kmin, KmaxBytes: c.kmax,
+			PmaxPercent: 100, PacketBytes: 4096, NIC: ConnectXDCQCN(nil)}
+		st := StabilityDCQCN(in)
+		if st.MaxRTT <= in.RTT {
+			t.Errorf("%dG %d/%d: %+v, want a loop delay budget beyond 1 µs", c.gbps, c.kmin, c.kmax, st)
+			continue
+		}
+		for _, f := range []float64{0.9, 1.1} {
+			in.RTT = st.MaxRTT * f
+			if pm := StabilityDCQCN(in).PhaseMargin; (pm > 0) != (f < 1) {
+				t.Errorf("%dG %d/%d at %.2f µs (%.1f × MaxRTT %.2f µs): phase margin %.2f°", c.gbps, c.kmin, c.kmax,
+					in.RTT*1e6, f, st.MaxRTT*1e6, pm)
+			}
+		}
+		t.Logf("%dG %d/%d: stable up to %.2f µs", c.gbps, c.kmin, c.kmax, st.MaxRTT*1e6)
+	}
+}
