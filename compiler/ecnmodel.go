@@ -78,7 +78,10 @@ func (c *compilation) ecnPredictions(plan *ir.BufferPlan, s *ir.Switch, cell int
 			RTT: float64(rtt.Value) / 1e9, KminBytes: lo, KmaxBytes: hi, PmaxPercent: e.Probability,
 			PacketBytes: c.f.MTU.RoCE, NIC: nic})
 		plan.MarkingNeeded = max(plan.MarkingNeeded, float64(pr.Needed.Value)/1e6)
-		for _, d := range []physics.Derivation{pr.Utilisation, pr.Queue, pr.Needed} {
+		for _, d := range []physics.Derivation{pr.Utilisation, pr.Queue, pr.Needed, pr.Stability} {
+			if d.Formula == "" {
+				continue
+			}
 			x := toIR(d)
 			for i := range x.Inputs {
 				switch x.Inputs[i].Name {

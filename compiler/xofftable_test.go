@@ -36,8 +36,8 @@ const (
 // to what it computes.
 func TestXoffPointTable(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max | loop RTT | utilisation | mean queue |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | platform | ports | N | pool | XOFF point at N | ECN min | ECN max | XOFF / ECN max | loop RTT | utilisation | mean queue | phase margin | stable up to |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	rows := 0
 	for _, m := range platforms.SwitchModels() {
 		sw, _ := platforms.LookupSwitch(m)
@@ -95,6 +95,16 @@ func TestXoffPointTable(t *testing.T) {
 				if util.Value < 90 {
 					t.Errorf("%s %s %d×%s: the defaults' predicted utilisation %d %% < 90 %% at the fabric's RTT %d ns", m, plat, ports, speed, util.Value, rtt.Value)
 				}
+				pm := model["ecn-phase-margin["+cs[0].Name+"]"]
+				if pm.Formula == "" {
+					t.Fatalf("%s %s %d×%s: no phase margin for the defaults", m, plat, ports, speed)
+				}
+				// At 100G no ECN profile gives ConnectX's firmware defaults a
+				// stable fixed point (physics TestConnectX100GNoProfileStable):
+				// there the NIC's parameters, not the switch's, set the margin.
+				if phaseMarginOf(pm) <= 0 && speed != "100G" {
+					t.Errorf("%s %s %d×%s: the defaults' fixed point is unstable at the fabric's RTT %d ns: %s", m, plat, ports, speed, rtt.Value, pm.Formula)
+				}
 				pool := mib(bp.PoolBytes)
 				shown := plat
 				if overrun {
@@ -103,9 +113,9 @@ func TestXoffPointTable(t *testing.T) {
 				if bp.Shared {
 					pool += " shared"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f | %.2f µs | %s | %s |\n", m, shown, ports, speed, bp.CongestedQueues,
+				fmt.Fprintf(&b, "| %s | %s | %d × %s | %d | %s | %s | %s | %s | %.1f | %.2f µs | %s | %s | %.1f° | %s |\n", m, shown, ports, speed, bp.CongestedQueues,
 					pool, kb(bp.XoffPoint), kb(e.MinBytes), kb(e.MaxBytes), float64(bp.XoffPoint)/float64(e.MaxBytes),
-					float64(rtt.Value)/1000, utilisationOf(util), kb(queue.Value))
+					float64(rtt.Value)/1000, utilisationOf(util), kb(queue.Value), phaseMarginOf(pm), stableUpTo(pm))
 				rows++
 			}
 		}
@@ -158,6 +168,28 @@ func utilisationOf(d ir.Derivation) string {
 		return strconv.FormatInt(d.Value, 10) + " %"
 	}
 	return after
+}
+
+// phaseMarginOf returns the phase margin an ecn-phase-margin derivation's
+// formula states to one decimal ("τ*: 13.2° at"), or its rounded value.
+func phaseMarginOf(d ir.Derivation) float64 {
+	_, after, _ := strings.Cut(d.Formula, "τ*: ")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.SplitN(after, "°", 2)[0]), 64)
+	if err != nil {
+		return float64(d.Value)
+	}
+	return v
+}
+
+// stableUpTo returns the longest loop delay an ecn-phase-margin
+// derivation's formula gives the fixed point ("up to 5.11 µs"), or "—"
+// where it is unstable.
+func stableUpTo(d ir.Derivation) string {
+	_, after, ok := strings.Cut(d.Formula, "loop delay up to ")
+	if !ok {
+		return "—"
+	}
+	return strings.SplitN(after, ")", 2)[0]
 }
 
 // mib formats bytes in MiB with two decimals.

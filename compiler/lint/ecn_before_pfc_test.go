@@ -17,7 +17,8 @@ import (
 // the buffer plan.
 func TestECNBeforePFCSeverity(t *testing.T) {
 	dir := filepath.Join(linttest.TestData(), lint.ECNBeforePFC.Name)
-	want := map[string]diag.Severity{"min-above-xoff": diag.Error, "small-reserve": diag.Error, "max-above-xoff": diag.Warning, "cells": diag.Warning}
+	want := map[string]diag.Severity{"min-above-xoff": diag.Error, "small-reserve": diag.Error, "max-above-xoff": diag.Warning, "cells": diag.Warning,
+		"max-marks-too-little": diag.Error}
 	seen := 0
 	for _, r := range linttest.Run(t, dir, lint.ECNBeforePFC) {
 		if _, ok := want[r.Case]; ok || r.Case == "stated-queues" {

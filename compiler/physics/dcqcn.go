@@ -125,9 +125,11 @@ const (
 //	           + (R_T−R_C)/2·R′·p/((1−p)^(−T·R′) − 1)
 //
 // Rates are in packets per second and R_C, R_T at most the line rate C.
-// The delay system is integrated with a fixed Euler step and a history of
-// τ*; flows start at line rate with α = 1, as the NIC does. The result is
-// deterministic. Inputs that cannot describe a link (speed or flows below
+// The delay system is integrated with a fixed Euler step (an eighth of the
+// shortest of τ′, τ, τ* and 1 µs; a step eight times finer changes the
+// results by less than 0.05 %) and a history of τ* for both delayed
+// inputs; flows start at their fair share C/N with α = 0 and an empty
+// queue. The result is deterministic. Inputs that cannot describe a link (speed or flows below
 // 1) give the zero FluidResult; the RTT is clamped to 0..1 ms and flows to
 // 4096.
 func SimulateDCQCN(in FluidInput) FluidResult {
@@ -136,49 +138,122 @@ func SimulateDCQCN(in FluidInput) FluidResult {
 	}
 	// A compilation asks for the same port and profile once per buffer
 	// plan: the result of a pure function is kept.
-	fluidMemo.Lock()
-	r, ok := fluidMemo.m[in]
-	fluidMemo.Unlock()
-	if ok {
-		return r
-	}
-	r = simulateDCQCN(in)
-	fluidMemo.Lock()
-	if len(fluidMemo.m) >= maxFluidMemo {
-		clear(fluidMemo.m)
-	}
-	fluidMemo.m[in] = r
-	fluidMemo.Unlock()
-	return r
+	return fluidMemo.get(in, func() FluidResult { return simulateDCQCN(in, nil) })
 }
 
-// fluidMemo holds results of [SimulateDCQCN] by input; at most
-// maxFluidMemo of them.
-var fluidMemo = struct {
+// fluidMemo holds results of [SimulateDCQCN] by input.
+var fluidMemo = newMemo[FluidResult]()
+
+// memo keeps the results of a pure function of a [FluidInput], at most
+// maxFluidMemo of them (it starts over when full).
+type memo[V any] struct {
 	sync.Mutex
-	m map[FluidInput]FluidResult
-}{m: map[FluidInput]FluidResult{}}
+	m map[FluidInput]V
+}
 
 const maxFluidMemo = 1024
 
-func simulateDCQCN(in FluidInput) FluidResult {
-	pkt := float64(max(64, min(in.PacketBytes, MaxMTU)))
-	c := float64(clampSpeed(in.LinkGbps)) * 1e9 / 8 / pkt // packets/s
-	n := float64(min(in.Flows, maxFluidFlows))
-	rtt := 0.0
-	if in.RTT > 0 { // also rejects NaN
-		rtt = min(in.RTT, maxFluidRTT)
+func newMemo[V any]() *memo[V] { return &memo[V]{m: map[FluidInput]V{}} }
+
+// get returns the value kept for in, or computes it with f and keeps it.
+func (m *memo[V]) get(in FluidInput, f func() V) V {
+	m.Lock()
+	v, ok := m.m[in]
+	m.Unlock()
+	if ok {
+		return v
 	}
-	kmin, kmax := float64(nonNeg(in.KminBytes))/pkt, float64(nonNeg(in.KmaxBytes))/pkt
-	pmax := float64(clampPercent(in.PmaxPercent)) / 100
+	v = f()
+	m.Lock()
+	if len(m.m) >= maxFluidMemo {
+		clear(m.m)
+	}
+	m.m[in] = v
+	m.Unlock()
+	return v
+}
+
+// fluidUnits are a [FluidInput] in the fluid model's units (packets,
+// packets/s, seconds), clamped to the documented ranges.
+type fluidUnits struct {
+	pkt, c, n, rtt, kmin, kmax, pmax float64
+	g, tauA, tau, timer, bc, rai, f  float64
+}
+
+func toFluidUnits(in FluidInput) fluidUnits {
+	pkt := float64(max(64, min(in.PacketBytes, MaxMTU)))
+	u := fluidUnits{pkt: pkt, c: float64(clampSpeed(in.LinkGbps)) * 1e9 / 8 / pkt,
+		n: float64(min(in.Flows, maxFluidFlows))}
+	if in.RTT > 0 { // also rejects NaN
+		u.rtt = min(in.RTT, maxFluidRTT)
+	}
+	u.kmin, u.kmax = float64(nonNeg(in.KminBytes))/pkt, float64(nonNeg(in.KmaxBytes))/pkt
+	u.pmax = float64(clampPercent(in.PmaxPercent)) / 100
 	nic := in.NIC
-	g := max(1e-9, min(nic.G, 1))
-	tauA := max(1e-7, nic.AlphaPeriod)
-	tau := max(1e-7, nic.CNPInterval)
-	timer := max(1e-7, nic.Timer)
-	bc := max(1, nic.ByteCounter/pkt)
-	rai := max(0, nic.AIRate) / 8 / pkt
-	f := float64(max(1, nic.FastRecovery))
+	u.g = max(1e-9, min(nic.G, 1))
+	u.tauA = max(1e-7, nic.AlphaPeriod)
+	u.tau = max(1e-7, nic.CNPInterval)
+	u.timer = max(1e-7, nic.Timer)
+	u.bc = max(1, nic.ByteCounter/pkt)
+	u.rai = max(0, nic.AIRate) / 8 / pkt
+	u.f = float64(max(1, nic.FastRecovery))
+	return u
+}
+
+// mark is the RED ramp of the switch's ECN profile, q in packets.
+func (u fluidUnits) mark(q float64) float64 {
+	switch {
+	case q <= u.kmin:
+		return 0
+	case q <= u.kmax:
+		return u.pmax * (q - u.kmin) / (u.kmax - u.kmin)
+	}
+	return 1
+}
+
+// pow1m returns (1−p)^x.
+func pow1m(p, x float64) float64 {
+	if p >= 1 {
+		return 0
+	}
+	return math.Exp(x * math.Log1p(-p))
+}
+
+// incr returns p/((1−p)^(−x) − 1), the rate of increase events per packet
+// of a counter that restarts at every mark; it tends to 1/x as p → 0 and
+// to 0 as p → 1.
+func incr(p, x float64) float64 {
+	switch {
+	case p <= 0:
+		return 1 / max(x, 1e-12)
+	case p >= 1:
+		return 0
+	}
+	d := math.Expm1(-x * math.Log1p(-p))
+	if math.IsInf(d, 1) || d <= 0 {
+		return 0
+	}
+	return p / d
+}
+
+// rates returns the right-hand sides dα/dt, dR_T/dt and dR_C/dt of the
+// fluid model (the equations of [SimulateDCQCN]) for the flow's state
+// alpha, rt, rc now and the marking p and rate rl one loop delay ago.
+func (u fluidUnits) rates(alpha, rt, rc, p, rl float64) (da, drt, drc float64) {
+	cut := 1 - pow1m(p, u.tau*rl)
+	byteInc := incr(p, u.bc)
+	timeInc := incr(p, u.timer*rl)
+	da = u.g / u.tauA * ((1 - pow1m(p, u.tauA*rl)) - alpha)
+	drt = -(rt-rc)/u.tau*cut + u.rai*rl*byteInc*pow1m(p, u.f*u.bc) + u.rai*rl*timeInc*pow1m(p, u.f*u.timer*rl)
+	drc = -rc*alpha/(2*u.tau)*cut + (rt-rc)/2*rl*byteInc + (rt-rc)/2*rl*timeInc
+	return da, drt, drc
+}
+
+// simulateDCQCN integrates the model from fair-share rates, α = 0 and an
+// empty queue, or, with from, from that state (its history too).
+func simulateDCQCN(in FluidInput, from *dcqcnFixed) FluidResult {
+	u := toFluidUnits(in)
+	c, n, rtt, tauA, tau := u.c, u.n, u.rtt, u.tauA, u.tau
 
 	// The step resolves the fastest of the loop's times: the α period,
 	// the cut interval and the loop delay. Near the fixed point the
@@ -193,54 +268,19 @@ func simulateDCQCN(in FluidInput) FluidResult {
 	steps := int((fluidSettle + fluidAverage) / dt)
 	settle := int(fluidSettle / dt)
 
-	mark := func(q float64) float64 {
-		switch {
-		case q <= kmin:
-			return 0
-		case q <= kmax:
-			return pmax * (q - kmin) / (kmax - kmin)
-		}
-		return 1
-	}
-	// pow1m returns (1−p)^x; incr returns p/((1−p)^(−x) − 1), which tends
-	// to 1/x as p → 0 and to 0 as p → 1.
-	pow1m := func(p, x float64) float64 {
-		if p >= 1 {
-			return 0
-		}
-		return math.Exp(x * math.Log1p(-p))
-	}
-	incr := func(p, x float64) float64 {
-		switch {
-		case p <= 0:
-			return 1 / max(x, 1e-12)
-		case p >= 1:
-			return 0
-		}
-		d := math.Expm1(-x * math.Log1p(-p))
-		if math.IsInf(d, 1) || d <= 0 {
-			return 0
-		}
-		return p / d
-	}
-
 	hist := make([]struct{ rc, q float64 }, lag+1)
-	for i := range hist {
-		hist[i].rc = c / n
-	}
 	rc, rt, alpha, q := c/n, c/n, 0.0, 0.0
+	if from != nil {
+		rc, rt, alpha, q = from.rc, from.rt, from.alpha, from.q
+	}
+	for i := range hist {
+		hist[i].rc, hist[i].q = rc, q
+	}
 	var sent, qsum, qmax, psum float64
 	head := 0
 	for i := range steps {
 		old := hist[head] // the state τ* ago
-		p := mark(old.q)
-		rl := old.rc
-		cut := 1 - pow1m(p, tau*rl)
-		byteInc := incr(p, bc)
-		timeInc := incr(p, timer*rl)
-		da := g / tauA * ((1 - pow1m(p, tauA*rl)) - alpha)
-		drt := -(rt-rc)/tau*cut + rai*rl*byteInc*pow1m(p, f*bc) + rai*rl*timeInc*pow1m(p, f*timer*rl)
-		drc := -rc*alpha/(2*tau)*cut + (rt-rc)/2*rl*byteInc + (rt-rc)/2*rl*timeInc
+		da, drt, drc := u.rates(alpha, rt, rc, u.mark(old.q), old.rc)
 		in := n * rc
 		out := c
 		if q <= 0 && in < c {
@@ -254,7 +294,7 @@ func simulateDCQCN(in FluidInput) FluidResult {
 			sent += out * dt
 			qsum += q * dt
 			qmax = max(qmax, q)
-			psum += mark(q) * dt
+			psum += u.mark(q) * dt
 		}
 		hist[head] = struct{ rc, q float64 }{rc, q}
 		head++
@@ -268,8 +308,8 @@ func simulateDCQCN(in FluidInput) FluidResult {
 	}
 	return FluidResult{
 		Utilisation:   min(1, sent/(c*span)),
-		QueueBytes:    qsum / span * pkt,
-		MaxQueueBytes: qmax * pkt,
+		QueueBytes:    qsum / span * u.pkt,
+		MaxQueueBytes: qmax * u.pkt,
 		Marking:       psum / span,
 	}
 }
@@ -353,12 +393,18 @@ func FabricRTT(hops []RTTHop, mtu int) Derivation {
 // profile on one port speed, as explain shows it.
 type ECNPrediction struct {
 	Utilisation, Queue, Needed Derivation
+	// Stability is the phase margin of the fixed point at the loop delay
+	// ([StabilityDCQCN]); the zero Derivation where the analysis does not
+	// apply.
+	Stability Derivation
 }
 
 // PredictECN runs [SimulateDCQCN] for class's profile and returns the
-// predicted utilisation (percent, rounded down), mean queue (bytes) and
-// the marking probability the queue needs at the fixed point
-// ([MarkingNeeded], in parts per million), each with its inputs.
+// predicted utilisation (percent, rounded down), mean queue (bytes), the
+// marking probability the queue needs at the fixed point ([MarkingNeeded],
+// in parts per million) and the fixed point's phase margin at the loop
+// delay ([StabilityDCQCN], degrees rounded towards zero), each with its
+// inputs.
 func PredictECN(class string, in FluidInput) ECNPrediction {
 	r := SimulateDCQCN(in)
 	need := MarkingNeeded(in.LinkGbps, in.Flows, in.PacketBytes, in.NIC)
@@ -397,5 +443,22 @@ func PredictECN(class string, in FluidInput) ECNPrediction {
 		Inputs:  []Input{inputs[0], inputs[1], inputs[6], inputs[8], inputs[10], inputs[11], inputs[12]},
 		Source:  "Zhu, Ghobadi, Misra, Padhye, \"ECN or Delay\", CoNEXT 2016, §3.2 (DCQCN fixed point); physics.md §3.3",
 	}
-	return ECNPrediction{Utilisation: util, Queue: queue, Needed: needed}
+	pr := ECNPrediction{Utilisation: util, Queue: queue, Needed: needed}
+	if st := StabilityDCQCN(in); st.Applies {
+		verdict := "stable: the queue settles at q*"
+		if st.MaxRTT > 0 {
+			verdict += " (for a loop delay up to " + formatFloat(st.MaxRTT*1e6, 2) + " µs)"
+		}
+		if st.PhaseMargin <= 0 {
+			verdict = "unstable: the queue and rates oscillate around q* at the loop delay"
+		}
+		pr.Stability = Derivation{
+			Field: "ecn-phase-margin[" + class + "]", Value: int64(st.PhaseMargin), Unit: "°",
+			Formula: "phase margin of the fluid model linearised at its fixed point (p* = " + formatFloat(st.Marking*100, 2) +
+				" %, q* = " + strconv.FormatInt(int64(math.Round(st.QueueBytes)), 10) + " B) with the loop delay τ*: " +
+				formatFloat(st.PhaseMargin, 1) + "° at " + formatFloat(st.Crossover/(2*math.Pi)/1e3, 1) + " kHz, " + verdict,
+			Inputs: inputs, Source: srcDCQCNStability,
+		}
+	}
+	return pr
 }

@@ -32,6 +32,7 @@ var notConfigured = map[string]string{
 	"ecn-utilisation":    "the DCQCN fluid model's prediction for the class's ECN profile",
 	"ecn-queue":          "the DCQCN fluid model's prediction for the class's ECN profile",
 	"ecn-marking-needed": "the fixed-point marking RF102 checks the ECN profile against",
+	"ecn-phase-margin":   "the stability of the DCQCN fluid model's fixed point",
 	"leaf-group":         "placement, in slurm/ and the node labels",
 	"pod":                "placement, in slurm/ and the node labels",
 	"fabric":             "placement, in slurm/ and the node labels",
