@@ -35,7 +35,7 @@ type body struct {
 // encode is the body's canonical JSON, which shapes, values and digests
 // are of.
 func (b body) encode() ([]byte, error) {
-	return json.Marshal(b)
+	return appendBody(make([]byte, 0, bodySize(b)), b), nil
 }
 
 // shapeJSON is a shape as a plan file keeps it: the body whole, and the
