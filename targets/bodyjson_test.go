@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 
@@ -74,6 +76,66 @@ func FuzzBodyJSON(f *testing.F) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("remediation:\n got %s\nwant %s", got, want)
 			}
+		}
+	})
+}
+
+// valuesByTokens is shape.values as it reads when both bodies are
+// tokenized whole: the definition the walk must agree with.
+func valuesByTokens(s *shape, raw []byte) []string {
+	at := tokenize(raw)
+	if len(at) != len(s.at) {
+		panic("token counts differ")
+	}
+	var values []string
+	size := 0
+	for i := range len(at) - 1 {
+		t := raw[at[i]:at[i+1]]
+		if string(t) == string(s.token(i)) {
+			continue
+		}
+		v := fmt.Sprint(i) + ":" + string(t)
+		values = append(values, v)
+		if size += len(v) + 8; size > len(raw)/4 {
+			return nil
+		}
+	}
+	if values == nil {
+		values = []string{}
+	}
+	return values
+}
+
+// FuzzShapeValues holds the side-by-side walk of a body and its shape to
+// the token-by-token comparison, on a body edited from the shape's
+// (bytes replaced, inserted, deleted) with as many tokens.
+func FuzzShapeValues(f *testing.F) {
+	long := bytes.Repeat([]byte(`{"path":"PORT|Ethernet0|mtu","before":null,"after":"9216"},`), 8)
+	f.Add(long, []byte{0, 9, 'X', 1, 100, '7', 2, 200, 0})
+	f.Add([]byte("leaf-r0-00 Ethernet1/1 to spine-00"), []byte{0, 5, '3', 0, 6, '1'})
+	f.Add([]byte("aa,bb"), []byte{0, 2, 'c'})
+	f.Fuzz(func(t *testing.T, shapeRaw, edits []byte) {
+		raw := bytes.Clone(shapeRaw)
+		for j := 0; j+2 < len(edits) && len(raw) > 0; j += 3 {
+			pos := int(edits[j+1]) % len(raw)
+			switch edits[j] % 3 {
+			case 0:
+				raw[pos] = edits[j+2]
+			case 1:
+				raw = append(raw[:pos], append([]byte{edits[j+2]}, raw[pos:]...)...)
+			case 2:
+				raw = append(raw[:pos], raw[pos+1:]...)
+			}
+		}
+		if countTokens(shapeRaw) != len(tokenize(shapeRaw))-1 || countTokens(raw) != len(tokenize(raw))-1 {
+			t.Fatalf("countTokens differs from tokenize")
+		}
+		if countTokens(raw) != countTokens(shapeRaw) {
+			return
+		}
+		s := &shape{raw: shapeRaw, at: tokenize(shapeRaw)}
+		if got, want := s.values(raw), valuesByTokens(s, raw); !reflect.DeepEqual(got, want) {
+			t.Fatalf("shape %q, body %q: walk %q, tokens %q", shapeRaw, raw, got, want)
 		}
 	})
 }

@@ -76,7 +76,13 @@ func WritePlan(w io.Writer, p *Plan) error {
 		}
 		raw, err := d.rawBody()
 		if err == nil {
-			refs[i], err = k.pack(*d, raw)
+			// A shared body is checked against its digest as it is
+			// rebuilt: the digest is not computed again.
+			id := ""
+			if d.Shared != nil {
+				id = d.Shared.ref.SHA256
+			}
+			refs[i], err = k.pack(*d, raw, id)
 		}
 		if err != nil {
 			return fmt.Errorf("encoding the plan: %w", err)
