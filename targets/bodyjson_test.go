@@ -41,23 +41,7 @@ func FuzzBodyJSON(f *testing.F) {
 	f.Add("a\"b\\c", "", "\u2028", "", "", "json", []byte{0xff, '\n', 0}, uint8(7))
 	f.Add("é\t", "x&y", "\x00", "k", "m", "proto", []byte(nil), uint8(2))
 	f.Fuzz(func(t *testing.T, path, before, after, kind, method, format string, content []byte, shape uint8) {
-		c := renderers.Change{Path: path, Before: &before, After: &after, Kind: kind, Disruption: renderers.Disruption(method + kind), Method: method}
-		if shape&1 != 0 {
-			c.Before = nil
-		}
-		if shape&2 != 0 {
-			c.After = nil
-		}
-		var b body
-		switch shape >> 2 & 3 {
-		case 1:
-			b.Changes = []renderers.Change{}
-		case 2, 3:
-			b.Changes = []renderers.Change{c, {Path: kind, Disruption: renderers.Hitless}}
-		}
-		if shape&16 == 0 {
-			b.Remediation = &Remediation{Format: renderers.Format(format), Content: content}
-		}
+		b := fuzzBody(path, before, after, kind, method, format, content, shape)
 		ref := refBody{Changes: b.Changes, Remediation: (*refRemediation)(b.Remediation)}
 		want, err := json.Marshal(ref)
 		if err != nil {
@@ -138,4 +122,54 @@ func FuzzShapeValues(f *testing.F) {
 			t.Fatalf("shape %q, body %q: walk %q, tokens %q", shapeRaw, raw, got, want)
 		}
 	})
+}
+
+// FuzzDecodeBody holds decodeBody to json.Unmarshal: every body it
+// encodes is read back as encoding/json reads it, and whatever other
+// bytes it accepts, encoding/json reads the same.
+func FuzzDecodeBody(f *testing.F) {
+	f.Add("PORT|Ethernet0|mtu", "9100", "<9216>", "port-mtu", "apply-patch", "text", []byte("interface Ethernet1\n  mtu 9216\n"), uint8(0), []byte(`{"changes":[],"remediation":null}`))
+	f.Add("a\"b\\c", "", "\u2028", "", "", "json", []byte{0xff, '\n', 0}, uint8(7), []byte(`{"changes":[{"path":"\ud800","before":null,"after":"x","disruption":""}],"remediation":{"format":"t"}}`))
+	f.Add("é\t\x01", "x&y", "\x00", "k", "m", "proto", []byte(nil), uint8(10), []byte(`{"changes":null,"remediation":{"format":"t","text":"a\/b\u00e9"}}`))
+	f.Fuzz(func(t *testing.T, path, before, after, kind, method, format string, content []byte, shape uint8, other []byte) {
+		b := fuzzBody(path, before, after, kind, method, format, content, shape)
+		raw, _ := b.encode()
+		got, ok := decodeBody(raw)
+		var want body
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: decodeBody %v %+v, json.Unmarshal %+v", raw, ok, got, want)
+		}
+		if got, ok := decodeBody(other); ok {
+			var want body
+			if err := json.Unmarshal(other, &want); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: decodeBody %+v, json.Unmarshal %+v (%v)", other, got, want, err)
+			}
+		}
+	})
+}
+
+// fuzzBody is a body made of a fuzzer's values; shape's bits say which
+// values are absent and whether the changes are nil, empty or two.
+func fuzzBody(path, before, after, kind, method, format string, content []byte, shape uint8) body {
+	c := renderers.Change{Path: path, Before: &before, After: &after, Kind: kind, Disruption: renderers.Disruption(method + kind), Method: method}
+	if shape&1 != 0 {
+		c.Before = nil
+	}
+	if shape&2 != 0 {
+		c.After = nil
+	}
+	var b body
+	switch shape >> 2 & 3 {
+	case 1:
+		b.Changes = []renderers.Change{}
+	case 2, 3:
+		b.Changes = []renderers.Change{c, {Path: kind, Disruption: renderers.Hitless}}
+	}
+	if shape&16 == 0 {
+		b.Remediation = &Remediation{Format: renderers.Format(format), Content: content}
+	}
+	return b
 }

@@ -328,9 +328,11 @@ func (k *Shapes) unpack(device string, r *bodyRef) (body, error) {
 	if err != nil {
 		return body{}, err
 	}
-	var out body
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return body{}, fmt.Errorf("device %s: its changes and remediation: %w", device, err)
+	out, ok := decodeBody(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return body{}, fmt.Errorf("device %s: its changes and remediation: %w", device, err)
+		}
 	}
 	if out.Changes == nil && out.Remediation == nil {
 		return body{}, errors.New("device " + device + ": its body has neither changes nor a remediation")
