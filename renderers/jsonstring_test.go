@@ -34,3 +34,17 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendJSONBytes holds AppendJSONBytes to AppendJSONString.
+func FuzzAppendJSONBytes(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "<&>", "\xff\xfe", "\u2029x", "é\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, html := range []bool{true, false} {
+			if got, want := renderers.AppendJSONBytes([]byte("x"), []byte(s), html), renderers.AppendJSONString([]byte("x"), s, html); !bytes.Equal(got, want) {
+				t.Errorf("%q (escapeHTML %v): bytes %s, string %s", s, html, got, want)
+			}
+		}
+	})
+}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -77,7 +76,13 @@ func WritePlan(w io.Writer, p *Plan) error {
 		}
 		raw, err := d.rawBody()
 		if err == nil {
-			refs[i], err = k.pack(*d, raw)
+			// A shared body is checked against its digest as it is
+			// rebuilt: the digest is not computed again.
+			id := ""
+			if d.Shared != nil {
+				id = d.Shared.ref.SHA256
+			}
+			refs[i], err = k.pack(*d, raw, id)
 		}
 		if err != nil {
 			return fmt.Errorf("encoding the plan: %w", err)
@@ -268,13 +273,7 @@ type remediationJSON struct {
 
 // MarshalJSON writes r with its content as text or base64.
 func (r Remediation) MarshalJSON() ([]byte, error) {
-	j := remediationJSON{Format: r.Format}
-	if utf8.Valid(r.Content) {
-		j.Text = new(string(r.Content))
-	} else {
-		j.Base64 = new(base64.StdEncoding.EncodeToString(r.Content))
-	}
-	return json.Marshal(j)
+	return r.appendJSON(make([]byte, 0, len(r.Content)+len(r.Content)/16+64)), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

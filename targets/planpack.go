@@ -3,10 +3,12 @@ package targets
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,7 +37,7 @@ type body struct {
 // encode is the body's canonical JSON, which shapes, values and digests
 // are of.
 func (b body) encode() ([]byte, error) {
-	return json.Marshal(b)
+	return appendBody(make([]byte, 0, bodySize(b)), b), nil
 }
 
 // shapeJSON is a shape as a plan file keeps it: the body whole, and the
@@ -121,6 +123,9 @@ func NewShapes() *Shapes {
 type Shared struct {
 	shapes *Shapes
 	ref    bodyRef
+	// outline, when set, is the body's outline, taken from it when it
+	// was shared: a view of the plan reads it without rebuilding the body.
+	outline *Outline
 }
 
 // Share returns dp with its changes and remediation kept in k (Shared
@@ -134,11 +139,15 @@ func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
 	if err != nil {
 		return dp, fmt.Errorf("device %s: %w", dp.Device, err)
 	}
-	ref, err := k.pack(dp, raw)
+	ref, err := k.pack(dp, raw, "")
 	if err != nil {
 		return dp, err
 	}
-	dp.Changes, dp.Remediation, dp.Shared = nil, nil, &Shared{shapes: k, ref: *ref}
+	o, err := outlineOf(dp.Device, raw)
+	if err != nil {
+		return dp, err
+	}
+	dp.Changes, dp.Remediation, dp.Shared = nil, nil, &Shared{shapes: k, ref: *ref, outline: &o}
 	return dp, nil
 }
 
@@ -146,29 +155,32 @@ func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
 const maxLen = 1<<31 - 1
 
 // pack returns the body raw of device dp as a reference to a shape,
-// adding the shape when raw is like none before it.
-func (k *Shapes) pack(dp DevicePlan, raw []byte) (*bodyRef, error) {
+// adding the shape when raw is like none before it. id is raw's digest
+// when the caller has just checked it, "" to compute it.
+func (k *Shapes) pack(dp DevicePlan, raw []byte, id string) (*bodyRef, error) {
 	if len(raw) > maxLen {
 		return nil, fmt.Errorf("device %s: its changes and remediation take %d bytes, more than a plan file holds for one device (%d)", dp.Device, len(raw), maxLen)
 	}
-	id := digestOf(raw)
+	if id == "" {
+		id = digestOf(raw)
+	}
 	k.mu.Lock()
 	known := k.byID[id] != nil
 	k.mu.Unlock()
 	if known {
 		return &bodyRef{Shape: id, SHA256: id}, nil
 	}
-	at := tokenize(raw)
-	kind := fmt.Sprintf("%s\x00%s\x00%d", dp.Platform, dp.Role, len(at)-1)
+	kind := fmt.Sprintf("%s\x00%s\x00%d", dp.Platform, dp.Role, countTokens(raw))
 	k.mu.Lock()
 	s := k.byKind[kind]
 	k.mu.Unlock()
 	if s != nil {
 		// A shape is never changed once made: compared without the lock.
-		if values := s.values(raw, at); values != nil {
+		if values := s.values(raw); values != nil {
 			return &bodyRef{Shape: s.id, Values: values, SHA256: id}, nil
 		}
 	}
+	at := tokenize(raw)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.byID[id] == nil {
@@ -182,28 +194,98 @@ func (k *Shapes) pack(dp DevicePlan, raw []byte) (*bodyRef, error) {
 	return &bodyRef{Shape: id, SHA256: id}, nil
 }
 
-// values returns the tokens where raw (whose tokens start at at, as many
-// as s has) differs from s, as "index:token"; nil when raw is mostly
-// unlike s, and so a shape of its own.
-func (s *shape) values(raw []byte, at []int32) []string {
+// values returns the tokens where raw (which has as many tokens as s)
+// differs from s, as "index:token"; nil when raw is mostly unlike s, and
+// so a shape of its own.
+//
+// It walks the two side by side rather than token by token: a stretch
+// the two share is skipped at the speed of a memory compare, and its
+// tokens counted by the shape's offsets; only where they differ is raw
+// read a byte at a time. Most of a device's body is its shape's.
+func (s *shape) values(raw []byte) []string {
 	var values []string
 	size := 0
-	for i := range len(at) - 1 {
-		t := raw[at[i]:at[i+1]]
-		if string(t) == string(s.token(i)) {
-			continue
+	n := s.tokens()
+	for i, p := 0, 0; i < n; {
+		q := int(s.at[i])
+		end := q + commonPrefix(raw[p:], s.raw[q:])
+		// The shape's tokens i..k-1 end inside the stretch the two share,
+		// and so are raw's, but for one that ends where they part while
+		// raw's runs on.
+		k := i + sort.Search(n+1-i, func(j int) bool { return int(s.at[i+j]) > end }) - 1
+		if k > i && int(s.at[k]) == end {
+			if r := p + end - q; r < len(raw) && wordByte[raw[r]] == wordByte[raw[r-1]] {
+				k--
+			}
 		}
-		v := strconv.Itoa(i) + ":" + string(t)
-		values = append(values, v)
-		if size += len(v) + 8; size > len(raw)/4 {
+		p += int(s.at[k]) - q
+		if i = k; i == n {
+			if p != len(raw) {
+				return nil
+			}
+			break
+		}
+		if p >= len(raw) {
 			return nil
 		}
+		e := p + 1
+		for w := wordByte[raw[p]]; e < len(raw) && wordByte[raw[e]] == w; e++ {
+		}
+		if t := raw[p:e]; string(t) != string(s.token(i)) {
+			v := strconv.Itoa(i) + ":" + string(t)
+			values = append(values, v)
+			if size += len(v) + 8; size > len(raw)/4 {
+				return nil
+			}
+		}
+		p, i = e, i+1
 	}
 	if values == nil {
 		values = []string{}
 	}
 	return values
 }
+
+// commonPrefix is the length of the bytes a and b start with alike.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
+		i += 64
+	}
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// countTokens is how many tokens tokenize finds in b, without an offset
+// list.
+func countTokens(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n, prev := 1, wordClass[b[0]]
+	for _, c := range b[1:] {
+		w := wordClass[c]
+		n += int(w ^ prev)
+		prev = w
+	}
+	return n
+}
+
+// wordClass is wordByte as 0 and 1, for counting without a branch.
+var wordClass = func() (t [256]uint8) {
+	for c, w := range wordByte {
+		if w {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // raw rebuilds the body the reference makes, checked against its digest.
 func (k *Shapes) raw(device string, r *bodyRef) ([]byte, error) {
@@ -246,9 +328,11 @@ func (k *Shapes) unpack(device string, r *bodyRef) (body, error) {
 	if err != nil {
 		return body{}, err
 	}
-	var out body
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return body{}, fmt.Errorf("device %s: its changes and remediation: %w", device, err)
+	out, ok := decodeBody(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return body{}, fmt.Errorf("device %s: its changes and remediation: %w", device, err)
+		}
 	}
 	if out.Changes == nil && out.Remediation == nil {
 		return body{}, errors.New("device " + device + ": its body has neither changes nor a remediation")
@@ -322,16 +406,24 @@ func (d *DevicePlan) rawBody() ([]byte, error) {
 // Outline returns the device's outline; for a device that shares its
 // body it is read from the body's JSON, not decoded from it.
 func (d *DevicePlan) Outline() (Outline, error) {
+	if d.Shared != nil && d.Shared.outline != nil {
+		return *d.Shared.outline, nil
+	}
 	raw, err := d.rawBody()
 	if err != nil {
 		return Outline{}, err
 	}
+	return outlineOf(d.Device, raw)
+}
+
+// outlineOf is the outline of device's body raw.
+func outlineOf(device string, raw []byte) (Outline, error) {
 	// The body's JSON is {"changes":[...],"remediation":...}: no string
 	// in it holds an unescaped quote, so the first `,"remediation":` is
 	// the body's own, and each change starts with `{"path":`.
 	cut := bytes.Index(raw, []byte(`,"remediation":`))
 	if cut < 0 {
-		return Outline{}, fmt.Errorf("device %s: its body has no remediation field", d.Device)
+		return Outline{}, fmt.Errorf("device %s: its body has no remediation field", device)
 	}
 	o := Outline{
 		Changes:       bytes.Count(raw[:cut], []byte(`{"path":`)),
@@ -359,7 +451,7 @@ func (d *DevicePlan) Outline() (Outline, error) {
 	}
 	var r Remediation
 	if err := json.Unmarshal(rem, &r); err != nil {
-		return Outline{}, fmt.Errorf("device %s: its remediation: %w", d.Device, err)
+		return Outline{}, fmt.Errorf("device %s: its remediation: %w", device, err)
 	}
 	o.RemediationLines += bytes.Count(r.Content, []byte("\n"))
 	return o, nil

@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -28,9 +29,9 @@ func compareEntry(a, b entry) int {
 }
 
 // tables is CONFIG_DB flattened: one entry per field. The renderer builds
-// it field by field, sorts it once and prints it in one pass, so that a
-// switch costs one slice rather than a map per row; the desired state is
-// the same entries.
+// it field by field, puts it in order once and prints it in one pass, so
+// that a switch costs one slice rather than a map per row; the desired
+// state is the same entries.
 type tables struct {
 	e []entry
 }
@@ -42,18 +43,71 @@ func (t *tables) set(table, key string, fieldValues ...string) {
 	}
 }
 
-// finish sorts the entries and refuses a field set twice, which would
-// make the printed object ambiguous.
+// row is a run of consecutive entries of one table|key: the fields one or
+// more calls of set gave in a row.
+type row struct{ lo, hi int32 }
+
+// finish puts the entries in order and refuses a field set twice, which
+// would make the printed object ambiguous.
+//
+// The renderer sets a row's fields together, so the entries come as rows
+// of a few fields each: sorting the rows by table and key (a third as many
+// elements as entries, and the table most often the same string) and then
+// each row's few fields costs a fraction of sorting the entries whole.
 func (t *tables) finish() error {
-	// Sorting indices moves four bytes per swap instead of an entry's four
-	// strings, each move of which the garbage collector's write barrier
-	// would see.
-	idx := make([]int32, len(t.e))
-	for i := range idx {
-		idx[i] = int32(i)
+	if len(t.e) > math.MaxInt32 {
+		return fmt.Errorf("internal error: %d CONFIG_DB fields, more than this renderer orders", len(t.e))
 	}
-	slices.SortFunc(idx, func(a, b int32) int { return compareEntry(t.e[a], t.e[b]) })
-	// Permute in place, cycle by cycle: entry k becomes the idx[k]th.
+	rows := make([]row, 0, len(t.e)/2+1)
+	for i := 0; i < len(t.e); {
+		j := i + 1
+		for j < len(t.e) && t.e[j].key == t.e[i].key && t.e[j].table == t.e[i].table {
+			j++
+		}
+		rows = append(rows, row{int32(i), int32(j)})
+		i = j
+	}
+	// Rows of one table|key set in two places keep the order they were set
+	// in (a total order, so the unstable sort is deterministic).
+	slices.SortFunc(rows, func(a, b row) int {
+		ea, eb := &t.e[a.lo], &t.e[b.lo]
+		if c := strings.Compare(ea.table, eb.table); c != 0 {
+			return c
+		}
+		if c := strings.Compare(ea.key, eb.key); c != 0 {
+			return c
+		}
+		return int(a.lo - b.lo)
+	})
+	// idx[k] is the entry that goes to place k: the rows in order, the
+	// fields of each table|key sorted by insertion (a row has a handful).
+	idx := make([]int32, 0, len(t.e))
+	for r := 0; r < len(rows); {
+		start := len(idx)
+		first := &t.e[rows[r].lo]
+		for ; r < len(rows) && t.e[rows[r].lo].key == first.key && t.e[rows[r].lo].table == first.table; r++ {
+			for i := rows[r].lo; i < rows[r].hi; i++ {
+				idx = append(idx, i)
+			}
+		}
+		fields := idx[start:]
+		for i := 1; i < len(fields); i++ {
+			for j := i; j > 0; j-- {
+				c := strings.Compare(t.e[fields[j-1]].field, t.e[fields[j]].field)
+				if c == 0 {
+					a, b := t.e[fields[j-1]], t.e[fields[j]]
+					return fmt.Errorf("internal error: %s|%s field %s is set twice (%q, %q)", a.table, a.key, a.field, a.value, b.value)
+				}
+				if c < 0 {
+					break
+				}
+				fields[j-1], fields[j] = fields[j], fields[j-1]
+			}
+		}
+	}
+	// Permute in place, cycle by cycle: place k takes entry idx[k]. Moving
+	// indices while sorting and each entry once here spares the garbage
+	// collector's write barrier a move of four strings per swap.
 	for i := range idx {
 		if idx[i] < 0 {
 			continue
@@ -68,12 +122,6 @@ func (t *tables) finish() error {
 			}
 			t.e[cur] = t.e[next]
 			cur = next
-		}
-	}
-	for i := 1; i < len(t.e); i++ {
-		if compareEntry(t.e[i-1], t.e[i]) == 0 {
-			a := t.e[i]
-			return fmt.Errorf("internal error: %s|%s field %s is set twice (%q, %q)", a.table, a.key, a.field, t.e[i-1].value, a.value)
 		}
 	}
 	return nil

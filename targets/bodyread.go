@@ -1,0 +1,265 @@
+package targets
+
+import (
+	"bytes"
+	"encoding/base64"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// decodeBody reads a body in the canonical form appendBody writes, as
+// json.Unmarshal would, and reports false for anything else (whitespace,
+// another field order, an escape appendBody does not write), which the
+// caller then gives to encoding/json. Apply rebuilds every device's body
+// before checking and pushing it: on a hyperscale plan that is gigabytes
+// of JSON, which encoding/json decodes by reflection and, for the
+// remediation's UnmarshalJSON, scans twice.
+func decodeBody(raw []byte) (body, bool) {
+	r := bodyReader{b: raw}
+	var out body
+	if !r.lit(`{"changes":`) {
+		return body{}, false
+	}
+	if !r.lit("null") {
+		if !r.lit("[") {
+			return body{}, false
+		}
+		out.Changes = []renderers.Change{}
+		for first := true; !r.lit("]"); first = false {
+			if !first && !r.lit(",") {
+				return body{}, false
+			}
+			c, ok := r.change()
+			if !ok {
+				return body{}, false
+			}
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	if !r.lit(`,"remediation":`) {
+		return body{}, false
+	}
+	if !r.lit("null") {
+		rem, ok := r.remediation()
+		if !ok {
+			return body{}, false
+		}
+		out.Remediation = rem
+	}
+	if !r.lit("}") || r.i != len(raw) {
+		return body{}, false
+	}
+	return out, true
+}
+
+// bodyReader is a cursor over a body's JSON.
+type bodyReader struct {
+	b []byte
+	i int
+}
+
+// lit consumes s when the input continues with it.
+func (r *bodyReader) lit(s string) bool {
+	if len(r.b)-r.i >= len(s) && string(r.b[r.i:r.i+len(s)]) == s {
+		r.i += len(s)
+		return true
+	}
+	return false
+}
+
+func (r *bodyReader) change() (renderers.Change, bool) {
+	var c renderers.Change
+	var ok bool
+	if !r.lit(`{"path":`) {
+		return c, false
+	}
+	if c.Path, ok = r.str(); !ok || !r.lit(`,"before":`) {
+		return c, false
+	}
+	if c.Before, ok = r.optStr(); !ok || !r.lit(`,"after":`) {
+		return c, false
+	}
+	if c.After, ok = r.optStr(); !ok {
+		return c, false
+	}
+	if r.lit(`,"element":`) {
+		if c.Kind, ok = r.str(); !ok {
+			return c, false
+		}
+	}
+	if !r.lit(`,"disruption":`) {
+		return c, false
+	}
+	d, ok := r.str()
+	if !ok {
+		return c, false
+	}
+	c.Disruption = renderers.Disruption(d)
+	if r.lit(`,"method":`) {
+		if c.Method, ok = r.str(); !ok {
+			return c, false
+		}
+	}
+	return c, r.lit("}")
+}
+
+func (r *bodyReader) remediation() (*Remediation, bool) {
+	if !r.lit(`{"format":`) {
+		return nil, false
+	}
+	f, ok := r.str()
+	if !ok {
+		return nil, false
+	}
+	rem := &Remediation{Format: renderers.Format(f)}
+	switch {
+	case r.lit(`,"text":`):
+		if rem.Content, ok = r.strBytes(); !ok {
+			return nil, false
+		}
+	case r.lit(`,"base64":`):
+		s, ok := r.strBytes()
+		if !ok {
+			return nil, false
+		}
+		if rem.Content, ok = decodeBase64(s); !ok {
+			return nil, false
+		}
+	}
+	return rem, r.lit("}")
+}
+
+func decodeBase64(s []byte) ([]byte, bool) {
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+	n, err := base64.StdEncoding.Decode(out, s)
+	return out[:n], err == nil
+}
+
+func (r *bodyReader) optStr() (*string, bool) {
+	if r.lit("null") {
+		return nil, true
+	}
+	s, ok := r.str()
+	return &s, ok
+}
+
+func (r *bodyReader) str() (string, bool) {
+	b, _, ok := r.strRaw()
+	return string(b), ok
+}
+
+// strBytes reads a JSON string into bytes of its own.
+func (r *bodyReader) strBytes() ([]byte, bool) {
+	b, own, ok := r.strRaw()
+	if ok && !own {
+		b = bytes.Clone(b)
+	}
+	return b, ok
+}
+
+// strRaw reads a JSON string: the input's own bytes when it has no
+// escape (own false), new ones otherwise. It refuses what encoding/json
+// would change or reject (invalid UTF-8, control bytes, surrogate
+// escapes), so that what it returns is what json.Unmarshal returns.
+func (r *bodyReader) strRaw() (s []byte, own, ok bool) {
+	if !r.lit(`"`) {
+		return nil, false, false
+	}
+	rest := r.b[r.i:]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return nil, false, false
+	}
+	if bytes.IndexByte(rest[:end], '\\') < 0 {
+		s := rest[:end]
+		if !plainJSON(s) {
+			return nil, false, false
+		}
+		r.i += end + 1
+		return s, false, true
+	}
+	out := make([]byte, 0, end)
+	for i := 0; i < len(rest); {
+		c := rest[i]
+		switch {
+		case c == '"':
+			// Escapes write whole runes: out is valid UTF-8 exactly when
+			// the input's unescaped bytes are.
+			if !utf8.Valid(out) {
+				return nil, false, false
+			}
+			r.i += i + 1
+			return out, true, true
+		case c < 0x20:
+			return nil, false, false
+		case c == '\\':
+			if i+1 >= len(rest) {
+				return nil, false, false
+			}
+			switch e := rest[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				if i+6 > len(rest) {
+					return nil, false, false
+				}
+				v := 0
+				for _, h := range rest[i+2 : i+6] {
+					d, ok := hexValue(h)
+					if !ok {
+						return nil, false, false
+					}
+					v = v<<4 | d
+				}
+				if utf16.IsSurrogate(rune(v)) {
+					return nil, false, false
+				}
+				out = utf8.AppendRune(out, rune(v))
+				i += 6
+				continue
+			default:
+				return nil, false, false
+			}
+			i += 2
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return nil, false, false
+}
+
+// plainJSON reports whether s is valid UTF-8 without control bytes: what
+// a JSON string holds unescaped and encoding/json keeps as it is.
+func plainJSON(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(s)
+}
+
+func hexValue(c byte) (int, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0'), true
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10, true
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10, true
+	}
+	return 0, false
+}
