@@ -270,11 +270,17 @@ func newModel(fab *ir.Fabric, refs int) *model {
 		}
 	}
 	m := &model{devices: make(map[string]*device, len(fab.Devices)), ports: make(map[Endpoint]*port, nports), hca: map[Endpoint]string{}, byRef: make([]*port, refs)}
-	for _, d := range fab.Devices {
-		dv := &device{name: d.Name, queuePrio: map[string]int{}}
+	// One allocation for every port and every device of the fabric,
+	// rather than one per port.
+	all := make([]port, 0, nports)
+	devs := make([]device, len(fab.Devices))
+	for i, d := range fab.Devices {
+		dv := &devs[i]
+		dv.name, dv.queuePrio = d.Name, map[string]int{}
 		m.devices[d.Name] = dv
 		addPort := func(name, peer, peerPort string, gbps int, nic bool) {
-			p := &port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, dev: dv, gbps: gbps, nic: nic, hasPeer: peer != ""}
+			all = append(all, port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, dev: dv, gbps: gbps, nic: nic, hasPeer: peer != ""})
+			p := &all[len(all)-1]
 			dv.ports = append(dv.ports, p)
 			m.ports[p.ep] = p
 		}
@@ -406,19 +412,15 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 	if len(want) == 0 {
 		return
 	}
+	// One more walk of the window, in its order, rather than a lookup
+	// per cited port: the cited ports are resolved already.
 	got := map[citeKey][]Evidence{}
-	var refs []int
-	for ref, p := range m.byRef {
-		if p != nil && p != unknown && (p.cited || p.dev.cited) {
-			refs = append(refs, ref)
-		}
+	cited := func(ref int) bool {
+		p := m.byRef[ref]
+		return p != nil && p != unknown && (p.cited || p.dev.cited)
 	}
-	for _, ref := range refs {
-		for k, r := range w.PortRates(ref) {
-			p := m.resolve(k, r.Port)
-			if p == nil || !counts(p, k) {
-				continue
-			}
+	for k, r := range w.RatesOf(cited) {
+		if p := m.byRef[r.Port]; counts(p, k) {
 			keep(got, want, p, k, r)
 		}
 	}

@@ -8,17 +8,21 @@ import (
 // texts interns byte strings into one arena, numbered from 0 in the
 // order they were first seen. Its open-addressing table holds only
 // integers, so a million label sets cost the garbage collector nothing to
-// scan and a lookup one probe of a flat slice in the common case.
+// scan. Each slot keeps the text's hash beside its number, so a probe
+// that meets another text is told apart without reading that text, and
+// the table is kept at most half full, so a probe for a new text meets
+// few: a window's first scrape interns a million and a half of them.
 type texts struct {
-	seed   maphash.Seed
-	arena  []byte
-	offs   []int    // text i is arena[offs[i]:offs[i+1]]
-	hashes []uint64 // each text's hash, to compare and to grow without rehashing
-	slots  []uint32 // text number + 1; 0 is empty; the length is a power of two
+	seed  maphash.Seed
+	arena []byte
+	offs  []int // text i is arena[offs[i]:offs[i+1]]
+	// slots hold a text's hash (the low 32 bits) above its number + 1;
+	// 0 is empty; the length is a power of two.
+	slots []uint64
 }
 
 func newTexts() *texts {
-	return &texts{seed: maphash.MakeSeed(), offs: []int{0}, slots: make([]uint32, 1024)}
+	return &texts{seed: maphash.MakeSeed(), offs: []int{0}, slots: make([]uint64, 1024)}
 }
 
 // len is the number of texts interned.
@@ -27,9 +31,9 @@ func (t *texts) len() int { return len(t.offs) - 1 }
 // bytes returns text i; the caller must not modify it.
 func (t *texts) bytes(i uint32) []byte { return t.arena[t.offs[i]:t.offs[i+1]:t.offs[i+1]] }
 
-// intern returns b's number, adding b if it is new.
-func (t *texts) intern(b []byte) uint32 {
-	h := maphash.Bytes(t.seed, b)
+// intern returns b's number, adding b if it is new (added set).
+func (t *texts) intern(b []byte) (id uint32, added bool) {
+	h := uint64(uint32(maphash.Bytes(t.seed, b)))
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -37,27 +41,32 @@ func (t *texts) intern(b []byte) uint32 {
 			id := uint32(t.len())
 			t.arena = append(t.arena, b...)
 			t.offs = append(t.offs, len(t.arena))
-			t.hashes = append(t.hashes, h)
-			t.slots[i] = id + 1
-			if 4*t.len() > 3*len(t.slots) {
+			t.slots[i] = h<<32 | uint64(id+1)
+			if 2*t.len() > len(t.slots) {
 				t.grow()
 			}
-			return id
+			return id, true
 		}
-		if t.hashes[s-1] == h && bytes.Equal(t.bytes(s-1), b) {
-			return s - 1
+		if s>>32 == h {
+			if id := uint32(s) - 1; bytes.Equal(t.bytes(id), b) {
+				return id, false
+			}
 		}
 	}
 }
 
 func (t *texts) grow() {
-	t.slots = make([]uint32, 2*len(t.slots))
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
 	mask := uint64(len(t.slots) - 1)
-	for id, h := range t.hashes {
-		i := h & mask
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := s >> 32 & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = uint32(id) + 1
+		t.slots[i] = s
 	}
 }

@@ -107,3 +107,38 @@ func TestWriteSampleRoundTrip(t *testing.T) {
 		t.Errorf("line %q", got)
 	}
 }
+
+// FuzzSplitLabels checks the label set's split, which jumps from quote to
+// brace, against a walk of every byte.
+func FuzzSplitLabels(f *testing.F) {
+	for _, s := range []string{`{a="x",b="y"} 1`, `{a="}\"}"} 2`, `{a="\\"} 3`, `{a="x} 4`, `{} 5`, `{a="\\\"}"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) == 0 || s[0] != '{' {
+			return
+		}
+		labels, rest, ok := splitLabels([]byte(s))
+		wl, wr, wok := walkLabels([]byte(s))
+		if ok != wok || string(labels) != string(wl) || string(rest) != string(wr) {
+			t.Errorf("splitLabels(%q) = %q %q %v, want %q %q %v", s, labels, rest, ok, wl, wr, wok)
+		}
+	})
+}
+
+// walkLabels is splitLabels one byte at a time.
+func walkLabels(s []byte) (labels, rest []byte, ok bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '}':
+			return s[1:i], s[i+1:], true
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return nil, nil, false
+}
