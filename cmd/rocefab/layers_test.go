@@ -53,6 +53,7 @@ func TestImportLayers(t *testing.T) {
 		"targets/ssh":                {"compiler/ir", "renderers", "targets"},
 		"targets/host":               {"compiler/ir", "renderers", "targets"},
 		"targets/ssh/sshtest":        {},
+		"targets/host/hosttest":      {"compiler/ir"},
 		// Telemetry reads counters and knows no topology; doctor's
 		// analysis joins them to the model and imports no transport.
 		"targets/telemetry":        {},

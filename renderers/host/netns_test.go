@@ -1,8 +1,6 @@
 package host
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // The tests in this file run the shaping section of the runtime, with the
@@ -27,43 +27,19 @@ import (
 // sent to them leave through eth0's qdisc.
 func netns(t *testing.T) func(args ...string) (string, error) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create a network namespace (run as root, as CI does)")
-	}
-	for _, tool := range []string{"ip", "tc", "bash"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (apt-get install iproute2)", tool)
-		}
-	}
-	var r [4]byte
-	rand.Read(r[:])
-	name := "rocefab-test-" + hex.EncodeToString(r[:])
-	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
-		t.Skipf("cannot create a network namespace here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("ip", "netns", "del", name).CombinedOutput(); err != nil {
-			t.Errorf("ip netns del %s: %v: %s", name, err, out)
-		}
-	})
-	in := func(args ...string) (string, error) {
-		out, err := exec.Command("ip", append([]string{"netns", "exec", name}, args...)...).CombinedOutput()
-		return string(out), err
-	}
+	hosttest.Need(t, "iproute2 bash", "ip", "tc", "bash")
+	ns := hosttest.NewNetns(t, "eth0")
 	for _, cmd := range [][]string{
-		{"ip", "link", "add", "eth0", "type", "veth", "peer", "name", "eth0-peer"},
-		{"ip", "link", "set", "eth0-peer", "up"},
-		{"ip", "link", "set", "eth0", "up"},
 		{"ip", "addr", "add", "10.66.0.1/24", "dev", "eth0"},
 		{"ip", "-6", "addr", "add", "fd66::1/64", "dev", "eth0", "nodad"},
 		{"ip", "neigh", "replace", "10.66.0.2", "lladdr", "02:00:00:00:66:02", "dev", "eth0"},
 		{"ip", "-6", "neigh", "replace", "fd66::2", "lladdr", "02:00:00:00:66:02", "dev", "eth0"},
 	} {
-		if out, err := in(cmd...); err != nil {
+		if out, err := ns.In(cmd...); err != nil {
 			t.Fatalf("%s: %v: %s", strings.Join(cmd, " "), err, out)
 		}
 	}
-	return in
+	return ns.In
 }
 
 // htbClass is one HTB class as tc reports it.

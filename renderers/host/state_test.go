@@ -13,6 +13,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // checkJSON runs --check --json in w and returns the report.
@@ -78,7 +79,7 @@ func TestDesiredIsWhatTheRuntimeWants(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/in-sync=%v", v.name, inSync), func(t *testing.T) {
 				t.Parallel()
 				d, ofed := v.dev(t), v.ofed
-				nic, tc := driftedNIC(), tcDrifted()
+				nic, tc := hosttest.DriftedNIC(), tcDrifted()
 				if inSync {
 					nic = desiredNIC(d.Host.Profile)
 					if len(shapingPlan(d.Host.Profile)) > 0 {
@@ -135,7 +136,7 @@ func TestDesiredIsWhatTheRuntimeWants(t *testing.T) {
 // byte for byte as the runtime writes it.
 func TestStateLayoutIsTheRuntimes(t *testing.T) {
 	d := dcbDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), false, false)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), false, false)
 	report := checkJSON(t, w)
 	doc, err := decodeState("report", report)
 	if err != nil {

@@ -45,7 +45,7 @@ func TestScriptRDMALimit(t *testing.T) {
 				t.Error("a unit instance for a tc interface the RDMA limit does not use")
 			}
 			have := desiredNIC(d.Host.Profile)
-			have.rate = [8]int64{}
+			have.Rate = [8]int64{}
 			w := newWorld(t, d, have, tcDrifted(), tool == "mlnx_qos", true)
 			out, stderr, code := w.run("--only", "qos")
 			if code != 0 {
