@@ -7,9 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,30 +177,12 @@ func repair(t *testing.T, ns *hosttest.Netns, tg *Target, d *ir.Device) {
 	}
 }
 
-// htbRates reads eth0's HTB classes' rates in bytes/s from tc -j class
-// show (iproute2 6.1 prints classes as text even with -j: both are read).
+// htbRates reads eth0's HTB classes' rates in bytes/s.
 func htbRates(t *testing.T, ns *hosttest.Netns) map[string]int64 {
 	t.Helper()
-	out, err := ns.In("tc", "-j", "class", "show", "dev", "eth0")
-	if err != nil {
-		t.Fatalf("tc class show: %v: %s", err, out)
-	}
 	rates := map[string]int64{}
-	if strings.HasPrefix(strings.TrimSpace(out), "[") {
-		for _, obj := range strings.Split(out, `{"class":`)[1:] {
-			h := regexp.MustCompile(`"handle":"([^"]+)"`).FindStringSubmatch(obj)
-			r := regexp.MustCompile(`"rate":(\d+)`).FindStringSubmatch(obj)
-			if h == nil || r == nil {
-				t.Fatalf("cannot read class %s", obj)
-			}
-			rates[h[1]], _ = strconv.ParseInt(r[1], 10, 64)
-		}
-		return rates
-	}
-	re := regexp.MustCompile(`(?m)^class htb (\S+) .*\brate (\d+)([KMGT]?)bit\b`)
-	for _, m := range re.FindAllStringSubmatch(out, -1) {
-		n, _ := strconv.ParseInt(m[2], 10, 64)
-		rates[m[1]] = n * map[string]int64{"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m[3]] / 8
+	for h, c := range hosttest.HTBClasses(t, ns.In, "eth0") {
+		rates[h] = c.RateBps
 	}
 	return rates
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"math"
 	"os"
@@ -12,9 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	gossh "golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
@@ -118,15 +114,11 @@ func mixedFleetOverSSH(t *testing.T, dir string) map[string]*fleetServer {
 		}
 		addr := srv.SSHD.Forward(t)
 		addrs[d.Name] = addr
-		known = append(known, knownhosts.Line([]string{knownhosts.Normalize(addr)}, srv.SSHD.HostKey))
+		known = append(known, srv.SSHD.KnownHostsLine(addr))
 		servers[d.Name] = fs
 	}
 	if len(servers) != 3 {
 		t.Fatalf("the intent has %d servers, want 3", len(servers))
-	}
-	blk, err := gossh.MarshalPrivateKey(key, "")
-	if err != nil {
-		t.Fatal(err)
 	}
 	inv, err := json.Marshal(map[string]any{
 		"defaults":  map[string]any{"username": "root", "auth": "key", "keyFile": "id_ed25519", "knownHosts": "known_hosts"},
@@ -139,7 +131,6 @@ func mixedFleetOverSSH(t *testing.T, dir string) map[string]*fleetServer {
 	}
 	slices.Sort(known)
 	for name, content := range map[string][]byte{
-		"id_ed25519":     pem.EncodeToMemory(blk),
 		"known_hosts":    []byte(strings.Join(known, "\n") + "\n"),
 		"inventory.json": inv,
 	} {
@@ -147,6 +138,8 @@ func mixedFleetOverSSH(t *testing.T, dir string) map[string]*fleetServer {
 			t.Fatal(err)
 		}
 	}
+	// Every server lets the same key log in: the inventory names one.
+	servers["gpu-0000"].SSHD.WriteClientKey(t, filepath.Join(dir, "id_ed25519"))
 	return servers
 }
 
@@ -220,8 +213,8 @@ func TestMixedFleetSSH(t *testing.T) {
 		if out, err := s.In("ip", "-o", "link", "show", "dev", "eth2"); err != nil || !strings.Contains(out, " mtu 4200 ") {
 			t.Errorf("%s: eth2 after apply: %v %s", n, err, out)
 		}
-		if out, err := s.In("tc", "class", "show", "dev", "eth0"); err != nil || !strings.Contains(out, "class htb 1:11 ") || !strings.Contains(out, "rate 2Gbit") {
-			t.Errorf("%s: eth0's HTB classes after apply: %v\n%s", n, err, out)
+		if c, ok := hosttest.HTBClasses(t, s.In, "eth0")["1:11"]; !ok || c.RateBps != 2_000_000_000/8 {
+			t.Errorf("%s: eth0's storage class 1:11 after apply: %+v (present %v), want 2 Gbit/s", n, c, ok)
 		}
 		if v := s.Read(t, "kernel/config/rdma_cm/"+s.hca+"/ports/1/default_roce_tos"); v != "104" {
 			t.Errorf("%s: default_roce_tos %s after apply, want 104 (DSCP 26 << 2)", n, v)

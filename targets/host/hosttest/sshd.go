@@ -151,22 +151,26 @@ UsePAM no
 	}
 }
 
+// KnownHostsLine is the known_hosts line of s's host key for addr.
+func (s *SSHD) KnownHostsLine(addr string) string {
+	return knownhosts.Line([]string{knownhosts.Normalize(addr)}, s.HostKey)
+}
+
 // WriteKnownHosts writes a known_hosts file, in a temporary directory,
 // that holds s's host key for addr, and returns its path.
 func (s *SSHD) WriteKnownHosts(t testing.TB, addr string) string {
 	t.Helper()
 	kh := filepath.Join(t.TempDir(), "known_hosts")
-	if err := os.WriteFile(kh, []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, s.HostKey)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(kh, []byte(s.KnownHostsLine(addr)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return kh
 }
 
-// WriteClientKey writes the private key s lets log in as an OpenSSH key
-// file (mode 0600) and returns its path.
-func (s *SSHD) WriteClientKey(t testing.TB) string {
+// WriteClientKey writes the private key s lets log in to path, as an
+// OpenSSH key file of mode 0600.
+func (s *SSHD) WriteClientKey(t testing.TB, path string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "id_ed25519")
 	blk, err := gossh.MarshalPrivateKey(s.priv, "")
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +178,6 @@ func (s *SSHD) WriteClientKey(t testing.TB) string {
 	if err := os.WriteFile(path, pem.EncodeToMemory(blk), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }
 
 // Login logs in to s as its user (root by default), from inside its
