@@ -110,9 +110,10 @@ func TestImportLayers(t *testing.T) {
 }
 
 // isTestKit reports whether pkg is a test kit (irtest, linttest,
-// clitreetest, rendertest, gnmitest, sshtest: emulated devices, harnesses,
-// golden helpers), which only tests may import; `go list`'s Imports, which
-// the layer test reads, leave out what _test.go files import.
+// clitreetest, rendertest, gnmitest, sshtest, hosttest: emulated devices,
+// harnesses, golden helpers), which only tests may import; `go list`'s
+// Imports, which the layer test reads, leave out what _test.go files
+// import.
 func isTestKit(pkg string) bool {
 	return strings.HasSuffix(path.Base(pkg), "test")
 }
