@@ -52,6 +52,11 @@ func NewServer(t testing.TB, o ServerOptions) *Server {
 	t.Helper()
 	ns := NewNetns(t, o.Netdevs...)
 	Need(t, "util-linux mount", "unshare", "mount", "nsenter")
+	for _, d := range []string{"/etc", "/usr/local/lib", "/usr/local/sbin", "/run/lock"} {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			t.Skipf("needs the directory %s to mount over in the server's mount namespace: %v", d, err)
+		}
+	}
 	// Not t.TempDir: an unprivileged user reads its authorized keys and
 	// enters its home below it, which TempDir's parent (0700) forbids.
 	dir, err := os.MkdirTemp("", "rocefab-server-")
