@@ -58,6 +58,7 @@ func TestImportLayers(t *testing.T) {
 		"targets/routing": {"compiler/diag", "compiler/ir", "renderers", "renderers/eos", "renderers/host", "renderers/nvue",
 			"renderers/nxos", "renderers/openconfig", "renderers/sonic", "schema", "targets", "targets/dir", "targets/gnmi",
 			"targets/host", "targets/ssh"},
+		"targets/host/hosttest": {"compiler/ir"},
 		// Telemetry reads counters and knows no topology; doctor's
 		// analysis joins them to the model and imports no transport.
 		"targets/telemetry":        {},
@@ -114,9 +115,10 @@ func TestImportLayers(t *testing.T) {
 }
 
 // isTestKit reports whether pkg is a test kit (irtest, linttest,
-// clitreetest, rendertest, gnmitest, sshtest: emulated devices, harnesses,
-// golden helpers), which only tests may import; `go list`'s Imports, which
-// the layer test reads, leave out what _test.go files import.
+// clitreetest, rendertest, gnmitest, sshtest, hosttest: emulated devices,
+// harnesses, golden helpers), which only tests may import; `go list`'s
+// Imports, which the layer test reads, leave out what _test.go files
+// import.
 func isTestKit(pkg string) bool {
 	return strings.HasSuffix(path.Base(pkg), "test")
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // TestCheckJSONIsOneDocument runs --check --json on a drifted server with
@@ -18,7 +20,7 @@ func TestCheckJSONIsOneDocument(t *testing.T) {
 			if tool == "dcb" {
 				d, ofed = dcbDevice(t), false
 			}
-			w := newWorld(t, d, driftedNIC(), tcDrifted(), ofed, false)
+			w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
 			text, _, code := w.run("--check")
 			out, stderr, jcode := w.run("--check", "--json")
 			if jcode != code {
@@ -49,7 +51,7 @@ func TestCheckJSONIsOneDocument(t *testing.T) {
 // changes the server.
 func TestJSONNeedsCheck(t *testing.T) {
 	d := ofedDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
 	out, stderr, code := w.run("--json")
 	if code != 2 || out != "" || !strings.Contains(stderr, "--json reports a check") {
 		t.Errorf("--json alone: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)

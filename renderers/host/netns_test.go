@@ -1,20 +1,19 @@
 package host
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // The tests in this file run the shaping section of the runtime, with the
@@ -27,109 +26,19 @@ import (
 // sent to them leave through eth0's qdisc.
 func netns(t *testing.T) func(args ...string) (string, error) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create a network namespace (run as root, as CI does)")
-	}
-	for _, tool := range []string{"ip", "tc", "bash"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (apt-get install iproute2)", tool)
-		}
-	}
-	var r [4]byte
-	rand.Read(r[:])
-	name := "rocefab-test-" + hex.EncodeToString(r[:])
-	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
-		t.Skipf("cannot create a network namespace here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("ip", "netns", "del", name).CombinedOutput(); err != nil {
-			t.Errorf("ip netns del %s: %v: %s", name, err, out)
-		}
-	})
-	in := func(args ...string) (string, error) {
-		out, err := exec.Command("ip", append([]string{"netns", "exec", name}, args...)...).CombinedOutput()
-		return string(out), err
-	}
+	hosttest.Need(t, "iproute2 bash", "ip", "tc", "bash")
+	ns := hosttest.NewNetns(t, "eth0")
 	for _, cmd := range [][]string{
-		{"ip", "link", "add", "eth0", "type", "veth", "peer", "name", "eth0-peer"},
-		{"ip", "link", "set", "eth0-peer", "up"},
-		{"ip", "link", "set", "eth0", "up"},
 		{"ip", "addr", "add", "10.66.0.1/24", "dev", "eth0"},
 		{"ip", "-6", "addr", "add", "fd66::1/64", "dev", "eth0", "nodad"},
 		{"ip", "neigh", "replace", "10.66.0.2", "lladdr", "02:00:00:00:66:02", "dev", "eth0"},
 		{"ip", "-6", "neigh", "replace", "fd66::2", "lladdr", "02:00:00:00:66:02", "dev", "eth0"},
 	} {
-		if out, err := in(cmd...); err != nil {
+		if out, err := ns.In(cmd...); err != nil {
 			t.Fatalf("%s: %v: %s", strings.Join(cmd, " "), err, out)
 		}
 	}
-	return in
-}
-
-// htbClass is one HTB class as tc reports it.
-type htbClass struct {
-	rateBps int64 // bytes/s
-	packets int64
-}
-
-// tcClassesOf reads the HTB classes of eth0 with tc -s -j class show,
-// whose output is JSON on newer iproute2 and text on older (6.1 prints
-// classes as text even with -j).
-func tcClassesOf(t *testing.T, in func(...string) (string, error)) map[string]htbClass {
-	t.Helper()
-	out, err := in("tc", "-s", "-j", "class", "show", "dev", "eth0")
-	if err != nil {
-		t.Fatalf("tc class show: %v: %s", err, out)
-	}
-	classes := map[string]htbClass{}
-	if strings.HasPrefix(strings.TrimSpace(out), "[") {
-		for _, obj := range strings.Split(out, `{"class":`)[1:] {
-			h := regexp.MustCompile(`"handle":"([^"]+)"`).FindStringSubmatch(obj)
-			r := regexp.MustCompile(`"rate":(\d+)`).FindStringSubmatch(obj)
-			p := regexp.MustCompile(`"packets":(\d+)`).FindStringSubmatch(obj)
-			if h == nil || r == nil {
-				t.Fatalf("cannot read class %s", obj)
-			}
-			c := htbClass{}
-			c.rateBps, _ = strconv.ParseInt(r[1], 10, 64)
-			if p != nil {
-				c.packets, _ = strconv.ParseInt(p[1], 10, 64)
-			}
-			classes[h[1]] = c
-		}
-		return classes
-	}
-	cur := ""
-	for line := range strings.Lines(out) {
-		f := strings.Fields(line)
-		if len(f) > 2 && f[0] == "class" && f[1] == "htb" {
-			cur = f[2]
-			c := htbClass{rateBps: -1}
-			for i := range f[:len(f)-1] {
-				if f[i] == "rate" {
-					c.rateBps = parseTCRate(t, f[i+1])
-				}
-			}
-			classes[cur] = c
-		} else if len(f) > 4 && f[0] == "Sent" && cur != "" {
-			c := classes[cur]
-			c.packets, _ = strconv.ParseInt(f[3], 10, 64)
-			classes[cur] = c
-		}
-	}
-	return classes
-}
-
-// parseTCRate reads a rate as tc prints it ("50Gbit") into bytes/s.
-func parseTCRate(t *testing.T, s string) int64 {
-	t.Helper()
-	m := regexp.MustCompile(`^(\d+)([KMGT]?)bit$`).FindStringSubmatch(s)
-	if m == nil {
-		t.Fatalf("cannot read tc rate %q", s)
-	}
-	n, _ := strconv.ParseInt(m[1], 10, 64)
-	mult := map[string]int64{"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m[2]]
-	return n * mult / 8
+	return ns.In
 }
 
 func TestNetnsShaping(t *testing.T) {
@@ -173,16 +82,16 @@ func TestNetnsShaping(t *testing.T) {
 	if err != nil || !strings.Contains(q, `"kind":"htb"`) || !strings.Contains(q, `"default":"0xff"`) {
 		t.Fatalf("root qdisc: %v %s", err, q)
 	}
-	classes := tcClassesOf(t, in)
+	classes := hosttest.HTBClasses(t, in, "eth0")
 	rest, ok := classes["1:ff"]
 	if !ok {
 		t.Fatalf("the HTB default class 1:ff does not exist: %v", classes)
 	}
-	if rest.rateBps != mbps*1_000_000/8 {
-		t.Errorf("default class rate %d B/s, want the line rate %d Mbit/s = %d B/s", rest.rateBps, mbps, mbps*1_000_000/8)
+	if rest.RateBps != mbps*1_000_000/8 {
+		t.Errorf("default class rate %d B/s, want the line rate %d Mbit/s = %d B/s", rest.RateBps, mbps, mbps*1_000_000/8)
 	}
 	storage, ok := classes["1:11"]
-	if !ok || storage.rateBps != 50_000_000_000/8 {
+	if !ok || storage.RateBps != 50_000_000_000/8 {
 		t.Errorf("storage class 1:11: %+v (present %v), want 50 Gbit/s", storage, ok)
 	}
 	if len(classes) != 2 {
@@ -215,15 +124,15 @@ func TestNetnsShaping(t *testing.T) {
 			t.Fatalf("sending to %s with DSCP %d: %v\n%s", addr, dscp, err, out)
 		}
 	}
-	before := tcClassesOf(t, in)
+	before := hosttest.HTBClasses(t, in, "eth0")
 	send("10.66.0.2:9", 10)
 	send("[fd66::2]:9", 18)
 	send("10.66.0.2:9", 26)
-	after := tcClassesOf(t, in)
-	if got := after["1:11"].packets - before["1:11"].packets; got < 20 {
+	after := hosttest.HTBClasses(t, in, "eth0")
+	if got := after["1:11"].Packets - before["1:11"].Packets; got < 20 {
 		t.Errorf("1:11 (storage) counted %d packets, want the 20 sent with DSCP 10 and 18", got)
 	}
-	if got := after["1:ff"].packets - before["1:ff"].packets; got < 10 {
+	if got := after["1:ff"].Packets - before["1:ff"].Packets; got < 10 {
 		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
 	}
 
@@ -239,8 +148,8 @@ func TestNetnsShaping(t *testing.T) {
 	if err != nil || strings.Contains(out, "qdisc replace") || !strings.Contains(out, "classid 1:11") {
 		t.Errorf("repair: %v\n%s", err, out)
 	}
-	if c := tcClassesOf(t, in)["1:11"]; c.rateBps != 50_000_000_000/8 {
-		t.Errorf("after repair 1:11 runs at %d B/s", c.rateBps)
+	if c := hosttest.HTBClasses(t, in, "eth0")["1:11"]; c.RateBps != 50_000_000_000/8 {
+		t.Errorf("after repair 1:11 runs at %d B/s", c.RateBps)
 	}
 
 	// A foreign HTB root (the seed essay's: a default class that does not
@@ -258,7 +167,7 @@ func TestNetnsShaping(t *testing.T) {
 	if err != nil || !strings.Contains(out, "tc qdisc del dev eth0 root") {
 		t.Errorf("replacing a foreign tree: %v\n%s", err, out)
 	}
-	classes = tcClassesOf(t, in)
+	classes = hosttest.HTBClasses(t, in, "eth0")
 	if _, ok := classes["1:1"]; ok || len(classes) != 2 {
 		t.Errorf("after replacing a foreign tree the classes are %v", classes)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // TestRuntimeDigest checks that the digest the runtime's header states is
@@ -117,7 +118,7 @@ func TestHostConfsDifferOnlyPerHost(t *testing.T) {
 func TestSettingsForAnotherRuntime(t *testing.T) {
 	t.Parallel()
 	d := ofedDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
 	conf := w.get("host.conf") + "\n"
 	other := strings.Repeat("0", 64)
 	for name, c := range map[string]struct {
@@ -170,7 +171,7 @@ func TestSettingsForAnotherRuntime(t *testing.T) {
 // interface's settings, its HCA's ToS and its shaping.
 func TestNetdevOnly(t *testing.T) {
 	d := ofedDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
 	out, stderr, code := w.run("--check", "--netdev", "eth3")
 	if code != 1 || !strings.Contains(out, "DRIFT eth3 mtu") || !strings.Contains(out, "DRIFT mlx5_1 port 1 cma_roce_tos") ||
 		!strings.Contains(out, "gpu-0000 eth3: ") {
@@ -268,7 +269,7 @@ func TestSingleFileAppliesAlone(t *testing.T) {
 func TestSettingsCommandRefused(t *testing.T) {
 	t.Parallel()
 	d := ofedDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
 	// A server's usual locale, where ranges in a regular expression may
 	// take letters beyond ASCII; the runtime reads its settings in C.
 	w.env = append(w.env, "LC_ALL=C.UTF-8")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // These tests run the runtime with a server's settings (and, where said,
@@ -21,143 +22,9 @@ import (
 // and log every invocation; an invocation that is not one of the script's
 // reads counts as a write.
 
-// nicState is what one NIC reports.
-type nicState struct {
-	hostDCBX bool
-	trust    string
-	dscp     [64]int // -1: not mapped
-	prioTC   [8]int
-	tsa      [8]string
-	bw       [8]int
-	pfc      [8]bool
-	cable    int
-	mtu      int
-	rate     [8]int64 // per traffic class, kbit/s; 0 = unlimited
-}
-
-func desiredNIC(p *ir.HostProfile) nicState {
-	s := nicState{hostDCBX: true, trust: "dscp", dscp: p.DSCPToPrio, prioTC: p.PrioToTC, tsa: p.TSA,
-		bw: p.ETS, pfc: p.PFC, cable: cableLen(p.CableM), mtu: p.MTU}
-	for _, sh := range p.Shaping {
-		if sh.Transport == ir.TransportRDMA {
-			s.rate[p.PrioToTC[sh.Class.Priority]] = sh.RateBits / 1000
-		}
-	}
-	return s
-}
-
-// driftedNIC is a NIC fresh from a driver load: firmware DCBX, PCP trust,
-// every TC strict, no PFC, the default cable length, MTU 1500.
-func driftedNIC() nicState {
-	s := nicState{trust: "pcp", cable: 7, mtu: 1500}
-	for i := range s.dscp {
-		s.dscp[i] = -1
-	}
-	for i := range 8 {
-		s.prioTC[i] = 0
-		s.tsa[i] = "strict"
-	}
-	s.prioTC[0], s.prioTC[1] = 1, 0 // mlx5's default prio 0 -> tc 1
-	return s
-}
-
-// mlnxQosText prints s as mlnx_qos -i prints it (mlnx-tools python/mlnx_qos
-// pretty_print; hosts.md 1.3).
-func mlnxQosText(s nicState) string {
-	var b strings.Builder
-	if s.hostDCBX {
-		b.WriteString("DCBX mode: OS controlled\n")
-	} else {
-		b.WriteString("DCBX mode: Firmware controlled\n")
-	}
-	fmt.Fprintf(&b, "Priority trust state: %s\n", s.trust)
-	if s.trust == "dscp" {
-		b.WriteString("dscp2prio mapping:\n")
-		var per [8]string
-		for d := 63; d >= 0; d-- {
-			if p := s.dscp[d]; p >= 0 {
-				per[p] += fmt.Sprintf("%02d,", d)
-			}
-		}
-		for p, list := range per {
-			for len(list) > 24 {
-				fmt.Fprintf(&b, "\tprio:%d dscp:%s\n", p, list[:24])
-				list = list[24:]
-			}
-			if list != "" {
-				fmt.Fprintf(&b, "\tprio:%d dscp:%s\n", p, list)
-			}
-		}
-	}
-	b.WriteString("default priority:\n")
-	b.WriteString("Receive buffer size (bytes): 130944,130944,0,0,0,0,0,0,max_buffer_size=1027776\n")
-	fmt.Fprintf(&b, "Cable len: %d\n", s.cable)
-	b.WriteString("PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     ")
-	for _, on := range s.pfc {
-		fmt.Fprintf(&b, "%d   ", b2i(on))
-	}
-	b.WriteString("\n\tbuffer      ")
-	for _, on := range s.pfc {
-		fmt.Fprintf(&b, "%d   ", b2i(on))
-	}
-	b.WriteString("\n")
-	var order []int
-	byTC := map[int][]int{}
-	for p, tc := range s.prioTC {
-		if _, ok := byTC[tc]; !ok {
-			order = append(order, tc)
-		}
-		byTC[tc] = append(byTC[tc], p)
-	}
-	for _, tc := range order {
-		if r := s.rate[tc]; r > 0 {
-			fmt.Fprintf(&b, "tc: %d ratelimit: %.1f Gbps, tsa: ", tc, float64(r)/1e6)
-		} else {
-			fmt.Fprintf(&b, "tc: %d ratelimit: unlimited, tsa: ", tc)
-		}
-		if s.tsa[tc] == "ets" {
-			fmt.Fprintf(&b, "ets, bw: %d%%\n", s.bw[tc])
-		} else {
-			b.WriteString(s.tsa[tc] + "\n")
-		}
-		for _, p := range byTC[tc] {
-			fmt.Fprintf(&b, "\t priority:  %d\n", p)
-		}
-	}
-	return b.String()
-}
-
-// dcbJSON prints s as dcb -j prints each object (hosts.md 2.1).
-func dcbJSON(s nicState) map[string]string {
-	jb := func(v bool) string { return fmt.Sprint(v) }
-	var apps []string
-	for d, p := range s.dscp {
-		if p >= 0 {
-			apps = append(apps, fmt.Sprintf(`[%d,%d," "]`, d, p))
-		}
-	}
-	var pfc, tsa, bw, ptc, rate []string
-	for i := range 8 {
-		rate = append(rate, fmt.Sprint(s.rate[i]*125))
-		pfc = append(pfc, jb(s.pfc[i]))
-		tsa = append(tsa, `"`+s.tsa[i]+`"`)
-		bw = append(bw, itoa(s.bw[i]))
-		ptc = append(ptc, itoa(s.prioTC[i]))
-	}
-	dcbx := `{"ieee":true}`
-	if s.hostDCBX {
-		dcbx = `{"host":true,"ieee":true}`
-	}
-	return map[string]string{
-		"dcbx": dcbx,
-		"app":  `{"dscp_prio":[` + strings.Join(apps, ",") + `]}`,
-		"ets": `{"willing":false,"ets_cap":8,"cbs":false,"tc_bw":[` + strings.Join(bw, ",") + `],"pg_bw":[0,0,0,0,0,0,0,0],"tc_tsa":[` +
-			strings.Join(tsa, ",") + `],"prio_tc":[` + strings.Join(ptc, ",") + `],"reco_tc_bw":[0,0,0,0,0,0,0,0],` +
-			`"reco_tc_tsa":["strict","strict","strict","strict","strict","strict","strict","strict"],"reco_prio_tc":[0,0,0,0,0,0,0,0]}`,
-		"maxrate": `{"tc_maxrate":[` + strings.Join(rate, ",") + `]}`,
-		"pfc":     fmt.Sprintf(`{"pfc_cap":8,"macsec_bypass":false,"delay":%d,"prio_pfc":[%s]}`, s.cable, strings.Join(pfc, ",")),
-	}
-}
+// desiredNIC is a NIC that holds p's settings, with the cable length the
+// renderer gives mlnx_qos.
+func desiredNIC(p *ir.HostProfile) hosttest.NIC { return hosttest.DesiredNIC(p, cableLen(p.CableM)) }
 
 // tcState is what tc reports for one interface.
 type tcState struct{ qdisc, classes, filters string }
@@ -258,7 +125,7 @@ type world struct {
 //
 // Every world is a directory of its own, so the tests that run the runtime
 // (each run forks hundreds of processes) are parallel and share the cores.
-func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync bool, tools ...string) *world {
+func newWorld(t *testing.T, d *ir.Device, nic hosttest.NIC, tc tcState, ofed, inSync bool, tools ...string) *world {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")
@@ -281,11 +148,11 @@ func newWorld(t *testing.T, d *ir.Device, nic nicState, tc tcState, ofed, inSync
 	}
 	p := d.Host.Profile
 	for _, n := range d.Host.NICs {
-		w.write("state/mlnx_qos."+n.Port, mlnxQosText(nic))
-		for obj, js := range dcbJSON(nic) {
+		w.write("state/mlnx_qos."+n.Port, nic.MlnxQos())
+		for obj, js := range nic.DCB() {
 			w.write("state/dcb."+obj+"."+n.Port, js+"\n")
 		}
-		w.write("state/ip."+n.Port, fmt.Sprintf(`[{"ifindex":4,"ifname":"%s","flags":["BROADCAST","MULTICAST","UP","LOWER_UP"],"mtu":%d,"qdisc":"mq","operstate":"UP"}]`+"\n", n.Port, nic.mtu))
+		w.write("state/ip."+n.Port, fmt.Sprintf(`[{"ifindex":4,"ifname":"%s","flags":["BROADCAST","MULTICAST","UP","LOWER_UP"],"mtu":%d,"qdisc":"mq","operstate":"UP"}]`+"\n", n.Port, nic.MTU))
 		net := "sys/class/net/" + n.Port
 		pci := fmt.Sprintf("0000:%02x:00.0", 0x10+n.Rail)
 		hca := n.HCA
@@ -462,7 +329,7 @@ func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 			if tool == "dcb" {
 				d, ofed = dcbDevice(t), false
 			}
-			w := newWorld(t, d, driftedNIC(), tcDrifted(), ofed, false)
+			w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
 			before := w.snapshot()
 			out, stderr, code := w.run("--check")
 			if code != 1 {
@@ -549,7 +416,7 @@ func TestScriptAppliesWithPFCLast(t *testing.T) {
 			if tool == "dcb" {
 				d, ofed = dcbDevice(t), false
 			}
-			w := newWorld(t, d, driftedNIC(), tcDrifted(), ofed, false)
+			w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
 			out, stderr, code := w.run()
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
@@ -699,7 +566,7 @@ func TestScriptInSyncWritesNothing(t *testing.T) {
 
 func TestScriptOnlySection(t *testing.T) {
 	d := ofedDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false, "tc")
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false, "tc")
 	out, stderr, code := w.run("--check", "--only", "shaping")
 	if code != 1 || !strings.Contains(out, "DRIFT eth0 qdisc") || strings.Contains(out, "eth2") {
 		t.Errorf("--only shaping: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
@@ -740,7 +607,7 @@ func TestScriptMissingTools(t *testing.T) {
 				tools = append(tools, s)
 			}
 		}
-		w := newWorld(t, d, driftedNIC(), tcDrifted(), true, false, tools...)
+		w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false, tools...)
 		// Keep the real iproute2 out of reach.
 		w.env = append(w.env, "PATH="+filepath.Join(w.dir, "bin")+string(os.PathListSeparator)+toolsOnly(t, w.dir, "bash", "sort", "readlink", "env", "cat", "stat", "flock"))
 		out, stderr, code := w.run("--check")

@@ -13,6 +13,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // checkJSON runs --check --json in w and returns the report.
@@ -129,7 +130,7 @@ func cloneSettings(s *settings) *settings {
 // byte for byte as the runtime writes it.
 func TestStateLayoutIsTheRuntimes(t *testing.T) {
 	d := dcbDevice(t)
-	w := newWorld(t, d, driftedNIC(), tcDrifted(), false, false)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), false, false)
 	report := checkJSON(t, w)
 	doc, err := decodeState("report", report)
 	if err != nil {

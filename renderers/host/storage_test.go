@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // rdmaStorageDevice is a server whose storage class leaves over RDMA on
@@ -45,7 +46,7 @@ func TestScriptRDMALimit(t *testing.T) {
 				t.Error("a unit instance for a tc interface the RDMA limit does not use")
 			}
 			have := desiredNIC(d.Host.Profile)
-			have.rate = [8]int64{}
+			have.Rate = [8]int64{}
 			w := newWorld(t, d, have, tcDrifted(), tool == "mlnx_qos", true)
 			out, stderr, code := w.run("--only", "qos")
 			if code != 0 {
@@ -172,16 +173,16 @@ func TestNetnsShapingUnmarked(t *testing.T) {
 			t.Fatalf("sending to %s with DSCP %d: %v\n%s", addr, dscp, err, out)
 		}
 	}
-	before := tcClassesOf(t, in)
+	before := hosttest.HTBClasses(t, in, "eth0")
 	send("10.66.0.2:9", 0)
 	send("[fd66::2]:9", 0)
 	send("10.66.0.2:9", 10)
 	send("10.66.0.2:9", 26)
-	after := tcClassesOf(t, in)
-	if got := after["1:11"].packets - before["1:11"].packets; got < 30 {
+	after := hosttest.HTBClasses(t, in, "eth0")
+	if got := after["1:11"].Packets - before["1:11"].Packets; got < 30 {
 		t.Errorf("1:11 (storage) counted %d packets, want the 30 sent unmarked and with DSCP 10", got)
 	}
-	if got := after["1:ff"].packets - before["1:ff"].packets; got < 10 || got >= 20 {
+	if got := after["1:ff"].Packets - before["1:ff"].Packets; got < 10 || got >= 20 {
 		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
 	}
 }

@@ -1,35 +1,26 @@
 package host
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
-	"golang.org/x/sys/unix"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	rhost "github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // The tests in this file run the real runtime (hosts/rocefab-host.sh as
@@ -41,65 +32,16 @@ import (
 // then lives there, whichever thread serves it). They need root, iproute2
 // (ip, tc, dcb) and, for SSH, /usr/sbin/sshd, and skip without them.
 
-// netnsServer is a network namespace holding "eth0", the interface the
-// test fabric shapes, one end of an up veth pair, and lo up.
-type netnsServer struct {
-	name string
-	in   func(args ...string) (string, error)
-}
-
-func newNetns(t *testing.T) *netnsServer {
+// newNetns is a network namespace holding "eth0", the interface the test
+// fabric shapes, one end of an up veth pair, and lo up, on a machine with
+// the tools the runtime needs.
+func newNetns(t *testing.T) *hosttest.Netns {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to create a network namespace (run as root, as CI does)")
 	}
-	for _, tool := range []string{"ip", "tc", "dcb", "bash", "flock", "sha256sum", "mktemp"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (apt-get install iproute2 coreutils util-linux)", tool)
-		}
-	}
-	var r [4]byte
-	rand.Read(r[:])
-	name := "rocefab-ht-" + hex.EncodeToString(r[:])
-	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
-		t.Skipf("cannot create a network namespace here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("ip", "netns", "del", name).CombinedOutput(); err != nil {
-			t.Errorf("ip netns del %s: %v: %s", name, err, out)
-		}
-	})
-	in := func(args ...string) (string, error) {
-		out, err := exec.Command("ip", append([]string{"netns", "exec", name}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	for _, cmd := range [][]string{
-		{"ip", "link", "set", "lo", "up"},
-		{"ip", "link", "add", "eth0", "type", "veth", "peer", "name", "eth0-peer"},
-		{"ip", "link", "set", "eth0-peer", "up"},
-		{"ip", "link", "set", "eth0", "up"},
-	} {
-		if out, err := in(cmd...); err != nil {
-			t.Fatalf("%s: %v: %s", strings.Join(cmd, " "), err, out)
-		}
-	}
-	return &netnsServer{name: name, in: in}
-}
-
-// sysfs is a sysfs root for the runtime (ROCEFAB_SYSFS) in a namespace
-// without RDMA: class/ is the namespace's own /sys/class, and the rdma_cm
-// configfs group the tos section needs is an empty directory, which holds
-// no HCA since the test server has no RDMA NICs.
-func sysfs(t *testing.T) string {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), "sys")
-	if err := os.MkdirAll(filepath.Join(root, "kernel", "config", "rdma_cm"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/sys/class", filepath.Join(root, "class")); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	hosttest.Need(t, "iproute2 coreutils util-linux", "ip", "tc", "dcb", "bash", "flock", "sha256sum", "mktemp")
+	return hosttest.NewNetns(t, "eth0")
 }
 
 // shapedServer is the test fabric's gpu-0000 with its RDMA NICs left out
@@ -158,7 +100,7 @@ func plan(t *testing.T, tg *Target, d *ir.Device) ([]renderers.Change, renderers
 
 // converge plans a fresh server, pushes the plan, checks with tc that
 // eth0 is shaped, and plans again: no change.
-func converge(t *testing.T, ns *netnsServer, tg *Target, d *ir.Device) {
+func converge(t *testing.T, ns *hosttest.Netns, tg *Target, d *ir.Device) {
 	t.Helper()
 	ctx := context.Background()
 	changes, rem := plan(t, tg, d)
@@ -168,7 +110,7 @@ func converge(t *testing.T, ns *netnsServer, tg *Target, d *ir.Device) {
 	if err := tg.Push(ctx, d, rem); err != nil {
 		t.Fatalf("push: %v", err)
 	}
-	q, err := ns.in("tc", "-j", "qdisc", "show", "dev", "eth0", "root")
+	q, err := ns.In("tc", "-j", "qdisc", "show", "dev", "eth0", "root")
 	if err != nil || !strings.Contains(q, `"kind":"htb"`) || !strings.Contains(q, `"handle":"1:"`) {
 		t.Fatalf("root qdisc after the push: %v %s", err, q)
 	}
@@ -183,12 +125,12 @@ func converge(t *testing.T, ns *netnsServer, tg *Target, d *ir.Device) {
 // repair changes a class by hand on a converged server: the next plan
 // shows it, a confirmed push puts it back, and rolling that push back
 // runs the settings of before.
-func repair(t *testing.T, ns *netnsServer, tg *Target, d *ir.Device) {
+func repair(t *testing.T, ns *hosttest.Netns, tg *Target, d *ir.Device) {
 	t.Helper()
 	ctx := context.Background()
 	// Drift: a class changed by hand shows in the next plan, and a push
 	// puts it back.
-	if out, err := ns.in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
+	if out, err := ns.In("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
 		t.Fatalf("tc class change: %v %s", err, out)
 	}
 	changes, rem := plan(t, tg, d)
@@ -235,30 +177,12 @@ func repair(t *testing.T, ns *netnsServer, tg *Target, d *ir.Device) {
 	}
 }
 
-// htbRates reads eth0's HTB classes' rates in bytes/s from tc -j class
-// show (iproute2 6.1 prints classes as text even with -j: both are read).
-func htbRates(t *testing.T, ns *netnsServer) map[string]int64 {
+// htbRates reads eth0's HTB classes' rates in bytes/s.
+func htbRates(t *testing.T, ns *hosttest.Netns) map[string]int64 {
 	t.Helper()
-	out, err := ns.in("tc", "-j", "class", "show", "dev", "eth0")
-	if err != nil {
-		t.Fatalf("tc class show: %v: %s", err, out)
-	}
 	rates := map[string]int64{}
-	if strings.HasPrefix(strings.TrimSpace(out), "[") {
-		for _, obj := range strings.Split(out, `{"class":`)[1:] {
-			h := regexp.MustCompile(`"handle":"([^"]+)"`).FindStringSubmatch(obj)
-			r := regexp.MustCompile(`"rate":(\d+)`).FindStringSubmatch(obj)
-			if h == nil || r == nil {
-				t.Fatalf("cannot read class %s", obj)
-			}
-			rates[h[1]], _ = strconv.ParseInt(r[1], 10, 64)
-		}
-		return rates
-	}
-	re := regexp.MustCompile(`(?m)^class htb (\S+) .*\brate (\d+)([KMGT]?)bit\b`)
-	for _, m := range re.FindAllStringSubmatch(out, -1) {
-		n, _ := strconv.ParseInt(m[2], 10, 64)
-		rates[m[1]] = n * map[string]int64{"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m[3]] / 8
+	for h, c := range hosttest.HTBClasses(t, ns.In, "eth0") {
+		rates[h] = c.RateBps
 	}
 	return rates
 }
@@ -269,7 +193,7 @@ func TestNetnsLocal(t *testing.T) {
 	root := t.TempDir()
 	tg, err := New(Options{
 		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
-		Prefix:  []string{"ip", "netns", "exec", ns.name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + sysfs(t)},
+		Prefix:  []string{"ip", "netns", "exec", ns.Name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + hosttest.Sysfs(t)},
 		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
 	})
 	if err != nil {
@@ -279,183 +203,21 @@ func TestNetnsLocal(t *testing.T) {
 	repair(t, ns, tg, d)
 }
 
-// sshd is an OpenSSH server in ns on 127.0.0.1:port, with a host key and
-// a client key of its own.
-type sshd struct {
-	addr       string
-	client     gossh.Signer
-	knownHosts string
-	log        *bytes.Buffer
-	user       string // logged in as; root when empty
-}
-
-func startSSHD(t *testing.T, ns *netnsServer) *sshd {
-	t.Helper()
-	return startSSHDWith(t, ns, "", t.TempDir(), nil)
-}
-
-// startSSHDWith starts sshd in ns with its files in dir; wrap, when set,
-// makes the command that starts it from sshd's own argv (to set up its
-// mount namespace first), and user is who logs in.
-func startSSHDWith(t *testing.T, ns *netnsServer, user, dir string, wrap func(argv []string) []string) *sshd {
-	t.Helper()
-	const bin = "/usr/sbin/sshd"
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("needs %s (apt-get install openssh-server): %v", bin, err)
-	}
-	if _, err := exec.LookPath("ssh-keygen"); err != nil {
-		t.Skip("needs ssh-keygen (apt-get install openssh-client)")
-	}
-	// sshd refuses to start without its privilege separation directory,
-	// which the package's service would create.
-	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-		t.Skipf("cannot create /run/sshd: %v", err)
-	}
-	hostKey := filepath.Join(dir, "host_ed25519")
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKey).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen: %v: %s", err, out)
-	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := filepath.Join(dir, "authorized_keys")
-	// sshd reads the keys as the user logging in.
-	if err := os.WriteFile(auth, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// In a namespace of its own every port is free.
-	port := 20000 + int(time.Now().UnixNano()%20000)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cfg := filepath.Join(dir, "sshd_config")
-	conf := fmt.Sprintf(`ListenAddress %s
-HostKey %s
-PidFile none
-AuthorizedKeysFile %s
-StrictModes no
-PubkeyAuthentication yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-UsePAM no
-`, addr, hostKey, auth)
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	log := &bytes.Buffer{}
-	argv := []string{bin, "-D", "-e", "-f", cfg}
-	if wrap != nil {
-		argv = wrap(argv)
-	}
-	cmd := exec.Command("ip", append([]string{"netns", "exec", ns.name}, argv...)...)
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting sshd: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("sshd log:\n%s", log)
-		}
-	})
-	pubBytes, err := os.ReadFile(hostKey + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, _, _, _, err := gossh.ParseAuthorizedKey(pubBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kh := filepath.Join(dir, "known_hosts")
-	if err := os.WriteFile(kh, []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, pub)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := &sshd{addr: addr, client: signer, knownHosts: kh, log: log, user: user}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := dialIn(ns.name, addr)
-		if err == nil {
-			c.Close()
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd does not listen on %s after 10 s: %v\n%s", addr, err, log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// dialIn connects to addr from inside the network namespace ns: on an OS
-// thread that joins it (setns(2)) and is never given back to other
-// goroutines (the goroutine ends locked, and the runtime then ends the
-// thread). The socket stays in the namespace it was made in.
-func dialIn(ns, addr string) (net.Conn, error) {
-	type result struct {
-		c   net.Conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		f, err := os.Open(filepath.Join("/run/netns", ns))
-		if err != nil {
-			ch <- result{nil, err}
-			return
-		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- result{nil, fmt.Errorf("setns %s: %w", ns, err)}
-			return
-		}
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		ch <- result{c, err}
-	}()
-	r := <-ch
-	return r.c, r.err
-}
-
-// login logs in to s as its user (root by default), checking its host
-// key against knownHosts.
-func (s *sshd) login(ns, knownHostsFile string) (*gossh.Client, error) {
-	cb, err := knownhosts.New(knownHostsFile)
-	if err != nil {
-		return nil, err
-	}
-	c, err := dialIn(ns, s.addr)
-	if err != nil {
-		return nil, err
-	}
-	cc, chans, reqs, err := gossh.NewClientConn(c, s.addr, &gossh.ClientConfig{
-		User: cmp.Or(s.user, "root"), Auth: []gossh.AuthMethod{gossh.PublicKeys(s.client)}, HostKeyCallback: cb,
-		HostKeyAlgorithms: []string{gossh.KeyAlgoED25519}, Timeout: 10 * time.Second,
-	})
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	return gossh.NewClient(cc, chans, reqs), nil
-}
-
 func TestNetnsSSH(t *testing.T) {
 	ns := newNetns(t)
-	srv := startSSHD(t, ns)
+	srv := hosttest.StartSSHD(t, ns, hosttest.SSHDOptions{})
 	d, rt := shapedServer(t)
 	root := t.TempDir()
-	knownHosts := srv.knownHosts
+	knownHosts := srv.KnownHosts
 	tg, err := New(Options{
 		Connect: func(ctx context.Context, d *ir.Device) (Conn, error) {
-			c, err := srv.login(ns.name, knownHosts)
+			c, err := srv.Login(knownHosts)
 			if err != nil {
 				return nil, err
 			}
 			return SSH(c), nil
 		},
-		Prefix:  []string{"env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + sysfs(t)},
+		Prefix:  []string{"env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + hosttest.Sysfs(t)},
 		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
 	})
 	if err != nil {
@@ -468,7 +230,7 @@ func TestNetnsSSH(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "known_hosts")
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	wrong, _ := gossh.NewSignerFromKey(priv)
-	if err := os.WriteFile(other, []byte(knownhosts.Line([]string{knownhosts.Normalize(srv.addr)}, wrong.PublicKey())+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(other, []byte(knownhosts.Line([]string{knownhosts.Normalize(srv.Addr)}, wrong.PublicKey())+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	knownHosts = other
@@ -477,13 +239,11 @@ func TestNetnsSSH(t *testing.T) {
 	if !errors.As(err, &ke) || len(ke.Want) == 0 {
 		t.Errorf("a changed host key: %v", err)
 	}
-	knownHosts = srv.knownHosts
+	knownHosts = srv.KnownHosts
 
 	// A server whose SSH port is closed is unreachable, with the cause.
-	closed := *srv
-	closed.addr = "127.0.0.1:1"
 	tg.opts.Connect = func(ctx context.Context, d *ir.Device) (Conn, error) {
-		c, err := closed.login(ns.name, knownHosts)
+		c, err := srv.LoginAt("127.0.0.1:1", knownHosts)
 		if err != nil {
 			return nil, err
 		}
@@ -506,7 +266,7 @@ func TestNetnsApply(t *testing.T) {
 	root := t.TempDir()
 	tg, err := New(Options{
 		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
-		Prefix:  []string{"ip", "netns", "exec", ns.name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + sysfs(t)},
+		Prefix:  []string{"ip", "netns", "exec", ns.Name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + hosttest.Sysfs(t)},
 		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
 	})
 	if err != nil {
@@ -541,14 +301,14 @@ func TestNetnsApply(t *testing.T) {
 		t.Errorf("a plan after apply: %+v", p.Devices)
 	}
 
-	if out, err := ns.in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
+	if out, err := ns.In("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "1Gbit", "quantum", "200000"); err != nil {
 		t.Fatalf("tc class change: %v %s", err, out)
 	}
 	p = makePlan()
 	if p.Devices[0].Action != targets.Update {
 		t.Fatalf("plan after a hand change: %+v", p.Devices)
 	}
-	if out, err := ns.in("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "2Gbit", "quantum", "200000"); err != nil {
+	if out, err := ns.In("tc", "class", "change", "dev", "eth0", "parent", "1:", "classid", "1:11", "htb", "rate", "2Gbit", "quantum", "200000"); err != nil {
 		t.Fatalf("tc class change: %v %s", err, out)
 	}
 	_, err = targets.Apply(ctx, targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: platforms, ConfirmTimeout: 5 * time.Minute})

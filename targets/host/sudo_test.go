@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	rhost "github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // sudoUser is the unprivileged user the sudo test logs in as; it exists
@@ -62,74 +62,41 @@ func freeUID(t *testing.T) int {
 	}
 }
 
-// sudoServer starts a real OpenSSH sshd in ns, in a mount namespace of its
-// own where /etc and /usr/local/lib are overlays of the machine's (the
-// machine's files are never written): a user sudoUser exists there, in
-// no group, allowed by /etc/sudoers.d/rocefab to run exactly the sudoers
-// line given and nothing else, and /sys shows the network namespace's devices and an
-// empty rdma_cm configfs group (the server has no RDMA NICs). The runtime
-// runs with its default paths (sudo passes it no environment).
-func sudoServer(t *testing.T, ns *netnsServer, sudoersLine string) *sshd {
+// sudoServer starts a server (hosttest.NewServer: a real OpenSSH sshd in
+// a network namespace with eth0, in a mount namespace of its own where
+// /etc and /usr/local/lib are overlays of the machine's, whose files are
+// never written) where a user sudoUser exists, in no group, allowed by
+// /etc/sudoers.d/rocefab to run exactly the sudoers line given and
+// nothing else. The runtime runs with its default paths (sudo passes it
+// no environment).
+func sudoServer(t *testing.T, sudoersLine string) *hosttest.Server {
 	t.Helper()
-	for _, tool := range []string{"sudo", "unshare", "mount"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (apt-get install sudo util-linux mount)", tool)
-		}
-	}
+	hosttest.Need(t, "sudo iproute2 coreutils util-linux", "sudo", "tc", "bash", "flock", "sha256sum", "mktemp")
 	// The entry goes where the documentation puts it, beside the
 	// distribution's /etc/sudoers, whose secure_path puts tc on the
 	// runtime's PATH.
 	if b, err := os.ReadFile("/etc/sudoers"); err != nil || !strings.Contains(string(b), "includedir /etc/sudoers.d") {
 		t.Skipf("/etc/sudoers does not read /etc/sudoers.d (%v): not a Debian sudo", err)
 	}
-	dir, err := os.MkdirTemp("", "rocefab-sudo-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	uid := freeUID(t)
-	if err := os.Chown(home, uid, uid); err != nil {
-		t.Fatal(err)
-	}
-	// The user reads its authorized keys and enters its home: the
-	// directory is not private.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	setup := fmt.Sprintf(`set -e
-mkdir -p "$D/t" && mount -t tmpfs tmpfs "$D/t" && mkdir "$D/t/eu" "$D/t/ew" "$D/t/lu" "$D/t/lw" "$D/sys"
-mount -t overlay overlay -o lowerdir=/etc,upperdir="$D/t/eu",workdir="$D/t/ew" /etc
-mount -t overlay overlay -o lowerdir=/usr/local/lib,upperdir="$D/t/lu",workdir="$D/t/lw" /usr/local/lib
-mount -t tmpfs tmpfs /run/lock
-mount --bind /sys "$D/sys" && mount -t tmpfs tmpfs /sys
-mkdir -p /sys/class /sys/devices /sys/kernel/config/rdma_cm
-mount --bind "$D/sys/class" /sys/class && mount --bind "$D/sys/devices" /sys/devices
-echo '%[1]s:x:%[2]d:%[2]d::%[3]s:/bin/sh' >> /etc/passwd
+	setup := fmt.Sprintf(`mkdir -p "$D/home" && chown %[2]d:%[2]d "$D/home"
+echo '%[1]s:x:%[2]d:%[2]d::'"$D/home"':/bin/sh' >> /etc/passwd
 echo '%[1]s:x:%[2]d:' >> /etc/group
 echo '%[1]s:*:19000:0:99999:7:::' >> /etc/shadow
 mkdir -p /etc/sudoers.d
-printf '%%s\n' "$SUDOERS" > /etc/sudoers.d/rocefab
+printf '%%s\n' %[3]s > /etc/sudoers.d/rocefab
 chmod 0440 /etc/sudoers.d/rocefab
-exec "$@"
-`, sudoUser, uid, home)
-	wrap := func(argv []string) []string {
-		return append([]string{"env", "D=" + dir, "SUDOERS=" + sudoersLine,
-			"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", setup, "sshd-setup"}, argv...)
-	}
-	return startSSHDWith(t, ns, sudoUser, dir, wrap)
+`, sudoUser, uid, ShellQuote([]string{sudoersLine}))
+	return hosttest.NewServer(t, hosttest.ServerOptions{Netdevs: []string{"eth0"}, User: sudoUser, Setup: setup})
 }
 
 // sudoTarget is the target the command line makes for servers with sudo:
 // true, logging in to srv as its user.
-func sudoTarget(t *testing.T, ns *netnsServer, srv *sshd, rt []byte) *Target {
+func sudoTarget(t *testing.T, srv *hosttest.SSHD, rt []byte) *Target {
 	t.Helper()
 	tg, err := New(Options{
 		Connect: func(ctx context.Context, d *ir.Device) (Conn, error) {
-			c, err := srv.login(ns.name, srv.knownHosts)
+			c, err := srv.Login(srv.KnownHosts)
 			if err != nil {
 				return nil, err
 			}
@@ -152,14 +119,12 @@ func sudoTarget(t *testing.T, ns *netnsServer, srv *sshd, rt []byte) *Target {
 // unknown, never rolled back).
 func TestNetnsSudo(t *testing.T) {
 	line := documentedSudoers(t)
-	ns := newNetns(t)
 	d, rt := shapedServer(t)
-	srv := sudoServer(t, ns, line)
-	converge(t, ns, sudoTarget(t, ns, srv, rt), d)
+	srv := sudoServer(t, line)
+	converge(t, srv.Netns, sudoTarget(t, srv.SSHD, rt), d)
 
-	ns2 := newNetns(t)
-	short := sudoServer(t, ns2, sudoUser+" ALL=(root) NOPASSWD: /bin/sh")
-	tg := sudoTarget(t, ns2, short, rt)
+	short := sudoServer(t, sudoUser+" ALL=(root) NOPASSWD: /bin/sh")
+	tg := sudoTarget(t, short.SSHD, rt)
 	_, rem := plan(t, tg, d)
 	err := tg.Push(context.Background(), d, rem)
 	if _, ok := errors.AsType[*targets.PutBackError](err); !ok || !strings.Contains(err.Error(), "a password is required") {

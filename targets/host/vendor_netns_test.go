@@ -12,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	rhost "github.com/rocefab/rocefab/renderers/host"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // TestNetnsVendorNIC runs the real runtime through the target in a network
@@ -39,7 +40,7 @@ func TestNetnsVendorNIC(t *testing.T) {
 func vendorNIC(t *testing.T, tc irtest.VendorCC, via string) {
 	ns := newNetns(t)
 	hca := tc.HCA + "0"
-	if out, err := ns.in("ip", "link", "add", "eth1", "type", "veth", "peer", "name", "eth1-peer"); err != nil {
+	if out, err := ns.In("ip", "link", "add", "eth1", "type", "veth", "peer", "name", "eth1-peer"); err != nil {
 		t.Fatalf("ip link add eth1: %v: %s", err, out)
 	}
 	d, rt := shapedServer(t)
@@ -51,7 +52,7 @@ func vendorNIC(t *testing.T, tc irtest.VendorCC, via string) {
 	d.Host = &h
 
 	root := t.TempDir()
-	sys := sysfs(t)
+	sys := hosttest.Sysfs(t)
 	knob := func(name string) string { return filepath.Join(sys, "kernel/config", tc.Driver, hca, tc.Sub, name) }
 	put := func(path, v string) {
 		t.Helper()
@@ -69,18 +70,18 @@ func vendorNIC(t *testing.T, tc irtest.VendorCC, via string) {
 		put(knob("apply"), "")
 	}
 	put(filepath.Join(sys, "kernel/config/rdma_cm", hca, "ports/1/default_roce_tos"), fmt.Sprintln(p.RoCETOS))
-	bin := dcbStandIn(t, &p)
+	bin := hosttest.Tools(t, hosttest.DesiredNIC(&p, 0))
 	env := []string{"env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + sys, "PATH=" + bin + ":" + os.Getenv("PATH")}
 	opts := Options{
 		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
-		Prefix:  append([]string{"ip", "netns", "exec", ns.name}, env...),
+		Prefix:  append([]string{"ip", "netns", "exec", ns.Name}, env...),
 		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
 	}
 	if via == "ssh" {
-		srv := startSSHD(t, ns)
+		srv := hosttest.StartSSHD(t, ns, hosttest.SSHDOptions{})
 		opts.Prefix = env
 		opts.Connect = func(context.Context, *ir.Device) (Conn, error) {
-			c, err := srv.login(ns.name, srv.knownHosts)
+			c, err := srv.Login(srv.KnownHosts)
 			if err != nil {
 				return nil, err
 			}
@@ -158,38 +159,4 @@ func vendorNIC(t *testing.T, tc irtest.VendorCC, via string) {
 	if changes, _ := plan(t, tg, d); len(changes) != 0 {
 		t.Fatalf("a plan after the rollback has changes: %+v", changes)
 	}
-}
-
-// dcbStandIn writes a dcb that prints, for `dcb -j OBJECT show dev DEV
-// ...`, the JSON iproute2 prints for a NIC holding p's values (hosts.md
-// 2.1: dscp_prio pairs, ets prio_tc/tc_tsa/tc_bw, pfc prio_pfc and delay,
-// maxrate in bytes/s), and accepts every other invocation as a write that
-// changes nothing: the values already hold.
-func dcbStandIn(t *testing.T, p *ir.HostProfile) string {
-	t.Helper()
-	bin := t.TempDir()
-	list := func(n int, f func(i int) string) string {
-		var s []string
-		for i := range n {
-			s = append(s, f(i))
-		}
-		return strings.Join(s, ",")
-	}
-	objs := map[string]string{
-		"dcbx":    `{"host":true,"ieee":true}`,
-		"app":     `{"dscp_prio":[` + list(64, func(i int) string { return fmt.Sprintf(`[%d,%d," "]`, i, p.DSCPToPrio[i]) }) + `]}`,
-		"ets":     `{"willing":false,"ets_cap":8,"prio_tc":[` + list(8, func(i int) string { return fmt.Sprint(p.PrioToTC[i]) }) + `],"tc_tsa":[` + list(8, func(i int) string { return `"` + p.TSA[i] + `"` }) + `],"tc_bw":[` + list(8, func(i int) string { return fmt.Sprint(p.ETS[i]) }) + `]}`,
-		"pfc":     `{"pfc_cap":8,"macsec_bypass":false,"delay":0,"prio_pfc":[` + list(8, func(i int) string { return fmt.Sprint(p.PFC[i]) }) + `]}`,
-		"maxrate": `{"tc_maxrate":[0,0,0,0,0,0,0,0]}`,
-	}
-	var b strings.Builder
-	b.WriteString("#!/usr/bin/env bash\nif [[ $1 == -j && $3 == show ]]; then\n\tcase $2 in\n")
-	for _, o := range []string{"app", "dcbx", "ets", "maxrate", "pfc"} {
-		fmt.Fprintf(&b, "\t%s) echo '%s' ;;\n", o, objs[o])
-	}
-	b.WriteString("\tesac\nfi\nexit 0\n")
-	if err := os.WriteFile(filepath.Join(bin, "dcb"), []byte(b.String()), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }
