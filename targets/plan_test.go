@@ -3,6 +3,7 @@ package targets_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -263,6 +264,19 @@ func TestOwnedDigest(t *testing.T) {
 	}
 	if c := targets.OwnedDigest(renderers.Elements{{Path: "x.a", Value: "3"}, {Path: "x.b", Value: "1"}}); c.SHA256 == a.SHA256 {
 		t.Error("the digest ignores a value")
+	}
+	// The digest is of "len:path" "len:value" lines in path order, which
+	// plan files written before keep: a large state, written in blocks,
+	// digests as its text does.
+	var big renderers.Elements
+	var text strings.Builder
+	for i := range 3000 {
+		e := renderers.Element{Path: fmt.Sprintf("PORT|Ethernet%04d|description", i), Value: strings.Repeat("é", i%7)}
+		big = append(big, e)
+		fmt.Fprintf(&text, "%d:%s%d:%s\n", len(e.Path), e.Path, len(e.Value), e.Value)
+	}
+	if got, want := targets.OwnedDigest(big).SHA256, fmt.Sprintf("%x", sha256.Sum256([]byte(text.String()))); got != want {
+		t.Errorf("the digest of 3,000 elements is %s, its text's %s", got, want)
 	}
 	d1 := targets.OwnedDigest(renderers.Elements{{Path: "ab", Value: "c"}})
 	d2 := targets.OwnedDigest(renderers.Elements{{Path: "a", Value: "bc"}})

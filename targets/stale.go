@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rocefab/rocefab/renderers"
@@ -24,10 +25,26 @@ type Digest struct {
 func OwnedDigest(s renderers.State) Digest {
 	es := s.Elements()
 	slices.SortFunc(es, func(a, b renderers.Element) int { return strings.Compare(a.Path, b.Path) })
+	// Each element as "len:path" "len:value" and a newline, appended
+	// into a buffer the hash takes a block at a time: every device of a
+	// plan is digested, and fmt's formatting of each element cost more
+	// than the hash.
 	h := sha256.New()
+	b := make([]byte, 0, 32<<10)
 	for _, e := range es {
-		fmt.Fprintf(h, "%d:%s%d:%s\n", len(e.Path), e.Path, len(e.Value), e.Value)
+		b = strconv.AppendInt(b, int64(len(e.Path)), 10)
+		b = append(b, ':')
+		b = append(b, e.Path...)
+		b = strconv.AppendInt(b, int64(len(e.Value)), 10)
+		b = append(b, ':')
+		b = append(b, e.Value...)
+		b = append(b, '\n')
+		if len(b) >= 16<<10 {
+			h.Write(b)
+			b = b[:0]
+		}
 	}
+	h.Write(b)
 	return Digest{SHA256: hex.EncodeToString(h.Sum(nil))}
 }
 

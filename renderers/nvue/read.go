@@ -154,9 +154,7 @@ func splitLines(b []byte) ([]line, bool) {
 			continue
 		}
 		switch text[0] {
-		case '%', '?', '&', '*', '!', '|', '>', '[', '@', '`', ']', '}', ',', '"':
-			// '"' starts a double-quoted key or scalar: escapes are the
-			// library's to read.
+		case '%', '?', '&', '*', '!', '|', '>', '[', '@', '`', ']', '}', ',':
 			return nil, false
 		}
 		if indent == 0 && (strings.HasPrefix(text, "---") || strings.HasPrefix(text, "...")) {
@@ -301,7 +299,7 @@ func (r *subsetReader) mapping(indent int) (*rnode, bool) {
 // splitKey splits "key: value" and "key:" at the key's colon; isKey is
 // false for a line that is not a key.
 func splitKey(text string) (key, rest string, isKey bool) {
-	if text[0] == '\'' {
+	if text[0] == '\'' || text[0] == '"' {
 		end, ok := quotedEnd(text)
 		if !ok {
 			return "", "", false
@@ -320,9 +318,19 @@ func splitKey(text string) (key, rest string, isKey bool) {
 	return "", "", false
 }
 
-// quotedEnd returns the index just past the single-quoted scalar s starts
-// with.
+// quotedEnd returns the index just past the quoted scalar s starts with:
+// single-quoted, or double-quoted without an escape (the library's
+// encoder quotes keys such as "0" so, which a leaf's running file written
+// by it has by the hundred); a double-quoted scalar with an escape is the
+// library's to read.
 func quotedEnd(s string) (int, bool) {
+	if s[0] == '"' {
+		i := strings.IndexAny(s[1:], "\\\"")
+		if i < 0 || s[1+i] == '\\' {
+			return 0, false
+		}
+		return i + 2, true
+	}
 	for i := 1; i < len(s); i++ {
 		if s[i] != '\'' {
 			continue
@@ -399,7 +407,7 @@ func flowToken(s string) int {
 	if s == "" {
 		return -1
 	}
-	if s[0] == '\'' {
+	if s[0] == '\'' || s[0] == '"' {
 		end, ok := quotedEnd(s)
 		if !ok {
 			return -1
@@ -422,6 +430,13 @@ func (r *subsetReader) nullNode(num int) *rnode {
 func (r *subsetReader) scalar(s string, num int, flow bool) (*rnode, bool) {
 	if s == "" {
 		return nil, false
+	}
+	if s[0] == '"' {
+		end, ok := quotedEnd(s)
+		if !ok || end != len(s) {
+			return nil, false
+		}
+		return r.node(rnode{Kind: yaml.ScalarNode, Tag: "!!str", Value: s[1 : end-1], Line: num}), true
 	}
 	if s[0] == '\'' {
 		end, ok := quotedEnd(s)

@@ -76,6 +76,8 @@ var subsetCases = []string{
 	"a:\n- x\n- y: 1\n  z: 2\n-\n  w: 3\n-\nb: -x\n",
 	"set: {}\n",
 	"set:\n",
+	// As the library's encoder writes keys that would read as numbers.
+	"- set:\n    qos:\n      traffic-class:\n        \"0\":\n          ecn: disable\n        \"3\": {\"a b\": \"it's\", c: \"\"}\n",
 }
 
 // notSubsetCases are documents the subset reader leaves to the library.
@@ -85,6 +87,9 @@ var notSubsetCases = []string{
 	"a: |\n  text\n",
 	"a: [1, 2]\n",
 	"a: \"quoted\\tescape\"\n",
+	"\"a\\\"b\": 1\n",
+	"a: \"b\" c\n",
+	"a: \"b #c\"\n",
 	"a:\n\tb: 1\n",
 	"a: 1\r\n",
 	"---\na: 1\n",
