@@ -163,6 +163,7 @@ type port struct {
 type device struct {
 	name     string
 	ports    []*port
+	byName   map[string]*port
 	lossless [8]bool
 	// queuePrio maps an egress queue's name (its number or its class) to
 	// the priority it carries.
@@ -190,6 +191,31 @@ type cite struct {
 // diagnosis needs, and once more for the series the findings cite, so
 // that a window of millions of series is never copied into evidence.
 func Diagnose(fab *ir.Fabric, w *telemetry.Window, opt Options) Report {
+	return NewModel(fab).Diagnose(w, opt)
+}
+
+// Model is a fabric prepared for diagnosis: its ports, cables and queue
+// plan indexed once. Preparing it needs no counter, so a caller may
+// prepare it while it reads them (a 100,000-GPU fabric takes half a
+// second).
+type Model struct {
+	fab  *ir.Fabric
+	m    *model
+	used bool
+}
+
+// NewModel prepares fab for diagnosis.
+func NewModel(fab *ir.Fabric) *Model { return &Model{fab: fab, m: newModel(fab)} }
+
+// Diagnose is Diagnose on the model's fabric. A model diagnoses one
+// window at a time; each call starts afresh.
+func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
+	fab, m := md.fab, md.m
+	if md.used {
+		m.reset()
+	}
+	md.used = true
+	m.byRef = make([]*port, w.Ports())
 	if opt.PauseRate <= 0 {
 		opt.PauseRate = DefaultOptions().PauseRate
 	}
@@ -199,7 +225,6 @@ func Diagnose(fab *ir.Fabric, w *telemetry.Window, opt Options) Report {
 	if opt.CNPRate <= 0 {
 		opt.CNPRate = DefaultOptions().CNPRate
 	}
-	m := newModel(fab, w.Ports())
 	rep := Report{Fabric: fab.Name, Findings: []Finding{}}
 	for k, r := range w.Rates() {
 		if m.add(k, r) {
@@ -249,9 +274,11 @@ type finding struct {
 
 type model struct {
 	devices map[string]*device
-	ports   map[Endpoint]*port
 	// hca maps a server's RDMA device to its netdev.
 	hca map[Endpoint]string
+	// all and devs hold every port and device.
+	all  []port
+	devs []device
 	// byRef resolves the window's port numbers: nil until resolved,
 	// unknown when the fabric lacks the port.
 	byRef []*port
@@ -260,7 +287,7 @@ type model struct {
 // unknown marks a window port the fabric lacks in model.byRef.
 var unknown = &port{}
 
-func newModel(fab *ir.Fabric, refs int) *model {
+func newModel(fab *ir.Fabric) *model {
 	nports := 0
 	for _, d := range fab.Devices {
 		if d.Switch != nil {
@@ -269,7 +296,7 @@ func newModel(fab *ir.Fabric, refs int) *model {
 			nports += len(d.Host.NICs)
 		}
 	}
-	m := &model{devices: make(map[string]*device, len(fab.Devices)), ports: make(map[Endpoint]*port, nports), hca: map[Endpoint]string{}, byRef: make([]*port, refs)}
+	m := &model{devices: make(map[string]*device, len(fab.Devices)), hca: map[Endpoint]string{}}
 	// One allocation for every port and every device of the fabric,
 	// rather than one per port.
 	all := make([]port, 0, nports)
@@ -282,7 +309,6 @@ func newModel(fab *ir.Fabric, refs int) *model {
 			all = append(all, port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, dev: dv, gbps: gbps, nic: nic, hasPeer: peer != ""})
 			p := &all[len(all)-1]
 			dv.ports = append(dv.ports, p)
-			m.ports[p.ep] = p
 		}
 		switch {
 		case d.Switch != nil:
@@ -315,12 +341,43 @@ func newModel(fab *ir.Fabric, refs int) *model {
 			}
 		}
 	}
-	for _, p := range m.ports {
-		if p.hasPeer {
-			p.peerP = m.ports[p.peer]
+	for i := range devs {
+		dv := &devs[i]
+		dv.byName = make(map[string]*port, len(dv.ports))
+		for _, p := range dv.ports {
+			dv.byName[p.ep.Port] = p
 		}
 	}
+	for i := range all {
+		if p := &all[i]; p.hasPeer {
+			p.peerP = m.port(p.peer)
+		}
+	}
+	m.all, m.devs = all, devs
 	return m
+}
+
+// reset clears what a diagnosis summed and marked.
+func (m *model) reset() {
+	for i := range m.all {
+		p := &m.all[i]
+		p.rate, p.errs, p.drops, p.cited = [telemetry.Counters]float64{}, [3]float64{}, 0, false
+	}
+	for i := range m.devs {
+		d := &m.devs[i]
+		d.ecn, d.ecnSeen, d.cited = 0, false, false
+	}
+}
+
+// port returns the fabric's port e, nil if it lacks it. A map per
+// device stays in the cache where one map of every port of a
+// 100,000-GPU fabric (half a million) would not.
+func (m *model) port(e Endpoint) *port {
+	dv := m.devices[e.Device]
+	if dv == nil {
+		return nil
+	}
+	return dv.byName[e.Port]
 }
 
 // resolve finds the port a rate names, once per port of the window.
@@ -347,7 +404,7 @@ func (m *model) lookup(k telemetry.Key) *port {
 			return nil
 		}
 	}
-	return m.ports[Endpoint{k.Device, name}]
+	return m.port(Endpoint{k.Device, name})
 }
 
 // counts tells whether a rate counts toward the diagnosis: the pauses,

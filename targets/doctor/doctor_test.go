@@ -38,7 +38,13 @@ func diagnose(t testing.TB, s *scenario) doctor.Report {
 	if single := w.Single(); single != 0 || w.Skipped != 0 {
 		t.Fatalf("%d series with one sample, %d skipped", single, w.Skipped)
 	}
-	rep := doctor.Diagnose(s.fab, w, doctor.DefaultOptions())
+	// A model prepared once diagnoses the window again afresh.
+	md := doctor.NewModel(s.fab)
+	rep := md.Diagnose(w, doctor.DefaultOptions())
+	first, _ := json.Marshal(rep)
+	if again, _ := json.Marshal(md.Diagnose(w, doctor.DefaultOptions())); !bytes.Equal(first, again) {
+		t.Errorf("a second diagnosis by the same model differs:\n%s\n%s", first, again)
+	}
 	if rep.Unmatched != 0 {
 		t.Errorf("%d rates name no port of the fabric", rep.Unmatched)
 	}

@@ -68,11 +68,11 @@ func (r *reach) touches(m *model, f *Finding) Touches {
 			return
 		}
 		if e.Port != "" {
-			if p := m.ports[e]; p != nil && p.peerP != nil && p.peerP.nic {
+			if p := m.port(e); p != nil && p.peerP != nil && p.peerP.nic {
 				servers[p.peer.Device] = true
 				return
 			}
-			if p := m.ports[e]; p != nil && p.hasPeer && r.lower(p.peer.Device, e.Device) {
+			if p := m.port(e); p != nil && p.hasPeer && r.lower(p.peer.Device, e.Device) {
 				e = p.peer
 			}
 		}

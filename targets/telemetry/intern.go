@@ -12,24 +12,49 @@ import (
 // that meets another text is told apart without reading that text, and
 // the table is kept at most half full, so a probe for a new text meets
 // few: a window's first scrape interns a million and a half of them.
+//
+// The arena is kept in chunks of a megabyte, so that it grows without
+// copying what it holds.
 type texts struct {
-	seed  maphash.Seed
-	arena []byte
-	offs  []int // text i is arena[offs[i]:offs[i+1]]
+	seed   maphash.Seed
+	chunks [][]byte
+	// at locates text i: its chunk above 32 bits, its offset below;
+	// size is its length.
+	at   []uint64
+	size []uint32
 	// slots hold a text's hash (the low 32 bits) above its number + 1;
 	// 0 is empty; the length is a power of two.
 	slots []uint64
 }
 
 func newTexts() *texts {
-	return &texts{seed: maphash.MakeSeed(), offs: []int{0}, slots: make([]uint64, 1024)}
+	return &texts{seed: maphash.MakeSeed(), slots: make([]uint64, 1024)}
 }
 
+// textChunk is the size of the arena's chunks.
+const textChunk = 1 << 20
+
 // len is the number of texts interned.
-func (t *texts) len() int { return len(t.offs) - 1 }
+func (t *texts) len() int { return len(t.at) }
 
 // bytes returns text i; the caller must not modify it.
-func (t *texts) bytes(i uint32) []byte { return t.arena[t.offs[i]:t.offs[i+1]:t.offs[i+1]] }
+func (t *texts) bytes(i uint32) []byte {
+	c, off := t.at[i]>>32, uint32(t.at[i])
+	return t.chunks[c][off : off+t.size[i] : off+t.size[i]]
+}
+
+// add appends b to the arena.
+func (t *texts) add(b []byte) {
+	n := len(t.chunks)
+	if n == 0 || cap(t.chunks[n-1])-len(t.chunks[n-1]) < len(b) {
+		t.chunks = append(t.chunks, make([]byte, 0, max(textChunk, len(b))))
+		n++
+	}
+	c := &t.chunks[n-1]
+	t.at = append(t.at, uint64(n-1)<<32|uint64(len(*c)))
+	t.size = append(t.size, uint32(len(b)))
+	*c = append(*c, b...)
+}
 
 // intern returns b's number, adding b if it is new (added set).
 func (t *texts) intern(b []byte) (id uint32, added bool) {
@@ -39,8 +64,7 @@ func (t *texts) intern(b []byte) (id uint32, added bool) {
 		s := t.slots[i]
 		if s == 0 {
 			id := uint32(t.len())
-			t.arena = append(t.arena, b...)
-			t.offs = append(t.offs, len(t.arena))
+			t.add(b)
 			t.slots[i] = h<<32 | uint64(id+1)
 			if 2*t.len() > len(t.slots) {
 				t.grow()

@@ -98,13 +98,13 @@ type Window struct {
 	prevLab uint32
 
 	devOf    map[string]uint32
-	lastDev  uint32
 	devNames []string
-	// portOf numbers each port by its key (device number, RDMA or not,
-	// name), in a table of integers rather than a map per device.
-	portOf *texts
-	ports  []portRef
-	key    []byte
+	// portOf numbers each port by its key (device, RDMA or not, name), in
+	// a table of integers rather than a map per device.
+	portOf   *texts
+	ports    []portRef
+	lastPort uint32
+	key      []byte
 
 	queueOf map[string]uint16
 	queues  []string
@@ -285,8 +285,11 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64) error {
 	rest := text[end:]
 	var labels []byte
 	if rest[0] == '{' {
-		l, after, ok := splitLabels(rest)
-		if !ok {
+		// Nothing after the label set holds a brace: the last one closes
+		// it. What lies between is taken apart, and so checked, when it
+		// is first filed.
+		close := bytes.LastIndexByte(rest, '}')
+		if close < 0 {
 			// Let the parser say what is wrong.
 			var p parsed
 			err := p.parse(rest[1:], &w.fams[fi].family)
@@ -295,64 +298,58 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64) error {
 			}
 			return fmt.Errorf("%s: %v", w.fams[fi].metric, err)
 		}
-		labels, rest = l, after
+		labels, rest = rest[1:close], rest[close+1:]
 	}
-	val, ts, ok := fields(rest)
+	v, t, ok := valueAndTime(rest, at)
 	if !ok {
-		return fmt.Errorf("%s: want a value and an optional timestamp after the labels, got %q", w.fams[fi].metric, cut(string(rest)))
-	}
-	v, ok := parseValue(val)
-	if !ok {
-		return fmt.Errorf("%s: value %q is not a finite number", w.fams[fi].metric, cut(string(val)))
-	}
-	t := at
-	if ts != nil {
-		if t, ok = parseMillis(ts); !ok {
-			return fmt.Errorf("%s: timestamp %q is not milliseconds since the epoch", w.fams[fi].metric, cut(string(ts)))
+		t = at
+		val, ts, ok := fields(rest)
+		if !ok {
+			return fmt.Errorf("%s: want a value and an optional timestamp after the labels, got %q", w.fams[fi].metric, cut(string(rest)))
+		}
+		if v, ok = parseValue(val); !ok {
+			return fmt.Errorf("%s: value %q is not a finite number", w.fams[fi].metric, cut(string(val)))
+		}
+		if ts != nil {
+			if t, ok = parseMillis(ts); !ok {
+				return fmt.Errorf("%s: timestamp %q is not milliseconds since the epoch", w.fams[fi].metric, cut(string(ts)))
+			}
 		}
 	}
 	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.put(labels)})
 	return nil
 }
 
-// splitLabels splits `{...}` at the start of s into the text between the
-// braces and what follows, minding quoted values; false when the braces
-// do not close.
-func splitLabels(s []byte) (labels, rest []byte, ok bool) {
-	for i := 1; i < len(s); {
-		end := bytes.IndexByte(s[i:], '}')
-		if end < 0 {
-			return nil, nil, false
-		}
-		q := bytes.IndexByte(s[i:i+end], '"')
-		if q < 0 {
-			return s[1 : i+end], s[i+end+1:], true
-		}
-		// Skip the quoted value, which may hold a brace or an escaped
-		// quote.
-		i += q + 1
-		for {
-			c := bytes.IndexByte(s[i:], '"')
-			if c < 0 {
-				return nil, nil, false
-			}
-			i += c + 1
-			if !escapedQuote(s[:i-1]) {
-				break
-			}
-		}
+// valueAndTime reads " <integer>[ <integer>]", the value and timestamp
+// of nearly every counter's line, in one pass; false sends anything else
+// (a float, tabs, an error) to the general reading.
+func valueAndTime(s []byte, at int64) (float64, int64, bool) {
+	if len(s) < 2 || s[0] != ' ' {
+		return 0, 0, false
 	}
-	return nil, nil, false
-}
-
-// escapedQuote tells whether the quote after s is escaped: s ends in an
-// odd number of backslashes.
-func escapedQuote(s []byte) bool {
-	n := 0
-	for n < len(s) && s[len(s)-1-n] == '\\' {
-		n++
+	i := 1
+	var v int64
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		v = v*10 + int64(s[i]-'0')
 	}
-	return n%2 == 1
+	if i == 1 || i > 16 {
+		return 0, 0, false
+	}
+	if i == len(s) {
+		return float64(v), at, true
+	}
+	if s[i] != ' ' {
+		return 0, 0, false
+	}
+	j := i + 1
+	var t int64
+	for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+		t = t*10 + int64(s[j]-'0')
+	}
+	if j != len(s) || j == i+1 || j-i-1 > 18 {
+		return 0, 0, false
+	}
+	return float64(v), t, true
 }
 
 // parseValue reads a sample's value: counters are integers, read without
@@ -541,19 +538,16 @@ func (w *Window) newFamily(name []byte) int32 {
 }
 
 func (w *Window) port(dev, name []byte, hca bool) uint32 {
-	// A collector writes a device's series together: the last device is
-	// the likeliest.
-	d, ok := w.lastDev, w.lastDev < uint32(len(w.devNames)) && w.devNames[w.lastDev] == string(dev)
-	if !ok {
-		d, ok = w.devOf[string(dev)]
+	// A port's label sets come one after another (a queue's, the
+	// next queue's): the last port is the likeliest.
+	if l := w.lastPort; int(l) < len(w.ports) {
+		if p := &w.ports[l]; p.hca == hca && p.name == string(name) && w.devNames[p.dev] == string(dev) {
+			return l
+		}
 	}
-	if !ok {
-		d = uint32(len(w.devNames))
-		w.devNames = append(w.devNames, string(dev))
-		w.devOf[w.devNames[d]] = d
-	}
-	w.lastDev = d
-	w.key = binary.LittleEndian.AppendUint32(w.key[:0], d)
+	// One lookup of the device and the port together; the device is
+	// looked up by itself only for a port never seen.
+	w.key = append(binary.AppendUvarint(w.key[:0], uint64(len(dev))), dev...)
 	if hca {
 		w.key = append(w.key, 1)
 	} else {
@@ -562,8 +556,15 @@ func (w *Window) port(dev, name []byte, hca bool) uint32 {
 	w.key = append(w.key, name...)
 	i, added := w.portOf.intern(w.key)
 	if added {
+		d, ok := w.devOf[string(dev)]
+		if !ok {
+			d = uint32(len(w.devNames))
+			w.devNames = append(w.devNames, string(dev))
+			w.devOf[w.devNames[d]] = d
+		}
 		w.ports = append(w.ports, portRef{dev: d, name: string(name), hca: hca})
 	}
+	w.lastPort = i
 	return i
 }
 

@@ -108,37 +108,20 @@ func TestWriteSampleRoundTrip(t *testing.T) {
 	}
 }
 
-// FuzzSplitLabels checks the label set's split, which jumps from quote to
-// brace, against a walk of every byte.
-func FuzzSplitLabels(f *testing.F) {
-	for _, s := range []string{`{a="x",b="y"} 1`, `{a="}\"}"} 2`, `{a="\\"} 3`, `{a="x} 4`, `{} 5`, `{a="\\\"}"}`} {
-		f.Add(s)
+// TestBracesInValues: a label value may hold braces and escaped quotes;
+// the label set still ends at its own brace.
+func TestBracesInValues(t *testing.T) {
+	const snap = `node_ethtool_link_down_events_phy{device="e}t\"h{0",instance="h:9100"} 1 1000
+node_ethtool_link_down_events_phy{device="e}t\"h{0",instance="h:9100"} 4 2000
+node_ethtool_link_down_events_phy{device="x",instance="h:9100"} 1 1000 }
+`
+	w := NewWindow()
+	err := w.Read(strings.NewReader(snap), "snap.prom", 0)
+	if err == nil || !strings.Contains(err.Error(), "snap.prom:3:") {
+		t.Errorf("error %v, want one at line 3, whose label set does not end at the last brace", err)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if len(s) == 0 || s[0] != '{' {
-			return
-		}
-		labels, rest, ok := splitLabels([]byte(s))
-		wl, wr, wok := walkLabels([]byte(s))
-		if ok != wok || string(labels) != string(wl) || string(rest) != string(wr) {
-			t.Errorf("splitLabels(%q) = %q %q %v, want %q %q %v", s, labels, rest, ok, wl, wr, wok)
-		}
-	})
-}
-
-// walkLabels is splitLabels one byte at a time.
-func walkLabels(s []byte) (labels, rest []byte, ok bool) {
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '}':
-			return s[1:i], s[i+1:], true
-		case '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		}
+	rates := collect(t, w)
+	if r := rates[Key{Device: "h", Port: `e}t"h{0`, Counter: Carrier, Priority: AnyPriority}]; r.PerSecond != 3 {
+		t.Errorf("rates %v: want e}t\"h{0 at 3/s", rates)
 	}
-	return nil, nil, false
 }

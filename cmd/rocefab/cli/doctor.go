@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/compiler/diag"
+	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/telemetry"
 )
@@ -149,11 +151,25 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(doctorMemoryLimit))
 	}
 	path := pathArg(args)
-	in, fab, err := loadFabric(cmd, path, exitDoctorError)
-	if err != nil {
-		return err
+	// The fabric is compiled and prepared while the counters are read:
+	// neither needs the other, and reading leaves a core part idle.
+	type prepared struct {
+		in  *schema.Intent
+		fab *ir.Fabric
+		md  *doctor.Model
+		err error
 	}
+	ready := make(chan prepared, 1)
+	go func() {
+		in, fab, err := loadFabric(cmd, path, exitDoctorError)
+		if err != nil {
+			ready <- prepared{err: err}
+			return
+		}
+		ready <- prepared{in: in, fab: fab, md: doctor.NewModel(fab)}
+	}()
 	var w *telemetry.Window
+	var err error
 	source := strings.Join(a.snapshots, ", ")
 	if a.prometheus != "" {
 		w = telemetry.NewWindow()
@@ -162,12 +178,17 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	} else {
 		w, err = readSnapshots(a.snapshots, a.interval)
 	}
+	p := <-ready
+	if p.err != nil {
+		return p.err
+	}
 	if err != nil {
 		return withCode(exitDoctorError, err)
 	}
+	in, fab := p.in, p.fab
 	opt := doctor.DefaultOptions()
 	opt.PauseRate = a.pauseRate
-	rep := doctor.Diagnose(fab, w, opt)
+	rep := p.md.Diagnose(w, opt)
 	if rep.Rates == 0 {
 		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
 			fab.Name, source, rep.Unmatched))
