@@ -55,15 +55,7 @@ func (eos) deviceTimer() bool { return true }
 func (eos) file() string      { return "eos.cfg" }
 
 func (eos) read(c *cli) ([]byte, error) {
-	out, err := c.send("show running-config")
-	if err != nil {
-		return nil, err
-	}
-	s := strings.TrimLeft(out, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return []byte(s), nil
+	return shownConfig(c.send("show running-config"))
 }
 
 // push names the session tx.

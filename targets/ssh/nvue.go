@@ -67,15 +67,7 @@ func nvueSend(c *cli, cmd string) (string, error) {
 }
 
 func (nvue) read(c *cli) ([]byte, error) {
-	out, err := nvueSend(c, "nv config show -o yaml | cat")
-	if err != nil {
-		return nil, err
-	}
-	s := strings.TrimLeft(out, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return []byte(s), nil
+	return shownConfig(nvueSend(c, "nv config show -o yaml | cat"))
 }
 
 // push stages lines into a revision NVUE numbers, and returns its number:

@@ -205,35 +205,6 @@ func TestNVUERollback(t *testing.T) {
 	}
 }
 
-// TestNVUEFaults is the fault matrix of plan and apply on NVUE over SSH:
-// the canary fails, is rolled back (by dropping a revision never applied,
-// by --confirm-no, or by the switch's own timer), the other spine is
-// untouched, and every spine applies what it applied before.
-func TestNVUEFaults(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		faults sshtest.Faults
-		reason string
-	}{
-		{"disconnect mid-push", sshtest.Faults{HangupAfterLines: 3}, "connection was lost"},
-		{"disconnect after apply", sshtest.Faults{HangupOnCommit: true}, "rolled back"},
-		{"rejected line", sshtest.Faults{Reject: "qos"}, "Error: Invalid config"},
-		{"never confirmed", sshtest.Faults{RefuseConfirm: true}, "commit not confirmed"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			w := newNVWorld(t, 2)
-			rep := w.applyFaultyCanary(t, 2*time.Second, func(canary string) { w.dev[canary].SetFaults(c.faults) },
-				func(n string) []byte { return w.dev[n].Applied() }, c.reason)
-			for n, d := range w.dev {
-				if d.Pending() != 0 {
-					t.Errorf("%s: a revision still waits for its confirmation", n)
-				}
-			}
-			assertNoSecret(t, reportJSON(rep))
-		})
-	}
-}
-
 // TestNVUEStalePlan: a spine whose owned configuration another operator
 // changed after the plan refuses the plan, naming the spine and the path,
 // and nothing is pushed; a change outside the owned scope (the timezone)

@@ -2,11 +2,9 @@ package ssh_test
 
 import (
 	"bytes"
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -107,50 +105,10 @@ func TestNXOSPlanApplyPlan(t *testing.T) {
 	assertNoSecret(t, planJSON(p), reportJSON(rep))
 }
 
-// TestNXOSFaults: NX-OS applies lines as they come, so every fault is
-// undone from the checkpoint taken before the push: a refused line at
-// once, a dropped connection and a refused save by the rollback, an
-// unconfirmed push by rocefab's timer.
-func TestNXOSFaults(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		faults sshtest.Faults
-		reason string
-	}{
-		{"disconnect mid-push", sshtest.Faults{HangupAfterLines: 2}, "which NX-OS applied as they came"},
-		{"rejected line", sshtest.Faults{Reject: "random-detect"}, "rolled back to the checkpoint taken before the push"},
-		{"save refused", sshtest.Faults{RefuseConfirm: true}, "commit not confirmed"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			w := newNXWorld(t, 2)
-			w.applyFaultyCanary(t, time.Minute, func(canary string) { w.dev[canary].SetFaults(c.faults) },
-				func(n string) []byte { return w.dev[n].Running() }, c.reason)
-		})
-	}
-}
-
 // TestNXOSConfirmTimerLapses: a push not confirmed within its timer is
 // rolled back by rocefab, and confirming it afterwards fails.
 func TestNXOSConfirmTimerLapses(t *testing.T) {
 	w := newNXWorld(t, 1)
 	d := w.devs[0]
-	before := w.dev[d.Name].Running()
-	p := w.plan(t)
-	ctx := context.Background()
-	if err := w.target.PushConfirmed(ctx, d, p.Devices[0].Remediation.Remediation(), time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(w.dev[d.Name].Running(), before) {
-		t.Fatal("the push changed nothing")
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !bytes.Equal(w.dev[d.Name].Running(), before) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !bytes.Equal(w.dev[d.Name].Running(), before) {
-		t.Fatal("an unconfirmed push was not rolled back when its timer lapsed")
-	}
-	if err := w.target.Confirm(ctx, d); err == nil {
-		t.Error("a lapsed push was confirmed")
-	}
+	w.pushLapses(t, d, w.dev[d.Name].Running, w.dev[d.Name].Files)
 }

@@ -137,62 +137,13 @@ func TestSONiCPlanApplyPlan(t *testing.T) {
 	assertNoSecret(t, planJSON(p), reportJSON(rep))
 }
 
-// TestSONiCFaults: a refused patch is rolled back to its checkpoint at
-// once, a connection dropped after the patch took effect and a refused
-// save are rolled back; later waves are untouched.
-func TestSONiCFaults(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		faults sshtest.Faults
-		reason string
-	}{
-		{"rejected patch", sshtest.Faults{Reject: "WRED_PROFILE"}, "Failed to apply patch due to"},
-		{"disconnect after the patch", sshtest.Faults{HangupOnCommit: true}, "the patch may be partly applied"},
-		{"save refused", sshtest.Faults{RefuseConfirm: true}, "commit not confirmed"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			w := newSonicWorld(t)
-			w.applyFaultyCanary(t, time.Minute, func(canary string) { w.dev[canary].SetFaults(c.faults) },
-				func(n string) []byte { return w.dev[n].ConfigDB() }, c.reason)
-		})
-	}
-}
-
 // TestSONiCConfirmTimerLapses: SONiC has no commit timer; a push not
 // confirmed within rocefab's is rolled back to its checkpoint, which is
 // then deleted, and confirming it afterwards fails.
 func TestSONiCConfirmTimerLapses(t *testing.T) {
 	w := newSonicWorld(t)
 	d := w.devs[0]
-	dev := w.dev[d.Name]
-	before := dev.ConfigDB()
-	p := w.plan(t)
-	ctx := context.Background()
-	var rem renderers.Remediation
-	for _, dp := range p.Devices {
-		if dp.Device == d.Name {
-			rem = dp.Remediation.Remediation()
-		}
-	}
-	if err := w.target.PushConfirmed(ctx, d, rem, time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(dev.ConfigDB(), before) {
-		t.Fatal("the push changed nothing")
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for (!bytes.Equal(dev.ConfigDB(), before) || len(dev.Leftovers()) > 0) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !bytes.Equal(dev.ConfigDB(), before) {
-		t.Fatal("an unconfirmed push was not rolled back when its timer lapsed")
-	}
-	if l := dev.Leftovers(); len(l) > 0 {
-		t.Errorf("left on the switch: %v", l)
-	}
-	if err := w.target.Confirm(ctx, d); err == nil {
-		t.Error("a lapsed push was confirmed")
-	}
+	w.pushLapses(t, d, w.dev[d.Name].ConfigDB, w.dev[d.Name].Leftovers)
 }
 
 // TestSONiCApplyPatchTakesAnArray: `config apply-patch` refuses a JSON
@@ -246,15 +197,7 @@ func firstBreakout(t *testing.T, db map[string]any, mode string) string {
 func TestSONiCBreakout(t *testing.T) {
 	var port string
 	w := newSonicWorld(t, func(db map[string]any) { port = firstBreakout(t, db, "1x800G") })
-	rep := w.apply(t, w.plan(t), time.Minute, 1)
-	for _, o := range rep.Devices {
-		if o.State != targets.Applied {
-			t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
-		}
-	}
-	if again := w.plan(t); !again.Empty() {
-		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
-	}
+	w.converges(t, w.plan(t))
 	for n, d := range w.dev {
 		broke := false
 		for _, c := range d.Received() {
@@ -283,15 +226,7 @@ func bufferPoolSize(db map[string]any) {
 func TestSONiCConfigReload(t *testing.T) {
 	t.Run("confirmed", func(t *testing.T) {
 		w := newSonicWorld(t, bufferPoolSize)
-		rep := w.apply(t, w.plan(t), time.Minute, 1)
-		for _, o := range rep.Devices {
-			if o.State != targets.Applied {
-				t.Errorf("%s: %s (%s)", o.Device, o.State, o.Reason)
-			}
-		}
-		if again := w.plan(t); !again.Empty() {
-			t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
-		}
+		w.converges(t, w.plan(t))
 		for n, d := range w.dev {
 			if d.Reloads() != 1 {
 				t.Errorf("%s: %d config reloads, want 1", n, d.Reloads())
@@ -309,12 +244,7 @@ func TestSONiCConfigReload(t *testing.T) {
 		d := w.devs[0]
 		dev := w.dev[d.Name]
 		before := dev.ConfigDB()
-		var rem renderers.Remediation
-		for _, dp := range w.plan(t).Devices {
-			if dp.Device == d.Name {
-				rem = dp.Remediation.Remediation()
-			}
-		}
+		rem := remediationOf(w.plan(t), d.Name)
 		if !strings.Contains(string(rem.Content), `"config-reload"`) {
 			t.Fatalf("the remediation needs no reload:\n%s", rem.Content)
 		}
@@ -324,10 +254,7 @@ func TestSONiCConfigReload(t *testing.T) {
 		if bytes.Equal(dev.ConfigDB(), before) || dev.Reloads() != 1 {
 			t.Fatalf("the push changed nothing (%d reloads)", dev.Reloads())
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for (!bytes.Equal(dev.ConfigDB(), before) || len(dev.Leftovers()) > 0) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
+		eventually(func() bool { return bytes.Equal(dev.ConfigDB(), before) && len(dev.Leftovers()) == 0 })
 		if !bytes.Equal(dev.ConfigDB(), before) || dev.Reloads() != 2 {
 			t.Fatalf("an unconfirmed reload was not rolled back by a reload (%d reloads)", dev.Reloads())
 		}

@@ -531,30 +531,21 @@ func (t *Target) restore(d *ir.Device, p *pendingTx) {
 
 // Confirm makes d's pending commit permanent.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	p, err := t.take(d, "confirmed")
-	if err != nil {
-		return err
-	}
-	if p.name == "" {
-		return nil
-	}
-	c, drv, err := t.open(ctx, d)
-	if err == nil {
-		defer c.close()
-		err = drv.confirm(c, p.name)
-	}
-	if err != nil {
-		// Unconfirmed, the push must still be rolled back: by the device's
-		// timer, a Rollback, or rocefab's timer at once.
-		t.restore(d, p)
-		return err
-	}
-	return t.opts.Journal.Remove(d.Name)
+	return t.settle(ctx, d, "confirmed", driver.confirm)
 }
 
 // Rollback takes back d's last push that is not confirmed.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	p, err := t.take(d, "rolled back")
+	return t.settle(ctx, d, "rolled back", driver.rollback)
+}
+
+// settle ends d's pending commit with end (a driver's confirm or
+// rollback), named verb in the error when there is none. A commit that
+// could not be ended stays pending: unconfirmed, the push must still be
+// rolled back, by the device's timer, a Rollback, or rocefab's timer at
+// once.
+func (t *Target) settle(ctx context.Context, d *ir.Device, verb string, end func(driver, *cli, string) error) error {
+	p, err := t.take(d, verb)
 	if err != nil {
 		return err
 	}
@@ -564,7 +555,7 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	c, drv, err := t.open(ctx, d)
 	if err == nil {
 		defer c.close()
-		err = drv.rollback(c, p.name)
+		err = end(drv, c, p.name)
 	}
 	if err != nil {
 		t.restore(d, p)
@@ -686,4 +677,18 @@ func txName() (string, error) {
 func timerText(d time.Duration) string {
 	s := int64((d + time.Second - 1) / time.Second)
 	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
+}
+
+// shownConfig is the configuration a show command printed as out: the
+// blank lines the CLI prints before it dropped, and ending in a newline
+// as the platform's own text does, so that it compares with it.
+func shownConfig(out string, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimLeft(out, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return []byte(s), nil
 }

@@ -205,6 +205,13 @@ func (f *fleet) planApplyPlan(t *testing.T) (*targets.Plan, *targets.Report) {
 	if s := p.Summary(); s.Change != len(f.devs) {
 		t.Fatalf("plan: %s, want %d devices to change\n%s", s, len(f.devs), planJSON(p))
 	}
+	return p, f.converges(t, p)
+}
+
+// converges applies p in waves behind a canary with a minute to confirm:
+// every switch is applied, and a second plan is empty.
+func (f *fleet) converges(t *testing.T, p *targets.Plan) *targets.Report {
+	t.Helper()
 	rep := f.apply(t, p, time.Minute, 1)
 	for _, d := range rep.Devices {
 		if d.State != targets.Applied {
@@ -214,7 +221,53 @@ func (f *fleet) planApplyPlan(t *testing.T) (*targets.Plan, *targets.Report) {
 	if again := f.plan(t); !again.Empty() {
 		t.Errorf("a second plan is not empty: %s\n%s", again.Summary(), planJSON(again))
 	}
-	return p, rep
+	return rep
+}
+
+// remediationOf is the remediation p plans for the device named name.
+func remediationOf(p *targets.Plan, name string) renderers.Remediation {
+	for _, dp := range p.Devices {
+		if dp.Device == name {
+			return dp.Remediation.Remediation()
+		}
+	}
+	return renderers.Remediation{}
+}
+
+// eventually polls done until it holds, for five seconds at the most (a
+// one-second commit timer lapses well within), and says whether it held.
+func eventually(done func() bool) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for !done() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return done()
+}
+
+// pushLapses pushes d's remediation in a fresh plan with a one-second
+// timer that nobody confirms: what d runs (running) changes at once, is
+// what it ran before again once the timer lapsed, with nothing left on
+// the switch (leftovers), and confirming afterwards fails.
+func (f *fleet) pushLapses(t *testing.T, d *ir.Device, running func() []byte, leftovers func() []string) {
+	t.Helper()
+	before := running()
+	ctx := context.Background()
+	if err := f.target.PushConfirmed(ctx, d, remediationOf(f.plan(t), d.Name), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(running(), before) {
+		t.Fatal("the push changed nothing")
+	}
+	eventually(func() bool { return bytes.Equal(running(), before) && len(leftovers()) == 0 })
+	if !bytes.Equal(running(), before) {
+		t.Fatal("an unconfirmed push was not rolled back when its timer lapsed")
+	}
+	if l := leftovers(); len(l) > 0 {
+		t.Errorf("left on the switch: %v", l)
+	}
+	if err := f.target.Confirm(ctx, d); err == nil {
+		t.Error("a lapsed push was confirmed")
+	}
 }
 
 // applyFaultyCanary plans the fleet, gives the canary of the first wave

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -52,13 +51,11 @@ type EOS struct {
 	// one) into a running configuration, or refuses them.
 	Apply func(running []byte, lines string) ([]byte, error)
 
-	mu       sync.Mutex
+	device
 	running  []byte
 	startup  []byte
 	sessions map[string][]string // uncommitted sessions' lines
 	pending  *eosPending
-	faults   Faults
-	received []string
 	pushed   int // configuration lines taken, over every session
 	booted   time.Time
 }
@@ -98,34 +95,15 @@ func NewEOS(hostname string, running []byte, apply func([]byte, string) ([]byte,
 		startup: append([]byte(nil), running...), sessions: map[string][]string{}, booted: time.Now()}
 }
 
-// SetFaults replaces the device's faults.
-func (e *EOS) SetFaults(f Faults) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.faults = f
-}
-
 // Running returns the running configuration.
-func (e *EOS) Running() []byte {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]byte(nil), e.running...)
-}
+func (e *EOS) Running() []byte { return e.copyOf(&e.running) }
 
 // SetRunning replaces the running configuration, as another operator
 // would.
-func (e *EOS) SetRunning(b []byte) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.running = append([]byte(nil), b...)
-}
+func (e *EOS) SetRunning(b []byte) { e.replace(&e.running, b) }
 
 // Startup returns the startup configuration (what `write memory` saved).
-func (e *EOS) Startup() []byte {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]byte(nil), e.startup...)
-}
+func (e *EOS) Startup() []byte { return e.copyOf(&e.startup) }
 
 // Pending returns the session whose commit timer runs, "" for none.
 func (e *EOS) Pending() string {
@@ -135,13 +113,6 @@ func (e *EOS) Pending() string {
 		return ""
 	}
 	return e.pending.name
-}
-
-// Received returns every line the device was sent, in order.
-func (e *EOS) Received() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]string(nil), e.received...)
 }
 
 var (

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -38,6 +37,9 @@ import (
 // error words are its own; `nv config diff` prints the staged lines rather
 // than NVUE's computed commands. Unlike NVUE it keeps at most one revision
 // whose timer runs, and takes timers under a minute.
+//
+// Of its Faults, HangupOnCommit drops the connection right after an
+// apply with a timer took effect; RefuseConfirm makes --confirm-yes fail.
 type NVUE struct {
 	Hostname string
 	User     string
@@ -45,14 +47,12 @@ type NVUE struct {
 	// refuses them.
 	Apply func(applied []byte, lines string) ([]byte, error)
 
-	mu        sync.Mutex
+	device
 	applied   []byte
 	startup   []byte
 	revs      map[int][]string // revisions not applied: their staged lines
 	nextRev   int
 	confirm   *nvuePending
-	faults    Faults
-	received  []string
 	staged    int // lines taken, over every session
 	lastApply int // the revision last applied
 }
@@ -71,36 +71,15 @@ func NewNVUE(hostname, user string, applied []byte, apply func([]byte, string) (
 		startup: append([]byte(nil), applied...), revs: map[int][]string{}, nextRev: 2}
 }
 
-// SetFaults replaces the switch's faults: HangupOnCommit drops the
-// connection right after an apply with a timer took effect;
-// RefuseConfirm makes --confirm-yes fail.
-func (n *NVUE) SetFaults(f Faults) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.faults = f
-}
-
 // Applied returns the applied configuration.
-func (n *NVUE) Applied() []byte {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]byte(nil), n.applied...)
-}
+func (n *NVUE) Applied() []byte { return n.copyOf(&n.applied) }
 
 // SetApplied replaces the applied configuration, as another operator
 // would.
-func (n *NVUE) SetApplied(b []byte) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.applied = append([]byte(nil), b...)
-}
+func (n *NVUE) SetApplied(b []byte) { n.replace(&n.applied, b) }
 
 // Startup returns what `nv config save` saved.
-func (n *NVUE) Startup() []byte {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]byte(nil), n.startup...)
-}
+func (n *NVUE) Startup() []byte { return n.copyOf(&n.startup) }
 
 // Pending returns the revision whose confirm timer runs, 0 for none.
 func (n *NVUE) Pending() int {
@@ -117,13 +96,6 @@ func (n *NVUE) Revisions() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return len(n.revs)
-}
-
-// Received returns every line the switch was sent, in order.
-func (n *NVUE) Received() []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]string(nil), n.received...)
 }
 
 var (

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -33,17 +32,18 @@ import (
 // the lines Apply takes and refuses lines outside rocefab's scope, which
 // NX-OS would take. Its file errors are its own words, starting with
 // `ERROR:` as NX-OS's do.
+//
+// Of its Faults, HangupOnCommit drops the connection after `end`;
+// RefuseConfirm makes `copy running-config startup-config` fail.
 type NXOS struct {
 	Hostname string
 	Apply    func(running []byte, lines string) ([]byte, error)
 
-	mu       sync.Mutex
-	running  []byte
-	startup  []byte
-	files    map[string][]byte
-	faults   Faults
-	received []string
-	pushed   int
+	device
+	running []byte
+	startup []byte
+	files   map[string][]byte
+	pushed  int
 }
 
 // NewNXOS returns an NX-OS device named hostname running running.
@@ -52,28 +52,11 @@ func NewNXOS(hostname string, running []byte, apply func([]byte, string) ([]byte
 		startup: append([]byte(nil), running...), files: map[string][]byte{}}
 }
 
-// SetFaults replaces the device's faults. HangupOnCommit drops the
-// connection after `end`; RefuseConfirm makes `copy running-config
-// startup-config` fail.
-func (n *NXOS) SetFaults(f Faults) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.faults = f
-}
-
 // Running returns the running configuration.
-func (n *NXOS) Running() []byte {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]byte(nil), n.running...)
-}
+func (n *NXOS) Running() []byte { return n.copyOf(&n.running) }
 
 // Startup returns what `copy running-config startup-config` saved.
-func (n *NXOS) Startup() []byte {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]byte(nil), n.startup...)
-}
+func (n *NXOS) Startup() []byte { return n.copyOf(&n.startup) }
 
 // Files returns the names of the checkpoint files on the device.
 func (n *NXOS) Files() []string {
@@ -84,13 +67,6 @@ func (n *NXOS) Files() []string {
 		out = append(out, f)
 	}
 	return out
-}
-
-// Received returns every line the device was sent, in order.
-func (n *NXOS) Received() []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]string(nil), n.received...)
 }
 
 var (

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -47,15 +46,18 @@ import (
 //
 // A patch is applied in one step where GCU orders it in several; no YANG
 // model is checked. sudo never asks for a password.
+//
+// Of its Faults, Reject refuses a patch, or a breakout, that contains it;
+// HangupOnCommit drops the connection after a patch took effect and
+// before its exit status; RefuseConfirm fails `config save`; Delay slows
+// every command.
 type SONiC struct {
-	mu          sync.Mutex
+	device
 	configDB    []byte
 	saved       []byte // /etc/sonic/config_db.json
 	checkpoints map[string][]byte
 	files       map[string][]byte // under /tmp
 	staged      map[string][]byte // other files under /etc/sonic
-	faults      Faults
-	received    []string
 	reloads     int
 }
 
@@ -66,29 +68,11 @@ func NewSONiC(configDB []byte) *SONiC {
 		checkpoints: map[string][]byte{}, files: map[string][]byte{}, staged: map[string][]byte{}}
 }
 
-// SetFaults replaces the device's faults: Reject refuses a patch, or a
-// breakout, that contains it; HangupOnCommit drops the
-// connection after a patch took effect and before its exit status;
-// RefuseConfirm fails `config save`; Delay slows every command.
-func (s *SONiC) SetFaults(f Faults) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = f
-}
-
 // ConfigDB returns the running CONFIG_DB.
-func (s *SONiC) ConfigDB() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]byte(nil), s.configDB...)
-}
+func (s *SONiC) ConfigDB() []byte { return s.copyOf(&s.configDB) }
 
 // Saved returns /etc/sonic/config_db.json.
-func (s *SONiC) Saved() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]byte(nil), s.saved...)
-}
+func (s *SONiC) Saved() []byte { return s.copyOf(&s.saved) }
 
 // Reloads counts the config reloads run.
 func (s *SONiC) Reloads() int {
@@ -113,13 +97,6 @@ func (s *SONiC) Leftovers() []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// Received returns every command run, in order.
-func (s *SONiC) Received() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.received...)
 }
 
 const sonicConfigDB = "/etc/sonic/config_db.json"
