@@ -136,7 +136,7 @@ func sudoTarget(t *testing.T, ns *netnsServer, srv *sshd, rt []byte) *Target {
 			return SSH(c), nil
 		},
 		Prefix:  SudoPrefix(),
-		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath,
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, StateFile: rhost.StateFile,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -39,11 +39,11 @@ func TestArtifactNames(t *testing.T) {
 		for _, a := range arts {
 			found = found || a.Path == d.Name+"/"+desc.Artifact
 		}
-		if !found || desc.Name != name {
+		if !found || desc.Name != name || desc.Running == "" {
 			t.Errorf("%s (%s): artifact %q is not among what its renderer writes: %v", d.Name, name, desc.Artifact, arts[0].Path)
 		}
 	}
-	if openConfig.Artifact != openconfig.FileName {
-		t.Errorf("gNMI reads %q, the OpenConfig renderer writes %q", openConfig.Artifact, openconfig.FileName)
+	if openConfig.Running != openconfig.FileName {
+		t.Errorf("gNMI reads %q, the OpenConfig renderer writes %q", openConfig.Running, openconfig.FileName)
 	}
 }

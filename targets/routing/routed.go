@@ -413,7 +413,7 @@ func gnmiAddress(host string, port int) (string, error) {
 // the addresses addrs gives (filled in as devices are routed).
 func newGNMITarget(key gnmiKey, invFile string, plaintext bool, addrs map[string]string, journal *targets.Journal) (*gnmi.Target, error) {
 	opts := gnmi.Options{
-		Artifact: openConfig.Artifact,
+		Artifact: openConfig.Running,
 		Journal:  journal,
 		Address: func(d *ir.Device) (string, error) {
 			a, ok := addrs[d.Name]
@@ -594,7 +594,7 @@ func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, e
 		return "", nil
 	}
 	desc, _ := Lookup(d.Platform)
-	s.endpoints[d.Name] = ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk, Artifact: desc.Artifact}
+	s.endpoints[d.Name] = ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk, Artifact: desc.Running}
 	return "", nil
 }
 
