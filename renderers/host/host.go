@@ -90,6 +90,17 @@ func (ScriptRenderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 // host target installs at RuntimePath: the same bytes for every fabric.
 func Runtime() []byte { return runtimeFile() }
 
+// Shared renders the files every server shares (RenderFabric), as a
+// fabric-wide renderer of a build.
+type Shared struct{}
+
+var _ renderers.FabricRenderer = Shared{}
+
+// RenderFabric returns the runtime and its systemd unit (RenderFabric).
+func (Shared) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	return RenderFabric(fab), nil
+}
+
 // RenderFabric returns the files every server of the fabric shares, once
 // per build: the runtime and the systemd template unit. A fabric without
 // a Linux server gets none.

@@ -137,3 +137,22 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 	}
 	return renderers.Artifact{Path: "tenants/" + t.Name + ".env", Format: renderers.Env, Content: []byte(b.String())}, nil
 }
+
+// Tenants renders every tenant's NCCL environment (RenderTenant), as a
+// fabric-wide renderer of a build.
+type Tenants struct{}
+
+var _ renderers.FabricRenderer = Tenants{}
+
+// RenderFabric renders tenants/<name>.env for each of the fabric's tenants.
+func (Tenants) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	var out []renderers.Artifact
+	for _, t := range fab.Tenants {
+		art, err := RenderTenant(t)
+		if err != nil {
+			return nil, fmt.Errorf("rendering tenant %s: %w", t.Name, err)
+		}
+		out = append(out, art)
+	}
+	return out, nil
+}

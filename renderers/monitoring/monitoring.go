@@ -149,3 +149,14 @@ func alert(b *strings.Builder, name, expr, forDur, severity, summary, descriptio
 // yamlString writes s as a single-quoted YAML scalar, which keeps every
 // character but the quote itself (doubled).
 func yamlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Renderer renders the Prometheus rules that watch the fabric for what
+// rocefab doctor diagnoses, as a fabric-wide renderer of a build.
+type Renderer struct{}
+
+var _ renderers.FabricRenderer = Renderer{}
+
+// RenderFabric renders the fabric's rule file (Render).
+func (Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	return Render(fab)
+}

@@ -272,3 +272,18 @@ func Render(v *placement.View) ([]renderers.Artifact, error) {
 	}
 	return append(arts, k8s...), nil
 }
+
+// Renderer renders the schedulers' topology files from the placement of
+// every server (placement.Of), as a fabric-wide renderer of a build.
+type Renderer struct{}
+
+var _ renderers.FabricRenderer = Renderer{}
+
+// RenderFabric renders slurm/ and k8s/ for the fabric.
+func (Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	arts, err := Render(placement.Of(fab))
+	if err != nil {
+		return nil, fmt.Errorf("rendering the scheduler files: %w", err)
+	}
+	return arts, nil
+}

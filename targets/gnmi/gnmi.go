@@ -73,10 +73,6 @@ import (
 	"github.com/rocefab/rocefab/targets"
 )
 
-// FileName is the name the running tree is read as, the OpenConfig
-// artifact's ("<device>/openconfig.json").
-const FileName = "openconfig.json"
-
 // CommitMode says when a push uses the commit-confirmed extension.
 type CommitMode int
 
@@ -95,6 +91,10 @@ const (
 type Options struct {
 	// Address returns where d's gNMI server listens ("host:port").
 	Address func(d *ir.Device) (string, error)
+	// Artifact is the file name the running tree is read as
+	// ("<device>/<Artifact>"): the OpenConfig artifact's, which the
+	// registry of platforms (targets/routing) names once.
+	Artifact string
 	// TLS is the client's TLS configuration; nil uses the system's roots
 	// and the address's host name.
 	TLS *tls.Config
@@ -164,6 +164,9 @@ var BufferPool = mem.NewTieredBufferPool(256, 4<<10, 16<<10, 32<<10, 64<<10, 128
 func New(opts Options) (*Target, error) {
 	if opts.Address == nil {
 		return nil, errors.New("gnmi: no way to find a device's address")
+	}
+	if opts.Artifact == "" {
+		return nil, errors.New("gnmi: no artifact name to read running trees as")
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
@@ -268,7 +271,7 @@ func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, 
 	if err != nil {
 		return nil, fmt.Errorf("gNMI Get: %w", err)
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: js}}, nil
+	return []renderers.Artifact{{Path: d.Name + "/" + t.opts.Artifact, Format: renderers.JSON, Content: js}}, nil
 }
 
 // get sends req as a Get of the configuration: of type CONFIG, or, on a

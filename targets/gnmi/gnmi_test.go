@@ -140,7 +140,8 @@ func target(t testing.TB, servers map[string]*gnmitest.Server, mod func(*gnmi.Op
 	t.Helper()
 	_, pool := certs()
 	opts := gnmi.Options{
-		TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		Artifact: openconfig.FileName,
+		TLS:      &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
 		Address: func(d *ir.Device) (string, error) {
 			s, ok := servers[d.Name]
 			if !ok {
@@ -169,7 +170,7 @@ func planOne(t testing.TB, tg *gnmi.Target, d *ir.Device) ([]renderers.Change, r
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(arts) != 1 || arts[0].Path != d.Name+"/"+gnmi.FileName {
+	if len(arts) != 1 || arts[0].Path != d.Name+"/"+openconfig.FileName {
 		t.Fatalf("read %v", arts)
 	}
 	have, err := platform.Parse(d, arts)

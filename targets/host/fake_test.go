@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	rhost "github.com/rocefab/rocefab/renderers/host"
 )
 
 // fakeServer is a server for the unit tests: files by path, and a runtime
@@ -45,6 +46,7 @@ func newFake(name string) *fakeServer {
 const (
 	testRuntimePath  = "/usr/local/lib/rocefab/rocefab-host.sh"
 	testSettingsPath = "/etc/rocefab/host.conf"
+	testStateFile    = rhost.StateFile
 )
 
 // runtimeOf is a runtime file for the fake: only its digest line counts.

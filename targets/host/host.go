@@ -52,11 +52,6 @@ import (
 	"github.com/rocefab/rocefab/targets"
 )
 
-// StateFile is the running artifact of a server, below its directory:
-// the runtime's --check --json report, the file renderers/host parses and
-// the directory target keeps.
-const StateFile = "host-state.json"
-
 // Options configure a Target.
 type Options struct {
 	// Connect logs in to a server: SSH(client) or Local().
@@ -73,6 +68,11 @@ type Options struct {
 	// live on a server, as the remediation names them
 	// (renderers/host.RuntimePath, SettingsPath).
 	RuntimePath, SettingsPath string
+	// StateFile is the name a server's running state is read as, below
+	// its directory: the runtime's --check --json report, the file
+	// renderers/host parses and the directory target keeps
+	// (renderers/host.StateFile, which the registry of platforms names).
+	StateFile string
 	// Root, when set, is a directory of the server below which both paths
 	// are kept instead of /, for a server image or a test.
 	Root string
@@ -125,6 +125,9 @@ func New(opts Options) (*Target, error) {
 		if !path.IsAbs(p.value) || path.Clean(p.value) != p.value || p.value == "/" {
 			return nil, fmt.Errorf("host target: %s %q: want an absolute, clean path of a file", p.name, p.value)
 		}
+	}
+	if opts.StateFile == "" || path.Base(opts.StateFile) != opts.StateFile || opts.StateFile == "." || opts.StateFile == ".." {
+		return nil, fmt.Errorf("host target: state file %q: want the name of a file", opts.StateFile)
 	}
 	if opts.Root != "" && (!path.IsAbs(opts.Root) || path.Clean(opts.Root) != opts.Root) {
 		return nil, fmt.Errorf("host target: root %q: want an absolute, clean path", opts.Root)
@@ -290,7 +293,7 @@ func (s *session) read(ctx context.Context) ([]renderers.Artifact, error) {
 	case (r.Status == statusNoRuntime || r.Status == statusNoSettings) && bytes.HasPrefix(r.Stderr, []byte("rocefab: no ")):
 		return nil, nil
 	case r.Status <= 2 && isJSONObject(r.Stdout):
-		return []renderers.Artifact{{Path: s.d.Name + "/" + StateFile, Format: renderers.JSON, Content: r.Stdout}}, nil
+		return []renderers.Artifact{{Path: s.d.Name + "/" + s.t.opts.StateFile, Format: renderers.JSON, Content: r.Stdout}}, nil
 	}
 	return nil, fmt.Errorf("%s: %s --check --json exited %d without a report: %s", s.d.Name, s.t.runtimePath(), r.Status, s.t.why(r))
 }

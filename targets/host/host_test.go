@@ -20,7 +20,7 @@ var server = &ir.Device{Name: "gpu-0000", Role: ir.RoleHost, Platform: ir.Platfo
 func newTarget(t *testing.T, f *fakeServer, digest string) *Target {
 	t.Helper()
 	tg, err := New(Options{Connect: f.connect, Prefix: f.prefix, Runtime: runtimeOf(digest),
-		RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, CommandTimeout: 2 * time.Second})
+		RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, StateFile: testStateFile, CommandTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,12 +317,14 @@ func TestPushRefusesARemediationItCannotTrust(t *testing.T) {
 func TestNewRefuses(t *testing.T) {
 	f := newFake(server.Name)
 	for name, o := range map[string]Options{
-		"no connect":       {Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath},
-		"relative path":    {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: "rocefab-host.sh", SettingsPath: testSettingsPath},
-		"unclean path":     {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: "/etc/../etc/host.conf"},
-		"not a runtime":    {Connect: f.connect, Runtime: []byte("#!/bin/sh\n"), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath},
-		"relative root":    {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, Root: "tmp"},
-		"root is the path": {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: "/", SettingsPath: testSettingsPath},
+		"no connect":       {Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, StateFile: testStateFile},
+		"relative path":    {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: "rocefab-host.sh", SettingsPath: testSettingsPath, StateFile: testStateFile},
+		"unclean path":     {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: "/etc/../etc/host.conf", StateFile: testStateFile},
+		"not a runtime":    {Connect: f.connect, Runtime: []byte("#!/bin/sh\n"), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, StateFile: testStateFile},
+		"relative root":    {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, StateFile: testStateFile, Root: "tmp"},
+		"root is the path": {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: "/", SettingsPath: testSettingsPath, StateFile: testStateFile},
+		"no state file":    {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath},
+		"state file path":  {Connect: f.connect, Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, StateFile: "../host-state.json"},
 	} {
 		if _, err := New(o); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -338,7 +340,7 @@ func TestNewRefuses(t *testing.T) {
 func TestScriptsOnALocalShell(t *testing.T) {
 	root := t.TempDir()
 	tg, err := New(Options{Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
-		Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, Root: root})
+		Runtime: runtimeOf(digestA), RuntimePath: testRuntimePath, SettingsPath: testSettingsPath, StateFile: testStateFile, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}

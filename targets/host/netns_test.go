@@ -194,7 +194,7 @@ func TestNetnsLocal(t *testing.T) {
 	tg, err := New(Options{
 		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
 		Prefix:  []string{"ip", "netns", "exec", ns.Name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + hosttest.Sysfs(t)},
-		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, StateFile: rhost.StateFile, Root: root,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestNetnsSSH(t *testing.T) {
 			return SSH(c), nil
 		},
 		Prefix:  []string{"env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + hosttest.Sysfs(t)},
-		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, StateFile: rhost.StateFile, Root: root,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestNetnsApply(t *testing.T) {
 	tg, err := New(Options{
 		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
 		Prefix:  []string{"ip", "netns", "exec", ns.Name, "env", "ROCEFAB_LOCK=" + filepath.Join(root, "lock"), "ROCEFAB_SYSFS=" + hosttest.Sysfs(t)},
-		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, StateFile: rhost.StateFile, Root: root,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func sudoTarget(t *testing.T, srv *hosttest.SSHD, rt []byte) *Target {
 			return SSH(c), nil
 		},
 		Prefix:  SudoPrefix(),
-		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath,
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, StateFile: rhost.StateFile,
 	})
 	if err != nil {
 		t.Fatal(err)

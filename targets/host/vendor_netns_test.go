@@ -75,7 +75,7 @@ func vendorNIC(t *testing.T, tc irtest.VendorCC, via string) {
 	opts := Options{
 		Connect: func(context.Context, *ir.Device) (Conn, error) { return Local(), nil },
 		Prefix:  append([]string{"ip", "netns", "exec", ns.Name}, env...),
-		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, Root: root,
+		Runtime: rt, RuntimePath: rhost.RuntimePath, SettingsPath: rhost.SettingsPath, StateFile: rhost.StateFile, Root: root,
 	}
 	if via == "ssh" {
 		srv := hosttest.StartSSHD(t, ns, hosttest.SSHDOptions{})

@@ -143,6 +143,7 @@ func (l *lab) target(t *testing.T) *gnmi.Target {
 	t.Helper()
 	_, pool := certs()
 	tg, err := gnmi.New(gnmi.Options{
+		Artifact: openconfig.FileName,
 		TLS:      &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
 		Username: username, Password: password,
 		Address: func(d *ir.Device) (string, error) {

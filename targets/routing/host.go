@@ -61,6 +61,7 @@ func (s *sshRoutes) hostTarget() (*host.Target, func(), error) {
 		Runtime:      rhost.Runtime(),
 		RuntimePath:  rhost.RuntimePath,
 		SettingsPath: rhost.SettingsPath,
+		StateFile:    descriptors[ir.PlatformLinux].Running,
 		Journal:      s.journal,
 	})
 	if err != nil {

@@ -23,17 +23,30 @@ type Descriptor struct {
 	// configuration, and when a renderers.Applier it applies a remediation
 	// to the running files the directory target keeps.
 	Renderer renderers.Renderer
+	// Artifact is the file name of the device's native artifact: what
+	// build writes below the device's directory, and what a transport
+	// names the running configuration it reads (SSH), or finds it as
+	// (running/<device>/ beside the intent).
+	Artifact string
+	// Running is the file name a device's running configuration is read
+	// as: a switch's native artifact; a server's state, the host runtime's
+	// --check --json report.
+	Running string
 }
 
 // descriptors is the registry of the platforms rocefab renders natively,
 // by name: the only place that pairs a platform with its renderer.
 var descriptors = map[string]Descriptor{
-	ir.PlatformEOS:   {Name: ir.PlatformEOS, Renderer: eos.Renderer{}},
-	ir.PlatformNVUE:  {Name: ir.PlatformNVUE, Renderer: nvue.Renderer{}},
-	ir.PlatformSONiC: {Name: ir.PlatformSONiC, Renderer: sonic.Renderer{}},
-	ir.PlatformNXOS:  {Name: ir.PlatformNXOS, Renderer: nxos.Renderer{}},
-	ir.PlatformLinux: {Name: ir.PlatformLinux, Renderer: host.Renderer{}},
+	ir.PlatformEOS:   {Name: ir.PlatformEOS, Renderer: eos.Renderer{}, Artifact: eos.FileName, Running: eos.FileName},
+	ir.PlatformNVUE:  {Name: ir.PlatformNVUE, Renderer: nvue.Renderer{}, Artifact: nvue.File, Running: nvue.File},
+	ir.PlatformSONiC: {Name: ir.PlatformSONiC, Renderer: sonic.Renderer{}, Artifact: sonic.FileName, Running: sonic.FileName},
+	ir.PlatformNXOS:  {Name: ir.PlatformNXOS, Renderer: nxos.Renderer{}, Artifact: nxos.FileName, Running: nxos.FileName},
+	ir.PlatformLinux: {Name: ir.PlatformLinux, Renderer: host.Renderer{}, Artifact: host.SettingsFile, Running: host.StateFile},
 }
+
+// openConfig is the platform every switch is reached as over gNMI: the
+// tree a Get of the root returns, read as the OpenConfig artifact.
+var openConfig = Descriptor{Name: "openconfig", Renderer: openconfig.Renderer{}, Artifact: openconfig.FileName, Running: openconfig.FileName}
 
 // Lookup returns the descriptor of a device platform.
 func Lookup(platform string) (Descriptor, bool) {

@@ -413,7 +413,8 @@ func gnmiAddress(host string, port int) (string, error) {
 // the addresses addrs gives (filled in as devices are routed).
 func newGNMITarget(key gnmiKey, invFile string, plaintext bool, addrs map[string]string, journal *targets.Journal) (*gnmi.Target, error) {
 	opts := gnmi.Options{
-		Journal: journal,
+		Artifact: openConfig.Running,
+		Journal:  journal,
 		Address: func(d *ir.Device) (string, error) {
 			a, ok := addrs[d.Name]
 			if !ok {
@@ -592,7 +593,8 @@ func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, e
 		s.addHost(d, acc.Sudo, hostEndpoint{ssh: ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk}})
 		return "", nil
 	}
-	s.endpoints[d.Name] = ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk}
+	desc, _ := Lookup(d.Platform)
+	s.endpoints[d.Name] = ssh.Endpoint{Address: addr, Credentials: creds, HostKeys: hk, Artifact: desc.Running}
 	return "", nil
 }
 

@@ -52,7 +52,6 @@ type eos struct{}
 
 func (eos) scrapli() string   { return "arista_eos" }
 func (eos) deviceTimer() bool { return true }
-func (eos) file() string      { return "eos.cfg" }
 
 func (eos) read(c *cli) ([]byte, error) {
 	return shownConfig(c.send("show running-config"))

@@ -254,7 +254,7 @@ func TestEOSSaveFails(t *testing.T) {
 	var warnings []string
 	tg, err := ssh.New(ssh.Options{
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
-			return ssh.Endpoint{Address: w.srv[d.Name].Addr, Credentials: w.creds}, nil
+			return ssh.Endpoint{Address: w.srv[d.Name].Addr, Credentials: w.creds, Artifact: artifactOf(d)}, nil
 		},
 		HostKeys: &ssh.HostKeys{File: w.knownHosts},
 		Warn:     func(device, msg string) { warnings = append(warnings, device+": "+msg) },

@@ -46,7 +46,6 @@ type nvue struct{}
 
 func (nvue) scrapli() string   { return "cumulus_linux" }
 func (nvue) deviceTimer() bool { return true }
-func (nvue) file() string      { return "nvue.yaml" }
 
 var nvueAttached = regexp.MustCompile(`attached \[rev_id: (\d+)\]`)
 

@@ -38,7 +38,6 @@ import (
 type nxos struct{}
 
 func (nxos) scrapli() string   { return "cisco_nxos" }
-func (nxos) file() string      { return "nxos.cfg" }
 func (nxos) deviceTimer() bool { return false }
 
 func (nxos) read(c *cli) ([]byte, error) {

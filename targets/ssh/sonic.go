@@ -73,7 +73,6 @@ const sonicConfigDB = "/etc/sonic/config_db.json"
 func (sonic) scrapli() string          { return "" }
 func (sonic) shell() bool              { return true }
 func (sonic) deviceTimer() bool        { return false }
-func (sonic) file() string             { return "config_db.json" }
 func (sonic) format() renderers.Format { return renderers.JSON }
 
 func (sonic) read(c *cli) ([]byte, error) {

@@ -53,6 +53,10 @@ type Endpoint struct {
 	Credentials *Credentials
 	// HostKeys checks the device's host key; nil means the target's.
 	HostKeys *HostKeys
+	// Artifact is the file name the device's running configuration is
+	// read as ("<device>/<Artifact>"): its platform's artifact, which the
+	// registry of platforms (targets/routing) names once.
+	Artifact string
 }
 
 // Options configure a Target.
@@ -136,8 +140,6 @@ type driver interface {
 	// deviceTimer reports whether the device rolls back a commit made
 	// with a timer by itself; without, rocefab keeps the timer.
 	deviceTimer() bool
-	// file is the artifact the running configuration is returned as.
-	file() string
 	read(c *cli) ([]byte, error)
 	// push enters lines in a transaction and commits it: with a timer
 	// the device (or, without deviceTimer, rocefab) rolls it back after
@@ -382,6 +384,13 @@ func (t *Target) Probe(ctx context.Context, d *ir.Device) error {
 
 // Read returns d's running configuration as the device prints it.
 func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, error) {
+	ep, err := t.opts.Endpoint(d)
+	if err != nil {
+		return nil, err
+	}
+	if ep.Artifact == "" {
+		return nil, fmt.Errorf("%s: no artifact name to read its running configuration as", d.Name)
+	}
 	c, drv, err := t.open(ctx, d)
 	if err != nil {
 		return nil, err
@@ -391,7 +400,7 @@ func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, 
 	if err != nil {
 		return nil, err
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + drv.file(), Format: renderers.Text, Content: b}}, nil
+	return []renderers.Artifact{{Path: d.Name + "/" + ep.Artifact, Format: renderers.Text, Content: b}}, nil
 }
 
 // Push applies rem and commits it for good.

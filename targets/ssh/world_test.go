@@ -18,6 +18,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/routing"
 	"github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 	gossh "golang.org/x/crypto/ssh"
@@ -144,7 +145,7 @@ func serveFleet(t testing.TB, devs []*ir.Device, user string, platform func(*ir.
 func (f *fleet) options(hk *ssh.HostKeys) ssh.Options {
 	return ssh.Options{
 		Endpoint: func(d *ir.Device) (ssh.Endpoint, error) {
-			return ssh.Endpoint{Address: f.srv[d.Name].Addr, Credentials: f.creds}, nil
+			return ssh.Endpoint{Address: f.srv[d.Name].Addr, Credentials: f.creds, Artifact: artifactOf(d)}, nil
 		},
 		HostKeys:       hk,
 		CommandTimeout: 10 * time.Second,
@@ -372,4 +373,11 @@ func writeFile(t testing.TB, p, s string) {
 	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// artifactOf is the name a switch's running configuration is read as: its
+// platform's artifact, from the registry of platforms.
+func artifactOf(d *ir.Device) string {
+	desc, _ := routing.Lookup(d.Platform)
+	return desc.Artifact
 }

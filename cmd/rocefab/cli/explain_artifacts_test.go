@@ -13,7 +13,39 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/physics"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/inventory"
 )
+
+// renderDevice runs every renderer that applies to one device.
+func renderDevice(d *ir.Device, opt renderOptions) ([]renderers.Artifact, error) {
+	var out []renderers.Artifact
+	for _, r := range deviceRenderers(opt)(d) {
+		arts, err := r.Render(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, arts...)
+	}
+	return out, nil
+}
+
+// renderFabricWide renders the fabric-wide artifacts other than
+// SUMMARY.md and inventory.json, which describe the build itself.
+func renderFabricWide(fab *ir.Fabric) ([]renderers.Artifact, error) {
+	var out []renderers.Artifact
+	for _, r := range fabricRenderers {
+		if _, ok := r.(inventory.Renderer); ok {
+			continue
+		}
+		arts, err := r.RenderFabric(fab, out)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, arts...)
+	}
+	return out, nil
+}
 
 // notConfigured are the values explain prints that no artifact configures:
 // figures of the model that lint checks against (the headroom floor, the
