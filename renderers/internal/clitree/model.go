@@ -187,10 +187,6 @@ func (t *Tree) MarkBlocks(mark func(line string) string) {
 	t.Nodes = out
 }
 
-// Built reports whether t is a renderer's model (from a [Builder]), not a
-// configuration parsed from text.
-func (t *Tree) Built() bool { return t.built }
-
 // print writes the tree's lines in order, each ending in a newline: the
 // artifact text of a built model.
 func (t *Tree) print() []byte {

@@ -171,7 +171,7 @@ func TestBuilder(t *testing.T) {
 	if got := string(tr.Bytes()); got != want {
 		t.Fatalf("printed\n%s\nwant\n%s", got, want)
 	}
-	if !tr.Built() || parse(tr.Bytes()).Built() {
+	if !tr.built || parse(tr.Bytes()).built {
 		t.Error("a built tree and a parsed one are told apart wrongly")
 	}
 	if got, want := tr.Lines(3), parse(tr.Bytes()).Lines(3); !slices.Equal(got, want) {
