@@ -75,9 +75,7 @@ type Renderer struct{}
 var _ renderers.ModelRenderer = Renderer{}
 
 // Render returns the device's nxos.cfg, printed from its model
-// ([Renderer.Model]). Forms no source confirms get a "! verify:" line
-// above their block (comments stay outside policies), from the statement
-// table.
+// ([Renderer.Model]).
 func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
 
 // RenderDesired returns nxos.cfg and the desired state of d from one model
@@ -86,21 +84,28 @@ func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.Sta
 	return cli.RenderDesired(d)
 }
 
-// artifacts prints d's model t as nxos.cfg, with the verify marks.
+// artifacts prints d's model t as nxos.cfg.
 func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
-	content := renderers.MarkVerifyCLI(t.Bytes(), func(form string) bool {
-		return platforms.IsVerify(ir.PlatformNXOS, form)
-	}, false)
 	return []renderers.Artifact{{
 		Path:    d.Name + "/" + FileName,
 		Format:  renderers.Text,
-		Content: content,
+		Content: t.Bytes(),
 	}}
+}
+
+// verifyMark returns the "! verify:" comment of a line whose form no
+// source confirms, from the statement table, and "" for another.
+func verifyMark(line string) string {
+	if form, ok := renderers.CLIForm(line); ok && platforms.IsVerify(ir.PlatformNXOS, form) {
+		return "! " + renderers.VerifyMark(form)
+	}
+	return ""
 }
 
 // Model returns the device's configuration model: the stanza tree of
 // nxos.cfg, each line naming the catalog element it realises, comments
-// included. It fails on a device that is not an NX-OS switch, on unsafe
+// included (a "! verify:" line above a block with a form no source
+// confirms). It fails on a device that is not an NX-OS switch, on unsafe
 // names, and on model values NX-OS cannot take (an MTU above 9216, two
 // lossless priorities in one queue), rather than build a line the device
 // would reject.
@@ -127,7 +132,11 @@ func model(d *ir.Device) (*clitree.Tree, error) {
 		return nil, fmt.Errorf("nxos: %s: %w", d.Name, err)
 	}
 	b.render()
-	return b.out.Tree(), nil
+	t := b.out.Tree()
+	// Forms no source confirms get a "! verify:" line above their block
+	// (comments stay outside policies).
+	t.MarkBlocks(verifyMark)
+	return t, nil
 }
 
 // builder holds one device's rendering: the IR, what was derived from it

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers/internal/clitree/clitreetest"
 	"github.com/rocefab/rocefab/renderers/nxos"
 )
@@ -94,6 +95,13 @@ func reverseSections(text []byte) []byte {
 // back, as a running configuration, into the model's owned tree with the
 // elements the renderer named (clitreetest).
 func TestPrintParse(t *testing.T) { h.PrintParse(t) }
+
+// TestVerifyMarksAsMarkVerifyCLI holds the marks the model puts above
+// each block to what renderers.MarkVerifyCLI puts in the unmarked text
+// (clitreetest).
+func TestVerifyMarksAsMarkVerifyCLI(t *testing.T) {
+	h.VerifyMarks(t, func(form string) bool { return platforms.IsVerify(ir.PlatformNXOS, form) }, false)
+}
 
 // TestHandEdit checks that a line taken out of the model, or a value
 // edited in it, is what the diff shows (clitreetest).

@@ -143,9 +143,49 @@ func (b *Builder) Tree() *Tree {
 	return &Tree{Nodes: b.root.Children, finalNewline: true, built: true, size: len(text)}
 }
 
-// Built reports whether t is a renderer's model (from a [Builder]), not a
-// configuration parsed from text.
-func (t *Tree) Built() bool { return t.built }
+// MarkBlocks puts comment lines above each top-level block of a built
+// model: the mark of the block's own line directly above it, then the
+// marks of the lines below it, each once per block, in the order they
+// come. mark returns a line's comment ("! verify: ...") or "" for none.
+// NX-OS takes no comment inside a policy, so a line's mark goes above the
+// block that holds it.
+func (t *Tree) MarkBlocks(mark func(line string) string) {
+	out := make([]*Node, 0, len(t.Nodes))
+	for _, n := range t.Nodes {
+		if n.Comment {
+			out = append(out, n)
+			continue
+		}
+		var marks []string
+		if m := mark(n.Line); m != "" {
+			marks = append(marks, m)
+		}
+		var seen map[string]bool
+		var walk func(ns []*Node)
+		walk = func(ns []*Node) {
+			for _, c := range ns {
+				if c.Comment {
+					continue
+				}
+				if m := mark(c.Line); m != "" && !seen[m] {
+					if seen == nil {
+						seen = map[string]bool{}
+					}
+					seen[m] = true
+					marks = append(marks, m)
+				}
+				walk(c.Children)
+			}
+		}
+		walk(n.Children)
+		for _, m := range marks {
+			out = append(out, &Node{Line: m, Raw: m, Comment: true, eol: "\n"})
+			t.size += len(m) + 1
+		}
+		out = append(out, n)
+	}
+	t.Nodes = out
+}
 
 // print writes the tree's lines in order, each ending in a newline: the
 // artifact text of a built model.

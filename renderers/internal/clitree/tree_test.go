@@ -171,7 +171,7 @@ func TestBuilder(t *testing.T) {
 	if got := string(tr.Bytes()); got != want {
 		t.Fatalf("printed\n%s\nwant\n%s", got, want)
 	}
-	if !tr.Built() || parse(tr.Bytes()).Built() {
+	if !tr.built || parse(tr.Bytes()).built {
 		t.Error("a built tree and a parsed one are told apart wrongly")
 	}
 	if got, want := tr.Lines(3), parse(tr.Bytes()).Lines(3); !slices.Equal(got, want) {
@@ -191,5 +191,36 @@ func TestBuilder(t *testing.T) {
 	p := &Platform{Name: "test", Dialect: d, Scope: func(*ir.Device) Scope { return testScope }}
 	if _, err := p.State(nil, parse(tr.Bytes())); err == nil || !strings.Contains(err.Error(), "not a configuration read from text") {
 		t.Errorf("State of a parsed tree: %v", err)
+	}
+}
+
+// TestMarkBlocks: a block's own mark goes directly above it, the marks of
+// its lines above it once each in order, comments are not marked, and a
+// block without marks gets none.
+func TestMarkBlocks(t *testing.T) {
+	b := NewBuilder(2)
+	b.Comment(0, "! head")
+	b.Line(0, "", "policy-map P")
+	b.Line(1, "", "class A")
+	b.Line(2, "", "set x 1")
+	b.Line(2, "", "set y 1")
+	b.Line(1, "", "class B")
+	b.Line(2, "", "set x 2")
+	b.Line(0, "", "interface E1")
+	b.Line(1, "", "mtu 9216")
+	b.Line(0, "", "feature z")
+	tr := b.Tree()
+	tr.MarkBlocks(func(line string) string {
+		for _, p := range []string{"set x", "set y", "policy-map", "feature"} {
+			if strings.HasPrefix(line, p) {
+				return "! verify: " + p
+			}
+		}
+		return ""
+	})
+	want := "! head\n! verify: policy-map\n! verify: set x\n! verify: set y\npolicy-map P\n  class A\n    set x 1\n    set y 1\n  class B\n    set x 2\n" +
+		"interface E1\n  mtu 9216\n! verify: feature\nfeature z\n"
+	if got := string(tr.Bytes()); got != want {
+		t.Errorf("marked\n%s\nwant\n%s", got, want)
 	}
 }

@@ -285,8 +285,8 @@ func (h *Harness) PrintParse(t *testing.T) {
 			t.Fatalf("%s: the model names %d catalog elements (%v): its lines carry no kinds", d.Name, len(kinds), kinds)
 		}
 		text := h.RenderText(t, d)
-		if a, b := unmarked(text), unmarked(m.Bytes()); !slices.Equal(a, b) {
-			t.Fatalf("%s: the artifact is not the printed model (verify marks aside):\n%s", d.Name, cmp.Diff(b, a))
+		if !bytes.Equal(text, m.Bytes()) {
+			t.Fatalf("%s: the artifact is not the printed model:\n%s", d.Name, cmp.Diff(string(m.Bytes()), string(text)))
 		}
 		have := h.Parse(t, d, text)
 		if diff := cmp.Diff(want.Elements(), have.Elements()); diff != "" {
@@ -298,16 +298,42 @@ func (h *Harness) PrintParse(t *testing.T) {
 	}
 }
 
-// unmarked returns the lines of text without the "! verify:" marks, which
-// a platform may add when it prints (NX-OS places them above a block).
-func unmarked(text []byte) []string {
-	var out []string
-	for _, l := range strings.Split(string(text), "\n") {
-		if !strings.HasPrefix(strings.TrimLeft(l, " "), "! verify: ") {
-			out = append(out, l)
+// VerifyMarks holds the "! verify:" lines of the switches' artifacts (the
+// examples' when ds is empty) to what renderers.MarkVerifyCLI puts in the
+// text without them, with inBlock as the platform places marks: taking
+// the marks out and marking the text again gives the same bytes, and at
+// least one line is marked.
+func (h *Harness) VerifyMarks(t *testing.T, isVerify func(form string) bool, inBlock bool, ds ...*ir.Device) {
+	if len(ds) == 0 {
+		ds = h.Switches(t)
+	}
+	marks := 0
+	for _, d := range ds {
+		cfg := string(h.RenderText(t, d))
+		ls := strings.SplitAfter(cfg, "\n")
+		// A mark names the form of a line of the text; other "! verify:"
+		// comments are prose the renderer wrote, and stay.
+		forms := map[string]bool{}
+		for _, l := range ls {
+			if f, ok := renderers.CLIForm(l); ok && isVerify(f) {
+				forms[f] = true
+			}
+		}
+		var unmarked strings.Builder
+		for _, l := range ls {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(l), "! verify: "); ok && forms[f] {
+				marks++
+				continue
+			}
+			unmarked.WriteString(l)
+		}
+		if got := string(renderers.MarkVerifyCLI([]byte(unmarked.String()), isVerify, inBlock)); got != cfg {
+			t.Errorf("%s: the marks differ from MarkVerifyCLI's:\n%s", d.Name, cmp.Diff(got, cfg))
 		}
 	}
-	return out
+	if marks == 0 {
+		t.Error("no verify mark in any rendering: the test checks nothing")
+	}
 }
 
 func kindsOf(s renderers.State) []string {
