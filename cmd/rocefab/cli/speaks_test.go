@@ -19,10 +19,14 @@ var viewFiles = map[string]bool{"progress.go": true}
 // only through targets/routing.
 var transports = []string{"targets/dir", "targets/gnmi", "targets/ssh", "targets/host"}
 
+// transportNames are the inventory's transports (schema #Transport): a
+// case on one of them is a transport switch, routing's job.
+var transportNames = map[string]bool{"gnmi": true, "ssh": true, "dir": true, "netconf": true}
+
 // TestCLIOnlySpeaks holds DESIGN.md's "the CLI is flags -> options -> one
 // operation -> view -> exit code": outside the view, no file of the CLI
-// starts a goroutine; none imports a transport (routing chooses them);
-// none calls a renderer, neither a function of a renderer package nor a
+// starts a goroutine; none imports a transport or switches on a
+// transport's name (routing chooses them); none calls a renderer, neither a function of a renderer package nor a
 // Render method: build renders through renderers.RenderFabric, plan
 // through the targets planner.
 func TestCLIOnlySpeaks(t *testing.T) {
@@ -72,6 +76,14 @@ func TestCLIOnlySpeaks(t *testing.T) {
 			case *ast.GoStmt:
 				if !viewFiles[name] {
 					t.Errorf("%s: a go statement outside the view: the operation (targets, renderers, outdir) owns its concurrency", fset.Position(n.Pos()))
+				}
+			case *ast.CaseClause:
+				for _, e := range n.List {
+					if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if v, _ := strconv.Unquote(lit.Value); transportNames[v] {
+							t.Errorf("%s: a case on the transport %q: routing reaches devices, the CLI does not choose how", fset.Position(n.Pos()), v)
+						}
+					}
 				}
 			case *ast.CallExpr:
 				sel, ok := n.Fun.(*ast.SelectorExpr)
