@@ -157,6 +157,9 @@ type port struct {
 	// cited is set when a finding cites this port's series, so the
 	// second walk of the rates keeps them.
 	cited bool
+	// cable is set once linkErrors has looked at the port's cable (a
+	// flag rather than a set of half a million ports).
+	cable bool
 }
 
 // device gathers a device's ports and queue plan.
@@ -361,7 +364,7 @@ func newModel(fab *ir.Fabric) *model {
 func (m *model) reset() {
 	for i := range m.all {
 		p := &m.all[i]
-		p.rate, p.errs, p.drops, p.cited = [telemetry.Counters]float64{}, [3]float64{}, 0, false
+		p.rate, p.errs, p.drops, p.cited, p.cable = [telemetry.Counters]float64{}, [3]float64{}, 0, false, false
 	}
 	for i := range m.devs {
 		d := &m.devs[i]
