@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/targets/telemetry"
@@ -157,6 +158,9 @@ type port struct {
 	// cited is set when a finding cites this port's series, so the
 	// second walk of the rates keeps them.
 	cited bool
+	// cable is set once linkErrors has looked at the port's cable (a
+	// flag rather than a set of half a million ports).
+	cable bool
 }
 
 // device gathers a device's ports and queue plan.
@@ -226,13 +230,30 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 		opt.CNPRate = DefaultOptions().CNPRate
 	}
 	rep := Report{Fabric: fab.Name, Findings: []Finding{}}
-	for k, r := range w.Rates() {
-		if m.add(k, r) {
-			rep.Rates++
-			rep.Seconds = max(rep.Seconds, r.Seconds)
-		} else {
-			rep.Unmatched++
-		}
+	// Sum the rates on two cores, each taking the window's devices of
+	// one parity: what a rate adds to (its port, its device, its entry
+	// of byRef) belongs to one device, so the halves share nothing, and
+	// each port sums its rates in the window's order as one walk would.
+	var halves [2]Report
+	var wg sync.WaitGroup
+	for h := range halves {
+		wg.Go(func() {
+			mine := func(port int) bool { return w.PortDevice(port)%2 == h }
+			for k, r := range w.RatesOf(mine) {
+				if m.add(k, r) {
+					halves[h].Rates++
+					halves[h].Seconds = max(halves[h].Seconds, r.Seconds)
+				} else {
+					halves[h].Unmatched++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, h := range halves {
+		rep.Rates += h.Rates
+		rep.Unmatched += h.Unmatched
+		rep.Seconds = max(rep.Seconds, h.Seconds)
 	}
 	var cites [][]cite
 	found := slices.Concat(m.storms(opt), m.linkErrors(), m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops())
@@ -361,7 +382,7 @@ func newModel(fab *ir.Fabric) *model {
 func (m *model) reset() {
 	for i := range m.all {
 		p := &m.all[i]
-		p.rate, p.errs, p.drops, p.cited = [telemetry.Counters]float64{}, [3]float64{}, 0, false
+		p.rate, p.errs, p.drops, p.cited, p.cable = [telemetry.Counters]float64{}, [3]float64{}, 0, false, false
 	}
 	for i := range m.devs {
 		d := &m.devs[i]

@@ -164,16 +164,15 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 // transitions on either end, once, at the end that counts the most.
 func (m *model) linkErrors() []finding {
 	var out []finding
-	done := map[*port]bool{}
 	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
 		for _, p := range m.devices[name].ports {
-			if done[p] {
+			if p.cable {
 				continue
 			}
 			peer := p.peerP
-			done[p] = true
+			p.cable = true
 			if peer != nil {
-				done[peer] = true
+				peer.cable = true
 			}
 			ends := []*port{p}
 			if peer != nil {

@@ -615,6 +615,11 @@ func (r Rate) Series() Series {
 	return Series{Metric: r.w.fams[p.fam].metric, Labels: string(r.w.labels.bytes(p.labels))}
 }
 
+// PortDevice numbers the device of a port of the window (numbered as
+// Rate.Port) among the window's devices, from 0: a reader may split the
+// window's series by device.
+func (w *Window) PortDevice(port int) int { return int(w.ports[port].dev) }
+
 // Ports is the number of distinct ports the window's series name.
 func (w *Window) Ports() int { return len(w.ports) }
 

@@ -149,6 +149,14 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(doctorMemoryLimit))
+		if _, set := os.LookupEnv("GOGC"); !set {
+			// Nearly all doctor allocates stays alive until the report
+			// is written: collecting as the heap doubles frees little
+			// and rescans the fabric each time. The limit alone paces
+			// the collector (on hyperscale-100k 7.1 to 7.6 s of CPU and
+			// a 931 MB peak against 8.3 to 9.5 s and 896 MB).
+			defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		}
 	}
 	path := pathArg(args)
 	// The fabric is compiled and prepared while the counters are read:
