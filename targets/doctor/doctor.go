@@ -535,3 +535,32 @@ func keep(got map[citeKey][]Evidence, want map[citeKey]bool, p *port, k telemetr
 		got[kk] = append(got[kk], Evidence{Series: r.Series().String(), Counter: k.Counter, PerSecond: r.PerSecond, Seconds: r.Seconds})
 	}
 }
+
+// Prepare builds the model of the fabric load returns while read gathers
+// the counters: neither needs the other, and reading leaves a core partly
+// idle. load's error is returned before read's, since counters of a fabric
+// that does not compile cannot be diagnosed.
+func Prepare(load func() (*ir.Fabric, error), read func() (*telemetry.Window, error)) (*Model, *telemetry.Window, error) {
+	type prepared struct {
+		md  *Model
+		err error
+	}
+	ready := make(chan prepared, 1)
+	go func() {
+		fab, err := load()
+		if err != nil {
+			ready <- prepared{err: err}
+			return
+		}
+		ready <- prepared{md: NewModel(fab)}
+	}()
+	w, readErr := read()
+	p := <-ready
+	if p.err != nil {
+		return nil, nil, p.err
+	}
+	if readErr != nil {
+		return nil, nil, readErr
+	}
+	return p.md, w, nil
+}

@@ -159,44 +159,36 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		}
 	}
 	path := pathArg(args)
-	// The fabric is compiled and prepared while the counters are read:
-	// neither needs the other, and reading leaves a core part idle.
-	type prepared struct {
-		in  *schema.Intent
-		fab *ir.Fabric
-		md  *doctor.Model
-		err error
+	var in *schema.Intent
+	var fab *ir.Fabric
+	load := func() (*ir.Fabric, error) {
+		var err error
+		in, fab, err = loadFabric(cmd, path, exitDoctorError)
+		return fab, err
 	}
-	ready := make(chan prepared, 1)
-	go func() {
-		in, fab, err := loadFabric(cmd, path, exitDoctorError)
-		if err != nil {
-			ready <- prepared{err: err}
-			return
-		}
-		ready <- prepared{in: in, fab: fab, md: doctor.NewModel(fab)}
-	}()
-	var w *telemetry.Window
-	var err error
 	source := strings.Join(a.snapshots, ", ")
-	if a.prometheus != "" {
-		w = telemetry.NewWindow()
+	read := func() (*telemetry.Window, error) {
+		if a.prometheus == "" {
+			w, err := readSnapshots(a.snapshots, a.interval)
+			if err != nil {
+				return nil, withCode(exitDoctorError, err)
+			}
+			return w, nil
+		}
+		w := telemetry.NewWindow()
 		source = fmt.Sprintf("%s from %s to %s", a.prometheus, end.Add(-a.window).UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
-		err = telemetry.Prometheus{URL: a.prometheus}.Read(cmd.Context(), w, end.Add(-a.window), end)
-	} else {
-		w, err = readSnapshots(a.snapshots, a.interval)
+		if err := (telemetry.Prometheus{URL: a.prometheus}).Read(cmd.Context(), w, end.Add(-a.window), end); err != nil {
+			return nil, withCode(exitDoctorError, err)
+		}
+		return w, nil
 	}
-	p := <-ready
-	if p.err != nil {
-		return p.err
-	}
+	md, w, err := doctor.Prepare(load, read)
 	if err != nil {
-		return withCode(exitDoctorError, err)
+		return err
 	}
-	in, fab := p.in, p.fab
 	opt := doctor.DefaultOptions()
 	opt.PauseRate = a.pauseRate
-	rep := p.md.Diagnose(w, opt)
+	rep := md.Diagnose(w, opt)
 	if rep.Rates == 0 {
 		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
 			fab.Name, source, rep.Unmatched))

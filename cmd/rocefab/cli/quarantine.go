@@ -25,20 +25,15 @@ import (
 // that read the fabric and push nothing to its devices; code is the exit
 // code of an intent that does not compile.
 func loadFabric(cmd *cobra.Command, path string, code int) (*schema.Intent, *ir.Fabric, error) {
-	in, ds, err := schema.Load(path)
+	f, err := compiler.Load(path, compiler.FrontOptions{Expand: true})
 	if err != nil {
 		return nil, nil, withCode(code, err)
 	}
-	if in == nil {
-		summarizeDiags(cmd, ds)
+	if f.Fabric == nil {
+		summarizeDiags(cmd, f.Diags)
 		return nil, nil, withCode(code, fmt.Errorf("the intent %s does not compile", path))
 	}
-	fab, ds := compiler.Expand(in)
-	if fab == nil {
-		summarizeDiags(cmd, ds)
-		return nil, nil, withCode(code, fmt.Errorf("the intent %s does not compile", path))
-	}
-	return in, fab, nil
+	return f.Intent, f.Fabric, nil
 }
 
 // writeQuarantine writes q to out, its intent path relative to out's
