@@ -521,6 +521,13 @@ func rel(p string) string {
 // when compilation fails, and every finding.
 func CompileSource(t testing.TB, src string) (*ir.Fabric, diag.List) {
 	t.Helper()
+	return compiler.Compile(LoadSource(t, src))
+}
+
+// LoadSource writes src as an intent in a temporary directory and loads
+// it, which must succeed.
+func LoadSource(t testing.TB, src string) *schema.Intent {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "fabric.cue")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -529,5 +536,5 @@ func CompileSource(t testing.TB, src string) (*ir.Fabric, diag.List) {
 	if err != nil || in == nil {
 		t.Fatalf("load: %v %v", err, ds)
 	}
-	return compiler.Compile(in)
+	return in
 }
