@@ -597,11 +597,7 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 	}
 	if p.id != "" {
 		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Confirm{Confirm: &gnmi_ext.CommitConfirm{}}}
-		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
-			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
-				dev.pending = nil // the device holds no such commit: its timer ran out
-				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
-			}
+		if err := t.endCommit(ctx, dev, d, ext); err != nil {
 			return fmt.Errorf("confirming: %w", err)
 		}
 	} else if p.timer != nil && !p.timer.Stop() {
@@ -627,11 +623,7 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	}
 	if p.id != "" {
 		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Cancel{Cancel: &gnmi_ext.CommitCancel{}}}
-		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
-			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
-				dev.pending = nil
-				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
-			}
+		if err := t.endCommit(ctx, dev, d, ext); err != nil {
 			return fmt.Errorf("cancelling the commit: %w", err)
 		}
 	} else {
@@ -644,6 +636,19 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	}
 	dev.pending = nil
 	return t.opts.Journal.Remove(d.Name)
+}
+
+// endCommit sends d's device the commit action ext (its confirmation or
+// cancellation), dev locked. A device that holds no such commit took it
+// back when its timer ran out: the push is no longer pending and is
+// crossed out of the journal.
+func (t *Target) endCommit(ctx context.Context, dev *device, d *ir.Device, ext *gnmi_ext.Commit) error {
+	err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}})
+	if err != nil && status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
+		dev.pending = nil
+		err = errors.Join(err, t.opts.Journal.Remove(d.Name))
+	}
+	return err
 }
 
 // record writes d's push down in the journal before it is made.
