@@ -585,54 +585,57 @@ func (t *Target) undo(ctx context.Context, dev *device, req *gpb.SetRequest) (*g
 
 // Confirm makes d's pending push permanent.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	dev, err := t.device(d)
-	if err != nil {
-		return err
-	}
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	p := dev.pending
-	if p == nil {
-		return fmt.Errorf("gnmi: no push to %s waits for its confirmation", d.Name)
-	}
-	if p.id != "" {
-		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Confirm{Confirm: &gnmi_ext.CommitConfirm{}}}
-		if err := t.endCommit(ctx, dev, d, ext); err != nil {
-			return fmt.Errorf("confirming: %w", err)
+	return t.settle(d, "waits for its confirmation", func(dev *device, p *pending) error {
+		if p.id != "" {
+			ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Confirm{Confirm: &gnmi_ext.CommitConfirm{}}}
+			if err := t.endCommit(ctx, dev, d, ext); err != nil {
+				return fmt.Errorf("confirming: %w", err)
+			}
+		} else if p.timer != nil && !p.timer.Stop() {
+			return fmt.Errorf("gnmi: %s: the push was taken back before the confirmation", d.Name)
 		}
-	} else if p.timer != nil && !p.timer.Stop() {
-		return fmt.Errorf("gnmi: %s: the push was taken back before the confirmation", d.Name)
-	}
-	// A push read from the journal has no timer: it is on the device
-	// until taken back, and confirming it is crossing it out.
-	dev.pending = nil
-	return t.opts.Journal.Remove(d.Name)
+		// A push read from the journal has no timer: it is on the device
+		// until taken back, and confirming it is crossing it out.
+		return nil
+	})
 }
 
 // Rollback takes back d's pending push now.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	dev, err := t.device(d)
-	if err != nil {
-		return err
-	}
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	p := dev.pending
-	if p == nil {
-		return fmt.Errorf("gnmi: no push to %s to take back", d.Name)
-	}
-	if p.id != "" {
-		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Cancel{Cancel: &gnmi_ext.CommitCancel{}}}
-		if err := t.endCommit(ctx, dev, d, ext); err != nil {
-			return fmt.Errorf("cancelling the commit: %w", err)
+	return t.settle(d, "to take back", func(dev *device, p *pending) error {
+		if p.id != "" {
+			ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Cancel{Cancel: &gnmi_ext.CommitCancel{}}}
+			if err := t.endCommit(ctx, dev, d, ext); err != nil {
+				return fmt.Errorf("cancelling the commit: %w", err)
+			}
+			return nil
 		}
-	} else {
 		if p.timer != nil {
 			p.timer.Stop()
 		}
 		if err := t.set(ctx, dev, p.undo); err != nil {
 			return fmt.Errorf("taking the push back: %w", err)
 		}
+		return nil
+	})
+}
+
+// settle ends d's pending push with end, d's device locked, and crosses
+// it out; with none pending it says there is no push to d that does
+// what the caller asked (what).
+func (t *Target) settle(d *ir.Device, what string, end func(dev *device, p *pending) error) error {
+	dev, err := t.device(d)
+	if err != nil {
+		return err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	p := dev.pending
+	if p == nil {
+		return fmt.Errorf("gnmi: no push to %s %s", d.Name, what)
+	}
+	if err := end(dev, p); err != nil {
+		return err
 	}
 	dev.pending = nil
 	return t.opts.Journal.Remove(d.Name)
