@@ -42,3 +42,16 @@ func (d *device) replace(b *[]byte, v []byte) {
 	defer d.mu.Unlock()
 	*b = append([]byte(nil), v...)
 }
+
+// readLine reads the next line typed on t and records it as received;
+// false when the session ended.
+func (d *device) readLine(t *Term) (string, bool) {
+	raw, err := t.ReadLine()
+	if err != nil {
+		return "", false
+	}
+	d.mu.Lock()
+	d.received = append(d.received, raw)
+	d.mu.Unlock()
+	return raw, true
+}
