@@ -9,6 +9,18 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 )
 
+// WithSwitch returns a copy of d whose switch, itself a copy, edit
+// changed, so that a test derives a device from the fabric's without
+// changing it. What the switch points to (QoS, buffers, the ports'
+// backing array) is shared until edit replaces it.
+func WithSwitch(d *ir.Device, edit func(sw *ir.Switch)) *ir.Device {
+	c := *d
+	sw := *c.Switch
+	edit(&sw)
+	c.Switch = &sw
+	return &c
+}
+
 // Fabric returns a small rail-optimized fabric with the classes of the
 // reference intent (examples/pod-2048): roce (DSCP 26, priority 3, lossless,
 // ECN 150 KB to 1.5 MB at 20 %, 50 %), cnp (DSCP 48, priority 6, strict),
