@@ -20,17 +20,7 @@ import (
 // artifact this package renders for the test fabric and its variants, and
 // on one broken copy to show that it is not vacuous.
 func TestValidator(t *testing.T) {
-	script := filepath.Join(repoRoot(t), "..", "shared", "tools", "validate", "oc-validate.sh")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("validator not available: %s (the shared/ directory beside the repository root): %v", script, err)
-	}
-	bash := lookPath(t, "bash", "runs oc-validate.sh")
-	lookPath(t, "python3", "oc-validate.sh reads module names with it")
-	if y := os.Getenv("YANGLINT"); y != "" {
-		lookPath(t, y, "$YANGLINT")
-	} else {
-		lookPath(t, "yanglint", "install libyang2-tools")
-	}
+	script, bash := rendertest.OCValidator(t)
 
 	dir := t.TempDir()
 	var files []string

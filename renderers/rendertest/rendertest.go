@@ -192,6 +192,24 @@ func splitPath(path string) []string {
 	return append(segs, path[start:])
 }
 
+// OCValidator returns the independent OpenConfig validator
+// (shared/tools/validate/oc-validate.sh) and the bash that runs it, or
+// skips the test saying what is missing: the script, bash, python3 (it
+// reads module names with it) or yanglint ($YANGLINT when set; Debian's
+// libyang2-tools).
+func OCValidator(t testing.TB) (script, bash string) {
+	t.Helper()
+	script = Shared(t, "tools/validate/oc-validate.sh")
+	bash = LookPath(t, "bash", "runs oc-validate.sh")
+	LookPath(t, "python3", "oc-validate.sh reads module names with it")
+	if y := os.Getenv("YANGLINT"); y != "" {
+		LookPath(t, y, "$YANGLINT")
+	} else {
+		LookPath(t, "yanglint", "install libyang2-tools")
+	}
+	return script, bash
+}
+
 // LookPath returns the path of an executable, or skips the test saying what
 // it was needed for.
 func LookPath(t testing.TB, name, why string) string {
