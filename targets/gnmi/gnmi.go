@@ -365,17 +365,27 @@ func joinGet(resp *gpb.GetResponse) ([]byte, error) {
 	return []byte("{" + strings.Join(members, ",") + "}\n"), nil
 }
 
-// Push applies the SetRequest rem to d.
-func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+// lock reads the SetRequest rem and locks d's device for it; the caller
+// unlocks dev.mu.
+func (t *Target) lock(d *ir.Device, rem renderers.Remediation) (*device, *gpb.SetRequest, error) {
 	req, err := setRequest(rem)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	dev, err := t.device(d)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	dev.mu.Lock()
+	return dev, req, nil
+}
+
+// Push applies the SetRequest rem to d.
+func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+	dev, req, err := t.lock(d, rem)
+	if err != nil {
+		return err
+	}
 	defer dev.mu.Unlock()
 	return t.set(ctx, dev, req)
 }
@@ -460,15 +470,10 @@ func (t *Target) commitConfirmed(ctx context.Context, name string, dev *device) 
 // comes within timeout: by the device (the commit-confirmed extension) or
 // by this process (see the package documentation).
 func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
-	req, err := setRequest(rem)
+	dev, req, err := t.lock(d, rem)
 	if err != nil {
 		return err
 	}
-	dev, err := t.device(d)
-	if err != nil {
-		return err
-	}
-	dev.mu.Lock()
 	defer dev.mu.Unlock()
 	if p := dev.pending; p != nil && p.id != "" && time.Now().After(p.deadline) {
 		dev.pending = nil // the device rolled it back when its timer ran out
