@@ -21,6 +21,19 @@ func WithSwitch(d *ir.Device, edit func(sw *ir.Switch)) *ir.Device {
 	return &c
 }
 
+// EOSLeaf returns the fabric's EOS leaf with n host ports instead of its
+// own, at 400G on 3 m cables to gpu-0001 and on, for tests of a full
+// switch's size.
+func EOSLeaf(n int) *ir.Device {
+	return WithSwitch(Fabric().Device("leaf-eos"), func(s *ir.Switch) {
+		s.Ports = nil
+		for i := 1; i <= n; i++ {
+			s.Ports = append(s.Ports, ir.Port{Name: PortName(ir.PlatformEOS, i), SpeedGbps: 400, CableM: 3,
+				Peer: fmt.Sprintf("gpu-%04d", i), PeerPort: "eth2", Facing: ir.RoleHost})
+		}
+	})
+}
+
 // Fabric returns a small rail-optimized fabric with the classes of the
 // reference intent (examples/pod-2048): roce (DSCP 26, priority 3, lossless,
 // ECN 150 KB to 1.5 MB at 20 %, 50 %), cnp (DSCP 48, priority 6, strict),
