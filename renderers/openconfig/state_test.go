@@ -704,15 +704,7 @@ func FuzzApply(f *testing.F) {
 }
 
 // leaf64 is a 64-port leaf of the irtest fabric.
-func leaf64() *ir.Device {
-	return irtest.WithSwitch(irtest.Fabric().Device("leaf-eos"), func(s *ir.Switch) {
-		s.Ports = nil
-		for i := 1; i <= 64; i++ {
-			s.Ports = append(s.Ports, ir.Port{Name: irtest.PortName(ir.PlatformEOS, i), SpeedGbps: 400, CableM: 3,
-				Peer: fmt.Sprintf("gpu-%04d", i), PeerPort: "eth2", Facing: ir.RoleHost})
-		}
-	})
-}
+func leaf64() *ir.Device { return irtest.EOSLeaf(64) }
 
 // cpuTime is the process's user and system CPU time so far. On a shared
 // machine wall time per operation says more about the neighbours than
