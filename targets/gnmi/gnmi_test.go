@@ -459,17 +459,7 @@ func BenchmarkPlan(b *testing.B) {
 }
 
 // leaf64 is a 64-port leaf.
-func leaf64() *ir.Device {
-	d := *irtest.Fabric().Device("leaf-eos")
-	s := *d.Switch
-	s.Ports = nil
-	for i := 1; i <= 64; i++ {
-		s.Ports = append(s.Ports, ir.Port{Name: irtest.PortName(ir.PlatformEOS, i), SpeedGbps: 400, CableM: 3,
-			Peer: fmt.Sprintf("gpu-%04d", i), PeerPort: "eth2", Facing: ir.RoleHost})
-	}
-	d.Switch = &s
-	return &d
-}
+func leaf64() *ir.Device { return irtest.EOSLeaf(64) }
 
 // TestJournalOutlivesTheTarget: a push left unconfirmed by a target that
 // ends (an apply that died: its timer dies with it) is found by the next
