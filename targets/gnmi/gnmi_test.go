@@ -118,6 +118,20 @@ func canonical(t testing.TB, js []byte) string {
 	return string(b)
 }
 
+// serveDrifted serves d's running tree with an MTU of 4200, a drift a
+// plan corrects, from a device with opts.
+func serveDrifted(t testing.TB, d *ir.Device, opts gnmitest.Options) *gnmitest.Server {
+	t.Helper()
+	return serve(t, runningTree(t, withMTU(d, 4200)), opts)
+}
+
+// targetOne is a target that reaches d on srv, its options changed by
+// mod (nil: none).
+func targetOne(t testing.TB, d *ir.Device, srv *gnmitest.Server, mod func(*gnmi.Options)) *gnmi.Target {
+	t.Helper()
+	return target(t, map[string]*gnmitest.Server{d.Name: srv}, mod)
+}
+
 // serve starts a TLS server holding tree.
 func serve(t testing.TB, tree []byte, opts gnmitest.Options) *gnmitest.Server {
 	t.Helper()
@@ -191,8 +205,8 @@ func planOne(t testing.TB, tg *gnmi.Target, d *ir.Device) ([]renderers.Change, r
 // and what rocefab does not own is untouched.
 func TestGetDiffSetGet(t *testing.T) {
 	d := irtest.Fabric().Device("leaf-eos")
-	srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{})
-	tg := target(t, map[string]*gnmitest.Server{d.Name: srv}, nil)
+	srv := serveDrifted(t, d, gnmitest.Options{})
+	tg := targetOne(t, d, srv, nil)
 	ch, rem, before := planOne(t, tg, d)
 	if len(ch) == 0 {
 		t.Fatal("no change planned")
@@ -228,7 +242,7 @@ func TestCommitConfirmed(t *testing.T) {
 		t.Run(fmt.Sprintf("extension-%t", native), func(t *testing.T) {
 			tree := runningTree(t, withMTU(d, 4200))
 			srv := serve(t, tree, gnmitest.Options{CommitConfirm: native})
-			tg := target(t, map[string]*gnmitest.Server{d.Name: srv}, nil)
+			tg := targetOne(t, d, srv, nil)
 			ctx := context.Background()
 			_, rem, _ := planOne(t, tg, d)
 			original := srv.Config()
@@ -297,7 +311,7 @@ func TestFaults(t *testing.T) {
 	ctx := context.Background()
 
 	srv := serve(t, tree, gnmitest.Options{})
-	tg := target(t, map[string]*gnmitest.Server{d.Name: srv}, nil)
+	tg := targetOne(t, d, srv, nil)
 	_, rem, _ := planOne(t, tg, d)
 	srv.SetFaults(gnmitest.Faults{RejectSet: codes.FailedPrecondition})
 	before := srv.Config()
@@ -376,7 +390,7 @@ func TestPlanRollout(t *testing.T) {
 	servers := map[string]*gnmitest.Server{}
 	var devs []*ir.Device
 	for _, d := range f.Switches() {
-		servers[d.Name] = serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: d.Platform == ir.PlatformEOS})
+		servers[d.Name] = serveDrifted(t, d, gnmitest.Options{CommitConfirm: d.Platform == ir.PlatformEOS})
 		devs = append(devs, d)
 	}
 	tg := target(t, servers, nil)
@@ -472,17 +486,17 @@ func TestJournalOutlivesTheTarget(t *testing.T) {
 	for _, native := range []bool{true, false} {
 		for _, settle := range []string{"confirm", "rollback"} {
 			t.Run(fmt.Sprintf("extension-%t/%s", native, settle), func(t *testing.T) {
-				srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: native})
+				srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
 				journal := targets.NewJournal(t.TempDir() + "/pending")
 				withJournal := func(o *gnmi.Options) { o.Journal = journal }
-				first := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+				first := targetOne(t, d, srv, withJournal)
 				_, rem, _ := planOne(t, first, d)
 				if err := first.PushConfirmed(ctx, d, rem, time.Minute); err != nil {
 					t.Fatal(err)
 				}
 				first.Close() // the apply ends without a confirmation
 
-				next := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+				next := targetOne(t, d, srv, withJournal)
 				pc, err := next.Pending(ctx, d)
 				if err != nil || pc == nil {
 					t.Fatalf("the next target finds no pending push: %v, %v", pc, err)
@@ -515,10 +529,10 @@ func TestJournalOutlivesTheTarget(t *testing.T) {
 		}
 	}
 	t.Run("native-deadline-passed", func(t *testing.T) {
-		srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: true})
+		srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: true})
 		journal := targets.NewJournal(t.TempDir() + "/pending")
 		withJournal := func(o *gnmi.Options) { o.Journal = journal }
-		first := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+		first := targetOne(t, d, srv, withJournal)
 		_, rem, _ := planOne(t, first, d)
 		if err := first.PushConfirmed(ctx, d, rem, 300*time.Millisecond); err != nil {
 			t.Fatal(err)
@@ -526,7 +540,7 @@ func TestJournalOutlivesTheTarget(t *testing.T) {
 		first.Close()
 		waitFor(t, "the device's rollback", func() bool { return !srv.Pending() })
 		time.Sleep(1100 * time.Millisecond) // the journal's deadline is to the second
-		next := target(t, map[string]*gnmitest.Server{d.Name: srv}, withJournal)
+		next := targetOne(t, d, srv, withJournal)
 		if pc, err := next.Pending(ctx, d); pc != nil || err != nil {
 			t.Errorf("a commit past its deadline is pending: %v, %v", pc, err)
 		}
