@@ -143,11 +143,10 @@ func (e *EOS) Shell(t *Term) {
 	}
 	prompt()
 	for {
-		raw, ok := e.readLine(t)
+		raw, line, ok := e.readLine(t)
 		if !ok {
 			return
 		}
-		line := strings.TrimSpace(raw)
 		if session == "" {
 			if line == "exit" || line == "logout" {
 				return

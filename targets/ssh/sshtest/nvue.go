@@ -114,11 +114,10 @@ func (n *NVUE) Shell(t *Term) {
 	prompt := func() { t.Prompt(fmt.Sprintf("%s@%s:mgmt:~$ ", n.User, n.Hostname)) }
 	prompt()
 	for {
-		raw, ok := n.readLine(t)
+		_, line, ok := n.readLine(t)
 		if !ok {
 			return
 		}
-		line := strings.TrimSpace(raw)
 		switch {
 		case line == "":
 		case line == "exit" || line == "logout":

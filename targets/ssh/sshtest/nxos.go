@@ -101,11 +101,10 @@ func (n *NXOS) Shell(t *Term) {
 	}
 	prompt()
 	for {
-		raw, ok := n.readLine(t)
+		raw, line, ok := n.readLine(t)
 		if !ok {
 			return
 		}
-		line := strings.TrimSpace(raw)
 		if !config {
 			switch {
 			case line == "exit":
