@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,7 +282,7 @@ func firstDiffLine(a, b []byte) int {
 // pinned OpenConfig YANG) on the emitted JSON, and on a copy with one fault to
 // show that it rejects what it should.
 func TestYanglintValidator(t *testing.T) {
-	script, bash := rendertest.OCValidator(t)
+	run := rendertest.OCValidator(t)
 
 	js := emitJSON(t, roceDevice(t))
 	dir := t.TempDir()
@@ -300,21 +299,6 @@ func TestYanglintValidator(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	run := func(file string) (int, string) {
-		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, bash, script, file).CombinedOutput()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, string(out)
-		case errors.As(err, &ee):
-			return ee.ExitCode(), string(out)
-		default:
-			t.Fatalf("oc-validate.sh: %v\n%s", err, out)
-			return -1, ""
-		}
-	}
 	if code, out := run(good); code != 0 {
 		t.Errorf("oc-validate.sh rejected the emitted JSON (exit %d):\n%s\n%s", code, out, js)
 	} else {
