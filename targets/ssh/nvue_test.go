@@ -317,23 +317,3 @@ func BenchmarkNVUEParseDiff(b *testing.B) {
 		}
 	}
 }
-
-// TestNVUESlowSwitch: a spine slower than the plan's timeout is planned
-// unreachable, with why, and the other is planned.
-func TestNVUESlowSwitch(t *testing.T) {
-	w := newNVWorld(t, 2)
-	slow := w.devs[0].Name
-	w.dev[slow].SetFaults(sshtest.Faults{Delay: 600 * time.Millisecond})
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: nvuePlatform, Timeout: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range p.Devices {
-		switch {
-		case d.Device == slow && (d.Action != targets.Unreachable || d.Reason == ""):
-			t.Errorf("%s, slower than the timeout: %s (%s)", d.Device, d.Action, d.Reason)
-		case d.Device != slow && !d.Action.Changes():
-			t.Errorf("%s: %s (%s)", d.Device, d.Action, d.Reason)
-		}
-	}
-}
