@@ -4,6 +4,8 @@ package irtest
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -19,6 +21,30 @@ func WithSwitch(d *ir.Device, edit func(sw *ir.Switch)) *ir.Device {
 	edit(&sw)
 	c.Switch = &sw
 	return &c
+}
+
+// HalfECN returns d as an older intent had it, the drift a plan corrects:
+// its ECN minimum thresholds halved, and the kbytes NX-OS is written with
+// (the compiler's ecn-min[class] derivations) halved with them.
+func HalfECN(d *ir.Device) *ir.Device {
+	return WithSwitch(d, func(s *ir.Switch) {
+		q := *s.QoS
+		q.Queues = slices.Clone(q.Queues)
+		for i, qu := range q.Queues {
+			if qu.ECN != nil {
+				e := *qu.ECN
+				e.MinBytes /= 2
+				q.Queues[i].ECN = &e
+			}
+		}
+		s.QoS = &q
+		s.Derived = slices.Clone(s.Derived)
+		for i, x := range s.Derived {
+			if strings.HasPrefix(x.Field, "ecn-min[") {
+				s.Derived[i].Value = max(x.Value/2/1024, 1) * 1024
+			}
+		}
+	})
 }
 
 // EOSLeaf returns the fabric's EOS leaf with n host ports instead of its
