@@ -88,24 +88,11 @@ var foreignBGP = json.RawMessage(`{"network-instance":[{"name":"default","protoc
 // of content, not of the server's layout.
 func foreign(t testing.TB, js []byte) string {
 	t.Helper()
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(js, &doc); err != nil {
+	f, err := gnmitest.Foreign(js, "Loopback0", "Management1")
+	if err != nil {
 		t.Fatal(err)
 	}
-	var ifs struct {
-		Interface []map[string]json.RawMessage `json:"interface"`
-	}
-	if err := json.Unmarshal(doc["openconfig-interfaces:interfaces"], &ifs); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, i := range ifs.Interface {
-		if n := string(i["name"]); n == `"Loopback0"` || n == `"Management1"` {
-			b, _ := json.Marshal(i)
-			out = append(out, canonical(t, b))
-		}
-	}
-	return strings.Join(append(out, canonical(t, doc["openconfig-network-instance:network-instances"])), "\n")
+	return f
 }
 
 func canonical(t testing.TB, js []byte) string {
