@@ -26,20 +26,7 @@ func TestBufferConventionPerSKU(t *testing.T) {
 		if sw.Ports["400G"] == 0 {
 			down, speed = sw.Ports["100G"]/2, "100G"
 		}
-		src := `name: "h"
-topology: {servers: ` + itoa(down*2) + `, rails: 1, nic: {speed: "` + speed + `", cable: "3m"},
-	leaf: {platform: "sonic", model: "` + m + `", downlinks: ` + itoa(down) + `, uplinks: ` + itoa(down) + `, speed: "` + speed + `"},
-	spine: {platform: "sonic", model: "` + m + `", speed: "` + speed + `", cable: "30m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`
-		f := compile(t, src)
-		var leaf *ir.Device
-		for _, d := range f.Devices {
-			if d.Role == ir.RoleLeaf {
-				leaf = d
-				break
-			}
-		}
+		leaf := firstLeaf(t, compile(t, fullPortIntent("sonic", m, speed, down*2, 2, "30m")))
 		bp := leaf.Switch.Buffers
 		fam, _ := platforms.FamilyOf(sw)
 		if bp.Convention != fam.BufferConvention || bp.Convention == "" {

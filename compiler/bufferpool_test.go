@@ -26,19 +26,7 @@ func TestBroadcomXoffPointPool(t *testing.T) {
 		}
 		n++
 		down := sw.Ports["400G"] / 2
-		f := compile(t, `name: "h"
-topology: {servers: `+itoa(down*2)+`, rails: 1, nic: {speed: "400G", cable: "3m"},
-	leaf: {platform: "sonic", model: "`+m+`", downlinks: `+itoa(down)+`, uplinks: `+itoa(down)+`, speed: "400G"},
-	spine: {platform: "sonic", model: "`+m+`", speed: "400G", cable: "30m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`)
-		var leaf *ir.Device
-		for _, d := range f.Devices {
-			if d.Role == ir.RoleLeaf {
-				leaf = d
-				break
-			}
-		}
+		leaf := firstLeaf(t, compile(t, fullPortIntent("sonic", m, "400G", down*2, 2, "30m")))
 		bp := leaf.Switch.Buffers
 		if bp.Convention != physics.ConventionBroadcomXGS {
 			t.Fatalf("%s: convention %q", m, bp.Convention)

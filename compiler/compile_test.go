@@ -8,22 +8,12 @@ import (
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/lint/linttest"
 	"github.com/rocefab/rocefab/schema"
 )
 
 // load writes src as an intent and loads it, which must succeed.
-func load(t *testing.T, src string) *schema.Intent {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "fabric.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(p)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	return in
-}
+func load(t *testing.T, src string) *schema.Intent { return linttest.LoadSource(t, src) }
 
 func compile(t *testing.T, src string) *ir.Fabric {
 	t.Helper()
@@ -32,6 +22,30 @@ func compile(t *testing.T, src string) *ir.Fabric {
 		t.Fatalf("compile: %v", ds)
 	}
 	return f
+}
+
+// fullPortIntent is a fabric of leaves leaves that use all ports of a
+// model at speed, half down to servers on 3 m cables and half up to spines
+// of the same model on spineCable, with the default classes and buffers.
+func fullPortIntent(plat, model, speed string, ports, leaves int, spineCable string) string {
+	return `name: "x"
+topology: {servers: ` + itoa(leaves*ports/2) + `, rails: 1, nic: {speed: "` + speed + `", cable: "3m"},
+	leaf: {platform: "` + plat + `", model: "` + model + `", downlinks: ` + itoa(ports/2) + `, uplinks: ` + itoa(ports/2) + `, speed: "` + speed + `"},
+	spine: {platform: "` + plat + `", model: "` + model + `", speed: "` + speed + `", cable: "` + spineCable + `"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`
+}
+
+// firstLeaf is f's first leaf, which must exist.
+func firstLeaf(t *testing.T, f *ir.Fabric) *ir.Device {
+	t.Helper()
+	for _, d := range f.Devices {
+		if d.Role == ir.RoleLeaf {
+			return d
+		}
+	}
+	t.Fatal("the fabric has no leaf")
+	return nil
 }
 
 func count(f *ir.Fabric) map[ir.Role]int {

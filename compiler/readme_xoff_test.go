@@ -87,7 +87,7 @@ func checkXoffEntry(t *testing.T, e []string) {
 					t.Errorf("README says %s runs %s; the catalog does not", m, plat)
 					continue
 				}
-				f, _ := compileAllowingOverrun(t, fullPortIntent(plat, m, speed, ports, "3m"))
+				f, _ := compileAllowingOverrun(t, fullPortIntent(plat, m, speed, ports, 1, "3m"))
 				for _, d := range f.Devices {
 					if d.Role != ir.RoleLeaf {
 						continue

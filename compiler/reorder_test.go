@@ -4,18 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/lint/linttest"
 )
 
 // expand compiles src without lint, for intents lint rejects.
 func expand(t *testing.T, src string) *ir.Fabric {
 	t.Helper()
-	f, ds := compiler.Expand(load(t, src))
-	if f == nil || ds.HasErrors() {
-		t.Fatalf("expand: %v", ds)
-	}
-	return f
+	return linttest.ExpandFiles(t, src, nil)
 }
 
 func envOf(t *ir.Tenant, name string) (string, bool) {

@@ -61,14 +61,8 @@ func TestXoffPointTable(t *testing.T) {
 		for _, plat := range plats {
 			for _, speed := range speeds {
 				ports := sw.Ports[speed]
-				f, overrun := compileAllowingOverrun(t, fullPortIntent(plat, m, speed, ports, "30m"))
-				var leaf *ir.Device
-				for _, d := range f.Devices {
-					if d.Role == ir.RoleLeaf {
-						leaf = d
-						break
-					}
-				}
+				f, overrun := compileAllowingOverrun(t, fullPortIntent(plat, m, speed, ports, 1, "30m"))
+				leaf := firstLeaf(t, f)
 				bp := leaf.Switch.Buffers
 				if len(leaf.Switch.Ports) != ports {
 					t.Fatalf("%s %s: leaf has %d ports, want %d", m, plat, len(leaf.Switch.Ports), ports)
@@ -125,18 +119,6 @@ func TestXoffPointTable(t *testing.T) {
 	}
 	t.Logf("\n%s", b.String())
 	rendertest.GoldenSection(t, xoffTableDoc, xoffTableBegin, xoffTableEnd, []byte(b.String()))
-}
-
-// fullPortIntent is a fabric whose leaves use all ports of a model at
-// speed, half down to servers on 3 m cables and half up to spines of the
-// same model on spineCable, with the default classes and buffers.
-func fullPortIntent(plat, model, speed string, ports int, spineCable string) string {
-	return `name: "x"
-topology: {servers: ` + itoa(ports/2) + `, rails: 1, nic: {speed: "` + speed + `", cable: "3m"},
-	leaf: {platform: "` + plat + `", model: "` + model + `", downlinks: ` + itoa(ports/2) + `, uplinks: ` + itoa(ports/2) + `, speed: "` + speed + `"},
-	spine: {platform: "` + plat + `", model: "` + model + `", speed: "` + speed + `", cable: "` + spineCable + `"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`
 }
 
 // compileAllowingOverrun compiles src like compile, but accepts the RF104

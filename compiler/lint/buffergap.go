@@ -42,13 +42,7 @@ func bufferGaps(p *Pass, byPlatform map[string][]*ir.Device) map[string]bool {
 				continue
 			}
 			done[plat] = true
-			sev, tail := diag.Error, `; state buffers.acceptGaps: ["reserve"] to build without it`
-			switch {
-			case b.Accepts(GapReserve):
-				sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
-			case !b.ReserveStated:
-				sev, tail = diag.Warning, " (the default reserve; the intent states none)"
-			}
+			sev, tail := reserveGapSeverity(b, "without")
 			p.Report(diag.Diagnostic{Pos: p.Pos("buffers.reserve"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
 				Device: ds[0].Name, Message: fmt.Sprintf(
 					"%s (%s): buffers.reserve holds %s, but %s has no share of the shared buffer held for one class: nothing is rendered, and a burst of another class can take the buffer it was to keep%s",
@@ -206,15 +200,23 @@ func sonicReserveGap(p *Pass, ds []*ir.Device) {
 	}
 	ds = slices.Clone(ds)
 	ir.SortDevices(ds)
-	sev, tail := diag.Error, `; state buffers.acceptGaps: ["reserve"] to build with it`
-	switch {
-	case b.Accepts(GapReserve):
-		sev, tail = diag.Warning, " (accepted in buffers.acceptGaps)"
-	case !b.ReserveStated:
-		sev, tail = diag.Warning, " (the default reserve; the intent states none)"
-	}
+	sev, tail := reserveGapSeverity(b, "with")
 	p.Report(diag.Diagnostic{Pos: p.Pos("buffers.reserve"), Severity: sev, Rule: p.Analyzer.ID, Name: p.Analyzer.Name,
 		Device: ds[0].Name, Message: fmt.Sprintf(
 			"sonic (%s): buffers.reserve holds %s, but SONiC holds it as one ingress lossless pool that every lossless priority group shares, kept from lossy traffic only: %s%s",
 			plural(len(ds), "switch", "switches"), reserveText(b.Reserves), strings.Join(why, "; "), tail)})
+}
+
+// reserveGapSeverity is how a buffers.reserve gap is reported and the
+// words that end its message: an error telling how to build with or
+// without (build) what the platform cannot hold, unless the intent
+// accepts the gap or states no reserve (the default one), which warn.
+func reserveGapSeverity(b ir.BufferPolicy, build string) (diag.Severity, string) {
+	switch {
+	case b.Accepts(GapReserve):
+		return diag.Warning, " (accepted in buffers.acceptGaps)"
+	case !b.ReserveStated:
+		return diag.Warning, " (the default reserve; the intent states none)"
+	}
+	return diag.Error, `; state buffers.acceptGaps: ["reserve"] to build ` + build + ` it`
 }

@@ -1,10 +1,8 @@
 package lint
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 )
 
@@ -30,8 +28,7 @@ func TestEOSCageSpeeds(t *testing.T) {
 	}
 	set(ir.Port{Name: "Ethernet4/1", SpeedGbps: 50, Facing: ir.RoleHost})
 	eosCageSpeeds(p)
-	if len(*got) != 1 || (*got)[0].Severity != diag.Error || (*got)[0].Port != "Ethernet4/1" ||
-		!strings.Contains((*got)[0].Message, "links at 50G on a whole 800G cage of 100G lanes (7060X6-64PE)") {
+	if !oneErrorAt(*got, "Ethernet4/1", "links at 50G on a whole 800G cage of 100G lanes (7060X6-64PE)") {
 		t.Fatalf("50G on a whole 800G cage: findings %v", *got)
 	}
 }

@@ -30,10 +30,15 @@ func TestNXOSBreakouts(t *testing.T) {
 	*got = nil
 	set(ir.Port{Name: "Ethernet1/5", SpeedGbps: 100, Facing: ir.RoleHost})
 	nxosBreakouts(p)
-	if len(*got) != 1 || (*got)[0].Severity != diag.Error || (*got)[0].Port != "Ethernet1/5" ||
-		!strings.Contains((*got)[0].Message, "links at 100G on a whole 400G cage of N9364D-GX2A") {
+	if !oneErrorAt(*got, "Ethernet1/5", "links at 100G on a whole 400G cage of N9364D-GX2A") {
 		t.Fatalf("100G on a whole 400G cage: findings %v", *got)
 	}
+}
+
+// oneErrorAt says whether got is one error, on port, whose message holds
+// phrase.
+func oneErrorAt(got []diag.Diagnostic, port, phrase string) bool {
+	return len(got) == 1 && got[0].Severity == diag.Error && got[0].Port == port && strings.Contains(got[0].Message, phrase)
 }
 
 // gapPass returns the test fabric's device name, made a model, and a

@@ -2,40 +2,20 @@ package placement_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/lint/linttest"
 	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/schema"
 )
 
 // expand compiles an intent (and any files beside it) without lint.
-func expand(t *testing.T, src string, files map[string][]byte) *ir.Fabric {
+func expand(t *testing.T, src string, files map[string]string) *ir.Fabric {
 	t.Helper()
-	dir := t.TempDir()
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := filepath.Join(dir, "fabric.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(p)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	f, ds := compiler.Expand(in)
-	if f == nil || ds.HasErrors() {
-		t.Fatalf("compile: %v", ds)
-	}
-	return f
+	return linttest.ExpandFiles(t, src, files)
 }
 
 const (
@@ -256,7 +236,7 @@ func TestExplicitRoundTrip(t *testing.T) {
 	back := expand(t, `name: "t"
 topology: {style: "explicit", inventory: "devices.json", rails: 4}
 hosts: nic: ports: ["eth1", "eth2", "eth3", "eth4"]
-hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`, map[string][]byte{"devices.json": devs})
+hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`, map[string]string{"devices.json": string(devs)})
 	v, w := placement.Of(fab), placement.Of(back)
 	checkView(t, back, w)
 	if !reflect.DeepEqual(summary(t, v), summary(t, w)) {
@@ -290,7 +270,7 @@ func TestExplicitMiswired(t *testing.T) {
 	fab := expand(t, `name: "x"
 topology: {style: "explicit", inventory: "devices.json", rails: 2}
 hosts: nic: ports: ["eth2", "eth3"]
-hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`, map[string][]byte{"devices.json": []byte(devs)})
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`, map[string]string{"devices.json": devs})
 	v := placement.Of(fab)
 	checkView(t, fab, v)
 	want := []groupWant{

@@ -293,26 +293,14 @@ func decode(data []byte) (*index, error) {
 		if err := checkSwitch(s); err != nil {
 			errs = append(errs, err)
 		}
-		for _, name := range append([]string{s.Model}, s.Aliases...) {
-			key := strings.ToLower(name)
-			if _, dup := ix.switches[key]; dup {
-				errs = append(errs, fmt.Errorf("switch %q: name %q used twice", s.Model, name))
-			}
-			ix.switches[key] = s
-		}
+		errs = append(errs, indexNames(ix.switches, "switch", s.Model, s.Aliases, s)...)
 		ix.switchMod = append(ix.switchMod, s.Model)
 	}
 	for _, n := range c.NICs {
 		if err := checkNIC(n); err != nil {
 			errs = append(errs, err)
 		}
-		for _, name := range append([]string{n.Model}, n.Aliases...) {
-			key := strings.ToLower(name)
-			if _, dup := ix.nics[key]; dup {
-				errs = append(errs, fmt.Errorf("nic %q: name %q used twice", n.Model, name))
-			}
-			ix.nics[key] = n
-		}
+		errs = append(errs, indexNames(ix.nics, "nic", n.Model, n.Aliases, n)...)
 		ix.nicMod = append(ix.nicMod, n.Model)
 	}
 	for _, p := range c.Platforms {
@@ -565,4 +553,18 @@ func cloneSwitch(s Switch) Switch {
 	s.Sources = maps.Clone(s.Sources)
 	s.Native = maps.Clone(s.Native)
 	return s
+}
+
+// indexNames indexes v in m under its model and each alias, lower-cased as
+// lookups are, and says which name of a kind is used twice.
+func indexNames[T any](m map[string]T, kind, model string, aliases []string, v T) []error {
+	var errs []error
+	for _, name := range append([]string{model}, aliases...) {
+		key := strings.ToLower(name)
+		if _, dup := m[key]; dup {
+			errs = append(errs, fmt.Errorf("%s %q: name %q used twice", kind, model, name))
+		}
+		m[key] = v
+	}
+	return errs
 }

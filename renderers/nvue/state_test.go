@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
 	"github.com/rocefab/rocefab/schema"
@@ -145,18 +146,16 @@ func TestRenderParsesToDesired(t *testing.T) {
 // changed returns a copy of d with another intent: a smaller MTU, a port
 // dropped, no buffer reserve, the watchdog off.
 func changed(d *ir.Device) *ir.Device {
-	c := *d
-	s := *d.Switch
-	s.MTU = 9000
-	s.Ports = slices.Clone(s.Ports[:len(s.Ports)-1])
-	b := *s.Buffers
-	b.Reserves = nil
-	s.Buffers = &b
-	q := *s.QoS
-	q.Watchdog.Enabled = false
-	s.QoS = &q
-	c.Switch = &s
-	return &c
+	return irtest.WithSwitch(d, func(s *ir.Switch) {
+		s.MTU = 9000
+		s.Ports = slices.Clone(s.Ports[:len(s.Ports)-1])
+		b := *s.Buffers
+		b.Reserves = nil
+		s.Buffers = &b
+		q := *s.QoS
+		q.Watchdog.Enabled = false
+		s.QoS = &q
+	})
 }
 
 // foreign decodes a running document and drops what rocefab owns, so

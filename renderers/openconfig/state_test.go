@@ -321,15 +321,13 @@ func TestParseForeign(t *testing.T) {
 func intents(d *ir.Device) map[string]*ir.Device {
 	out := map[string]*ir.Device{"same": d}
 	clone := func(f func(s *ir.Switch)) *ir.Device {
-		c := *d
-		s := *d.Switch
-		q := *s.QoS
-		q.Queues = slices.Clone(q.Queues)
-		s.QoS = &q
-		s.Ports = slices.Clone(s.Ports)
-		c.Switch = &s
-		f(&s)
-		return &c
+		return irtest.WithSwitch(d, func(s *ir.Switch) {
+			q := *s.QoS
+			q.Queues = slices.Clone(q.Queues)
+			s.QoS = &q
+			s.Ports = slices.Clone(s.Ports)
+			f(s)
+		})
 	}
 	out["ecn"] = clone(func(s *ir.Switch) {
 		for i, q := range s.QoS.Queues {
@@ -706,17 +704,7 @@ func FuzzApply(f *testing.F) {
 }
 
 // leaf64 is a 64-port leaf of the irtest fabric.
-func leaf64() *ir.Device {
-	d := *irtest.Fabric().Device("leaf-eos")
-	s := *d.Switch
-	s.Ports = nil
-	for i := 1; i <= 64; i++ {
-		s.Ports = append(s.Ports, ir.Port{Name: irtest.PortName(ir.PlatformEOS, i), SpeedGbps: 400, CableM: 3,
-			Peer: fmt.Sprintf("gpu-%04d", i), PeerPort: "eth2", Facing: ir.RoleHost})
-	}
-	d.Switch = &s
-	return &d
-}
+func leaf64() *ir.Device { return irtest.EOSLeaf(64) }
 
 // cpuTime is the process's user and system CPU time so far. On a shared
 // machine wall time per operation says more about the neighbours than

@@ -2,14 +2,10 @@ package openconfig_test
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers/rendertest"
@@ -20,17 +16,7 @@ import (
 // artifact this package renders for the test fabric and its variants, and
 // on one broken copy to show that it is not vacuous.
 func TestValidator(t *testing.T) {
-	script := filepath.Join(repoRoot(t), "..", "shared", "tools", "validate", "oc-validate.sh")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("validator not available: %s (the shared/ directory beside the repository root): %v", script, err)
-	}
-	bash := lookPath(t, "bash", "runs oc-validate.sh")
-	lookPath(t, "python3", "oc-validate.sh reads module names with it")
-	if y := os.Getenv("YANGLINT"); y != "" {
-		lookPath(t, y, "$YANGLINT")
-	} else {
-		lookPath(t, "yanglint", "install libyang2-tools")
-	}
+	run := rendertest.OCValidator(t)
 
 	dir := t.TempDir()
 	var files []string
@@ -51,20 +37,6 @@ func TestValidator(t *testing.T) {
 		files = append(files, write("variant-"+name, render(t, mk())))
 	}
 
-	run := func(files ...string) (int, string) {
-		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, bash, append([]string{script}, files...)...).CombinedOutput()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, string(out)
-		case errors.As(err, &ee):
-			return ee.ExitCode(), string(out)
-		}
-		t.Fatalf("oc-validate.sh: %v\n%s", err, out)
-		return -1, ""
-	}
 	code, out := run(files...)
 	if code != 0 {
 		t.Fatalf("oc-validate.sh rejected rendered artifacts (exit %d):\n%s", code, out)

@@ -8,12 +8,15 @@ package rendertest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -190,6 +193,39 @@ func splitPath(path string) []string {
 		}
 	}
 	return append(segs, path[start:])
+}
+
+// OCValidator returns the independent OpenConfig validator
+// (shared/tools/validate/oc-validate.sh) as a function that runs it on
+// files and returns its exit code and output, or skips the test saying
+// what is missing: the script, bash, python3 (it reads module names with
+// it) or yanglint ($YANGLINT when set; Debian's libyang2-tools). A run
+// that cannot start, or outlasts two minutes, fails the test.
+func OCValidator(t testing.TB) func(files ...string) (code int, out string) {
+	t.Helper()
+	script := Shared(t, "tools/validate/oc-validate.sh")
+	bash := LookPath(t, "bash", "runs oc-validate.sh")
+	LookPath(t, "python3", "oc-validate.sh reads module names with it")
+	if y := os.Getenv("YANGLINT"); y != "" {
+		LookPath(t, y, "$YANGLINT")
+	} else {
+		LookPath(t, "yanglint", "install libyang2-tools")
+	}
+	return func(files ...string) (int, string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, bash, append([]string{script}, files...)...).CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, string(out)
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(out)
+		}
+		t.Fatalf("oc-validate.sh: %v\n%s", err, out)
+		return -1, ""
+	}
 }
 
 // LookPath returns the path of an executable, or skips the test saying what

@@ -15,13 +15,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/lint/linttest"
 	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/renderers/scheduler"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // fabrics are the test fabrics: one per style, and an explicit inventory
@@ -65,27 +64,10 @@ hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`, map[string]string{"devices.json": `{"de
   {"a": "leaf-b:Ethernet248", "b": "spine-00:Ethernet8", "speed": "400G", "cable": "30m"}]}`}},
 }
 
+// expand compiles src, with files beside it, without lint.
 func expand(t *testing.T, src string, files map[string]string) *ir.Fabric {
 	t.Helper()
-	dir := t.TempDir()
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := filepath.Join(dir, "fabric.cue")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(p)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	f, ds := compiler.Expand(in)
-	if f == nil || ds.HasErrors() {
-		t.Fatalf("compile: %v", ds)
-	}
-	return f
+	return linttest.ExpandFiles(t, src, files)
 }
 
 // each renders every test fabric and hands its view and files to fn.

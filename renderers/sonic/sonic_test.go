@@ -411,44 +411,35 @@ func TestBroadcomConvention(t *testing.T) {
 	}
 }
 
+// TestVariants: fields of the variant fabrics' CONFIG_DB, each with why
+// it must hold that value.
 func TestVariants(t *testing.T) {
 	v := variants(t)
-	db := decode(t, render(t, v["two-lossless"]))
-	if got := field(t, db, "PORT_QOS_MAP", "Ethernet8", "pfc_enable"); got != "3,4" {
-		t.Errorf("pfc_enable %q, want 3,4", got)
+	dbs := map[string]configDB{}
+	for _, name := range []string{"two-lossless", "lossy"} {
+		dbs[name] = decode(t, render(t, v[name]))
 	}
-	// The range buffermgrd itself would write, so that it finds its key.
-	if got := field(t, db, "BUFFER_PG", "Ethernet8|3-4", "profile"); got != "pg_lossless_400000_3m_profile" {
-		t.Errorf("PG 3-4 profile %s", got)
-	}
-	if got := field(t, db, "BUFFER_PROFILE", "pg_lossless_400000_3m_profile", "xoff"); got != "159744" {
-		t.Errorf("shared profile keeps xoff %s, want the larger 159744", got)
-	}
-	if got := field(t, db, "BUFFER_QUEUE", "Ethernet8|3-4", "profile"); got != "egress_lossless_profile" {
-		t.Errorf("queues 3-4 profile %s", got)
-	}
-	if got := field(t, db, "CABLE_LENGTH", "AZURE", "Ethernet8"); got != "3m" {
-		t.Errorf("2.5 m cable rendered %s", got)
-	}
-	if got := field(t, db, "QUEUE", "Ethernet8|4", "wred_profile"); got != "queue4_ecn" {
-		t.Errorf("WRED name for a class with '.' and '/': %s", got)
-	}
-	if got := field(t, db, "SCHEDULER", "scheduler.roce.v2.b", "weight"); got != "1" {
-		t.Errorf("zero weight rendered %s", got)
-	}
-	for k, want := range map[string]string{"action": "forward", "detection_time": "100", "restoration_time": "60000"} {
-		if got := field(t, db, "PFC_WD", "Ethernet8", k); got != want {
-			t.Errorf("PFC_WD %s = %s, want %s", k, got, want)
+	for _, c := range []struct{ variant, table, key, field, want, why string }{
+		{"two-lossless", "PORT_QOS_MAP", "Ethernet8", "pfc_enable", "3,4", "both lossless priorities pause"},
+		// The range buffermgrd itself would write, so that it finds its key.
+		{"two-lossless", "BUFFER_PG", "Ethernet8|3-4", "profile", "pg_lossless_400000_3m_profile", "PG 3-4 as buffermgrd keys it"},
+		{"two-lossless", "BUFFER_PROFILE", "pg_lossless_400000_3m_profile", "xoff", "159744", "the shared profile keeps the larger xoff"},
+		{"two-lossless", "BUFFER_QUEUE", "Ethernet8|3-4", "profile", "egress_lossless_profile", "queues 3-4 are lossless"},
+		{"two-lossless", "CABLE_LENGTH", "AZURE", "Ethernet8", "3m", "a 2.5 m cable is rounded up"},
+		{"two-lossless", "QUEUE", "Ethernet8|4", "wred_profile", "queue4_ecn", "a class with '.' and '/' names its WRED profile by queue"},
+		{"two-lossless", "SCHEDULER", "scheduler.roce.v2.b", "weight", "1", "a zero weight is the least one"},
+		{"two-lossless", "PFC_WD", "Ethernet8", "action", "forward", "the watchdog's action"},
+		{"two-lossless", "PFC_WD", "Ethernet8", "detection_time", "100", "the watchdog's detection"},
+		{"two-lossless", "PFC_WD", "Ethernet8", "restoration_time", "60000", "the watchdog's restoration"},
+		{"two-lossless", "PFC_WD", "GLOBAL", "POLL_INTERVAL", "100", "not above detection_time"},
+		{"lossy", "PORT_QOS_MAP", "Ethernet0", "pfc_enable", "", "no lossless class"},
+		{"lossy", "BUFFER_QUEUE", "Ethernet0|0-7", "profile", "egress_lossy_profile", "every queue is lossy"},
+	} {
+		if got := field(t, dbs[c.variant], c.table, c.key, c.field); got != c.want {
+			t.Errorf("%s: %s|%s %s = %q, want %q (%s)", c.variant, c.table, c.key, c.field, got, c.want, c.why)
 		}
 	}
-	if got := field(t, db, "PFC_WD", "GLOBAL", "POLL_INTERVAL"); got != "100" {
-		t.Errorf("POLL_INTERVAL %s, want 100 (not above detection_time)", got)
-	}
-
-	db = decode(t, render(t, v["lossy"]))
-	if got := field(t, db, "PORT_QOS_MAP", "Ethernet0", "pfc_enable"); got != "" {
-		t.Errorf("pfc_enable %q without a lossless class", got)
-	}
+	db := dbs["lossy"]
 	if _, ok := db["PFC_WD"]; ok {
 		t.Errorf("PFC_WD rendered with the watchdog off")
 	}
@@ -456,9 +447,6 @@ func TestVariants(t *testing.T) {
 		if strings.HasPrefix(key, "pg_lossless") {
 			t.Errorf("lossless profile %s without a lossless class", key)
 		}
-	}
-	if got := field(t, db, "BUFFER_QUEUE", "Ethernet0|0-7", "profile"); got != "egress_lossy_profile" {
-		t.Errorf("queues 0-7 profile %s", got)
 	}
 }
 
@@ -489,30 +477,20 @@ func TestRefusesUnsafeNames(t *testing.T) {
 
 func TestRefusesOtherDevices(t *testing.T) {
 	f := irtest.Fabric()
-	noQoS := *f.Device("leaf-sonic")
-	sw := *noQoS.Switch
-	sw.QoS = nil
-	noQoS.Switch = &sw
-	noBuf := *f.Device("leaf-sonic")
-	sw2 := *noBuf.Switch
-	sw2.Buffers = nil
-	noBuf.Switch = &sw2
-	over := *f.Device("leaf-sonic")
-	sw3 := *over.Switch
-	bp := *sw3.Buffers
-	bp.LossyBytes = -1
-	sw3.Buffers = &bp
-	over.Switch = &sw3
-	mtu := *f.Device("leaf-sonic")
-	sw4 := *mtu.Switch
-	sw4.MTU = 9600
-	mtu.Switch = &sw4
+	noQoS := irtest.WithSwitch(f.Device("leaf-sonic"), func(sw *ir.Switch) { sw.QoS = nil })
+	noBuf := irtest.WithSwitch(f.Device("leaf-sonic"), func(sw *ir.Switch) { sw.Buffers = nil })
+	over := irtest.WithSwitch(f.Device("leaf-sonic"), func(sw *ir.Switch) {
+		bp := *sw.Buffers
+		bp.LossyBytes = -1
+		sw.Buffers = &bp
+	})
+	mtu := irtest.WithSwitch(f.Device("leaf-sonic"), func(sw *ir.Switch) { sw.MTU = 9600 })
 	noSwitch := *f.Device("leaf-sonic")
 	noSwitch.Switch = nil
 
 	for name, d := range map[string]*ir.Device{
 		"nil": nil, "eos leaf": f.Device("leaf-eos"), "nvue spine": f.Device("spine-00"), "host": f.Device("gpu-0000"),
-		"no switch": &noSwitch, "no QoS": &noQoS, "no buffers": &noBuf, "over budget": &over, "MTU 9600": &mtu,
+		"no switch": &noSwitch, "no QoS": noQoS, "no buffers": noBuf, "over budget": over, "MTU 9600": mtu,
 	} {
 		if arts, err := (Renderer{}).Render(d); err == nil {
 			t.Errorf("%s: rendered %d artifacts, want an error", name, len(arts))

@@ -125,38 +125,34 @@ func stateDevices(t *testing.T) []*ir.Device {
 // thresholds, watchdog timers, a longer cable on one port, and without its
 // last port (which then lies outside the scope and must stay as it is).
 func changed(d *ir.Device) *ir.Device {
-	sw := *d.Switch
-	q := *sw.QoS
-	q.Queues = slices.Clone(q.Queues)
-	for i, qq := range q.Queues {
-		if qq.ECN != nil {
-			e := *qq.ECN
-			e.MinBytes, e.MaxBytes = e.MinBytes/2, e.MaxBytes/2
-			q.Queues[i].ECN = &e
+	return irtest.WithSwitch(d, func(sw *ir.Switch) {
+		q := *sw.QoS
+		q.Queues = slices.Clone(q.Queues)
+		for i, qq := range q.Queues {
+			if qq.ECN != nil {
+				e := *qq.ECN
+				e.MinBytes, e.MaxBytes = e.MinBytes/2, e.MaxBytes/2
+				q.Queues[i].ECN = &e
+			}
 		}
-	}
-	q.Watchdog.DetectMs, q.Watchdog.RestoreMs = 300, 900
-	sw.QoS = &q
-	sw.MTU = 9100
-	sw.Ports = slices.Clone(sw.Ports[:len(sw.Ports)-1])
-	sw.Ports[0].CableM += 7
-	out := *d
-	out.Switch = &sw
-	return &out
+		q.Watchdog.DetectMs, q.Watchdog.RestoreMs = 300, 900
+		sw.QoS = &q
+		sw.MTU = 9100
+		sw.Ports = slices.Clone(sw.Ports[:len(sw.Ports)-1])
+		sw.Ports[0].CableM += 7
+	})
 }
 
 // pools returns d with another buffer plan: pool sizes and the shared
 // headroom pool change, which SONiC takes only by config reload.
 func pools(d *ir.Device) *ir.Device {
-	sw := *d.Switch
-	bp := *sw.Buffers
-	bp.LosslessBytes -= 4096
-	bp.LossyBytes += 4096
-	bp.HeadroomBytes += 1024
-	sw.Buffers = &bp
-	out := *d
-	out.Switch = &sw
-	return &out
+	return irtest.WithSwitch(d, func(sw *ir.Switch) {
+		bp := *sw.Buffers
+		bp.LosslessBytes -= 4096
+		bp.LossyBytes += 4096
+		bp.HeadroomBytes += 1024
+		sw.Buffers = &bp
+	})
 }
 
 func elementsEqual(t *testing.T, what string, got, want []renderers.Element) {

@@ -125,6 +125,20 @@ func (t *Target) Read(ctx context.Context, d *ir.Device) ([]renderers.Artifact, 
 	return t.read(d.Name)
 }
 
+// idle is current for a push: it fails, unlocked, while a commit of d is
+// pending confirmation.
+func (t *Target) idle(d *ir.Device) (unlock func(), err error) {
+	unlock, err = t.current(d)
+	if err != nil {
+		return nil, err
+	}
+	if p, err := t.pending(d.Name); err != nil || p != nil {
+		unlock()
+		return nil, errors.Join(err, fmt.Errorf("%s: a commit is pending confirmation", d.Name))
+	}
+	return unlock, nil
+}
+
 // current locks device d and rolls back its commit if its timer has run
 // out, as the device would have by itself; the caller unlocks it.
 func (t *Target) current(d *ir.Device) (unlock func(), err error) {
@@ -167,19 +181,12 @@ func (t *Target) read(name string) ([]renderers.Artifact, error) {
 // the files whose bytes changed, each replaced whole (written beside and
 // renamed), so that a reader never sees half a file.
 func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
-	if err := checkName("device", d.Name); err != nil {
+	unlock, err := t.idle(d)
+	if err != nil {
 		return err
 	}
-	m := t.device(d.Name)
-	m.Lock()
-	defer m.Unlock()
-	if err := t.lapse(d.Name); err != nil {
-		return err
-	}
-	if p, err := t.pending(d.Name); err != nil || p != nil {
-		return errors.Join(err, fmt.Errorf("%s: a commit is pending confirmation", d.Name))
-	}
-	_, err := t.push(d, rem)
+	defer unlock()
+	_, err = t.push(d, rem)
 	return err
 }
 
@@ -305,18 +312,11 @@ func (t *Target) savePending(name string, p *pendingCommit) error {
 // device back to the backup when Confirm is not called within timeout. A
 // push that fails is rolled back at once.
 func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
-	if err := checkName("device", d.Name); err != nil {
+	unlock, err := t.idle(d)
+	if err != nil {
 		return err
 	}
-	m := t.device(d.Name)
-	m.Lock()
-	defer m.Unlock()
-	if err := t.lapse(d.Name); err != nil {
-		return err
-	}
-	if p, err := t.pending(d.Name); err != nil || p != nil {
-		return errors.Join(err, fmt.Errorf("%s: a commit is pending confirmation", d.Name))
-	}
+	defer unlock()
 	running, err := t.read(d.Name)
 	if err != nil {
 		return err
@@ -348,6 +348,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	}
 	t.mu.Lock()
 	t.timers[d.Name] = time.AfterFunc(timeout, func() {
+		m := t.device(d.Name)
 		m.Lock()
 		defer m.Unlock()
 		_ = t.lapse(d.Name)
@@ -375,15 +376,11 @@ func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCom
 // Confirm keeps the pushed files and drops the backup. A commit whose
 // timer ran out is already rolled back: Confirm says so.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	if err := checkName("device", d.Name); err != nil {
+	unlock, err := t.current(d)
+	if err != nil {
 		return err
 	}
-	m := t.device(d.Name)
-	m.Lock()
-	defer m.Unlock()
-	if err := t.lapse(d.Name); err != nil {
-		return err
-	}
+	defer unlock()
 	p, err := t.pending(d.Name)
 	if err != nil {
 		return err

@@ -126,7 +126,7 @@ func setup(t *testing.T) (string, *dir.Target, linePlatform) {
 	return root, dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil }), p
 }
 
-func write(t *testing.T, p, s string, mode os.FileMode) {
+func write(t testing.TB, p, s string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -134,6 +134,20 @@ func write(t *testing.T, p, s string, mode os.FileMode) {
 	if err := os.WriteFile(p, []byte(s), mode); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lineLeaves writes n leaves of the line platform under root, named by
+// format from their index, each running runningCfg as its own, spread
+// over rails rails.
+func lineLeaves(t testing.TB, root string, n int, format string, rails int) []*ir.Device {
+	t.Helper()
+	var devs []*ir.Device
+	for i := range n {
+		name := fmt.Sprintf(format, i)
+		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % rails})
+		write(t, filepath.Join(root, name, "run.cfg"), strings.ReplaceAll(runningCfg, "leaf-01", name), 0o644)
+	}
+	return devs
 }
 
 // tree returns every file below root with its bytes and mode.
@@ -333,12 +347,7 @@ func TestLock(t *testing.T) {
 func TestPlanApplyPlan(t *testing.T) {
 	root := t.TempDir()
 	p := linePlatform{want: map[string]string{"owned.pfc": "3", "owned.ecn": "150"}}
-	var devs []*ir.Device
-	for i := range 6 {
-		name := fmt.Sprintf("leaf-%02d", i)
-		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % 2})
-		write(t, filepath.Join(root, name, "run.cfg"), strings.ReplaceAll(runningCfg, "leaf-01", name), 0o644)
-	}
+	devs := lineLeaves(t, root, 6, "leaf-%02d", 2)
 	// leaf-04's device refuses its push while reject is set.
 	reject := true
 	tg := dir.New(root, func(d *ir.Device) (renderers.Applier, error) {
@@ -425,18 +434,7 @@ func TestPlanApplyPlan(t *testing.T) {
 func BenchmarkDirectory1000(b *testing.B) {
 	root := b.TempDir()
 	p := linePlatform{want: map[string]string{"owned.pfc": "3", "owned.ecn": "150"}}
-	var devs []*ir.Device
-	for i := range 1000 {
-		name := fmt.Sprintf("leaf-%04d", i)
-		devs = append(devs, &ir.Device{Name: name, Role: ir.RoleLeaf, Platform: "line", Rail: i % 8})
-		p := filepath.Join(root, name, "run.cfg")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(strings.ReplaceAll(runningCfg, "leaf-01", name)), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	devs := lineLeaves(b, root, 1000, "leaf-%04d", 8)
 	tg := dir.New(root, func(*ir.Device) (renderers.Applier, error) { return p, nil })
 	req := targets.Request{Devices: devs, Target: tg, Platforms: func(*ir.Device) (renderers.Platform, error) { return p, nil }}
 	b.Run("plan", func(b *testing.B) {

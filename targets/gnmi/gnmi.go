@@ -368,17 +368,27 @@ func joinGet(resp *gpb.GetResponse) ([]byte, error) {
 	return []byte("{" + strings.Join(members, ",") + "}\n"), nil
 }
 
-// Push applies the SetRequest rem to d.
-func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+// lock reads the SetRequest rem and locks d's device for it; the caller
+// unlocks dev.mu.
+func (t *Target) lock(d *ir.Device, rem renderers.Remediation) (*device, *gpb.SetRequest, error) {
 	req, err := setRequest(rem)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	dev, err := t.device(d)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	dev.mu.Lock()
+	return dev, req, nil
+}
+
+// Push applies the SetRequest rem to d.
+func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediation) error {
+	dev, req, err := t.lock(d, rem)
+	if err != nil {
+		return err
+	}
 	defer dev.mu.Unlock()
 	return t.set(ctx, dev, req)
 }
@@ -463,15 +473,10 @@ func (t *Target) commitConfirmed(ctx context.Context, name string, dev *device) 
 // comes within timeout: by the device (the commit-confirmed extension) or
 // by this process (see the package documentation).
 func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
-	req, err := setRequest(rem)
+	dev, req, err := t.lock(d, rem)
 	if err != nil {
 		return err
 	}
-	dev, err := t.device(d)
-	if err != nil {
-		return err
-	}
-	dev.mu.Lock()
 	defer dev.mu.Unlock()
 	if p := dev.pending; p != nil && p.id != "" && time.Now().After(p.deadline) {
 		dev.pending = nil // the device rolled it back when its timer ran out
@@ -588,65 +593,73 @@ func (t *Target) undo(ctx context.Context, dev *device, req *gpb.SetRequest) (*g
 
 // Confirm makes d's pending push permanent.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	dev, err := t.device(d)
-	if err != nil {
-		return err
-	}
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	p := dev.pending
-	if p == nil {
-		return fmt.Errorf("gnmi: no push to %s waits for its confirmation", d.Name)
-	}
-	if p.id != "" {
-		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Confirm{Confirm: &gnmi_ext.CommitConfirm{}}}
-		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
-			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
-				dev.pending = nil // the device holds no such commit: its timer ran out
-				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
+	return t.settle(d, "waits for its confirmation", func(dev *device, p *pending) error {
+		if p.id != "" {
+			ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Confirm{Confirm: &gnmi_ext.CommitConfirm{}}}
+			if err := t.endCommit(ctx, dev, d, ext); err != nil {
+				return fmt.Errorf("confirming: %w", err)
 			}
-			return fmt.Errorf("confirming: %w", err)
+		} else if p.timer != nil && !p.timer.Stop() {
+			return fmt.Errorf("gnmi: %s: the push was taken back before the confirmation", d.Name)
 		}
-	} else if p.timer != nil && !p.timer.Stop() {
-		return fmt.Errorf("gnmi: %s: the push was taken back before the confirmation", d.Name)
-	}
-	// A push read from the journal has no timer: it is on the device
-	// until taken back, and confirming it is crossing it out.
-	dev.pending = nil
-	return t.opts.Journal.Remove(d.Name)
+		// A push read from the journal has no timer: it is on the device
+		// until taken back, and confirming it is crossing it out.
+		return nil
+	})
 }
 
 // Rollback takes back d's pending push now.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	dev, err := t.device(d)
-	if err != nil {
-		return err
-	}
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	p := dev.pending
-	if p == nil {
-		return fmt.Errorf("gnmi: no push to %s to take back", d.Name)
-	}
-	if p.id != "" {
-		ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Cancel{Cancel: &gnmi_ext.CommitCancel{}}}
-		if err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}}); err != nil {
-			if status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
-				dev.pending = nil
-				err = errors.Join(err, t.opts.Journal.Remove(d.Name))
+	return t.settle(d, "to take back", func(dev *device, p *pending) error {
+		if p.id != "" {
+			ext := &gnmi_ext.Commit{Id: p.id, Action: &gnmi_ext.Commit_Cancel{Cancel: &gnmi_ext.CommitCancel{}}}
+			if err := t.endCommit(ctx, dev, d, ext); err != nil {
+				return fmt.Errorf("cancelling the commit: %w", err)
 			}
-			return fmt.Errorf("cancelling the commit: %w", err)
+			return nil
 		}
-	} else {
 		if p.timer != nil {
 			p.timer.Stop()
 		}
 		if err := t.set(ctx, dev, p.undo); err != nil {
 			return fmt.Errorf("taking the push back: %w", err)
 		}
+		return nil
+	})
+}
+
+// settle ends d's pending push with end, d's device locked, and crosses
+// it out; with none pending it says there is no push to d that does
+// what the caller asked (what).
+func (t *Target) settle(d *ir.Device, what string, end func(dev *device, p *pending) error) error {
+	dev, err := t.device(d)
+	if err != nil {
+		return err
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	p := dev.pending
+	if p == nil {
+		return fmt.Errorf("gnmi: no push to %s %s", d.Name, what)
+	}
+	if err := end(dev, p); err != nil {
+		return err
 	}
 	dev.pending = nil
 	return t.opts.Journal.Remove(d.Name)
+}
+
+// endCommit sends d's device the commit action ext (its confirmation or
+// cancellation), dev locked. A device that holds no such commit took it
+// back when its timer ran out: the push is no longer pending and is
+// crossed out of the journal.
+func (t *Target) endCommit(ctx context.Context, dev *device, d *ir.Device, ext *gnmi_ext.Commit) error {
+	err := t.set(ctx, dev, &gpb.SetRequest{Extension: []*gnmi_ext.Extension{{Ext: &gnmi_ext.Extension_Commit{Commit: ext}}}})
+	if err != nil && status.Code(errors.Unwrap(err)) == codes.FailedPrecondition {
+		dev.pending = nil
+		err = errors.Join(err, t.opts.Journal.Remove(d.Name))
+	}
+	return err
 }
 
 // record writes d's push down in the journal before it is made.

@@ -21,9 +21,9 @@ import (
 // the push is taken back by the target, and its notes say so once.
 func TestNoCapabilities(t *testing.T) {
 	d := irtest.Fabric().Device("leaf-eos")
-	srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: true})
+	srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: true})
 	srv.SetFaults(gnmitest.Faults{NoCapabilities: true})
-	tg := target(t, map[string]*gnmitest.Server{d.Name: srv}, nil)
+	tg := targetOne(t, d, srv, nil)
 	ctx := context.Background()
 	original := srv.Config()
 	for range 2 {
@@ -56,9 +56,9 @@ func TestNoCapabilities(t *testing.T) {
 // without commit-confirmed must restore.
 func TestOnlyTypeAll(t *testing.T) {
 	d := irtest.Fabric().Device("leaf-eos")
-	srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{})
+	srv := serveDrifted(t, d, gnmitest.Options{})
 	srv.SetFaults(gnmitest.Faults{OnlyTypeAll: true})
-	tg := target(t, map[string]*gnmitest.Server{d.Name: srv}, func(o *gnmi.Options) { o.Commit = gnmi.CommitNever })
+	tg := targetOne(t, d, srv, func(o *gnmi.Options) { o.Commit = gnmi.CommitNever })
 	ctx := context.Background()
 	original := srv.Config()
 	ch, rem, read := planOne(t, tg, d)
@@ -93,7 +93,7 @@ func TestIgnoredCommitConfirmed(t *testing.T) {
 	ignoring, refusing := f.Device("leaf-eos"), f.Device("leaf-nvue")
 	servers := map[string]*gnmitest.Server{}
 	for _, d := range []*ir.Device{ignoring, refusing} {
-		servers[d.Name] = serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: true})
+		servers[d.Name] = serveDrifted(t, d, gnmitest.Options{CommitConfirm: true})
 	}
 	servers[ignoring.Name].SetFaults(gnmitest.Faults{IgnoreCommit: true})
 	servers[refusing.Name].SetFaults(gnmitest.Faults{RejectSet: codes.FailedPrecondition})

@@ -45,7 +45,7 @@ func TestStaleOwnedOnly(t *testing.T) {
 	servers := map[string]*gnmitest.Server{}
 	var devs []*ir.Device
 	for _, d := range f.Switches() {
-		servers[d.Name] = serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{})
+		servers[d.Name] = serveDrifted(t, d, gnmitest.Options{})
 		devs = append(devs, d)
 	}
 	tg := target(t, servers, nil)

@@ -24,8 +24,8 @@ func TestSetTimeoutAfterApply(t *testing.T) {
 	ctx := context.Background()
 	for _, native := range []bool{true, false} {
 		t.Run(fmt.Sprintf("extension-%t", native), func(t *testing.T) {
-			srv := serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: native})
-			tg := target(t, map[string]*gnmitest.Server{d.Name: srv}, func(o *gnmi.Options) { o.Timeout = 300 * time.Millisecond })
+			srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
+			tg := targetOne(t, d, srv, func(o *gnmi.Options) { o.Timeout = 300 * time.Millisecond })
 			_, rem, _ := planOne(t, tg, d)
 			original := canonical(t, srv.Config())
 
@@ -72,7 +72,7 @@ func TestRolloutSetTimeoutAfterApply(t *testing.T) {
 			original := map[string]string{}
 			var devs []*ir.Device
 			for _, d := range f.Switches() {
-				servers[d.Name] = serve(t, runningTree(t, withMTU(d, 4200)), gnmitest.Options{CommitConfirm: native})
+				servers[d.Name] = serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
 				original[d.Name] = canonical(t, servers[d.Name].Config())
 				devs = append(devs, d)
 			}

@@ -172,26 +172,6 @@ func TestEOSFaults(t *testing.T) {
 	}
 }
 
-// TestEOSSlowDevice: a device slower than the plan's timeout is planned
-// unreachable, with why, and the others are planned.
-func TestEOSSlowDevice(t *testing.T) {
-	w := newWorld(t, eosLeaves(t, 2))
-	slow := w.devs[0].Name
-	w.eos[slow].SetFaults(sshtest.Faults{Delay: 400 * time.Millisecond})
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: eosPlatform, Timeout: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range p.Devices {
-		switch {
-		case d.Device == slow && d.Action != targets.Unreachable:
-			t.Errorf("%s, slower than the timeout: %s (%s)", d.Device, d.Action, d.Reason)
-		case d.Device != slow && !d.Action.Changes():
-			t.Errorf("%s: %s (%s)", d.Device, d.Action, d.Reason)
-		}
-	}
-}
-
 func planJSON(p *targets.Plan) string {
 	b, _ := json.MarshalIndent(p, "", " ")
 	return string(b)

@@ -1,6 +1,7 @@
 package ssh_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -94,5 +95,43 @@ func TestCanaryFaults(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSlowDevice: a switch slower than the plan's timeout is planned
+// unreachable, with why, and the others are planned, on EOS (leaves) and
+// NVUE (spines).
+func TestSlowDevice(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		delay time.Duration
+		serve func(t *testing.T) faultyFleet
+	}{
+		{"eos", 400 * time.Millisecond, func(t *testing.T) faultyFleet {
+			w := newWorld(t, eosLeaves(t, 2))
+			return faultyFleet{fleet: w.fleet, setFaults: func(n string, f sshtest.Faults) { w.eos[n].SetFaults(f) }}
+		}},
+		{"nvue", 600 * time.Millisecond, func(t *testing.T) faultyFleet {
+			w := newNVWorld(t, 2)
+			return faultyFleet{fleet: w.fleet, setFaults: func(n string, f sshtest.Faults) { w.dev[n].SetFaults(f) }}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.serve(t)
+			slow := f.devs[0].Name
+			f.setFaults(slow, sshtest.Faults{Delay: c.delay})
+			p, err := targets.Make(context.Background(), targets.Request{Devices: f.devs, Target: f.target, Platforms: f.platform, Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range p.Devices {
+				switch {
+				case d.Device == slow && (d.Action != targets.Unreachable || d.Reason == ""):
+					t.Errorf("%s, slower than the timeout: %s (%s)", d.Device, d.Action, d.Reason)
+				case d.Device != slow && !d.Action.Changes():
+					t.Errorf("%s: %s (%s)", d.Device, d.Action, d.Reason)
+				}
+			}
+		})
 	}
 }

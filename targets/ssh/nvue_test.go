@@ -41,6 +41,15 @@ type nvWorld struct {
 	dev map[string]*sshtest.NVUE
 }
 
+// nvSpine serves one NVUE spine: its world, the spine, its emulator and
+// what it applied before the test.
+func nvSpine(t *testing.T) (*nvWorld, *ir.Device, *sshtest.NVUE, []byte) {
+	t.Helper()
+	w := newNVWorld(t, 1)
+	d := w.devs[0]
+	return w, d, w.dev[d.Name], w.dev[d.Name].Applied()
+}
+
 func newNVWorld(t testing.TB, n int) *nvWorld {
 	t.Helper()
 	w := &nvWorld{dev: map[string]*sshtest.NVUE{}}
@@ -123,10 +132,7 @@ func TestNVUEPlanApplyPlan(t *testing.T) {
 // with NVUE's words; the revision is dropped and nothing is applied, and
 // nothing waits to be confirmed or rolled back.
 func TestNVUEInvalidLine(t *testing.T) {
-	w := newNVWorld(t, 1)
-	d := w.devs[0]
-	dev := w.dev[d.Name]
-	before := dev.Applied()
+	w, d, dev, before := nvSpine(t)
 	// The switch refuses the path as NVUE refuses one its schema lacks.
 	dev.SetFaults(sshtest.Faults{Reject: "no-such-branch"})
 	rem := renderers.Remediation{Format: renderers.Text, Content: []byte("nv set qos roce mode lossless\nnv set no-such-branch here 1\n")}
@@ -151,10 +157,7 @@ func TestNVUEInvalidLine(t *testing.T) {
 // confirmed is rolled back by the switch itself when its timer lapses, and
 // confirming it then fails; one confirmed in time stays.
 func TestNVUEConfirmTimerLapses(t *testing.T) {
-	w := newNVWorld(t, 1)
-	d := w.devs[0]
-	dev := w.dev[d.Name]
-	before := dev.Applied()
+	w, d, dev, before := nvSpine(t)
 	p := w.plan(t)
 	rem := p.Devices[0].Remediation.Remediation()
 	ctx := context.Background()
@@ -188,10 +191,7 @@ func TestNVUEConfirmTimerLapses(t *testing.T) {
 // TestNVUERollback: Rollback answers a revision whose timer runs with
 // --confirm-no, which reverts it at once.
 func TestNVUERollback(t *testing.T) {
-	w := newNVWorld(t, 1)
-	d := w.devs[0]
-	dev := w.dev[d.Name]
-	before := dev.Applied()
+	w, d, dev, before := nvSpine(t)
 	p := w.plan(t)
 	ctx := context.Background()
 	if err := w.target.PushConfirmed(ctx, d, p.Devices[0].Remediation.Remediation(), time.Minute); err != nil {
@@ -248,10 +248,7 @@ func TestNVUEStalePlan(t *testing.T) {
 // TestNVUEPushWithoutTimer: a push without a timer applies the revision
 // for good with `nv config apply -y`; nothing waits to be confirmed.
 func TestNVUEPushWithoutTimer(t *testing.T) {
-	w := newNVWorld(t, 1)
-	d := w.devs[0]
-	dev := w.dev[d.Name]
-	before := dev.Applied()
+	w, d, dev, before := nvSpine(t)
 	p := w.plan(t)
 	ctx := context.Background()
 	if err := w.target.Push(ctx, d, p.Devices[0].Remediation.Remediation()); err != nil {
@@ -317,26 +314,6 @@ func BenchmarkNVUEParseDiff(b *testing.B) {
 		}
 		if _, _, err := r.Diff(d, have, want); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// TestNVUESlowSwitch: a spine slower than the plan's timeout is planned
-// unreachable, with why, and the other is planned.
-func TestNVUESlowSwitch(t *testing.T) {
-	w := newNVWorld(t, 2)
-	slow := w.devs[0].Name
-	w.dev[slow].SetFaults(sshtest.Faults{Delay: 600 * time.Millisecond})
-	p, err := targets.Make(context.Background(), targets.Request{Devices: w.devs, Target: w.target, Platforms: nvuePlatform, Timeout: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range p.Devices {
-		switch {
-		case d.Device == slow && (d.Action != targets.Unreachable || d.Reason == ""):
-			t.Errorf("%s, slower than the timeout: %s (%s)", d.Device, d.Action, d.Reason)
-		case d.Device != slow && !d.Action.Changes():
-			t.Errorf("%s: %s (%s)", d.Device, d.Action, d.Reason)
 		}
 	}
 }

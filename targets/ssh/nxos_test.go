@@ -2,11 +2,11 @@ package ssh_test
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
@@ -22,29 +22,7 @@ func nxosSpines(t testing.TB, n int) []*ir.Device {
 }
 
 // halfECN is d as an older intent had it: ECN minimum thresholds halved.
-func halfECN(d *ir.Device) *ir.Device {
-	c := *d
-	s := *d.Switch
-	q := *s.QoS
-	q.Queues = slices.Clone(q.Queues)
-	for i, qu := range q.Queues {
-		if qu.ECN != nil {
-			e := *qu.ECN
-			e.MinBytes /= 2
-			q.Queues[i].ECN = &e
-		}
-	}
-	s.QoS = &q
-	// NX-OS is written with the kbytes the compiler derived from them.
-	s.Derived = slices.Clone(s.Derived)
-	for i, x := range s.Derived {
-		if strings.HasPrefix(x.Field, "ecn-min[") {
-			s.Derived[i].Value = max(x.Value/2/1024, 1) * 1024
-		}
-	}
-	c.Switch = &s
-	return &c
-}
+func halfECN(d *ir.Device) *ir.Device { return irtest.HalfECN(d) }
 
 func nxosApply(running []byte, lines string) ([]byte, error) {
 	return applyWith(nxos.Renderer{}, nxos.FileName, renderers.Text, running, lines)

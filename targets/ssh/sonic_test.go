@@ -71,27 +71,16 @@ func newSonicWorld(t *testing.T, edits ...func(db map[string]any)) *sonicWorld {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A switch's CONFIG_DB holds BREAKOUT_CFG, which the platform
-		// renders as a file of its own.
-		db := map[string]any{}
+		var docs [][]byte
 		for _, a := range arts {
-			var tables map[string]any
-			if err := json.Unmarshal(a.Content, &tables); err != nil {
-				t.Fatal(err)
-			}
-			maps.Copy(db, tables)
+			docs = append(docs, a.Content)
 		}
-		for k, v := range sonicForeign {
-			db[k] = v
-		}
-		for _, e := range edits {
-			e(db)
-		}
-		b, err := json.MarshalIndent(db, "", "    ")
+		foreign := func(db map[string]any) { maps.Copy(db, sonicForeign) }
+		dev, err := sshtest.NewSONiCRendered(docs, append([]func(map[string]any){foreign}, edits...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.dev[d.Name] = sshtest.NewSONiC(append(b, '\n'))
+		w.dev[d.Name] = dev
 		return w.dev[d.Name]
 	})
 	return w

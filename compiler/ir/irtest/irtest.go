@@ -4,10 +4,61 @@ package irtest
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 )
+
+// WithSwitch returns a copy of d whose switch, itself a copy, edit
+// changed, so that a test derives a device from the fabric's without
+// changing it. What the switch points to (QoS, buffers, the ports'
+// backing array) is shared until edit replaces it.
+func WithSwitch(d *ir.Device, edit func(sw *ir.Switch)) *ir.Device {
+	c := *d
+	sw := *c.Switch
+	edit(&sw)
+	c.Switch = &sw
+	return &c
+}
+
+// HalfECN returns d as an older intent had it, the drift a plan corrects:
+// its ECN minimum thresholds halved, and the kbytes NX-OS is written with
+// (the compiler's ecn-min[class] derivations) halved with them.
+func HalfECN(d *ir.Device) *ir.Device {
+	return WithSwitch(d, func(s *ir.Switch) {
+		q := *s.QoS
+		q.Queues = slices.Clone(q.Queues)
+		for i, qu := range q.Queues {
+			if qu.ECN != nil {
+				e := *qu.ECN
+				e.MinBytes /= 2
+				q.Queues[i].ECN = &e
+			}
+		}
+		s.QoS = &q
+		s.Derived = slices.Clone(s.Derived)
+		for i, x := range s.Derived {
+			if strings.HasPrefix(x.Field, "ecn-min[") {
+				s.Derived[i].Value = max(x.Value/2/1024, 1) * 1024
+			}
+		}
+	})
+}
+
+// EOSLeaf returns the fabric's EOS leaf with n host ports instead of its
+// own, at 400G on 3 m cables to gpu-0001 and on, for tests of a full
+// switch's size.
+func EOSLeaf(n int) *ir.Device {
+	return WithSwitch(Fabric().Device("leaf-eos"), func(s *ir.Switch) {
+		s.Ports = nil
+		for i := 1; i <= n; i++ {
+			s.Ports = append(s.Ports, ir.Port{Name: PortName(ir.PlatformEOS, i), SpeedGbps: 400, CableM: 3,
+				Peer: fmt.Sprintf("gpu-%04d", i), PeerPort: "eth2", Facing: ir.RoleHost})
+		}
+	})
+}
 
 // Fabric returns a small rail-optimized fabric with the classes of the
 // reference intent (examples/pod-2048): roce (DSCP 26, priority 3, lossless,

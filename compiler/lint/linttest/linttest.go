@@ -521,7 +521,27 @@ func rel(p string) string {
 // when compilation fails, and every finding.
 func CompileSource(t testing.TB, src string) (*ir.Fabric, diag.List) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "fabric.cue")
+	return compiler.Compile(LoadSource(t, src))
+}
+
+// LoadSource writes src as an intent in a temporary directory and loads
+// it, which must succeed.
+func LoadSource(t testing.TB, src string) *schema.Intent {
+	t.Helper()
+	return LoadFiles(t, src, nil)
+}
+
+// LoadFiles is LoadSource with files (name to content) written beside
+// the intent, such as the inventory an explicit topology names.
+func LoadFiles(t testing.TB, src string, files map[string]string) *schema.Intent {
+	t.Helper()
+	dir := t.TempDir()
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(dir, "fabric.cue")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -529,5 +549,17 @@ func CompileSource(t testing.TB, src string) (*ir.Fabric, diag.List) {
 	if err != nil || in == nil {
 		t.Fatalf("load: %v %v", err, ds)
 	}
-	return compiler.Compile(in)
+	return in
+}
+
+// ExpandFiles loads src with files as LoadFiles does and expands it
+// without lint (for intents lint rejects, or tests of what comes before
+// it), which must succeed.
+func ExpandFiles(t testing.TB, src string, files map[string]string) *ir.Fabric {
+	t.Helper()
+	f, ds := compiler.Expand(LoadFiles(t, src, files))
+	if f == nil || ds.HasErrors() {
+		t.Fatalf("expand: %v", ds)
+	}
+	return f
 }

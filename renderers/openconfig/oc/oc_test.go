@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,14 +225,7 @@ func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
 // sharedDir returns ../shared/<rel> next to the repository root, or skips the
 // test when it is not there.
-func sharedDir(t *testing.T, rel string) string {
-	t.Helper()
-	p := filepath.Join(repoRoot(t), "..", "shared", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not available (the shared/ directory beside the repository root): %v", p, err)
-	}
-	return p
-}
+func sharedDir(t *testing.T, rel string) string { return rendertest.Shared(t, rel) }
 
 func lookPath(t *testing.T, name, why string) string { return rendertest.LookPath(t, name, why) }
 
@@ -290,14 +282,7 @@ func firstDiffLine(a, b []byte) int {
 // pinned OpenConfig YANG) on the emitted JSON, and on a copy with one fault to
 // show that it rejects what it should.
 func TestYanglintValidator(t *testing.T) {
-	script := sharedDir(t, "tools/validate/oc-validate.sh")
-	bash := lookPath(t, "bash", "runs oc-validate.sh")
-	lookPath(t, "python3", "oc-validate.sh reads module names with it")
-	if y := os.Getenv("YANGLINT"); y != "" {
-		lookPath(t, y, "$YANGLINT")
-	} else {
-		lookPath(t, "yanglint", "install libyang2-tools")
-	}
+	run := rendertest.OCValidator(t)
 
 	js := emitJSON(t, roceDevice(t))
 	dir := t.TempDir()
@@ -314,21 +299,6 @@ func TestYanglintValidator(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	run := func(file string) (int, string) {
-		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, bash, script, file).CombinedOutput()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, string(out)
-		case errors.As(err, &ee):
-			return ee.ExitCode(), string(out)
-		default:
-			t.Fatalf("oc-validate.sh: %v\n%s", err, out)
-			return -1, ""
-		}
-	}
 	if code, out := run(good); code != 0 {
 		t.Errorf("oc-validate.sh rejected the emitted JSON (exit %d):\n%s\n%s", code, out, js)
 	} else {

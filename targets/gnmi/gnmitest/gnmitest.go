@@ -345,6 +345,21 @@ func first(v []string) string {
 }
 
 // delay waits the fault's delay, or until the client gives up.
+// admit lets an RPC in: its caller authenticated, after the delay the
+// faults ask for. It returns the faults the RPC runs under, read once so
+// that a test changing them mid-call does not split the call.
+func (s *Server) admit(ctx context.Context) (Faults, error) {
+	if err := s.auth(ctx); err != nil {
+		return Faults{}, err
+	}
+	if err := s.delay(ctx); err != nil {
+		return Faults{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults, nil
+}
+
 func (s *Server) delay(ctx context.Context) error {
 	s.mu.Lock()
 	d := s.faults.Delay
@@ -363,15 +378,10 @@ func (s *Server) delay(ctx context.Context) error {
 // Capabilities lists the generated code's models and JSON encodings, and
 // the commit-confirmed extension when it is implemented.
 func (s *Server) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*gpb.CapabilityResponse, error) {
-	if err := s.auth(ctx); err != nil {
+	f, err := s.admit(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.delay(ctx); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	f := s.faults
-	s.mu.Unlock()
 	if f.NoCapabilities {
 		return nil, status.Error(codes.Unimplemented, "Capabilities is not implemented")
 	}
@@ -389,10 +399,7 @@ func (s *Server) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*g
 // Get answers each path: the root with the whole document, another path
 // with the node's JSON.
 func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
-	if err := s.auth(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.delay(ctx); err != nil {
+	if _, err := s.admit(ctx); err != nil {
 		return nil, err
 	}
 	switch req.GetEncoding() {
@@ -524,15 +531,10 @@ func nodeOf(tree *oc.Device, p *gpb.Path) (*gpb.TypedValue, error) {
 // copy of the tree, which must validate before it is taken. With the
 // commit-confirmed extension it commits, confirms or cancels.
 func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse, error) {
-	if err := s.auth(ctx); err != nil {
+	f, err := s.admit(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.delay(ctx); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	f := s.faults
-	s.mu.Unlock()
 	if f.RejectSet != codes.OK {
 		return nil, status.Error(f.RejectSet, "the device refuses the change")
 	}

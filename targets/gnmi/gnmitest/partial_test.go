@@ -94,12 +94,7 @@ func TestPartialMatchesWhole(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var docs [2][]byte
 			var errs [2]error
-			for i, whole := range []bool{false, true} {
-				s, err := New(doc, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.whole = whole
+			for i, s := range partialAndWhole(t, doc) {
 				_, errs[i] = s.set(proto.Clone(req).(*gpb.SetRequest))
 				if name == "replace qos twice" && errs[i] == nil {
 					_, errs[i] = s.set(proto.Clone(req).(*gpb.SetRequest))
@@ -121,12 +116,7 @@ func TestPartialMatchesWhole(t *testing.T) {
 		t.Run("get "+p, func(t *testing.T) {
 			var vals [2]*gpb.TypedValue
 			var errs [2]error
-			for i, whole := range []bool{false, true} {
-				s, err := New(doc, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.whole = whole
+			for i, s := range partialAndWhole(t, doc) {
 				vals[i], errs[i] = s.node(path(t, p))
 			}
 			if status.Code(errs[0]) != status.Code(errs[1]) || !proto.Equal(vals[0], vals[1]) {
@@ -161,4 +151,21 @@ func samePart(t *testing.T, part *docPart, doc []byte) {
 	if got, want := flat(part), flat(want); got != want {
 		t.Errorf("the parsed tree kept after a Set:\n%s\nparsing the document:\n%s", got, want)
 	}
+}
+
+// partialAndWhole returns two servers of doc: one that keeps the
+// document in parts (what Get and Set do by default) and one that
+// rebuilds it whole, which the parts must agree with.
+func partialAndWhole(t *testing.T, doc []byte) [2]*Server {
+	t.Helper()
+	var out [2]*Server
+	for i, whole := range []bool{false, true} {
+		s, err := New(doc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.whole = whole
+		out[i] = s
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package sshtest
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // device is what every emulator keeps behind its one lock: the faults it
 // was given and the lines it was sent. Embedding it gives each emulator
@@ -41,4 +44,18 @@ func (d *device) replace(b *[]byte, v []byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	*b = append([]byte(nil), v...)
+}
+
+// readLine reads the next line typed on t, as typed (raw) and without
+// the white space around it (line), and records it as received; false
+// when the session ended.
+func (d *device) readLine(t *Term) (raw, line string, ok bool) {
+	raw, err := t.ReadLine()
+	if err != nil {
+		return "", "", false
+	}
+	d.mu.Lock()
+	d.received = append(d.received, raw)
+	d.mu.Unlock()
+	return raw, strings.TrimSpace(raw), true
 }

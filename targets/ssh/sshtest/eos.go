@@ -143,14 +143,10 @@ func (e *EOS) Shell(t *Term) {
 	}
 	prompt()
 	for {
-		raw, err := t.ReadLine()
-		if err != nil {
+		raw, line, ok := e.readLine(t)
+		if !ok {
 			return
 		}
-		e.mu.Lock()
-		e.received = append(e.received, raw)
-		e.mu.Unlock()
-		line := strings.TrimSpace(raw)
 		if session == "" {
 			if line == "exit" || line == "logout" {
 				return

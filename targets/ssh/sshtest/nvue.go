@@ -114,14 +114,10 @@ func (n *NVUE) Shell(t *Term) {
 	prompt := func() { t.Prompt(fmt.Sprintf("%s@%s:mgmt:~$ ", n.User, n.Hostname)) }
 	prompt()
 	for {
-		raw, err := t.ReadLine()
-		if err != nil {
+		_, line, ok := n.readLine(t)
+		if !ok {
 			return
 		}
-		n.mu.Lock()
-		n.received = append(n.received, raw)
-		n.mu.Unlock()
-		line := strings.TrimSpace(raw)
 		switch {
 		case line == "":
 		case line == "exit" || line == "logout":

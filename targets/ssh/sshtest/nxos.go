@@ -101,14 +101,10 @@ func (n *NXOS) Shell(t *Term) {
 	}
 	prompt()
 	for {
-		raw, err := t.ReadLine()
-		if err != nil {
+		raw, line, ok := n.readLine(t)
+		if !ok {
 			return
 		}
-		n.mu.Lock()
-		n.received = append(n.received, raw)
-		n.mu.Unlock()
-		line := strings.TrimSpace(raw)
 		if !config {
 			switch {
 			case line == "exit":

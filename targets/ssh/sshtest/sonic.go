@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -59,6 +60,30 @@ type SONiC struct {
 	files       map[string][]byte // under /tmp
 	staged      map[string][]byte // other files under /etc/sonic
 	reloads     int
+}
+
+// NewSONiCRendered returns a SONiC switch whose CONFIG_DB holds the
+// tables of every document the SONiC platform rendered for it (a
+// switch's CONFIG_DB holds BREAKOUT_CFG, which the platform renders as a
+// file of its own), changed by edits in order (configuration rocefab does
+// not own, a drift), written as `config save` writes config_db.json.
+func NewSONiCRendered(docs [][]byte, edits ...func(db map[string]any)) (*SONiC, error) {
+	db := map[string]any{}
+	for i, doc := range docs {
+		var tables map[string]any
+		if err := json.Unmarshal(doc, &tables); err != nil {
+			return nil, fmt.Errorf("rendered document %d: %w", i+1, err)
+		}
+		maps.Copy(db, tables)
+	}
+	for _, e := range edits {
+		e(db)
+	}
+	b, err := json.MarshalIndent(db, "", "    ")
+	if err != nil {
+		return nil, err
+	}
+	return NewSONiC(append(b, '\n')), nil
 }
 
 // NewSONiC returns a SONiC switch whose CONFIG_DB, and its saved copy,
