@@ -3,8 +3,6 @@ package targets
 import (
 	"bytes"
 	"encoding/base64"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -159,107 +157,9 @@ func (r *bodyReader) strBytes() ([]byte, bool) {
 	return b, ok
 }
 
-// strRaw reads a JSON string: the input's own bytes when it has no
-// escape (own false), new ones otherwise. It refuses what encoding/json
-// would change or reject (invalid UTF-8, control bytes, surrogate
-// escapes), so that what it returns is what json.Unmarshal returns.
+// strRaw reads a JSON string as renderers.ReadJSONString does.
 func (r *bodyReader) strRaw() (s []byte, own, ok bool) {
-	if !r.lit(`"`) {
-		return nil, false, false
-	}
-	rest := r.b[r.i:]
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return nil, false, false
-	}
-	if bytes.IndexByte(rest[:end], '\\') < 0 {
-		s := rest[:end]
-		if !plainJSON(s) {
-			return nil, false, false
-		}
-		r.i += end + 1
-		return s, false, true
-	}
-	out := make([]byte, 0, end)
-	for i := 0; i < len(rest); {
-		c := rest[i]
-		switch {
-		case c == '"':
-			// Escapes write whole runes: out is valid UTF-8 exactly when
-			// the input's unescaped bytes are.
-			if !utf8.Valid(out) {
-				return nil, false, false
-			}
-			r.i += i + 1
-			return out, true, true
-		case c < 0x20:
-			return nil, false, false
-		case c == '\\':
-			if i+1 >= len(rest) {
-				return nil, false, false
-			}
-			switch e := rest[i+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				if i+6 > len(rest) {
-					return nil, false, false
-				}
-				v := 0
-				for _, h := range rest[i+2 : i+6] {
-					d, ok := hexValue(h)
-					if !ok {
-						return nil, false, false
-					}
-					v = v<<4 | d
-				}
-				if utf16.IsSurrogate(rune(v)) {
-					return nil, false, false
-				}
-				out = utf8.AppendRune(out, rune(v))
-				i += 6
-				continue
-			default:
-				return nil, false, false
-			}
-			i += 2
-		default:
-			out = append(out, c)
-			i++
-		}
-	}
-	return nil, false, false
-}
-
-// plainJSON reports whether s is valid UTF-8 without control bytes: what
-// a JSON string holds unescaped and encoding/json keeps as it is.
-func plainJSON(s []byte) bool {
-	for _, c := range s {
-		if c < 0x20 {
-			return false
-		}
-	}
-	return utf8.Valid(s)
-}
-
-func hexValue(c byte) (int, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10, true
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10, true
-	}
-	return 0, false
+	s, n, own, ok := renderers.ReadJSONString(r.b[r.i:])
+	r.i += n
+	return s, own, ok
 }

@@ -257,6 +257,9 @@ type unmanagedDoc struct {
 const maxPath = 256
 
 func decodeState(name string, src []byte) (*stateDoc, error) {
+	if doc, ok := readState(src); ok {
+		return doc, nil
+	}
 	var doc stateDoc
 	dec := json.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {
