@@ -83,6 +83,11 @@ type Fabric struct {
 	// also when the fabric has no server, since fabric-wide host settings
 	// such as DCQCN still decide what the switches need.
 	HostProfile *HostProfile
+	// Placement is where every server sits (leaf group, pod), derived from
+	// the links by the compiler (compiler/placement), which the scheduler
+	// files and explain read. Nothing changes it after compilation; a
+	// fabric built without the compiler has none.
+	Placement *Placement `json:"-"`
 
 	byName map[string]*Device
 }

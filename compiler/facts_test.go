@@ -1,0 +1,40 @@
+package compiler_test
+
+import (
+	"testing"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+)
+
+// TestFabricCarriesPlacement checks that the compiled fabric carries the
+// placement of every server, which the scheduler renderers read instead
+// of deriving it: a three-tier fabric's servers each sit in a leaf group
+// and a pod.
+func TestFabricCarriesPlacement(t *testing.T) {
+	fab := compile(t, `name: "lab"
+topology: {servers: 1000, rails: 8, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
+	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}
+buffers: congestion: queues: 64
+`)
+	v := fab.Placement
+	if v == nil {
+		t.Fatal("the compiled fabric carries no placement")
+	}
+	if v.Fabric != fab.Name || v.Tiers != 3 || len(v.Pods) != 2 {
+		t.Errorf("placement of %q, %d tiers, %d pods; want %q, 3 tiers, 2 pods", v.Fabric, v.Tiers, len(v.Pods), fab.Name)
+	}
+	servers := 0
+	for _, d := range fab.Devices {
+		if d.Role != ir.RoleHost {
+			continue
+		}
+		servers++
+		p, ok := v.Position(d.Name)
+		if !ok || p.Group == nil || p.Pod == nil {
+			t.Errorf("%s: position %+v, %v; want a leaf group and a pod", d.Name, p, ok)
+		}
+	}
+	if servers == 0 || v.Servers != servers {
+		t.Errorf("placement counts %d servers, the fabric has %d", v.Servers, servers)
+	}
+}
