@@ -1,9 +1,11 @@
 package compiler_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // TestFabricCarriesPlacement checks that the compiled fabric carries the
@@ -36,5 +38,16 @@ buffers: congestion: queues: 64
 	}
 	if servers == 0 || v.Servers != servers {
 		t.Errorf("placement counts %d servers, the fabric has %d", v.Servers, servers)
+	}
+}
+
+// TestElementKindsAreCatalogElements checks that every element kind the
+// IR gives renderers to label statements with is a catalog element, so
+// the disruption a plan reads for it is the catalog's.
+func TestElementKindsAreCatalogElements(t *testing.T) {
+	for _, k := range ir.ElementKinds() {
+		if !slices.Contains(platforms.Elements(), k) {
+			t.Errorf("ir element kind %q is not a catalog element (compiler/platforms: %v)", k, platforms.Elements())
+		}
 	}
 }

@@ -69,7 +69,6 @@ var debts = map[string]string{
 	"renderers/eos -> compiler/platforms":     "verify marks reach the renderer through the IR",
 	"renderers/nvue -> compiler/platforms":    "verify marks reach the renderer through the IR",
 	"renderers/nxos -> compiler/platforms":    "verify marks reach the renderer through the IR",
-	"renderers/host -> compiler/platforms":    "element kinds reach the renderer through the IR",
 	"targets/routing -> schema":               "DESIGN.md's routing row to name the inventory's schema, which routing reads",
 	"targets/routing -> renderers/eos":        "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
 	"targets/routing -> renderers/host":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
