@@ -1,6 +1,7 @@
 package compiler_test
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -8,16 +9,20 @@ import (
 	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
+// threeTiers is a fabric of three platforms in three tiers, and so with
+// pods.
+const threeTiers = `name: "lab"
+topology: {servers: 1000, rails: 8, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
+	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}
+buffers: congestion: queues: 64
+`
+
 // TestFabricCarriesPlacement checks that the compiled fabric carries the
 // placement of every server, which the scheduler renderers read instead
 // of deriving it: a three-tier fabric's servers each sit in a leaf group
 // and a pod.
 func TestFabricCarriesPlacement(t *testing.T) {
-	fab := compile(t, `name: "lab"
-topology: {servers: 1000, rails: 8, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
-	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}
-buffers: congestion: queues: 64
-`)
+	fab := compile(t, threeTiers)
 	v := fab.Placement
 	if v == nil {
 		t.Fatal("the compiled fabric carries no placement")
@@ -49,5 +54,31 @@ func TestElementKindsAreCatalogElements(t *testing.T) {
 		if !slices.Contains(platforms.Elements(), k) {
 			t.Errorf("ir element kind %q is not a catalog element (compiler/platforms: %v)", k, platforms.Elements())
 		}
+	}
+}
+
+// TestDevicesCarryVerifyForms checks that every device carries exactly
+// its platform's verify forms from the statement table, which its
+// renderer marks in the artifact.
+func TestDevicesCarryVerifyForms(t *testing.T) {
+	fab := compile(t, threeTiers)
+	want := map[string]map[string]bool{}
+	for _, s := range platforms.Statements() {
+		if s.Status == platforms.Verify {
+			if want[s.Platform] == nil {
+				want[s.Platform] = map[string]bool{}
+			}
+			want[s.Platform][s.Form] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range fab.Devices {
+		seen[d.Platform] = true
+		if !maps.Equal(d.Verify, want[d.Platform]) {
+			t.Errorf("%s (%s): verify forms %v, statement table %v", d.Name, d.Platform, slices.Sorted(maps.Keys(d.Verify)), slices.Sorted(maps.Keys(want[d.Platform])))
+		}
+	}
+	if !seen[ir.PlatformEOS] || len(want[ir.PlatformEOS]) == 0 {
+		t.Errorf("the fabric has no EOS device with verify forms to check")
 	}
 }

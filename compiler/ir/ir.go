@@ -202,6 +202,12 @@ type Device struct {
 	// Switches of one model and release share it; nothing changes it
 	// after compilation.
 	Apply SONiCApply `json:"-"`
+	// Verify holds the statement forms of the device's platform that no
+	// public source confirms (compiler/platforms, statements.json status
+	// "verify"): a renderer that emits one marks it in the artifact.
+	// Devices of a platform share the set; nothing changes it after
+	// compilation, and a device without one marks nothing.
+	Verify map[string]bool `json:"-"`
 }
 
 // Port is one switch port with what faces it.

@@ -248,61 +248,53 @@ func (r *render) line(indent int, kind, format string, args ...any) {
 
 // emit adds the configuration line t at indent. Forms no source confirms
 // get a "! verify:" line directly above them, at their indent, from the
-// statement table (what renderers.MarkVerifyCLI does to a whole text,
-// here line by line as the model is built).
+// statement table the device carries (ir.Device.Verify; what
+// renderers.MarkVerifyCLI does to a whole text, here line by line as the
+// model is built).
 func (r *render) emit(indent int, kind string, t []byte) {
-	if mark := verifyMark(t); mark != "" {
-		r.b.Comment(indent, "! "+mark)
+	if form := formOf(t); form != "" && r.d.Verify[form] {
+		r.b.Comment(indent, "! "+renderers.VerifyMark(form))
 	}
 	r.b.LineBytes(indent, kind, t)
 }
 
-// verifyMarks caches, per trimmed configuration line, the verify mark its
-// form needs ("" for none). Every leaf of a fabric writes the same lines
-// but for its descriptions, and looking a line up here costs no allocation
-// where working out its form (renderers.CLIForm, platforms.IsVerify) cost a
-// third of rendering a leaf. It stops growing at verifyMarksMax lines.
-var verifyMarks = struct {
+// lineForms caches, per trimmed configuration line, its statement form
+// ("" for a line that is none). Every leaf of a fabric writes the same
+// lines but for its descriptions, and looking a line up here costs no
+// allocation where working out its form (renderers.CLIForm) cost a third
+// of rendering a leaf. It stops growing at lineFormsMax lines.
+var lineForms = struct {
 	sync.RWMutex
 	m map[string]string
 }{m: map[string]string{}}
 
-const verifyMarksMax = 1 << 16
+const lineFormsMax = 1 << 16
 
-// descriptionMark is the mark of a description line, whose text is the
+// descriptionForm is the form of a description line, whose text is the
 // peer's name: those lines differ on every port, so they are not cached.
-var descriptionMark = sync.OnceValue(func() string { return markOf("description TEXT") })
+const descriptionForm = "description TEXT"
 
-// verifyMark returns the verify mark of the trimmed line t, "" for none.
-func verifyMark(t []byte) string {
+// formOf returns the statement form of the trimmed line t, "" for none.
+func formOf(t []byte) string {
 	if bytes.HasPrefix(t, []byte("description ")) {
-		return descriptionMark()
+		return descriptionForm
 	}
-	verifyMarks.RLock()
-	mark, ok := verifyMarks.m[string(t)]
-	verifyMarks.RUnlock()
+	lineForms.RLock()
+	form, ok := lineForms.m[string(t)]
+	lineForms.RUnlock()
 	if ok {
-		return mark
+		return form
 	}
 	form, isForm := renderers.CLIForm(string(t))
-	if isForm {
-		mark = markOf(form)
+	if !isForm {
+		form = ""
 	}
-	verifyMarks.Lock()
-	if len(verifyMarks.m) < verifyMarksMax {
-		verifyMarks.m[string(t)] = mark
+	lineForms.Lock()
+	if len(lineForms.m) < lineFormsMax {
+		lineForms.m[string(t)] = form
 	}
-	verifyMarks.Unlock()
-	return mark
-}
-
-// markOf returns the verify mark of an EOS statement form, "" when a
-// source confirms the form.
-func markOf(form string) string {
-	if platforms.IsVerify(ir.PlatformEOS, form) {
-		return renderers.VerifyMark(form)
-	}
-	return ""
+	lineForms.Unlock()
+	return form
 }
 
 // comment writes a comment line; EOS drops "!" lines when it parses, so a

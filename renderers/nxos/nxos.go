@@ -93,10 +93,10 @@ func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
 	}}
 }
 
-// verifyMark returns the "! verify:" comment of a line whose form no
-// source confirms, from the statement table, and "" for another.
-func verifyMark(line string) string {
-	if form, ok := renderers.CLIForm(line); ok && platforms.IsVerify(ir.PlatformNXOS, form) {
+// verifyMark returns the "! verify:" comment of a line whose form is one
+// of the verify forms no source confirms, and "" for another.
+func verifyMark(verify map[string]bool, line string) string {
+	if form, ok := renderers.CLIForm(line); ok && verify[form] {
 		return "! " + renderers.VerifyMark(form)
 	}
 	return ""
@@ -134,8 +134,9 @@ func model(d *ir.Device) (*clitree.Tree, error) {
 	b.render()
 	t := b.out.Tree()
 	// Forms no source confirms get a "! verify:" line above their block
-	// (comments stay outside policies).
-	t.MarkBlocks(verifyMark)
+	// (comments stay outside policies), from the statement table the
+	// device carries (ir.Device.Verify).
+	t.MarkBlocks(func(line string) string { return verifyMark(d.Verify, line) })
 	return t, nil
 }
 

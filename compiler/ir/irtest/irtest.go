@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	catalog "github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // Fabric returns a small rail-optimized fabric with the classes of the
@@ -136,6 +137,10 @@ func Fabric() *ir.Fabric {
 	f.Devices = append(append([]*ir.Device{spine}, leaves...), hosts...)
 	ir.SortDevices(f.Devices)
 	f.Index()
+	for _, d := range f.Devices {
+		// The statement table's verify forms, as the compiler gives them.
+		d.Verify = catalog.VerifyForms(d.Platform)
+	}
 	trainEnv := []ir.EnvVar{{Name: "NCCL_IB_GID_INDEX", Value: "3"}, {Name: "NCCL_IB_HCA", Value: "mlx5_0,mlx5_1,mlx5_2,mlx5_3"},
 		{Name: "NCCL_IB_TC", Value: "104"}, {Name: "NCCL_IB_TIMEOUT", Value: "22"}}
 	f.Tenants = []*ir.Tenant{{Name: "train", Class: roce, Servers: []string{"gpu-0000", "gpu-0001"}, Env: trainEnv,
