@@ -17,6 +17,7 @@ func attachFacts(fab *ir.Fabric) {
 	}
 	attachDisruptions(fab)
 	attachVerifyForms(fab)
+	attachCageSpeeds(fab)
 	fab.Placement = placement.Of(fab)
 }
 
@@ -26,5 +27,18 @@ func attachFacts(fab *ir.Fabric) {
 func attachVerifyForms(fab *ir.Fabric) {
 	for _, d := range fab.Devices {
 		d.Verify = platforms.VerifyForms(d.Platform)
+	}
+}
+
+// attachCageSpeeds gives every switch its model's cage speed from the
+// catalog, which the EOS renderer writes a slower port's lanes against.
+func attachCageSpeeds(fab *ir.Fabric) {
+	for _, d := range fab.Devices {
+		if d.Switch == nil {
+			continue
+		}
+		if sw, ok := platforms.LookupSwitch(d.Model); ok {
+			d.Switch.CageGbps = sw.MaxPortGbps()
+		}
 	}
 }

@@ -82,3 +82,19 @@ func TestDevicesCarryVerifyForms(t *testing.T) {
 		t.Errorf("the fabric has no EOS device with verify forms to check")
 	}
 }
+
+// TestSwitchesCarryCageSpeeds checks that every switch carries its
+// model's cage speed from the catalog, which the EOS renderer writes a
+// slower port's lanes against.
+func TestSwitchesCarryCageSpeeds(t *testing.T) {
+	fab := compile(t, threeTiers)
+	for _, d := range fab.Switches() {
+		sw, ok := platforms.LookupSwitch(d.Model)
+		if !ok || sw.MaxPortGbps() == 0 {
+			t.Fatalf("%s: model %q has no cage speed in the catalog", d.Name, d.Model)
+		}
+		if d.Switch.CageGbps != sw.MaxPortGbps() {
+			t.Errorf("%s (%s): cage %d Gbit/s, catalog %d", d.Name, d.Model, d.Switch.CageGbps, sw.MaxPortGbps())
+		}
+	}
+}

@@ -261,6 +261,11 @@ type Switch struct {
 	// PFC watchdog's times and each marking class's ECN thresholds, as
 	// programmed. Switches of one platform, policy and cell size share it.
 	Derived []Derivation
+	// CageGbps is the speed of the model's fastest port, which uses a
+	// whole cage (compiler/platforms: the catalog's port counts); 0 when
+	// the catalog does not know the model. A port below it runs part of
+	// its cage's lanes.
+	CageGbps int
 }
 
 // ECNField names the derivation in Switch.Derived of a class's ECN

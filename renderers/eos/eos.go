@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
@@ -721,10 +720,7 @@ func (r *render) interfaces() {
 		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %s B is rendered.", r.s.MTU, MaxMTU, mtu)
 	}
 	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented); port-flap for speed.")
-	cageGbps := 0
-	if sw, ok := platforms.LookupSwitch(r.d.Model); ok {
-		cageGbps = sw.MaxPortGbps()
-	}
+	cageGbps := r.s.CageGbps
 	var gaps []int
 	r.speeds, gaps = laneSpeeds(r.s.Ports, cageGbps)
 	if slices.ContainsFunc(r.speeds, func(sp string) bool { return sp != "" }) {
@@ -860,7 +856,7 @@ func startsAligned(lanes uint8, width int) bool {
 // laneSpeeds returns, for each port, its EOS speed if it is a port of a
 // broken-out cage, as speed and lane count ("400g-4"), or if it uses its
 // cage whole slower than the cage's own speed, cageGbps
-// (platforms.EOSCageSpeed); "" for a port that runs its whole cage at the
+// (ir.EOSCageSpeed); "" for a port that runs its whole cage at the
 // cage's speed. A split cage needs it on every port: its later ports
 // (EthernetN/5 for 2x400G) stay inactive until the first ones give up
 // their lanes. gaps are the indexes of whole-cage ports no lane count
@@ -877,7 +873,7 @@ func laneSpeeds(ports []ir.Port, cageGbps int) (out []string, gaps []int) {
 		if !ok {
 			continue
 		}
-		sp, carried := platforms.EOSCageSpeed(p.SpeedGbps, cageGbps)
+		sp, carried := ir.EOSCageSpeed(p.SpeedGbps, cageGbps)
 		if !carried {
 			gaps = append(gaps, i)
 		}
