@@ -64,9 +64,6 @@ var layers = map[string]layer{
 // table nor this list, and on a debt the code no longer has: the list
 // only shrinks.
 var debts = map[string]string{
-	// Issue 23, part 3: "facts a renderer needs (catalog verify marks,
-	// element kinds, placement) reach it through the IR".
-	"renderers/nxos -> compiler/platforms":    "verify marks reach the renderer through the IR",
 	"targets/routing -> schema":               "DESIGN.md's routing row to name the inventory's schema, which routing reads",
 	"targets/routing -> renderers/eos":        "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
 	"targets/routing -> renderers/host":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",

@@ -41,7 +41,6 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
@@ -342,12 +341,13 @@ func (b *builder) render() {
 // breakouts splits each cage whose ports the model names Ethernet1/P/N:
 // the split ports exist only once their cage is broken out, so the
 // breakout comes before the interfaces it creates. The map is the one
-// Cisco documents for the ports' speed and count (compiler/platforms,
-// NXOSBreakoutMap); a cage no map splits is an RF117 error of lint, and
-// here a GAP with no breakout line.
+// Cisco documents for the ports' speed and count (ir.NXOSBreakoutMap) on
+// a cage of the switch's cage speed (ir.Switch.CageGbps); a cage no map
+// splits is an RF117 error of lint, and here a GAP with no breakout line.
 func (b *builder) breakouts() {
-	sw, ok := platforms.LookupSwitch(b.d.Model)
-	if !ok {
+	cage := b.sw.CageGbps
+	if cage == 0 {
+		// A model the catalog does not know: its cages are unknown.
 		return
 	}
 	names := make([]string, len(b.ports))
@@ -355,7 +355,7 @@ func (b *builder) breakouts() {
 	for i, p := range b.ports {
 		names[i], speeds[i] = p.Name, p.SpeedGbps
 	}
-	cages := platforms.NXOSCages(names, speeds, sw.MaxPortGbps())
+	cages := ir.NXOSCages(names, speeds, cage)
 	if len(cages) == 0 {
 		return
 	}
@@ -363,7 +363,7 @@ func (b *builder) breakouts() {
 	for _, c := range cages {
 		if c.Map == "" {
 			b.comment("GAP: Ethernet1/%d carries ports at %s Gbit/s, which no NX-OS breakout map (%s) of a %d Gbit/s cage makes: not broken out",
-				c.Port, joinInts(c.Speeds), strings.Join(platforms.NXOSBreakoutMaps(), ", "), sw.MaxPortGbps())
+				c.Port, joinInts(c.Speeds), strings.Join(ir.NXOSBreakoutMaps(), ", "), cage)
 			continue
 		}
 		b.line(0, "", "interface breakout module 1 port %d map %s", c.Port, c.Map)
