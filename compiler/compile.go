@@ -56,7 +56,7 @@ func Compile(in *schema.Intent) (*ir.Fabric, diag.List) {
 	c := newCompilation(in)
 	fab := c.compile()
 	fitSONiCModes(fab)
-	attachDisruptions(fab)
+	attachFacts(fab)
 	if fab == nil {
 		c.diags.Sort()
 		return nil, c.diags
@@ -72,7 +72,7 @@ func Expand(in *schema.Intent) (*ir.Fabric, diag.List) {
 	c := newCompilation(in)
 	fab := c.compile()
 	fitSONiCModes(fab)
-	attachDisruptions(fab)
+	attachFacts(fab)
 	c.diags.Sort()
 	return fab, c.diags
 }

@@ -64,20 +64,13 @@ var layers = map[string]layer{
 // table nor this list, and on a debt the code no longer has: the list
 // only shrinks.
 var debts = map[string]string{
-	// Issue 23, part 3: "facts a renderer needs (catalog verify marks,
-	// element kinds, placement) reach it through the IR".
-	"renderers/eos -> compiler/platforms":       "verify marks reach the renderer through the IR",
-	"renderers/nvue -> compiler/platforms":      "verify marks reach the renderer through the IR",
-	"renderers/nxos -> compiler/platforms":      "verify marks reach the renderer through the IR",
-	"renderers/host -> compiler/platforms":      "element kinds reach the renderer through the IR",
-	"renderers/scheduler -> compiler/placement": "placement reaches the renderer through the IR",
-	"targets/routing -> schema":                 "DESIGN.md's routing row to name the inventory's schema, which routing reads",
-	"targets/routing -> renderers/eos":          "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/host":         "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/nvue":         "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/nxos":         "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/openconfig":   "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/sonic":        "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
+	"targets/routing -> schema":               "DESIGN.md's routing row to name the inventory's schema, which routing reads",
+	"targets/routing -> renderers/eos":        "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
+	"targets/routing -> renderers/host":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
+	"targets/routing -> renderers/nvue":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
+	"targets/routing -> renderers/nxos":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
+	"targets/routing -> renderers/openconfig": "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
+	"targets/routing -> renderers/sonic":      "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
 }
 
 // TestImportLayers keeps the import direction of DESIGN.md: each package

@@ -83,6 +83,11 @@ type Fabric struct {
 	// also when the fabric has no server, since fabric-wide host settings
 	// such as DCQCN still decide what the switches need.
 	HostProfile *HostProfile
+	// Placement is where every server sits (leaf group, pod), derived from
+	// the links by the compiler (compiler/placement), which the scheduler
+	// files and explain read. Nothing changes it after compilation; a
+	// fabric built without the compiler has none.
+	Placement *Placement `json:"-"`
 
 	byName map[string]*Device
 }
@@ -197,6 +202,12 @@ type Device struct {
 	// Switches of one model and release share it; nothing changes it
 	// after compilation.
 	Apply SONiCApply `json:"-"`
+	// Verify holds the statement forms of the device's platform that no
+	// public source confirms (compiler/platforms, statements.json status
+	// "verify"): a renderer that emits one marks it in the artifact.
+	// Devices of a platform share the set; nothing changes it after
+	// compilation, and a device without one marks nothing.
+	Verify map[string]bool `json:"-"`
 }
 
 // Port is one switch port with what faces it.
@@ -250,6 +261,11 @@ type Switch struct {
 	// PFC watchdog's times and each marking class's ECN thresholds, as
 	// programmed. Switches of one platform, policy and cell size share it.
 	Derived []Derivation
+	// CageGbps is the speed of the model's fastest port, which uses a
+	// whole cage (compiler/platforms: the catalog's port counts); 0 when
+	// the catalog does not know the model. A port below it runs part of
+	// its cage's lanes.
+	CageGbps int
 }
 
 // ECNField names the derivation in Switch.Derived of a class's ECN

@@ -45,7 +45,7 @@ func eosSlowPorts(d *ir.Device) []eosSlowPort {
 		if m == nil || m[2] != "1" || split[m[1]] || p.SpeedGbps <= 0 || p.SpeedGbps >= cage {
 			continue
 		}
-		sp, _ := platforms.EOSCageSpeed(p.SpeedGbps, cage)
+		sp, _ := ir.EOSCageSpeed(p.SpeedGbps, cage)
 		out = append(out, eosSlowPort{port: p, cage: cage, speed: sp})
 	}
 	return out

@@ -63,9 +63,9 @@ func nxosBreakouts(p *Pass) {
 			}
 			p.Report(diag.Diagnostic{Pos: at, Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Port: pt.Name, Message: fmt.Sprintf(
 				"nxos: %s port %s links at %s on a whole %s cage of %s: NX-OS runs a %s cage slower only broken out (maps %s), and no public source shows a whole cage taking a lower speed; run the tier at the link's speed (its ports are then broken out) or the link at %s",
-				d.Name, pt.Name, speedStr(pt.SpeedGbps), speedStr(sw.MaxPortGbps()), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(platforms.NXOSBreakoutMaps(), ", "), speedStr(sw.MaxPortGbps()))})
+				d.Name, pt.Name, speedStr(pt.SpeedGbps), speedStr(sw.MaxPortGbps()), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(ir.NXOSBreakoutMaps(), ", "), speedStr(sw.MaxPortGbps()))})
 		}
-		for _, c := range platforms.NXOSCages(names, speeds, sw.MaxPortGbps()) {
+		for _, c := range ir.NXOSCages(names, speeds, sw.MaxPortGbps()) {
 			if c.Map != "" {
 				continue
 			}
@@ -80,7 +80,7 @@ func nxosBreakouts(p *Pass) {
 			seen[k] = true
 			p.Report(diag.Diagnostic{Pos: p.At("topology"), Severity: diag.Error, Rule: p.Analyzer.ID, Name: p.Analyzer.Name, Device: d.Name, Message: fmt.Sprintf(
 				"nxos: %s cage Ethernet1/%d is split into ports at %s, but %s's %s cages break out only by the maps %s (one speed per cage): run every port of a split cage at one speed such a map makes, or use another model",
-				d.Name, c.Port, strings.Join(gs, ", "), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(platforms.NXOSBreakoutMaps(), ", "))})
+				d.Name, c.Port, strings.Join(gs, ", "), d.Model, speedStr(sw.MaxPortGbps()), strings.Join(ir.NXOSBreakoutMaps(), ", "))})
 		}
 	}
 }

@@ -31,58 +31,23 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 )
 
-// View is the placement of every server of one fabric.
-type View struct {
-	Fabric string
-	Tiers  int
-	// Groups are the leaf groups, in the order of their first server.
-	Groups []*Group
-	// Pods are the pods of a three-tier fabric, by index; none below.
-	Pods []*Pod
-	// Unwired are the servers whose NICs reach no switch, in device order:
-	// an explicit inventory may list a server without its links.
-	Unwired []string
-	// Servers counts every server, wired or not.
-	Servers int
-
-	pos map[string]Position
-}
+// View is the placement of every server of one fabric. The types live
+// in the IR, which carries the view the compiler derives here
+// (ir.Fabric.Placement); the names stay for the readers of this package.
+type View = ir.Placement
 
 // Group is one leaf group.
-type Group struct {
-	Name  string // "leafgroup-05": the index, zero-padded to the widest
-	Index int
-	// Leaves are the switches its servers' NICs reach, sorted.
-	Leaves []string
-	// Servers are its servers, in device order.
-	Servers []string
-	// Pod is the group's pod; nil below three tiers, or when its leaves
-	// lie in more than one pod (a miswired explicit inventory).
-	Pod *Pod
-}
+type Group = ir.LeafGroup
 
 // Pod is one pod of a three-tier fabric.
-type Pod struct {
-	Name  string // "pod-03"
-	Index int
-	// Groups are its leaf groups, in group order.
-	Groups []*Group
-	// Spines are its spines, sorted.
-	Spines []string
-	// Servers counts the servers of its groups.
-	Servers int
-}
+type Pod = ir.PlacementPod
 
 // Position is where one server sits.
-type Position struct {
-	Server string
-	Group  *Group // nil for an unwired server
-	Pod    *Pod   // nil below three tiers
-}
+type Position = ir.ServerPosition
 
 // Of derives the placement view of a compiled fabric.
 func Of(fab *ir.Fabric) *View {
-	v := &View{Fabric: fab.Name, Tiers: fab.Topology.Tiers, pos: map[string]Position{}}
+	v := &View{Fabric: fab.Name, Tiers: fab.Topology.Tiers}
 	byKey := map[string]*Group{}
 	var peers []string
 	for _, d := range fab.Devices {
@@ -98,7 +63,6 @@ func Of(fab *ir.Fabric) *View {
 		}
 		if len(peers) == 0 {
 			v.Unwired = append(v.Unwired, d.Name)
-			v.pos[d.Name] = Position{Server: d.Name}
 			continue
 		}
 		slices.Sort(peers)
@@ -117,20 +81,16 @@ func Of(fab *ir.Fabric) *View {
 		g.Name = fmt.Sprintf("leafgroup-%0*d", w, g.Index)
 	}
 	if v.Tiers >= 3 {
-		v.pods(fab)
+		pods(v, fab)
 	}
-	for _, g := range v.Groups {
-		for _, s := range g.Servers {
-			v.pos[s] = Position{Server: s, Group: g, Pod: g.Pod}
-		}
-	}
+	v.IndexServers()
 	return v
 }
 
 // pods joins leaves and spines over their links (a union-find over the
 // switches below the superspines) and gives each group the pod its leaves
 // lie in.
-func (v *View) pods(fab *ir.Fabric) {
+func pods(v *View, fab *ir.Fabric) {
 	parent := map[string]string{}
 	var find func(string) string
 	find = func(x string) string {
@@ -238,12 +198,6 @@ func (v *View) pods(fab *ir.Fabric) {
 	}
 	slices.SortFunc(order, func(a, b *Pod) int { return cmp.Compare(a.Index, b.Index) })
 	v.Pods = order
-}
-
-// Position returns where a server sits; false when no server has that name.
-func (v *View) Position(server string) (Position, bool) {
-	p, ok := v.pos[server]
-	return p, ok
 }
 
 // width is the digits of the largest of n indices, at least two, as the

@@ -187,16 +187,33 @@ func LookupStatement(platform, form string) (Statement, bool) {
 
 // IsVerify reports whether a platform's form is one no source confirms,
 // which the artifact must mark.
-func IsVerify(platform, form string) bool {
-	// Read the row in place: renderers ask once per line they write, and
-	// LookupStatement copies the row for its caller.
+func IsVerify(platform, form string) bool { return VerifyForms(platform)[form] }
+
+// VerifyForms returns the set of a platform's forms no source confirms,
+// built once and shared by every caller, who must not change it: the
+// compiler hands it to each device of the platform (ir.Device.Verify), so
+// a fabric holds the table once however many devices it has. Nil for a
+// platform without such forms, or when the embedded table is invalid
+// (ValidateStatements says why).
+func VerifyForms(platform string) map[string]bool { return verifyForms()[platform] }
+
+var verifyForms = sync.OnceValue(func() map[string]map[string]bool {
 	idx, err := loadStatements()
 	if err != nil {
-		return false
+		return nil
 	}
-	i, ok := idx.byForm[platform][form]
-	return ok && idx.rows[i].Status == Verify
-}
+	out := map[string]map[string]bool{}
+	for _, r := range idx.rows {
+		if r.Status != Verify {
+			continue
+		}
+		if out[r.Platform] == nil {
+			out[r.Platform] = map[string]bool{}
+		}
+		out[r.Platform][r.Form] = true
+	}
+	return out
+})
 
 const statementsIntro = `# Statement forms and their sources
 

@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
@@ -248,61 +247,53 @@ func (r *render) line(indent int, kind, format string, args ...any) {
 
 // emit adds the configuration line t at indent. Forms no source confirms
 // get a "! verify:" line directly above them, at their indent, from the
-// statement table (what renderers.MarkVerifyCLI does to a whole text,
-// here line by line as the model is built).
+// statement table the device carries (ir.Device.Verify; what
+// renderers.MarkVerifyCLI does to a whole text, here line by line as the
+// model is built).
 func (r *render) emit(indent int, kind string, t []byte) {
-	if mark := verifyMark(t); mark != "" {
-		r.b.Comment(indent, "! "+mark)
+	if form := formOf(t); form != "" && r.d.Verify[form] {
+		r.b.Comment(indent, "! "+renderers.VerifyMark(form))
 	}
 	r.b.LineBytes(indent, kind, t)
 }
 
-// verifyMarks caches, per trimmed configuration line, the verify mark its
-// form needs ("" for none). Every leaf of a fabric writes the same lines
-// but for its descriptions, and looking a line up here costs no allocation
-// where working out its form (renderers.CLIForm, platforms.IsVerify) cost a
-// third of rendering a leaf. It stops growing at verifyMarksMax lines.
-var verifyMarks = struct {
+// lineForms caches, per trimmed configuration line, its statement form
+// ("" for a line that is none). Every leaf of a fabric writes the same
+// lines but for its descriptions, and looking a line up here costs no
+// allocation where working out its form (renderers.CLIForm) cost a third
+// of rendering a leaf. It stops growing at lineFormsMax lines.
+var lineForms = struct {
 	sync.RWMutex
 	m map[string]string
 }{m: map[string]string{}}
 
-const verifyMarksMax = 1 << 16
+const lineFormsMax = 1 << 16
 
-// descriptionMark is the mark of a description line, whose text is the
+// descriptionForm is the form of a description line, whose text is the
 // peer's name: those lines differ on every port, so they are not cached.
-var descriptionMark = sync.OnceValue(func() string { return markOf("description TEXT") })
+const descriptionForm = "description TEXT"
 
-// verifyMark returns the verify mark of the trimmed line t, "" for none.
-func verifyMark(t []byte) string {
+// formOf returns the statement form of the trimmed line t, "" for none.
+func formOf(t []byte) string {
 	if bytes.HasPrefix(t, []byte("description ")) {
-		return descriptionMark()
+		return descriptionForm
 	}
-	verifyMarks.RLock()
-	mark, ok := verifyMarks.m[string(t)]
-	verifyMarks.RUnlock()
+	lineForms.RLock()
+	form, ok := lineForms.m[string(t)]
+	lineForms.RUnlock()
 	if ok {
-		return mark
+		return form
 	}
 	form, isForm := renderers.CLIForm(string(t))
-	if isForm {
-		mark = markOf(form)
+	if !isForm {
+		form = ""
 	}
-	verifyMarks.Lock()
-	if len(verifyMarks.m) < verifyMarksMax {
-		verifyMarks.m[string(t)] = mark
+	lineForms.Lock()
+	if len(lineForms.m) < lineFormsMax {
+		lineForms.m[string(t)] = form
 	}
-	verifyMarks.Unlock()
-	return mark
-}
-
-// markOf returns the verify mark of an EOS statement form, "" when a
-// source confirms the form.
-func markOf(form string) string {
-	if platforms.IsVerify(ir.PlatformEOS, form) {
-		return renderers.VerifyMark(form)
-	}
-	return ""
+	lineForms.Unlock()
+	return form
 }
 
 // comment writes a comment line; EOS drops "!" lines when it parses, so a
@@ -380,7 +371,7 @@ func (r *render) classification() {
 			continue
 		}
 		r.comment(0, "traffic class %d: %s", tc, r.describeTC(tc, names[tc]))
-		r.line(0, platforms.ElementDSCPMap, "qos map dscp %s to traffic-class %d", strings.Join(dscps, " "), tc)
+		r.line(0, ir.ElementDSCPMap, "qos map dscp %s to traffic-class %d", strings.Join(dscps, " "), tc)
 	}
 	// Traffic class 7 and tx-queue 7 are bound together on EOS and reserved
 	// for control-plane traffic, so the map is written for 0..6 only. An
@@ -401,7 +392,7 @@ func (r *render) classification() {
 			if r.mmu == mmuXGS {
 				r.comment(0, "verify: the traffic-class to tx-queue map on a platform with unicast and multicast queues.")
 			}
-			r.line(0, platforms.ElementTCQueue, "qos map traffic-class %s to tx-queue %d", strings.Join(tcs, " "), q)
+			r.line(0, ir.ElementTCQueue, "qos map traffic-class %s to tx-queue %d", strings.Join(tcs, " "), q)
 		}
 	}
 	if identity {
@@ -415,7 +406,7 @@ func (r *render) classification() {
 	}
 	if slices.ContainsFunc(r.queues, func(q ir.Queue) bool { return q.ECN != nil }) {
 		r.comment(0, "ECN marking must not turn into WRED drops for packets that are not ECN-capable.")
-		r.line(0, platforms.ElementECN, "qos random-detect ecn allow non-ect")
+		r.line(0, ir.ElementECN, "qos random-detect ecn allow non-ect")
 	}
 }
 
@@ -462,9 +453,9 @@ func (r *render) watchdog() {
 	if rNote {
 		r.comment(0, "restore %d ms rounded up to %s s, the next value EOS takes.", wd.RestoreMs, recovery)
 	}
-	r.line(0, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog default timeout %s", timeout)
-	r.line(0, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog default recovery-time %s", recovery)
-	r.line(0, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog default polling-interval %s", milliseconds(pollMs))
+	r.line(0, ir.ElementPFCWatchdog, "priority-flow-control pause watchdog default timeout %s", timeout)
+	r.line(0, ir.ElementPFCWatchdog, "priority-flow-control pause watchdog default recovery-time %s", recovery)
+	r.line(0, ir.ElementPFCWatchdog, "priority-flow-control pause watchdog default polling-interval %s", milliseconds(pollMs))
 }
 
 // watchdogAction maps the model's watchdog action to the per-port EOS
@@ -534,7 +525,7 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 			pool = maxHeadroomPool
 		}
 		r.comment(0, "Headroom pool: the sum of headroom over ports and lossless priorities, as budgeted (RF104).")
-		r.line(0, platforms.ElementHeadroomCable, "platform trident mmu headroom-pool limit bytes %d", pool)
+		r.line(0, ir.ElementHeadroomCable, "platform trident mmu headroom-pool limit bytes %d", pool)
 	}
 	if len(r.lossless) == 0 || len(classes) == 0 {
 		r.comment(0, "No lossless priority or no port class: no MMU queue profile.")
@@ -547,9 +538,9 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 	}
 	r.comment(0, "Port ingress headroom: %d B per lossless priority x %d lossless priority(ies) (class %s).", largest.Size, len(r.lossless), largest.Name)
 	r.comment(0, "verify: EOS documents no per-priority-group headroom knob; ingress headroom is read as the port's total.")
-	r.line(0, platforms.ElementHeadroomCable, "platform trident mmu queue profile %s", ProfileName)
-	r.line(1, platforms.ElementHeadroomCable, "ingress headroom bytes %d", perPort)
-	r.line(0, platforms.ElementHeadroomCable, "platform trident mmu queue profile %s apply", ProfileName)
+	r.line(0, ir.ElementHeadroomCable, "platform trident mmu queue profile %s", ProfileName)
+	r.line(1, ir.ElementHeadroomCable, "ingress headroom bytes %d", perPort)
+	r.line(0, ir.ElementHeadroomCable, "platform trident mmu queue profile %s apply", ProfileName)
 }
 
 // headrooms returns the switch's port classes: the ones the model lists,
@@ -604,7 +595,7 @@ func (r *render) loadBalancing() {
 		}
 		r.comment(0, "Stated explicitly so that a switch left in dynamic mode returns to hashing.")
 		r.comment(0, "change: reprograms ECMP groups and re-hashes flows; no port flap documented, plan it as traffic-affecting.")
-		r.line(0, platforms.ElementAdaptiveRouting, "ip hardware fib load-balance distribution hash")
+		r.line(0, ir.ElementAdaptiveRouting, "ip hardware fib load-balance distribution hash")
 		return
 	}
 	if r.mmu == mmuSand {
@@ -621,7 +612,7 @@ func (r *render) loadBalancing() {
 	if r.mmu == mmuUnknown {
 		r.comment(0, "verify: DLB is documented for Broadcom XGS platforms; model %s is not known to be one.", r.d.Model)
 	}
-	r.line(0, platforms.ElementAdaptiveRouting, "ip hardware fib load-balance distribution dynamic")
+	r.line(0, ir.ElementAdaptiveRouting, "ip hardware fib load-balance distribution dynamic")
 }
 
 func (r *render) profile() {
@@ -630,34 +621,34 @@ func (r *render) profile() {
 	r.comment(0, "change: hitless for trust, scheduling and ECN; PFC and the watchdog take effect per port without a flap")
 	r.comment(0, "  (none documented), and a lossless class is only lossless once both ends of a link agree.")
 	r.line(0, "", "qos profile %s", ProfileName)
-	r.line(1, platforms.ElementDSCPMap, "qos trust dscp")
+	r.line(1, ir.ElementDSCPMap, "qos trust dscp")
 	r.queueBlocks()
 	r.sep(1)
 	if len(r.lossless) == 0 {
 		r.comment(1, "No lossless class: PFC off.")
-		r.line(1, platforms.ElementPFC, "no priority-flow-control")
+		r.line(1, ir.ElementPFC, "no priority-flow-control")
 	} else {
 		r.comment(1, "PFC on exactly the lossless priorities (%s); every other priority drops.", joinInts(r.lossless))
-		r.line(1, platforms.ElementPFC, "priority-flow-control on")
+		r.line(1, ir.ElementPFC, "priority-flow-control on")
 		for p := range 8 {
 			if slices.Contains(r.lossless, p) {
-				r.line(1, platforms.ElementPFC, "priority-flow-control priority %d no-drop", p)
+				r.line(1, ir.ElementPFC, "priority-flow-control priority %d no-drop", p)
 			} else {
-				r.line(1, platforms.ElementPFC, "priority-flow-control priority %d drop", p)
+				r.line(1, ir.ElementPFC, "priority-flow-control priority %d drop", p)
 			}
 		}
 	}
 	wd := r.q.Watchdog
 	switch {
 	case !wd.Enabled:
-		r.line(1, platforms.ElementPFCWatchdog, "no priority-flow-control pause watchdog")
+		r.line(1, ir.ElementPFCWatchdog, "no priority-flow-control pause watchdog")
 	case len(r.lossless) > 0:
 		action, substitute, _ := watchdogAction(wd.Action)
 		if substitute {
 			r.gap(1, "watchdog action %s: EOS offers drop, notify-only or error-disable, none of which forwards a paused queue; rendered notify-only, which drops nothing and leaves the queue paused.", wd.Action)
 		}
-		r.line(1, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog")
-		r.line(1, platforms.ElementPFCWatchdog, "priority-flow-control pause watchdog port action %s", action)
+		r.line(1, ir.ElementPFCWatchdog, "priority-flow-control pause watchdog")
+		r.line(1, ir.ElementPFCWatchdog, "priority-flow-control pause watchdog port action %s", action)
 	}
 }
 
@@ -680,11 +671,11 @@ func (r *render) queueBlocks() {
 			if q.ID < maxRR {
 				r.comment(2, "verify: strict queue %d is numbered below round-robin queue %d; EOS may schedule it round-robin.", q.ID, maxRR)
 			}
-			r.line(2, platforms.ElementStrict, "priority strict")
+			r.line(2, ir.ElementStrict, "priority strict")
 		} else {
-			r.line(2, platforms.ElementStrict, "no priority")
+			r.line(2, ir.ElementStrict, "no priority")
 			if q.Weight > 0 {
-				r.line(2, platforms.ElementETS, "bandwidth percent %d", q.Weight)
+				r.line(2, ir.ElementETS, "bandwidth percent %d", q.Weight)
 			} else {
 				r.comment(2, "No ETS share in the model (RF119): the queue keeps the platform's default round-robin weight.")
 			}
@@ -693,7 +684,7 @@ func (r *render) queueBlocks() {
 			// Bytes keep the model's value exact: whether EOS counts
 			// kbytes and mbytes in powers of 1000 or 1024 is not stated
 			// in the sources.
-			r.line(2, platforms.ElementECN, "random-detect ecn minimum-threshold %d bytes maximum-threshold %d bytes max-mark-probability %d", e.MinBytes, e.MaxBytes, e.Probability)
+			r.line(2, ir.ElementECN, "random-detect ecn minimum-threshold %d bytes maximum-threshold %d bytes max-mark-probability %d", e.MinBytes, e.MaxBytes, e.Probability)
 		}
 	}
 }
@@ -729,10 +720,7 @@ func (r *render) interfaces() {
 		r.comment(0, "MTU: the model asks %d B; EOS takes at most %d B, so %s B is rendered.", r.s.MTU, MaxMTU, mtu)
 	}
 	r.comment(0, "change: hitless for description, MTU and service-profile (no port flap documented); port-flap for speed.")
-	cageGbps := 0
-	if sw, ok := platforms.LookupSwitch(r.d.Model); ok {
-		cageGbps = sw.MaxPortGbps()
-	}
+	cageGbps := r.s.CageGbps
 	var gaps []int
 	r.speeds, gaps = laneSpeeds(r.s.Ports, cageGbps)
 	if slices.ContainsFunc(r.speeds, func(sp string) bool { return sp != "" }) {
@@ -767,8 +755,8 @@ func (r *render) interfaces() {
 		if sp := r.speeds[i]; sp != "" {
 			r.put(1, kindPortSpeed, "speed ", sp)
 		}
-		r.put(1, platforms.ElementMTU, "mtu ", mtu)
-		r.put(1, platforms.ElementPFC, "service-profile ", ProfileName)
+		r.put(1, ir.ElementMTU, "mtu ", mtu)
+		r.put(1, ir.ElementPFC, "service-profile ", ProfileName)
 	}
 }
 
@@ -868,7 +856,7 @@ func startsAligned(lanes uint8, width int) bool {
 // laneSpeeds returns, for each port, its EOS speed if it is a port of a
 // broken-out cage, as speed and lane count ("400g-4"), or if it uses its
 // cage whole slower than the cage's own speed, cageGbps
-// (platforms.EOSCageSpeed); "" for a port that runs its whole cage at the
+// (ir.EOSCageSpeed); "" for a port that runs its whole cage at the
 // cage's speed. A split cage needs it on every port: its later ports
 // (EthernetN/5 for 2x400G) stay inactive until the first ones give up
 // their lanes. gaps are the indexes of whole-cage ports no lane count
@@ -885,7 +873,7 @@ func laneSpeeds(ports []ir.Port, cageGbps int) (out []string, gaps []int) {
 		if !ok {
 			continue
 		}
-		sp, carried := platforms.EOSCageSpeed(p.SpeedGbps, cageGbps)
+		sp, carried := ir.EOSCageSpeed(p.SpeedGbps, cageGbps)
 		if !carried {
 			gaps = append(gaps, i)
 		}

@@ -30,7 +30,7 @@ func tomahawk() *ir.Device {
 	d := irtest.Fabric().Device("leaf-eos")
 	b := *d.Switch.Buffers
 	b.ASIC = "tomahawk5"
-	d.Model = "7060X6-64PE"
+	irtest.Retarget(d, d.Platform, "7060X6-64PE")
 	d.Switch.Buffers = &b
 	return d
 }
@@ -38,8 +38,7 @@ func tomahawk() *ir.Device {
 // eosSpine returns the test fabric's spine as if it ran EOS on a Jericho.
 func eosSpine() *ir.Device {
 	d := irtest.Fabric().Device("spine-00")
-	d.Platform = ir.PlatformEOS
-	d.Model = "7800R3-36P"
+	irtest.Retarget(d, ir.PlatformEOS, "7800R3-36P")
 	for i := range d.Switch.Ports {
 		d.Switch.Ports[i].Name = irtest.PortName(ir.PlatformEOS, i+1)
 	}

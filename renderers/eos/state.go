@@ -4,7 +4,6 @@ import (
 	"regexp"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
@@ -59,21 +58,21 @@ var dialect = &clitree.Dialect{
 	// The catalog element each owned line realises (compiler/platforms
 	// Elements), most specific first.
 	Kinds: []clitree.KindRule{
-		{Top: "qos map dscp ", Kind: platforms.ElementDSCPMap},
-		{Top: "qos map traffic-class ", Kind: platforms.ElementTCQueue},
-		{Top: "qos random-detect ecn", Kind: platforms.ElementECN},
-		{Top: "priority-flow-control pause watchdog", Kind: platforms.ElementPFCWatchdog},
-		{Top: "platform trident mmu", Kind: platforms.ElementHeadroomCable},
-		{Top: "ip hardware fib load-balance", Kind: platforms.ElementAdaptiveRouting},
-		{Top: "qos profile ", Leaf: "qos trust", Kind: platforms.ElementDSCPMap},
-		{Top: "qos profile ", Leaf: "priority-flow-control pause watchdog", Kind: platforms.ElementPFCWatchdog},
-		{Top: "qos profile ", Leaf: "priority-flow-control", Kind: platforms.ElementPFC},
-		{Top: "qos profile ", Leaf: "priority", Kind: platforms.ElementStrict},
-		{Top: "qos profile ", Leaf: "bandwidth", Kind: platforms.ElementETS},
-		{Top: "qos profile ", Leaf: "random-detect", Kind: platforms.ElementECN},
-		{Top: "interface ", Leaf: "mtu", Kind: platforms.ElementMTU},
+		{Top: "qos map dscp ", Kind: ir.ElementDSCPMap},
+		{Top: "qos map traffic-class ", Kind: ir.ElementTCQueue},
+		{Top: "qos random-detect ecn", Kind: ir.ElementECN},
+		{Top: "priority-flow-control pause watchdog", Kind: ir.ElementPFCWatchdog},
+		{Top: "platform trident mmu", Kind: ir.ElementHeadroomCable},
+		{Top: "ip hardware fib load-balance", Kind: ir.ElementAdaptiveRouting},
+		{Top: "qos profile ", Leaf: "qos trust", Kind: ir.ElementDSCPMap},
+		{Top: "qos profile ", Leaf: "priority-flow-control pause watchdog", Kind: ir.ElementPFCWatchdog},
+		{Top: "qos profile ", Leaf: "priority-flow-control", Kind: ir.ElementPFC},
+		{Top: "qos profile ", Leaf: "priority", Kind: ir.ElementStrict},
+		{Top: "qos profile ", Leaf: "bandwidth", Kind: ir.ElementETS},
+		{Top: "qos profile ", Leaf: "random-detect", Kind: ir.ElementECN},
+		{Top: "interface ", Leaf: "mtu", Kind: ir.ElementMTU},
 		{Top: "interface ", Leaf: "speed", Kind: kindPortSpeed},
-		{Top: "interface ", Leaf: "service-profile", Kind: platforms.ElementPFC},
+		{Top: "interface ", Leaf: "service-profile", Kind: ir.ElementPFC},
 	},
 	// `no priority` marks a round-robin queue in a QoS profile, and the
 	// profile's `no priority-flow-control` lines turn PFC or its watchdog

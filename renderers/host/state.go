@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -55,17 +54,17 @@ func newState(es []renderers.Element, unmanaged map[string]string) *State {
 	return &State{es: es, unmanaged: unmanaged}
 }
 
-// The catalog elements (compiler/platforms) the settings realise; the
+// The catalog elements (ir.Element*) the settings realise; the
 // catalog says what changing each disrupts on linux (a PFC write flaps
 // the link, the cable length and the MTU resize the receive buffers).
 const (
-	kindDSCPMap = platforms.ElementDSCPMap
-	kindETS     = platforms.ElementETS
-	kindPFC     = platforms.ElementPFC
-	kindCable   = platforms.ElementHeadroomCable
-	kindECN     = platforms.ElementECN
-	kindShaping = platforms.ElementShaping
-	kindMTU     = platforms.ElementMTU
+	kindDSCPMap = ir.ElementDSCPMap
+	kindETS     = ir.ElementETS
+	kindPFC     = ir.ElementPFC
+	kindCable   = ir.ElementHeadroomCable
+	kindECN     = ir.ElementECN
+	kindShaping = ir.ElementShaping
+	kindMTU     = ir.ElementMTU
 )
 
 // kindOf names the catalog element of a setting path, and section the

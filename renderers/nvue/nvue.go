@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -151,8 +150,8 @@ func (r *render) document() ([]byte, error) {
 		return nil, err
 	}
 	// Forms no source confirms get a "# verify:" line above their key, from
-	// the statement table.
-	markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return platforms.IsVerify(ir.PlatformNVUE, form) })
+	// the statement table the device carries (ir.Device.Verify).
+	markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return r.d.Verify[form] })
 	return emit(r.header(), set)
 }
 

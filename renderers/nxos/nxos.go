@@ -41,7 +41,6 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
@@ -93,10 +92,10 @@ func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
 	}}
 }
 
-// verifyMark returns the "! verify:" comment of a line whose form no
-// source confirms, from the statement table, and "" for another.
-func verifyMark(line string) string {
-	if form, ok := renderers.CLIForm(line); ok && platforms.IsVerify(ir.PlatformNXOS, form) {
+// verifyMark returns the "! verify:" comment of a line whose form is one
+// of the verify forms no source confirms, and "" for another.
+func verifyMark(verify map[string]bool, line string) string {
+	if form, ok := renderers.CLIForm(line); ok && verify[form] {
 		return "! " + renderers.VerifyMark(form)
 	}
 	return ""
@@ -134,8 +133,9 @@ func model(d *ir.Device) (*clitree.Tree, error) {
 	b.render()
 	t := b.out.Tree()
 	// Forms no source confirms get a "! verify:" line above their block
-	// (comments stay outside policies).
-	t.MarkBlocks(verifyMark)
+	// (comments stay outside policies), from the statement table the
+	// device carries (ir.Device.Verify).
+	t.MarkBlocks(func(line string) string { return verifyMark(d.Verify, line) })
 	return t, nil
 }
 
@@ -341,12 +341,13 @@ func (b *builder) render() {
 // breakouts splits each cage whose ports the model names Ethernet1/P/N:
 // the split ports exist only once their cage is broken out, so the
 // breakout comes before the interfaces it creates. The map is the one
-// Cisco documents for the ports' speed and count (compiler/platforms,
-// NXOSBreakoutMap); a cage no map splits is an RF117 error of lint, and
-// here a GAP with no breakout line.
+// Cisco documents for the ports' speed and count (ir.NXOSBreakoutMap) on
+// a cage of the switch's cage speed (ir.Switch.CageGbps); a cage no map
+// splits is an RF117 error of lint, and here a GAP with no breakout line.
 func (b *builder) breakouts() {
-	sw, ok := platforms.LookupSwitch(b.d.Model)
-	if !ok {
+	cage := b.sw.CageGbps
+	if cage == 0 {
+		// A model the catalog does not know: its cages are unknown.
 		return
 	}
 	names := make([]string, len(b.ports))
@@ -354,7 +355,7 @@ func (b *builder) breakouts() {
 	for i, p := range b.ports {
 		names[i], speeds[i] = p.Name, p.SpeedGbps
 	}
-	cages := platforms.NXOSCages(names, speeds, sw.MaxPortGbps())
+	cages := ir.NXOSCages(names, speeds, cage)
 	if len(cages) == 0 {
 		return
 	}
@@ -362,7 +363,7 @@ func (b *builder) breakouts() {
 	for _, c := range cages {
 		if c.Map == "" {
 			b.comment("GAP: Ethernet1/%d carries ports at %s Gbit/s, which no NX-OS breakout map (%s) of a %d Gbit/s cage makes: not broken out",
-				c.Port, joinInts(c.Speeds), strings.Join(platforms.NXOSBreakoutMaps(), ", "), sw.MaxPortGbps())
+				c.Port, joinInts(c.Speeds), strings.Join(ir.NXOSBreakoutMaps(), ", "), cage)
 			continue
 		}
 		b.line(0, "", "interface breakout module 1 port %d map %s", c.Port, c.Map)
@@ -475,16 +476,16 @@ func (b *builder) classification() {
 	}
 	b.comment("every other DSCP: priority %d%s -> qos-group %d (class-default)", b.defaultTC, b.classLabel(b.defaultTC), b.qos.TCToQueue[b.defaultTC])
 	for _, tc := range tcs {
-		b.line(0, platforms.ElementDSCPMap, "class-map type qos match-any %s", b.className(tc))
-		b.line(1, platforms.ElementDSCPMap, "match dscp %s", dscpList(byTC[tc]))
+		b.line(0, ir.ElementDSCPMap, "class-map type qos match-any %s", b.className(tc))
+		b.line(1, ir.ElementDSCPMap, "match dscp %s", dscpList(byTC[tc]))
 	}
-	b.line(0, platforms.ElementDSCPMap, "policy-map type qos %s", policyQoSIn)
+	b.line(0, ir.ElementDSCPMap, "policy-map type qos %s", policyQoSIn)
 	for _, tc := range tcs {
-		b.line(1, platforms.ElementDSCPMap, "class %s", b.className(tc))
-		b.line(2, platforms.ElementDSCPMap, "set qos-group %d", b.qos.TCToQueue[tc])
+		b.line(1, ir.ElementDSCPMap, "class %s", b.className(tc))
+		b.line(2, ir.ElementDSCPMap, "set qos-group %d", b.qos.TCToQueue[tc])
 	}
-	b.line(1, platforms.ElementDSCPMap, "class class-default")
-	b.line(2, platforms.ElementDSCPMap, "set qos-group %d", b.qos.TCToQueue[b.defaultTC])
+	b.line(1, ir.ElementDSCPMap, "class class-default")
+	b.line(2, ir.ElementDSCPMap, "set qos-group %d", b.qos.TCToQueue[b.defaultTC])
 }
 
 // classLabel is " (name)" for the class of a priority, for comments.
@@ -560,9 +561,9 @@ func (b *builder) networkQoS() {
 	for _, q := range b.usedQueues() {
 		b.line(1, "", "class type network-qos %s", nqClass(q))
 		if p := b.pfcCoS[q]; p >= 0 {
-			b.line(2, platforms.ElementPFC, "pause pfc-cos %d", p)
+			b.line(2, ir.ElementPFC, "pause pfc-cos %d", p)
 		}
-		b.line(2, platforms.ElementMTU, "mtu %d", b.sw.MTU)
+		b.line(2, ir.ElementMTU, "mtu %d", b.sw.MTU)
 	}
 }
 
@@ -641,16 +642,16 @@ func (b *builder) queuing() {
 		qu := b.queues[q]
 		switch {
 		case qu == nil:
-			b.line(2, platforms.ElementETS, "bandwidth remaining percent 0")
+			b.line(2, ir.ElementETS, "bandwidth remaining percent 0")
 		case qu.Strict:
-			b.line(2, platforms.ElementStrict, "priority level %d", levels[q])
+			b.line(2, ir.ElementStrict, "priority level %d", levels[q])
 		default:
-			b.line(2, platforms.ElementETS, "bandwidth remaining percent %d", qu.Weight)
+			b.line(2, ir.ElementETS, "bandwidth remaining percent %d", qu.Weight)
 		}
 		if qu != nil && qu.ECN != nil {
 			e := qu.ECN
 			lo, hi, _ := b.ecnKbytes(qu) // checked in check
-			b.line(2, platforms.ElementECN, "random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes drop-probability %d weight 0 ecn",
+			b.line(2, ir.ElementECN, "random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes drop-probability %d weight 0 ecn",
 				lo, hi, e.Probability)
 		}
 	}
@@ -659,8 +660,8 @@ func (b *builder) queuing() {
 func (b *builder) systemQoS() {
 	b.section("System QoS: attach the system-wide policies", "traffic-pause (network-qos re-carves buffers)")
 	b.line(0, "", "system qos")
-	b.line(1, platforms.ElementPFC, "service-policy type network-qos %s", policyNetworkQoS)
-	b.line(1, platforms.ElementETS, "service-policy type queuing output %s", policyQueuingOut)
+	b.line(1, ir.ElementPFC, "service-policy type network-qos %s", policyNetworkQoS)
+	b.line(1, ir.ElementETS, "service-policy type queuing output %s", policyQueuingOut)
 }
 
 // buffers writes what the model says about buffers and headroom and why
@@ -755,12 +756,12 @@ func (b *builder) watchdog() {
 	b.section("PFC watchdog (global)", "hitless")
 	if len(b.qos.PFC) == 0 {
 		b.comment("no lossless priority: the watchdog has nothing to watch and stays off")
-		b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
+		b.line(0, ir.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
 		return
 	}
 	if !wd.Enabled {
 		b.comment("the model turns the watchdog off (lint RF108 warns about it)")
-		b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
+		b.line(0, ir.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
 		return
 	}
 	t := watchdogTimers(wd.DetectMs, wd.RestoreMs)
@@ -784,10 +785,10 @@ func (b *builder) watchdog() {
 		b.comment("GAP: watchdog action %q is not expressible: NX-OS always drops the stuck no-drop queue's", wd.Action)
 		b.comment("  packets, rendered with that (drop) behaviour")
 	}
-	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval on")
-	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog interval %d", t.IntervalMs)
-	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog shutdown-multiplier %d", t.ShutdownMult)
-	b.line(0, platforms.ElementPFCWatchdog, "priority-flow-control auto-restore multiplier %d", t.RestoreMult)
+	b.line(0, ir.ElementPFCWatchdog, "priority-flow-control watch-dog-interval on")
+	b.line(0, ir.ElementPFCWatchdog, "priority-flow-control watch-dog interval %d", t.IntervalMs)
+	b.line(0, ir.ElementPFCWatchdog, "priority-flow-control watch-dog shutdown-multiplier %d", t.ShutdownMult)
+	b.line(0, ir.ElementPFCWatchdog, "priority-flow-control auto-restore multiplier %d", t.RestoreMult)
 }
 
 func (b *builder) interfaces() {
@@ -819,18 +820,18 @@ func (b *builder) interfaces() {
 		if p.SpeedGbps > 0 {
 			b.line(1, kindPortSpeed, "speed %d", p.SpeedGbps*1000) // NX-OS takes Mbit/s
 		}
-		b.line(1, platforms.ElementMTU, "mtu %d", b.sw.MTU)
+		b.line(1, ir.ElementMTU, "mtu %d", b.sw.MTU)
 		if lossless {
-			b.line(1, platforms.ElementPFC, "priority-flow-control mode on")
+			b.line(1, ir.ElementPFC, "priority-flow-control mode on")
 			if b.qos.Watchdog.Enabled {
-				b.line(1, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval on")
+				b.line(1, ir.ElementPFCWatchdog, "priority-flow-control watch-dog-interval on")
 			} else {
-				b.line(1, platforms.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
+				b.line(1, ir.ElementPFCWatchdog, "priority-flow-control watch-dog-interval off")
 			}
 		} else {
-			b.line(1, platforms.ElementPFC, "priority-flow-control mode off")
+			b.line(1, ir.ElementPFC, "priority-flow-control mode off")
 		}
-		b.line(1, platforms.ElementDSCPMap, "service-policy type qos input %s", policyQoSIn)
+		b.line(1, ir.ElementDSCPMap, "service-policy type qos input %s", policyQoSIn)
 		b.line(1, kindAdmin, "no shutdown")
 	}
 }
@@ -863,9 +864,9 @@ func (b *builder) loadBalancing() {
 		mode = "per-packet"
 	}
 	b.comment("%s: %s DLB on the switch-facing ports, where ECMP groups form", lb, mode)
-	b.line(0, platforms.ElementAdaptiveRouting, "hardware profile dlb")
-	b.line(1, platforms.ElementAdaptiveRouting, "mode %s", mode)
-	b.line(1, platforms.ElementAdaptiveRouting, "dlb-interface %s", strings.Join(fabric, ", "))
+	b.line(0, ir.ElementAdaptiveRouting, "hardware profile dlb")
+	b.line(1, ir.ElementAdaptiveRouting, "mode %s", mode)
+	b.line(1, ir.ElementAdaptiveRouting, "dlb-interface %s", strings.Join(fabric, ", "))
 }
 
 // The ranges the watchdog timers are mapped into. The interval range is the

@@ -542,7 +542,7 @@ func FuzzRender(f *testing.F) {
 // cage of mixed speeds gets a GAP and no breakout.
 func TestBreakouts(t *testing.T) {
 	d := cloneSwitch(leaf(t))
-	d.Model = "N9364D-GX2A"
+	irtest.Retarget(d, d.Platform, "N9364D-GX2A")
 	d.Switch.Ports = d.Switch.Ports[:0]
 	for _, p := range []struct {
 		name  string

@@ -4,7 +4,6 @@ import (
 	"regexp"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
@@ -56,23 +55,23 @@ var dialect = &clitree.Dialect{
 	// The catalog element each owned line realises (compiler/platforms
 	// Elements), most specific first.
 	Kinds: []clitree.KindRule{
-		{Top: "class-map type qos ", Kind: platforms.ElementDSCPMap},
-		{Top: "policy-map type qos ", Kind: platforms.ElementDSCPMap},
-		{Top: "policy-map type network-qos ", Leaf: "pause", Kind: platforms.ElementPFC},
-		{Top: "policy-map type network-qos ", Leaf: "mtu", Kind: platforms.ElementMTU},
-		{Top: "policy-map type queuing ", Leaf: "bandwidth", Kind: platforms.ElementETS},
-		{Top: "policy-map type queuing ", Leaf: "priority", Kind: platforms.ElementStrict},
-		{Top: "policy-map type queuing ", Leaf: "random-detect", Kind: platforms.ElementECN},
-		{Top: "system qos", Leaf: "service-policy type network-qos", Kind: platforms.ElementPFC},
-		{Top: "system qos", Leaf: "service-policy type queuing", Kind: platforms.ElementETS},
-		{Top: "priority-flow-control ", Kind: platforms.ElementPFCWatchdog},
-		{Top: "hardware profile dlb", Kind: platforms.ElementAdaptiveRouting},
-		{Top: "interface ", Leaf: "mtu", Kind: platforms.ElementMTU},
+		{Top: "class-map type qos ", Kind: ir.ElementDSCPMap},
+		{Top: "policy-map type qos ", Kind: ir.ElementDSCPMap},
+		{Top: "policy-map type network-qos ", Leaf: "pause", Kind: ir.ElementPFC},
+		{Top: "policy-map type network-qos ", Leaf: "mtu", Kind: ir.ElementMTU},
+		{Top: "policy-map type queuing ", Leaf: "bandwidth", Kind: ir.ElementETS},
+		{Top: "policy-map type queuing ", Leaf: "priority", Kind: ir.ElementStrict},
+		{Top: "policy-map type queuing ", Leaf: "random-detect", Kind: ir.ElementECN},
+		{Top: "system qos", Leaf: "service-policy type network-qos", Kind: ir.ElementPFC},
+		{Top: "system qos", Leaf: "service-policy type queuing", Kind: ir.ElementETS},
+		{Top: "priority-flow-control ", Kind: ir.ElementPFCWatchdog},
+		{Top: "hardware profile dlb", Kind: ir.ElementAdaptiveRouting},
+		{Top: "interface ", Leaf: "mtu", Kind: ir.ElementMTU},
 		{Top: "interface ", Leaf: "speed", Kind: kindPortSpeed},
 		{Top: "interface ", Leaf: "shutdown", Kind: kindAdmin},
-		{Top: "interface ", Leaf: "priority-flow-control mode", Kind: platforms.ElementPFC},
-		{Top: "interface ", Leaf: "priority-flow-control watch-dog", Kind: platforms.ElementPFCWatchdog},
-		{Top: "interface ", Leaf: "service-policy", Kind: platforms.ElementDSCPMap},
+		{Top: "interface ", Leaf: "priority-flow-control mode", Kind: ir.ElementPFC},
+		{Top: "interface ", Leaf: "priority-flow-control watch-dog", Kind: ir.ElementPFCWatchdog},
+		{Top: "interface ", Leaf: "service-policy", Kind: ir.ElementDSCPMap},
 	},
 	// NX-OS keeps `no shutdown` in an interface's configuration.
 	Negations: []clitree.Negation{{Mode: "interface ", Line: "no shutdown"}},

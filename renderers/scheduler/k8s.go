@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -67,7 +66,7 @@ func labelValue(s string) string {
 }
 
 // labelsOf returns the labels of a group's servers, widest level first.
-func labelsOf(v *placement.View, g *placement.Group) [][2]string {
+func labelsOf(v *ir.Placement, g *ir.LeafGroup) [][2]string {
 	out := [][2]string{{LabelFabric, labelValue(v.Fabric)}}
 	if g == nil {
 		return out
@@ -79,7 +78,7 @@ func labelsOf(v *placement.View, g *placement.Group) [][2]string {
 }
 
 // levels are the Kueue Topology's levels, widest first.
-func levels(v *placement.View) []string {
+func levels(v *ir.Placement) []string {
 	out := []string{LabelFabric}
 	if len(v.Pods) > 0 {
 		out = append(out, LabelPod)
@@ -94,7 +93,7 @@ func levels(v *placement.View) []string {
 // https://kubernetes.io/docs/reference/kubectl/generated/kubectl_label/).
 // Every word is single-quoted; names hold no quote (rocefab names are
 // letters, digits, '.', '_' and '-').
-func labelScript(v *placement.View) ([]byte, error) {
+func labelScript(v *ir.Placement) ([]byte, error) {
 	var b strings.Builder
 	b.Grow(v.Servers*20 + len(v.Groups)*160)
 	b.WriteString("#!/usr/bin/env bash\n")
@@ -180,7 +179,7 @@ func skippedNote(b *strings.Builder, before string, skipped []string) error {
 // owns into each node: https://kubernetes.io/docs/reference/using-api/server-side-apply/).
 // Every string is double-quoted, so that a name such as "0001" stays a
 // string.
-func nodePatches(v *placement.View) ([]byte, error) {
+func nodePatches(v *ir.Placement) ([]byte, error) {
 	var b strings.Builder
 	header(&b, v,
 		"One strategic-merge patch per Kubernetes node (a partial Node): its labels, one per level of the fabric.",
@@ -224,7 +223,7 @@ func nodePatches(v *placement.View) ([]byte, error) {
 // widest to the narrowest, each a node label, with kubernetes.io/hostname
 // last as Kueue allows and recommends (the CRD's x-kubernetes-validations
 // and https://kueue.sigs.k8s.io/docs/concepts/topology/).
-func kueueTopology(v *placement.View) []byte {
+func kueueTopology(v *ir.Placement) []byte {
 	var b strings.Builder
 	name := strings.ToLower(v.Fabric)
 	note := ""
@@ -243,7 +242,7 @@ func kueueTopology(v *placement.View) []byte {
 	return []byte(b.String())
 }
 
-func k8sArtifacts(v *placement.View) ([]renderers.Artifact, error) {
+func k8sArtifacts(v *ir.Placement) ([]renderers.Artifact, error) {
 	script, err := labelScript(v)
 	if err != nil {
 		return nil, err
@@ -261,7 +260,7 @@ func k8sArtifacts(v *placement.View) ([]renderers.Artifact, error) {
 
 // Render returns the scheduler files of a fabric, paths relative to the
 // output directory.
-func Render(v *placement.View) ([]renderers.Artifact, error) {
+func Render(v *ir.Placement) ([]renderers.Artifact, error) {
 	arts, err := slurmArtifacts(v)
 	if err != nil {
 		return nil, err
@@ -274,14 +273,18 @@ func Render(v *placement.View) ([]renderers.Artifact, error) {
 }
 
 // Renderer renders the schedulers' topology files from the placement of
-// every server (placement.Of), as a fabric-wide renderer of a build.
+// every server the compiler puts on the fabric (ir.Fabric.Placement), as
+// a fabric-wide renderer of a build.
 type Renderer struct{}
 
 var _ renderers.FabricRenderer = Renderer{}
 
 // RenderFabric renders slurm/ and k8s/ for the fabric.
 func (Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
-	arts, err := Render(placement.Of(fab))
+	if fab.Placement == nil {
+		return nil, fmt.Errorf("rendering the scheduler files of fabric %q: the fabric carries no placement (compiler.Compile derives it)", fab.Name)
+	}
+	arts, err := Render(fab.Placement)
 	if err != nil {
 		return nil, fmt.Errorf("rendering the scheduler files: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -38,12 +37,12 @@ type slurmSwitch struct {
 	name, children string
 }
 
-func newSlurmTree(v *placement.View) (*slurmTree, error) {
+func newSlurmTree(v *ir.Placement) (*slurmTree, error) {
 	t := &slurmTree{top: topName(v)}
 	if len(t.top) > maxSwitchName {
 		return nil, fmt.Errorf("fabric name %q: Slurm switch names hold at most %d characters", v.Fabric, maxSwitchName)
 	}
-	var order []*placement.Group
+	var order []*ir.LeafGroup
 	var top []string
 	for _, p := range v.Pods {
 		var names []string
@@ -93,7 +92,7 @@ func newSlurmTree(v *placement.View) (*slurmTree, error) {
 
 // topName names the fabric's switch after the fabric, unless a group or
 // pod already has that name.
-func topName(v *placement.View) string {
+func topName(v *ir.Placement) string {
 	name := v.Fabric
 	taken := map[string]bool{}
 	for _, g := range v.Groups {
@@ -108,7 +107,7 @@ func topName(v *placement.View) string {
 	return name
 }
 
-func header(b *strings.Builder, v *placement.View, lines ...string) {
+func header(b *strings.Builder, v *ir.Placement, lines ...string) {
 	fmt.Fprintf(b, "# Fabric %q, written by rocefab: do not edit, rebuild.\n", v.Fabric)
 	for _, l := range lines {
 		b.WriteString("# " + l + "\n")
@@ -125,7 +124,7 @@ func (t *slurmTree) unwiredNote(b *strings.Builder) {
 // section topology/tree (SchedMD/slurm@284c3b95:doc/man/man5/topology.conf.5):
 // "SwitchName=<name> Nodes=<hostlist>" for a leaf switch,
 // "SwitchName=<name> Switches=<hostlist>" above it.
-func treeConf(v *placement.View, t *slurmTree) []byte {
+func treeConf(v *ir.Placement, t *slurmTree) []byte {
 	var b strings.Builder
 	header(&b, v,
 		"Slurm topology.conf for TopologyPlugin=topology/tree (topology.conf(5)); install it beside slurm.conf.",
@@ -156,7 +155,7 @@ func treeConf(v *placement.View, t *slurmTree) []byte {
 // (block_record.c, block_record_validate), so a pod's groups are listed
 // together; since Slurm 25.05 a block may hold fewer nodes than the base
 // size (CHANGELOG/slurm-25.05.md), as a ragged last group does.
-func blockConf(v *placement.View, t *slurmTree) []byte {
+func blockConf(v *ir.Placement, t *slurmTree) []byte {
 	var b strings.Builder
 	header(&b, v,
 		"Slurm topology.conf for TopologyPlugin=topology/block (topology.conf(5)); install it as topology.conf beside slurm.conf.",
@@ -177,7 +176,7 @@ func blockConf(v *placement.View, t *slurmTree) []byte {
 
 // podAlignment says which aggregated blocks stay inside one pod: those of
 // up to the largest power of two that divides a full pod's group count.
-func podAlignment(v *placement.View, t *slurmTree) string {
+func podAlignment(v *ir.Placement, t *slurmTree) string {
 	if len(v.Pods) == 0 {
 		return ""
 	}
@@ -213,7 +212,7 @@ func joinInts(xs []int, sep string) string {
 // Field names: topology.yaml(5) (SchedMD/slurm@284c3b95:doc/man/man5/topology.yaml.5):
 // topology, cluster_default, tree.switches[].{switch,children,nodes},
 // block.block_sizes, block.blocks[].{block,nodes}.
-func topologyYAML(v *placement.View, t *slurmTree) []byte {
+func topologyYAML(v *ir.Placement, t *slurmTree) []byte {
 	var b strings.Builder
 	header(&b, v,
 		"Slurm topology.yaml (topology.yaml(5), Slurm 25.05 and later); install it beside slurm.conf, where it takes",
@@ -248,7 +247,7 @@ func topologyYAML(v *placement.View, t *slurmTree) []byte {
 	return []byte(b.String())
 }
 
-func slurmArtifacts(v *placement.View) ([]renderers.Artifact, error) {
+func slurmArtifacts(v *ir.Placement) ([]renderers.Artifact, error) {
 	t, err := newSlurmTree(v)
 	if err != nil {
 		return nil, err

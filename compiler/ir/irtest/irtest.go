@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	catalog "github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // WithSwitch returns a copy of d whose switch, itself a copy, edit
@@ -187,11 +188,29 @@ func Fabric() *ir.Fabric {
 	f.Devices = append(append([]*ir.Device{spine}, leaves...), hosts...)
 	ir.SortDevices(f.Devices)
 	f.Index()
+	for _, d := range f.Devices {
+		Retarget(d, d.Platform, d.Model)
+	}
 	trainEnv := []ir.EnvVar{{Name: "NCCL_IB_GID_INDEX", Value: "3"}, {Name: "NCCL_IB_HCA", Value: "mlx5_0,mlx5_1,mlx5_2,mlx5_3"},
 		{Name: "NCCL_IB_TC", Value: "104"}, {Name: "NCCL_IB_TIMEOUT", Value: "22"}}
 	f.Tenants = []*ir.Tenant{{Name: "train", Class: roce, Servers: []string{"gpu-0000", "gpu-0001"}, Env: trainEnv,
 		TrafficClass: 104, Pos: pos(40)}}
 	return f
+}
+
+// Retarget makes a hand-built device one of platform and model, with the
+// catalog's facts for them as the compiler attaches them: the platform's
+// verify forms and, for a switch, the model's cage speed (0 for a model
+// the catalog does not know, such as the test fabric's "test-64").
+func Retarget(d *ir.Device, platform, model string) {
+	d.Platform, d.Model = platform, model
+	d.Verify = catalog.VerifyForms(platform)
+	if d.Switch != nil {
+		d.Switch.CageGbps = 0
+		if sw, ok := catalog.LookupSwitch(model); ok {
+			d.Switch.CageGbps = sw.MaxPortGbps()
+		}
+	}
 }
 
 // PortName is the n-th (from 1) front-panel port in a platform's own

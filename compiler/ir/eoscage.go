@@ -1,4 +1,4 @@
-package platforms
+package ir
 
 import "strconv"
 
@@ -12,7 +12,9 @@ import "strconv"
 // EthernetN/1 port (aristanetworks/avd@3cac535c
 // ansible_collections/arista/avd/molecule/eos_designs_unit_tests/intended/
 // configs/DC1-SPINE1.cfg, Ethernet49/1 "speed 100g-2"). A speed that is no
-// whole number of lanes has no form: false.
+// whole number of lanes has no form: false. It lives with the IR so that
+// the EOS renderer, which prints it, and lint, which reports the gap,
+// share the one formula.
 func EOSCageSpeed(speedGbps, cageGbps int) (string, bool) {
 	if speedGbps <= 0 || speedGbps >= cageGbps {
 		return "", true

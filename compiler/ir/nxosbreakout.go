@@ -1,4 +1,4 @@
-package platforms
+package ir
 
 import (
 	"slices"
@@ -16,7 +16,9 @@ import (
 // "Configuring Breakout on High-Bandwidth Interfaces" (`interface breakout
 // module`, `show system internal im info interface ethernet 1/1/1`). A map
 // splits the cage into ports of one speed: a cage whose ports run mixed
-// speeds, or a speed and count in no map, has no form.
+// speeds, or a speed and count in no map, has no form. The maps live
+// with the IR so that the NX-OS renderer, which writes them, and lint,
+// which reports a cage none splits, share them.
 var nxosBreakoutMaps = []string{"10g-4x", "25g-4x", "50g-2x", "50g-4x", "100g-2x", "100g-4x", "200g-2x"}
 
 // NXOSBreakoutMap returns the NX-OS breakout map that splits a cage into
@@ -80,18 +82,3 @@ func NXOSCages(names []string, speedsGbps []int, cageGbps int) []NXOSCage {
 	}
 	return out
 }
-
-// MaxPortGbps returns the fastest port speed of a switch model, its
-// cages' own speed, Gbit/s; 0 when it has no ports.
-func (s Switch) MaxPortGbps() int {
-	g := 0
-	for _, sp := range portSpeeds {
-		if s.Ports[sp] > 0 {
-			g = portSpeedGbps[sp]
-		}
-	}
-	return g
-}
-
-// portSpeedGbps are the Switch.Ports keys in Gbit/s.
-var portSpeedGbps = map[string]int{"100G": 100, "200G": 200, "400G": 400, "800G": 800, "1.6T": 1600}
