@@ -39,6 +39,8 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
   DIR/<server>/host.sh           with --emit host-script: the settings and the runtime in one script
   DIR/tenants/<name>.env         the tenant's NCCL environment
   DIR/slurm/, DIR/k8s/           the fabric's topology for schedulers: Slurm topology files, node labels, a Kueue Topology
+  DIR/monitoring/                Prometheus rules and scrape configuration (prometheus.yml, targets/*.json),
+                                 gnmic's configuration for the switches, node_exporter's flags for the servers
 
 Output is byte-for-byte deterministic. The build is written into a new directory beside DIR and
 put in DIR's place only when every file is written, so a failed or interrupted build leaves the
