@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers/monitoring"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
@@ -31,9 +33,10 @@ func TestGnmic(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile("`(/[a-z/-]+)`").FindAllStringSubmatch(string(doc), -1) {
+	for _, m := range regexp.MustCompile("`(/[a-z/-]+|COUNTERS/Ethernet\\*/SAI_PORT_STAT_PFC_<p>_[RT]X_PKTS)`").FindAllStringSubmatch(string(doc), -1) {
 		listed[m[1]] = true
 	}
+	prio := regexp.MustCompile(`_PFC_[0-7]_`)
 	for _, ex := range []string{"pod-2048", "multitenant", "mixed-fleet"} {
 		t.Run(ex, func(t *testing.T) {
 			in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", ex))
@@ -47,10 +50,12 @@ func TestGnmic(t *testing.T) {
 			}
 			var cfg struct {
 				Targets map[string]struct {
-					Address   string
-					EventTags map[string]string `yaml:"event-tags"`
+					Address       string
+					EventTags     map[string]string `yaml:"event-tags"`
+					Subscriptions []string
 				}
 				Subscriptions map[string]struct {
+					Target         string
 					Paths          []string
 					Mode           string
 					StreamMode     string `yaml:"stream-mode"`
@@ -74,19 +79,30 @@ func TestGnmic(t *testing.T) {
 				if !ok || tg.Address != d.Name || tg.EventTags["role"] != string(d.Role) {
 					t.Errorf("switch %s: target %+v (present %v)", d.Name, tg, ok)
 				}
+				// Only SONiC serves per-priority PFC counters with a
+				// source; a target naming no subscription would take
+				// them all.
+				native := slices.Contains(tg.Subscriptions, "rocefab-sonic-pfc")
+				if sonic := d.Platform == ir.PlatformSONiC; native != sonic || (len(tg.Subscriptions) == 0) != (len(cfg.Subscriptions) == len(monitoring.Subscriptions)) {
+					t.Errorf("switch %s (%s): subscriptions %v", d.Name, d.Platform, tg.Subscriptions)
+				}
 			}
 			if switches == 0 || len(cfg.Targets) != switches {
 				t.Errorf("%d targets for %d switches", len(cfg.Targets), switches)
 			}
-			if len(cfg.Subscriptions) != len(monitoring.Subscriptions) {
-				t.Errorf("subscriptions %v", cfg.Subscriptions)
+			wantSubs := len(monitoring.Subscriptions)
+			if ex == "mixed-fleet" {
+				wantSubs++
+			}
+			if len(cfg.Subscriptions) != wantSubs {
+				t.Errorf("subscriptions %v, want %d", cfg.Subscriptions, wantSubs)
 			}
 			for name, s := range cfg.Subscriptions {
-				if s.Mode != "stream" || s.StreamMode != "sample" || s.SampleInterval == "" || len(s.Paths) == 0 {
+				if s.Mode != "stream" || (s.StreamMode == "sample") != (s.SampleInterval != "") || len(s.Paths) == 0 {
 					t.Errorf("subscription %s: %+v", name, s)
 				}
 				for _, p := range s.Paths {
-					if !listed[p] {
+					if !listed[prio.ReplaceAllString(p, "_PFC_<p>_")] {
 						t.Errorf("subscription %s: path %s is not one docs/doctor.md lists", name, p)
 					}
 				}

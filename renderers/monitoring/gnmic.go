@@ -2,6 +2,7 @@ package monitoring
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -23,34 +24,62 @@ const GnmicListen = ":9804"
 // gNMI servers.
 const sampleInterval = "10s"
 
-// Subscription is one gnmic subscription: the OpenConfig paths of one
-// model, each a counter docs/doctor.md lists.
+// Subscription is one gnmic subscription: the paths of one model, each a
+// counter docs/doctor.md lists.
 type Subscription struct {
 	Name  string
 	Paths []string
+	// Target is the SubscribeRequest's prefix target, "" for none (gnmic
+	// subscriptions.md: "target").
+	Target string
+	// StreamMode is gnmic's stream-mode; "sample" subscriptions sample
+	// every sampleInterval.
+	StreamMode string
 }
 
 // Subscriptions are the subscriptions every switch gets: the counter leaves
 // doctor reads (docs/doctor.md section 4), one subscription per YANG
 // module, leaves rather than containers so that the switches send only
-// what doctor uses. The native per-priority PFC counters are left out:
-// docs/doctor.md records them as a gap.
+// what doctor uses. Each NOS's per-priority PFC counters are
+// NativePFC's.
 var Subscriptions = []Subscription{
-	{"rocefab-interfaces", []string{
+	{Name: "rocefab-interfaces", StreamMode: "sample", Paths: []string{
 		"/interfaces/interface/state/counters/in-octets",
 		"/interfaces/interface/state/counters/out-octets",
 		"/interfaces/interface/state/counters/in-fcs-errors",
 		"/interfaces/interface/state/counters/carrier-transitions",
 	}},
-	{"rocefab-ethernet", []string{
+	{Name: "rocefab-ethernet", StreamMode: "sample", Paths: []string{
 		"/interfaces/interface/ethernet/state/counters/in-mac-pause-frames",
 		"/interfaces/interface/ethernet/state/counters/out-mac-pause-frames",
 		"/interfaces/interface/ethernet/state/counters/in-symbol-error",
 	}},
-	{"rocefab-queues", []string{
+	{Name: "rocefab-queues", StreamMode: "sample", Paths: []string{
 		"/qos/interfaces/interface/output/queues/queue/state/ecn-marked-pkts",
 		"/qos/interfaces/interface/output/queues/queue/state/dropped-pkts",
 	}},
+}
+
+// NativePFC returns the subscription to a platform's own per-priority PFC
+// counters on the lossless priorities (OpenConfig has none), and false
+// where no public source shows the platform serving them over gNMI (eos,
+// nvue, nxos: a gap docs/doctor.md records). SONiC's telemetry server
+// serves COUNTERS_DB under the prefix target COUNTERS_DB, with the virtual
+// path COUNTERS/Ethernet*/<counter> for one counter on every Ethernet port,
+// SAI_PORT_STAT_PFC_<p>_RX_PKTS and _TX_PKTS among them, and streams
+// them on change (sonic-net/SONiC doc/system-telemetry/grpc_telemetry.md,
+// "Virtual path", "Stream mode").
+func NativePFC(platform string, prios []string) (Subscription, bool) {
+	if platform != ir.PlatformSONiC || len(prios) == 0 {
+		return Subscription{}, false
+	}
+	sub := Subscription{Name: "rocefab-sonic-pfc", Target: "COUNTERS_DB", StreamMode: "on-change"}
+	for _, p := range prios {
+		for _, dir := range []string{"RX", "TX"} {
+			sub.Paths = append(sub.Paths, "COUNTERS/Ethernet*/SAI_PORT_STAT_PFC_"+p+"_"+dir+"_PKTS")
+		}
+	}
+	return sub, true
 }
 
 // renderGnmic renders gnmic.yaml: one target per switch, keyed by the
@@ -74,7 +103,30 @@ var Subscriptions = []Subscription{
 // Credentials and TLS are left to gnmic's environment
 // (docs/user_guide/configuration_env.md: GNMIC_USERNAME, GNMIC_PASSWORD,
 // GNMIC_TLS_CA, GNMIC_INSECURE), so the file holds no secret.
-func renderGnmic(fab *ir.Fabric) renderers.Artifact {
+//
+// gnmic subscribes a target that names no subscription to every one in
+// the file (subscriptions.md, "Binding subscriptions"), so once a native
+// subscription is in the file every target names its own.
+func renderGnmic(fab *ir.Fabric, prios []string) renderers.Artifact {
+	subs := slices.Clone(Subscriptions)
+	native := map[string]string{}
+	for _, d := range fab.Devices {
+		if d.Switch == nil {
+			continue
+		}
+		if _, seen := native[d.Platform]; seen {
+			continue
+		}
+		native[d.Platform] = ""
+		if sub, ok := NativePFC(d.Platform, prios); ok {
+			native[d.Platform] = sub.Name
+			subs = append(subs, sub)
+		}
+	}
+	var common []string
+	for _, s := range Subscriptions {
+		common = append(common, s.Name)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# gnmic collector configuration for fabric %q, written by rocefab: do not edit, rebuild.\n", fab.Name)
 	b.WriteString("# Run: gnmic --config gnmic.yaml subscribe, with the credentials and TLS settings in\n")
@@ -95,18 +147,32 @@ func renderGnmic(fab *ir.Fabric) renderers.Artifact {
 		if d.Pod >= 0 {
 			fmt.Fprintf(&b, "      pod: '%d'\n", d.Pod)
 		}
+		if len(subs) > len(Subscriptions) {
+			names := common
+			if n := native[d.Platform]; n != "" {
+				names = append(slices.Clone(common), n)
+			}
+			fmt.Fprintf(&b, "    subscriptions: [%s]\n", strings.Join(names, ", "))
+		}
 	}
 	if n == 0 {
 		// gnmic's targets is a map; an empty one keeps the file valid.
 		b.WriteString("  {}\n")
 	}
 	b.WriteString("subscriptions:\n")
-	for _, s := range Subscriptions {
-		fmt.Fprintf(&b, "  %s:\n    paths:\n", s.Name)
+	for _, s := range subs {
+		fmt.Fprintf(&b, "  %s:\n", s.Name)
+		if s.Target != "" {
+			fmt.Fprintf(&b, "    target: %s\n", s.Target)
+		}
+		b.WriteString("    paths:\n")
 		for _, p := range s.Paths {
 			fmt.Fprintf(&b, "      - %s\n", yamlString(p))
 		}
-		fmt.Fprintf(&b, "    mode: stream\n    stream-mode: sample\n    sample-interval: %s\n", sampleInterval)
+		fmt.Fprintf(&b, "    mode: stream\n    stream-mode: %s\n", s.StreamMode)
+		if s.StreamMode == "sample" {
+			fmt.Fprintf(&b, "    sample-interval: %s\n", sampleInterval)
+		}
 	}
 	b.WriteString("outputs:\n  prometheus:\n    type: prometheus\n")
 	fmt.Fprintf(&b, "    listen: %s\n", yamlString(GnmicListen))

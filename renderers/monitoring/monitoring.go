@@ -57,7 +57,7 @@ func Render(fab *ir.Fabric) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	arts := []renderers.Artifact{rules(fab, prios, queues), renderGnmic(fab), renderNodeExporter(fab, prios)}
+	arts := []renderers.Artifact{rules(fab, prios, queues), renderGnmic(fab, prios), renderNodeExporter(fab, prios)}
 	return append(arts, prom...), nil
 }
 
