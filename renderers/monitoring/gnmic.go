@@ -91,9 +91,9 @@ func NativePFC(platform string, prios []string) (Subscription, bool) {
 // "target configuration options": address, subscriptions, event-tags;
 // docs/user_guide/subscriptions.md, "File-based subscription config":
 // paths, mode, stream-mode, sample-interval; outputs/prometheus_output.md:
-// type, listen). The address is the device's name: build has no access
-// inventory, and gnmic adds its default gRPC port to an address without
-// one (targets.md). Each target's event-tags add the switch's role, and
+// type, listen). The address is the access inventory's (build
+// --inventory), or else the device's name; gnmic adds its default gRPC
+// port to an address without one (targets.md). Each target's event-tags add the switch's role, and
 // its rail and pod where it has them, to every series of that switch:
 // gnmic copies them into each update's metadata beside source
 // (pkg/app/subscribe.go at 597750387b5117f625a76681f6b4d83147f9151b) and
@@ -107,7 +107,7 @@ func NativePFC(platform string, prios []string) (Subscription, bool) {
 // gnmic subscribes a target that names no subscription to every one in
 // the file (subscriptions.md, "Binding subscriptions"), so once a native
 // subscription is in the file every target names its own.
-func renderGnmic(fab *ir.Fabric, prios []string) renderers.Artifact {
+func renderGnmic(fab *ir.Fabric, prios []string, address func(name, platform string) string) renderers.Artifact {
 	subs := slices.Clone(Subscriptions)
 	native := map[string]string{}
 	for _, d := range fab.Devices {
@@ -140,7 +140,11 @@ func renderGnmic(fab *ir.Fabric, prios []string) renderers.Artifact {
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "  %s:\n    address: %s\n    event-tags:\n      role: %s\n", yamlString(d.Name), yamlString(d.Name), yamlString(string(d.Role)))
+		addr := d.Name
+		if address != nil {
+			addr = address(d.Name, d.Platform)
+		}
+		fmt.Fprintf(&b, "  %s:\n    address: %s\n    event-tags:\n      role: %s\n", yamlString(d.Name), yamlString(addr), yamlString(string(d.Role)))
 		if d.Rail >= 0 {
 			fmt.Fprintf(&b, "      rail: '%d'\n", d.Rail)
 		}

@@ -51,13 +51,17 @@ const (
 // configuration for the switches, the Prometheus scrape configuration and
 // its node_exporter target files, and node_exporter's flags for the
 // servers.
-func Render(fab *ir.Fabric) ([]renderers.Artifact, error) {
+func Render(fab *ir.Fabric) ([]renderers.Artifact, error) { return render(fab, nil) }
+
+// render renders the monitoring files, gnmic dialling each switch at
+// address(name, platform), or at its name when address is nil.
+func render(fab *ir.Fabric, address func(name, platform string) string) ([]renderers.Artifact, error) {
 	prios, queues := lossless(fab)
 	prom, err := renderPrometheus(fab)
 	if err != nil {
 		return nil, err
 	}
-	arts := []renderers.Artifact{rules(fab, prios, queues), renderGnmic(fab, prios), renderNodeExporter(fab, prios)}
+	arts := []renderers.Artifact{rules(fab, prios, queues), renderGnmic(fab, prios, address), renderNodeExporter(fab, prios)}
 	return append(arts, prom...), nil
 }
 
@@ -175,11 +179,15 @@ func yamlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''")
 // Renderer renders the fabric's monitoring files, the rules that watch it
 // for what rocefab doctor diagnoses and the collectors' configuration, as
 // a fabric-wide renderer of a build.
-type Renderer struct{}
+type Renderer struct {
+	// Address, when set, is where gnmic dials a switch (the access
+	// inventory's address); nil dials it by its name.
+	Address func(name, platform string) string
+}
 
 var _ renderers.FabricRenderer = Renderer{}
 
 // RenderFabric renders the fabric's monitoring files (Render).
-func (Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
-	return Render(fab)
+func (r Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	return render(fab, r.Address)
 }
