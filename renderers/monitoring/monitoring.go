@@ -14,6 +14,15 @@
 // level:metric:operations as the rules' best practices advise
 // (https://prometheus.io/docs/practices/rules/). `promtool check rules`
 // accepts it (the package's test runs it).
+//
+// Beside the rules it renders what collects the metrics: gnmic's
+// configuration for the switches (gnmic.yaml: a target per switch, named
+// as doctor reads the source label, sampling the OpenConfig counters
+// doctor reads into a Prometheus output), Prometheus's scrape
+// configuration (prometheus.yml, with node_exporter's targets in
+// file_sd files labelled by pod and tenant) and node_exporter's flags for
+// the servers (node-exporter.args: the ethtool collector limited to
+// doctor's statistics, and the infiniband collector).
 package monitoring
 
 import (
@@ -38,9 +47,26 @@ const (
 	cnpRate   = 1
 )
 
-// Render renders the fabric's rule file.
-func Render(fab *ir.Fabric) ([]renderers.Artifact, error) {
+// Render renders the fabric's monitoring files: the rule file, gnmic's
+// configuration for the switches, the Prometheus scrape configuration and
+// its node_exporter target files, and node_exporter's flags for the
+// servers.
+func Render(fab *ir.Fabric) ([]renderers.Artifact, error) { return render(fab, nil) }
+
+// render renders the monitoring files, gnmic dialling each switch at
+// address(name, platform), or at its name when address is nil.
+func render(fab *ir.Fabric, address func(name, platform string) string) ([]renderers.Artifact, error) {
 	prios, queues := lossless(fab)
+	prom, err := renderPrometheus(fab)
+	if err != nil {
+		return nil, err
+	}
+	arts := []renderers.Artifact{rules(fab, prios, queues), renderGnmic(fab, prios, address), renderNodeExporter(fab, prios)}
+	return append(arts, prom...), nil
+}
+
+// rules renders the rule file on the lossless priorities and queues.
+func rules(fab *ir.Fabric, prios, queues []string) renderers.Artifact {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Prometheus rules for fabric %q, written by rocefab: do not edit, rebuild.\n", fab.Name)
 	b.WriteString("# Load it with rule_files in prometheus.yml; the metrics are those docs/doctor.md lists\n")
@@ -79,7 +105,7 @@ func Render(fab *ir.Fabric) ([]renderers.Artifact, error) {
 		"", "warning", "a link changed carrier", "A flapping cable: run rocefab doctor to name both ends.")
 	alert(&b, "RocefabFCSErrors", "increase(interfaces_interface_state_counters_in_fcs_errors[5m]) > 0 or increase(node_ethtool_received_crc_errors_phy[5m]) > 0",
 		"", "warning", "a port receives frames with FCS errors", "A lossy cable or optic: every drop it causes fires PFC retries upstream.")
-	return []renderers.Artifact{{Path: File, Format: renderers.YAML, Content: []byte(b.String())}}, nil
+	return renderers.Artifact{Path: File, Format: renderers.YAML, Content: []byte(b.String())}
 }
 
 // lossless returns the fabric's lossless priorities, as digits, and the
@@ -150,13 +176,18 @@ func alert(b *strings.Builder, name, expr, forDur, severity, summary, descriptio
 // character but the quote itself (doubled).
 func yamlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// Renderer renders the Prometheus rules that watch the fabric for what
-// rocefab doctor diagnoses, as a fabric-wide renderer of a build.
-type Renderer struct{}
+// Renderer renders the fabric's monitoring files, the rules that watch it
+// for what rocefab doctor diagnoses and the collectors' configuration, as
+// a fabric-wide renderer of a build.
+type Renderer struct {
+	// Address, when set, is where gnmic dials a switch (the access
+	// inventory's address); nil dials it by its name.
+	Address func(name, platform string) string
+}
 
 var _ renderers.FabricRenderer = Renderer{}
 
-// RenderFabric renders the fabric's rule file (Render).
-func (Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
-	return Render(fab)
+// RenderFabric renders the fabric's monitoring files (Render).
+func (r Renderer) RenderFabric(fab *ir.Fabric, _ []renderers.Artifact) ([]renderers.Artifact, error) {
+	return render(fab, r.Address)
 }

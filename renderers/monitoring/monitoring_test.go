@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/monitoring"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
@@ -26,18 +27,8 @@ func TestRules(t *testing.T) {
 	} {
 		ex := c.ex
 		t.Run(ex, func(t *testing.T) {
-			in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", ex))
-			if err != nil || in == nil {
-				t.Fatalf("load: %v %v", err, ds)
-			}
-			fab, ds := compiler.Compile(in)
-			if fab == nil || ds.HasErrors() {
-				t.Fatalf("compile: %v", ds)
-			}
-			arts, err := monitoring.Render(fab)
-			if err != nil || len(arts) != 1 || arts[0].Path != monitoring.File {
-				t.Fatalf("render: %v %v", arts, err)
-			}
+			arts := render(t, ex)
+			rulesFile := artifact(t, arts, monitoring.File)
 			var rules struct {
 				Groups []struct {
 					Name  string
@@ -46,7 +37,7 @@ func TestRules(t *testing.T) {
 					}
 				}
 			}
-			if err := yaml.Unmarshal(arts[0].Content, &rules); err != nil {
+			if err := yaml.Unmarshal(rulesFile, &rules); err != nil {
 				t.Fatal(err)
 			}
 			exprs := map[string]string{}
@@ -68,7 +59,7 @@ func TestRules(t *testing.T) {
 				t.Skip("promtool not on PATH (Debian package prometheus): the rules were not checked by Prometheus")
 			}
 			f := filepath.Join(t.TempDir(), "rules.yml")
-			if err := os.WriteFile(f, arts[0].Content, 0o644); err != nil {
+			if err := os.WriteFile(f, rulesFile, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			out, err := exec.Command(promtool, "check", "rules", f).CombinedOutput()
@@ -77,4 +68,34 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// render compiles an example and renders its monitoring files.
+func render(t *testing.T, ex string) []renderers.Artifact {
+	t.Helper()
+	in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", ex))
+	if err != nil || in == nil {
+		t.Fatalf("load: %v %v", err, ds)
+	}
+	fab, ds := compiler.Compile(in)
+	if fab == nil || ds.HasErrors() {
+		t.Fatalf("compile: %v", ds)
+	}
+	arts, err := monitoring.Render(fab)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	return arts
+}
+
+// artifact returns the content of the artifact at path.
+func artifact(t *testing.T, arts []renderers.Artifact, path string) []byte {
+	t.Helper()
+	for _, a := range arts {
+		if a.Path == path {
+			return a.Content
+		}
+	}
+	t.Fatalf("no %s among %d artifacts", path, len(arts))
+	return nil
 }

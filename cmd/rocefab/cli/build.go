@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +41,8 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
   DIR/<server>/host.sh           with --emit host-script: the settings and the runtime in one script
   DIR/tenants/<name>.env         the tenant's NCCL environment
   DIR/slurm/, DIR/k8s/           the fabric's topology for schedulers: Slurm topology files, node labels, a Kueue Topology
+  DIR/monitoring/                Prometheus rules and scrape configuration (prometheus.yml, targets/*.json),
+                                 gnmic's configuration for the switches, node_exporter's flags for the servers
 
 Output is byte-for-byte deterministic. The build is written into a new directory beside DIR and
 put in DIR's place only when every file is written, so a failed or interrupted build leaves the
@@ -65,6 +69,9 @@ type buildArgs struct {
 	replaceEdited bool
 	cpuProfile    string
 	openconfig    string
+	// inventory is the access inventory (#Inventory) whose addresses
+	// monitoring/gnmic.yaml dials; "" dials each switch by its name.
+	inventory string
 }
 
 func newBuildCmd() *cobra.Command {
@@ -87,6 +94,7 @@ func newBuildCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&a.quiet, "quiet", "q", false, "print nothing but findings")
 	cmd.Flags().StringVar(&a.openconfig, "openconfig", "compact", "how to write openconfig.json: compact (the gNMI payload), indented (for reading and review), or none")
 	cmd.Flags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to this file (for `go tool pprof`)")
+	cmd.Flags().StringVar(&a.inventory, "inventory", "", "the access inventory (CUE or JSON, #Inventory) whose switch addresses monitoring/gnmic.yaml dials; without it, each switch's name")
 	cmd.Flags().BoolVar(&a.replaceEdited, "replace-edited", false, "replace files an earlier build wrote even when they were edited since (never files it did not write)")
 	return cmd
 }
@@ -239,6 +247,14 @@ func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
 	fmt.Fprintf(h, "%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano())
 	// Every option that changes what is written.
 	fmt.Fprintf(h, "\x00only=%s\x00emit=%s\x00openconfig=%s", a.only, strings.Join(a.emit, ","), a.openconfig)
+	if a.inventory != "" {
+		// The addresses gnmic.yaml holds come from it.
+		b, err := os.ReadFile(a.inventory)
+		if err != nil {
+			return outdir.Manifest{}, fmt.Errorf("cannot read inventory: %w", err)
+		}
+		fmt.Fprintf(h, "\x00inventory=%x", sha256.Sum256(b))
+	}
 	return outdir.Manifest{Rocefab: version(), Intent: intent, Key: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
@@ -251,7 +267,30 @@ func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []
 	if slices.Contains(a.emit, "model") {
 		opt.modelDir, _ = filepath.Abs(in.Dir)
 	}
+	if a.inventory != "" {
+		inv, ids, err := schema.LoadInventory(a.inventory)
+		if err != nil {
+			return err
+		}
+		if ids.HasErrors() {
+			return fmt.Errorf("--inventory %s has %s first", a.inventory, fixFirst(ids.Count(diag.Error)))
+		}
+		opt.gnmiAddress = gnmiAddress(inv)
+	}
 	return renderers.RenderFabric(ctx, fab, devs, buildRegistry(opt, ds, in.Dir), renderers.Options{Progress: bar.add}, stageSink{stage})
+}
+
+// gnmiAddress returns where gnmic dials each switch: the inventory's
+// address, with the inventory's port when the switch is reached over gNMI
+// and the address names none (gnmic adds its own default port otherwise).
+func gnmiAddress(inv *schema.Inventory) func(name, platform string) string {
+	return func(name, platform string) string {
+		acc, addr := inv.For(name, platform)
+		if _, _, err := net.SplitHostPort(addr); err != nil && acc.Transport == "gnmi" && acc.Port != 0 {
+			addr = net.JoinHostPort(addr, strconv.Itoa(acc.Port))
+		}
+		return addr
+	}
 }
 
 // stageSink writes what is rendered into the build's stage.

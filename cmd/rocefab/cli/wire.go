@@ -51,6 +51,9 @@ type renderOptions struct {
 	openconfig string
 	// hostScript asks for each server's single-file host.sh too.
 	hostScript bool
+	// gnmiAddress, when set, is where monitoring/gnmic.yaml dials each
+	// switch (build --inventory).
+	gnmiAddress func(name, platform string) string
 }
 
 // deviceRenderers returns the renderers of a device's files as opt asks:
@@ -76,7 +79,15 @@ var fabricRenderers = []renderers.FabricRenderer{host.Tenants{}, host.Shared{}, 
 // ds, the intent's findings (positions relative to dir).
 func buildRegistry(opt renderOptions, ds diag.List, dir string) renderers.Registry {
 	sum := summary.Renderer{Files: deviceRenderers(renderOptions{openconfig: opt.openconfig}), Findings: ds, Dir: dir}
-	return renderers.Registry{Device: deviceRenderers(opt), Fabric: append(slices.Clone(fabricRenderers), sum)}
+	fabric := slices.Clone(fabricRenderers)
+	if opt.gnmiAddress != nil {
+		for i, r := range fabric {
+			if _, ok := r.(monitoring.Renderer); ok {
+				fabric[i] = monitoring.Renderer{Address: opt.gnmiAddress}
+			}
+		}
+	}
+	return renderers.Registry{Device: deviceRenderers(opt), Fabric: append(fabric, sum)}
 }
 
 // statePlatforms, by device platform, model running configurations for
