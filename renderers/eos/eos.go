@@ -60,15 +60,6 @@ func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.Sta
 	return cli.RenderDesired(d)
 }
 
-// artifacts prints d's model t as eos.cfg.
-func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
-	return []renderers.Artifact{{
-		Path:    d.Name + "/" + FileName,
-		Format:  renderers.Text,
-		Content: t.Bytes(),
-	}}
-}
-
 // Model returns d's configuration model: the stanza tree of eos.cfg, each
 // line naming the catalog element it realises, comments included. It
 // refuses, with an error, a device that is not an EOS switch, that carries

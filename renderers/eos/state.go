@@ -138,7 +138,6 @@ var cli = &clitree.Platform{
 	Floor:   floor,
 	Scope:   scope,
 	Model:   model,
-	Print:   artifacts,
 }
 
 // Desired returns switch d's desired state: its model (the one eos.cfg is

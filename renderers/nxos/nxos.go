@@ -83,15 +83,6 @@ func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.Sta
 	return cli.RenderDesired(d)
 }
 
-// artifacts prints d's model t as nxos.cfg.
-func artifacts(d *ir.Device, t *clitree.Tree) []renderers.Artifact {
-	return []renderers.Artifact{{
-		Path:    d.Name + "/" + FileName,
-		Format:  renderers.Text,
-		Content: t.Bytes(),
-	}}
-}
-
 // verifyMark returns the "! verify:" comment of a line whose form is one
 // of the verify forms no source confirms, and "" for another.
 func verifyMark(verify map[string]bool, line string) string {

@@ -143,7 +143,6 @@ var cli = &clitree.Platform{
 	Floor:   floor,
 	Scope:   scope,
 	Model:   model,
-	Print:   artifacts,
 }
 
 // Desired returns switch d's desired state: its model (the one nxos.cfg is

@@ -32,7 +32,7 @@ type reach struct {
 }
 
 func newReach(fab *ir.Fabric) *reach {
-	r := &reach{fab: fab, view: placement.Of(fab), tenants: fab.Tenants, below: map[string][]*placement.Group{}, role: map[string]ir.Role{}}
+	r := &reach{fab: fab, view: fab.Placement, tenants: fab.Tenants, below: map[string][]*placement.Group{}, role: map[string]ir.Role{}}
 	for _, d := range fab.Devices {
 		r.role[d.Name] = d.Role
 	}

@@ -310,7 +310,7 @@ func reachInventory(opt Options, m models) (*routed, diag.List, error) {
 			return nil, nil, fmt.Errorf("inventory %s: insecure: true for %s (platform %s): rocefab never skips checking a gNMI device's certificate; "+
 				"for a lab device without TLS, give --insecure-plaintext", file, d.Name, d.Platform)
 		}
-		addr, err := gnmiAddress(host, acc.Port)
+		addr, err := GNMIAddress(host, acc.Port)
 		if err != nil {
 			return nil, nil, fmt.Errorf("inventory %s: %s (platform %s): %w", file, d.Name, d.Platform, err)
 		}
@@ -386,8 +386,6 @@ func reachInventory(opt Options, m models) (*routed, diag.List, error) {
 	return r, nil, nil
 }
 
-// gnmiAddress is where a device's gNMI server listens: the inventory's
-// address when it carries a port, else the address and the access's port.
 // pushJournal is the journal of pushes waiting for their confirmation,
 // beside the fabric lock: the next plan and apply of the fabric read it
 // (nil without a lock, as in tests that route no fabric).
@@ -398,8 +396,10 @@ func pushJournal(lockPath string) *targets.Journal {
 	return targets.NewJournal(filepath.Join(filepath.Dir(lockPath), ".rocefab-pending-pushes"))
 }
 
+// GNMIAddress is where a device's gNMI server listens: the inventory's
+// address host when it carries a port, else host and the access's port.
 // gNMI has no port every device listens on, so one of them must say it.
-func gnmiAddress(host string, port int) (string, error) {
+func GNMIAddress(host string, port int) (string, error) {
 	if h, p, err := net.SplitHostPort(host); err == nil && h != "" && p != "" {
 		return host, nil
 	}

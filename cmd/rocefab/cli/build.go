@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"path"
@@ -14,7 +13,6 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +25,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets/routing"
 )
 
 const buildDoc = `Compile an intent and write every artifact into DIR:
@@ -280,14 +279,17 @@ func renderAll(ctx context.Context, stage *outdir.Stage, fab *ir.Fabric, devs []
 	return renderers.RenderFabric(ctx, fab, devs, buildRegistry(opt, ds, in.Dir), renderers.Options{Progress: bar.add}, stageSink{stage})
 }
 
-// gnmiAddress returns where gnmic dials each switch: the inventory's
-// address, with the inventory's port when the switch is reached over gNMI
-// and the address names none (gnmic adds its own default port otherwise).
+// gnmiAddress returns where gnmic dials each switch: where plan and apply
+// reach its gNMI server (routing.GNMIAddress), or the inventory's address
+// as it is, to which gnmic adds its own default port, for a switch reached
+// otherwise or with no port given.
 func gnmiAddress(inv *schema.Inventory) func(name, platform string) string {
 	return func(name, platform string) string {
 		acc, addr := inv.For(name, platform)
-		if _, _, err := net.SplitHostPort(addr); err != nil && acc.Transport == "gnmi" && acc.Port != 0 {
-			addr = net.JoinHostPort(addr, strconv.Itoa(acc.Port))
+		if acc.Transport == "gnmi" {
+			if a, err := routing.GNMIAddress(addr, acc.Port); err == nil {
+				return a
+			}
 		}
 		return addr
 	}

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/placement"
 	"github.com/rocefab/rocefab/renderers/scheduler"
 )
 
@@ -16,7 +15,7 @@ func explainPosition(fab *ir.Fabric, d *ir.Device) []explained {
 	if d.Host == nil {
 		return nil
 	}
-	v := placement.Of(fab)
+	v := fab.Placement
 	pos, ok := v.Position(d.Name)
 	if !ok {
 		return nil

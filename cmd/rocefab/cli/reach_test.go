@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/nvue"
@@ -61,32 +62,6 @@ func compileIntent(t testing.TB, dir string) *ir.Fabric {
 	return fab
 }
 
-// olderECN is d as an older intent had it: every ECN minimum threshold
-// half of today's, one line of the intent.
-func olderECN(d *ir.Device) *ir.Device {
-	c := *d
-	s := *d.Switch
-	q := *s.QoS
-	q.Queues = append([]ir.Queue(nil), q.Queues...)
-	for i, qu := range q.Queues {
-		if qu.ECN != nil {
-			e := *qu.ECN
-			e.MinBytes /= 2
-			q.Queues[i].ECN = &e
-		}
-	}
-	s.QoS = &q
-	// NX-OS is written with the kbytes the compiler derived (ecn-min[class]).
-	s.Derived = slices.Clone(s.Derived)
-	for i, x := range s.Derived {
-		if strings.HasPrefix(x.Field, "ecn-min[") {
-			s.Derived[i].Value = max(x.Value/2/1024, 1) * 1024
-		}
-	}
-	c.Switch = &s
-	return &c
-}
-
 // foreignMgmt and foreignBGP are configuration rocefab does not own: a
 // management port with a subinterface, and BGP in a network instance.
 const (
@@ -111,38 +86,15 @@ func deviceTree(t testing.TB, old *ir.Device) []byte {
 	return out
 }
 
-// foreignPart is what a tree holds outside rocefab's scope, canonical.
+// foreignPart is what a tree holds outside rocefab's scope, canonical:
+// its management port and network instances (gnmitest.Foreign).
 func foreignPart(t testing.TB, js []byte) string {
 	t.Helper()
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(js, &doc); err != nil {
+	f, err := gnmitest.Foreign(js, "Management1")
+	if err != nil {
 		t.Fatal(err)
 	}
-	var ifs struct {
-		Interface []map[string]json.RawMessage `json:"interface"`
-	}
-	if err := json.Unmarshal(doc["openconfig-interfaces:interfaces"], &ifs); err != nil {
-		t.Fatal(err)
-	}
-	canon := func(b []byte) string {
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("%v: %s", err, b)
-		}
-		out, _ := json.Marshal(v)
-		return string(out)
-	}
-	var parts []string
-	for _, i := range ifs.Interface {
-		if string(i["name"]) == `"Management1"` {
-			b, _ := json.Marshal(i)
-			parts = append(parts, canon(b))
-		}
-	}
-	if len(parts) != 1 {
-		t.Fatalf("Management1 is gone from the tree")
-	}
-	return strings.Join(append(parts, canon(doc["openconfig-network-instance:network-instances"])), "\n")
+	return f
 }
 
 // gnmiFabric starts one gNMI server per switch of the intent in dir, each
@@ -161,7 +113,7 @@ func gnmiFabric(t testing.TB, dir string, tlsOn bool) map[string]*gnmitest.Serve
 		if tlsOn {
 			opts.TLS = base.TLS
 		}
-		s, err := gnmitest.New(deviceTree(t, olderECN(d)), opts)
+		s, err := gnmitest.New(deviceTree(t, irtest.HalfECN(d)), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -793,7 +745,7 @@ func mixedFabric(t *testing.T, intent string, devices []byte) (string, map[strin
 	shells := map[string]sshtest.Shell{}
 	var names []string
 	for _, d := range compileIntent(t, dir).Switches() {
-		older := olderECN(d)
+		older := irtest.HalfECN(d)
 		var shell sshtest.Shell
 		var em emulated
 		switch d.Platform {
@@ -995,7 +947,7 @@ func TestInventorySSHScale(t *testing.T) {
 		if d.Platform != "eos" {
 			continue
 		}
-		arts, err := eos.Renderer{}.Render(olderECN(d))
+		arts, err := eos.Renderer{}.Render(irtest.HalfECN(d))
 		if err != nil {
 			t.Fatal(err)
 		}

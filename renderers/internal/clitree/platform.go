@@ -32,9 +32,14 @@ type Platform struct {
 	// device's ports, may touch.
 	Scope func(d *ir.Device) Scope
 	// Model builds switch d's configuration model (a [Builder]'s tree),
-	// and Print prints it as d's artifacts, its File first.
+	// which [Platform.Print] prints as File.
 	Model func(d *ir.Device) (*Tree, error)
-	Print func(d *ir.Device, t *Tree) []renderers.Artifact
+}
+
+// Print prints switch d's model t as its one artifact, File in d's
+// directory.
+func (p *Platform) Print(d *ir.Device, t *Tree) []renderers.Artifact {
+	return []renderers.Artifact{{Path: d.Name + "/" + p.File, Format: renderers.Text, Content: t.Bytes()}}
 }
 
 // Render returns switch d's artifacts, printed from its model.
