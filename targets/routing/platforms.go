@@ -3,6 +3,7 @@ package routing
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sync/atomic"
 
 	"github.com/rocefab/rocefab/compiler/diag"
@@ -125,11 +126,7 @@ func Lookup(platform string) (Descriptor, bool) {
 
 // Platforms returns the descriptors of every native platform, by name.
 func Platforms() map[string]Descriptor {
-	out := make(map[string]Descriptor, len(registered().descriptors))
-	for k, v := range registered().descriptors {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(registered().descriptors)
 }
 
 // OpenConfig returns the descriptor of the platform switches are reached
