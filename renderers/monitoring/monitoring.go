@@ -20,9 +20,12 @@
 // as doctor reads the source label, sampling the OpenConfig counters
 // doctor reads into a Prometheus output), Prometheus's scrape
 // configuration (prometheus.yml, with node_exporter's targets in
-// file_sd files labelled by pod and tenant) and node_exporter's flags for
+// file_sd files labelled by pod and tenant), node_exporter's flags for
 // the servers (node-exporter.args: the ethtool collector limited to
-// doctor's statistics, and the infiniband collector).
+// doctor's statistics, and the infiniband collector), and the link info
+// that labels each cabled port with its peer, rail and tenants for PromQL
+// joins (textfile/links.prom, served by a node_exporter whose flags are
+// links-exporter.args).
 package monitoring
 
 import (
