@@ -16,7 +16,8 @@ import (
 const (
 	// ViaGNMI is a switch whose gNMI server answers Counters.GetState.
 	ViaGNMI = "gnmi"
-	// ViaCLI is a switch whose CLI (or shell) answers Counters.Show.
+	// ViaCLI is a switch reached over SSH: its CLI, which rocefab does
+	// not read counters from (docs/doctor.md, "--sample").
 	ViaCLI = "cli"
 	// ViaShell is a server whose shell answers Counters.Run.
 	ViaShell = "shell"
@@ -62,14 +63,6 @@ func (c *Counters) GetState(ctx context.Context, d *ir.Device, paths []string) (
 		return g.GetState(ctx, d, paths)
 	}
 	return nil, fmt.Errorf("%s: not reached over gNMI", d.Name)
-}
-
-// Show runs a command that only reads on switch d's CLI over SSH.
-func (c *Counters) Show(ctx context.Context, d *ir.Device, command string) (string, error) {
-	if s, ok := c.route(d).(*ssh.Target); ok {
-		return s.Show(ctx, d, command)
-	}
-	return "", fmt.Errorf("%s: not reached over SSH", d.Name)
 }
 
 // Run runs a command that only reads on server d, over SSH or here.

@@ -1,0 +1,206 @@
+package telemetry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/rocefab/rocefab/compiler/ir"
+)
+
+// Reach is what sampling needs of the fabric's transports: routing's
+// Counters gives it, reading each device through the transport the
+// inventory names (the same gNMI, SSH and host targets plan and apply
+// use), asked only to read.
+type Reach interface {
+	// Via says how d is reached: "gnmi" (GetState), "cli" (a switch
+	// over SSH) or "shell" (a server, Run), or why it cannot be.
+	Via(d *ir.Device) (string, error)
+	// GetState is a gNMI Get of the operational state at paths.
+	GetState(ctx context.Context, d *ir.Device, paths []string) ([]*gpb.Notification, error)
+	// Run runs a command that only reads on a server.
+	Run(ctx context.Context, d *ir.Device, argv []string) ([]byte, error)
+}
+
+// How Reach.Via names the ways to a device (routing's ViaGNMI, ViaCLI,
+// ViaShell).
+const (
+	viaGNMI  = "gnmi"
+	viaCLI   = "cli"
+	viaShell = "shell"
+)
+
+// Progress is told how far sampling is: each step (a round of reads,
+// counting total devices, or the wait between them, total 0) and each
+// device read.
+type Progress interface {
+	Step(what string, total int)
+	Add()
+}
+
+// SampleOptions say what to sample and how.
+type SampleOptions struct {
+	Devices []*ir.Device
+	Reach   Reach
+	// Wait is the time between a device's two samples (at least).
+	Wait time.Duration
+	// Parallelism bounds the devices read at once (64 when 0, as plan).
+	Parallelism int
+	// Progress, when set, is told how far sampling is.
+	Progress Progress
+}
+
+// Unsampled is a device whose counters could not be read, and why.
+type Unsampled struct {
+	Device string `json:"device"`
+	Error  string `json:"error"`
+}
+
+// defaultParallelism is how many devices are read at once unless told:
+// plan's default (targets.DefaultParallelism).
+const defaultParallelism = 64
+
+// Sample reads the counters of every device twice through its transport,
+// opt.Wait apart, and files both samples into w as two scrapes, each
+// sample stamped with the time its device was read: the series are named
+// and labelled as docs/doctor.md lists them (gnmic's names for switches,
+// node_exporter's for servers), so the diagnosis reads them as it reads
+// a collector's. A device that cannot be read in the first round is not
+// asked again; every device that could not be read is returned, sorted
+// by name, and the rest are sampled. The error is the window refusing
+// what was read, or ctx ending.
+func Sample(ctx context.Context, w *Window, opt SampleOptions) ([]Unsampled, error) {
+	n := len(opt.Devices)
+	errs := make([]error, n)
+	devs := slices.Clone(opt.Devices)
+	for round := 1; round <= 2; round++ {
+		if round == 2 {
+			if opt.Progress != nil {
+				opt.Progress.Step(fmt.Sprintf("waiting %s between the samples", opt.Wait), 0)
+			}
+			select {
+			case <-time.After(opt.Wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		var ask []int
+		for i := range devs {
+			if errs[i] == nil {
+				ask = append(ask, i)
+			}
+		}
+		if opt.Progress != nil {
+			opt.Progress.Step(fmt.Sprintf("sampling the counters (%d of 2)", round), len(ask))
+		}
+		outs := make([][]byte, n)
+		readAll(ctx, ask, opt.Parallelism, func(i int) {
+			outs[i], errs[i] = sampleDevice(ctx, opt.Reach, devs[i])
+			if opt.Progress != nil {
+				opt.Progress.Add()
+			}
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var rs []io.Reader
+		for _, i := range ask {
+			if errs[i] == nil {
+				rs = append(rs, bytes.NewReader(outs[i]))
+			}
+		}
+		if err := w.Read(io.MultiReader(rs...), fmt.Sprintf("sample %d of 2", round), 0); err != nil {
+			return nil, err
+		}
+	}
+	var out []Unsampled
+	for i, err := range errs {
+		if err != nil {
+			out = append(out, Unsampled{Device: devs[i].Name, Error: err.Error()})
+		}
+	}
+	slices.SortFunc(out, func(a, b Unsampled) int { return strings.Compare(a.Device, b.Device) })
+	return out, nil
+}
+
+// readAll calls read for each index of ask on up to parallelism
+// goroutines, starting none once ctx is done.
+func readAll(ctx context.Context, ask []int, parallelism int, read func(i int)) {
+	if parallelism <= 0 {
+		parallelism = defaultParallelism
+	}
+	slots := make(chan struct{}, parallelism)
+	var wg sync.WaitGroup
+	for _, i := range ask {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			read(i)
+		})
+	}
+	wg.Wait()
+}
+
+// sampleDevice reads d's counters once and returns them as exposition
+// lines, each stamped with the time of the read.
+func sampleDevice(ctx context.Context, reach Reach, d *ir.Device) ([]byte, error) {
+	via, err := reach.Via(d)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	switch {
+	case d.Switch == nil && via == viaShell:
+		err = sampleServer(ctx, reach, d, bw)
+	case d.Switch != nil && via == viaGNMI:
+		err = sampleGNMI(ctx, reach, d, bw)
+	case d.Switch != nil && via == viaCLI:
+		err = notOverCLI(d)
+	default:
+		err = fmt.Errorf("%s: the inventory reaches this %s over %s, which holds no counters rocefab reads", d.Name, d.Role, via)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// notOverCLI says why a switch reached over SSH is not sampled: its
+// counters command would have to print, in a structured output, every
+// counter docs/doctor.md section 4 reads, and no public source was found
+// showing such a command with the JSON it prints, on EOS (`| json`),
+// NX-OS (`| json`), NVUE (`-o json`) or SONiC; rocefab reads none rather
+// than guess at a shape.
+func notOverCLI(d *ir.Device) error {
+	return fmt.Errorf("%s: not sampleable over SSH: rocefab knows no %s counters command whose structured output a public source shows; "+
+		"reach it over gNMI in the inventory (transport gnmi), or read the fabric from Prometheus (--prometheus, gnmic collecting it)", d.Name, d.Platform)
+}
+
+// midpoint is the time between start and now, in milliseconds since the
+// epoch: the best guess of when a command that ran meanwhile read the
+// counters.
+func midpoint(start time.Time) int64 {
+	return start.Add(time.Since(start) / 2).UnixMilli()
+}
+
+// errNoCounters is a device that answered without any counter doctor
+// reads.
+var errNoCounters = errors.New("it answered with no counter doctor reads")
