@@ -18,12 +18,20 @@ import (
 )
 
 // gnmiStatePaths are the containers whose state holds every counter of
-// docs/doctor.md section 4: each interface's (openconfig-interfaces,
-// openconfig-if-ethernet) and each egress queue's (openconfig-qos). The
-// containers are asked for whole rather than the counters' paths with
-// wildcards: a device answers either, and a whole container is one update
-// per container rather than one per leaf.
-var gnmiStatePaths = []string{"/interfaces", "/qos/interfaces"}
+// docs/doctor.md section 4 for the switch's fabric ports: each port's
+// interface (openconfig-interfaces state/counters, openconfig-if-ethernet
+// ethernet/state/counters) and its egress queues (openconfig-qos
+// output/queues/queue/state), named by their keys. Ports are named rather
+// than matched with a wildcard: the model knows them, ports outside the
+// fabric (management) are not read, and every answer is one update per
+// path.
+func gnmiStatePaths(d *ir.Device) []string {
+	paths := make([]string, 0, 2*len(d.Switch.Ports))
+	for _, p := range d.Switch.Ports {
+		paths = append(paths, "/interfaces/interface[name="+p.Name+"]", "/qos/interfaces/interface[interface-id="+p.Name+"]/output")
+	}
+	return paths
+}
 
 // gnmiListKeys are the keys of the OpenConfig lists on the way to the
 // counters, by the list's path without keys (openconfig-interfaces
@@ -41,7 +49,8 @@ var gnmiListKeys = map[string]string{
 // as gnmic's Prometheus output names them.
 func sampleGNMI(ctx context.Context, reach Reach, d *ir.Device, w *bufio.Writer) error {
 	start := time.Now()
-	ns, err := reach.GetState(ctx, d, gnmiStatePaths)
+	paths := gnmiStatePaths(d)
+	ns, err := reach.GetState(ctx, d, paths)
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Name, err)
 	}
@@ -64,7 +73,7 @@ func sampleGNMI(ctx context.Context, reach Reach, d *ir.Device, w *bufio.Writer)
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("%s: gNMI Get of %s: %w", d.Name, strings.Join(gnmiStatePaths, ", "), errNoCounters)
+		return fmt.Errorf("%s: gNMI Get of the state of %d ports: %w", d.Name, len(d.Switch.Ports), errNoCounters)
 	}
 	return nil
 }

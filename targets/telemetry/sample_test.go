@@ -61,7 +61,7 @@ func (f *fakeReach) Via(d *ir.Device) (string, error) {
 }
 
 func (f *fakeReach) GetState(_ context.Context, d *ir.Device, paths []string) ([]*gpb.Notification, error) {
-	if strings.Join(paths, " ") != "/interfaces /qos/interfaces" {
+	if strings.Join(paths, " ") != "/interfaces/interface[name=swp1] /qos/interfaces/interface[interface-id=swp1]/output" {
 		return nil, fmt.Errorf("paths %q", paths)
 	}
 	n := f.read(d)
@@ -110,7 +110,7 @@ hw mlx5_1/ports/1/hw_counters/np_cnp_sent 0
 func TestSample(t *testing.T) {
 	server := &ir.Device{Name: "gpu-0001", Role: "server", Platform: "linux",
 		Host: &ir.Host{NICs: []ir.NIC{{Port: "eth0", HCA: "mlx5_0"}, {Port: "eth1", HCA: "mlx5_1"}}}}
-	leaf := &ir.Device{Name: "leaf-00", Role: "leaf", Platform: "nvue", Switch: &ir.Switch{}}
+	leaf := &ir.Device{Name: "leaf-00", Role: "leaf", Platform: "nvue", Switch: &ir.Switch{Ports: []ir.Port{{Name: "swp1"}}}}
 	cliLeaf := &ir.Device{Name: "leaf-01", Role: "leaf", Platform: "eos", Switch: &ir.Switch{}}
 	gone := &ir.Device{Name: "gpu-0002", Role: "server", Platform: "linux", Host: &ir.Host{}}
 	reach := &fakeReach{reads: map[string]int{},
@@ -182,7 +182,7 @@ func (p progressFunc) Add()                        {}
 func TestSampleCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	reach := &fakeReach{reads: map[string]int{}, via: map[string]string{"leaf-00": viaGNMI}}
-	leaf := &ir.Device{Name: "leaf-00", Role: "leaf", Platform: "nvue", Switch: &ir.Switch{}}
+	leaf := &ir.Device{Name: "leaf-00", Role: "leaf", Platform: "nvue", Switch: &ir.Switch{Ports: []ir.Port{{Name: "swp1"}}}}
 	_, err := Sample(ctx, NewWindow(), SampleOptions{Devices: []*ir.Device{leaf}, Reach: reach, Wait: time.Hour,
 		Progress: progressFunc(func(s string) {
 			if strings.HasPrefix(s, "waiting") {

@@ -16,7 +16,9 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/doctor"
+	"github.com/rocefab/rocefab/targets/routing"
 	"github.com/rocefab/rocefab/targets/telemetry"
 )
 
@@ -37,6 +39,14 @@ snapshots or more (a scrape each, --interval apart unless the samples carry time
 file holding each series at two timestamps; rates are taken between each series' first and last
 sample.
 
+--sample DURATION reads the counters from the devices themselves, for a fabric without
+Prometheus: every device of --inventory (the file plan and apply take) is read twice, DURATION
+apart, through its transport (switches with a gNMI Get of their OpenConfig counters, servers with
+ethtool -S and the RDMA devices' hw_counters over SSH), up to --parallelism at once, and the
+reads are diagnosed as two scrapes of the collectors. A device that cannot be read is reported and
+the rest are diagnosed; switches reached over SSH are not sampled (no public source shows their
+counters commands' structured output): reach them over gNMI, or use --prometheus.
+
 The text report is grouped by origin; --format json prints the report (findings with evidence,
 victims and paths).
 
@@ -46,7 +56,8 @@ State=DRAIN) of the servers each finding names; nothing is drained until apply F
 
 Exit codes:
   0  healthy: no finding
-  1  doctor could not run (the intent, a snapshot, or no counter sampled twice)
+  1  doctor could not run (the intent, a snapshot, or no counter sampled twice), or with
+     --sample some device could not be read and the rest show no finding
   2  findings`
 
 // doctorMemoryLimit is the soft limit of the garbage collector while
@@ -76,6 +87,12 @@ type doctorArgs struct {
 	victims    int
 	out        string
 	release    string
+	// sample is the time between the two reads of --sample; inventory,
+	// parallelism and plaintext say how the devices are reached.
+	sample      time.Duration
+	inventory   string
+	parallelism int
+	plaintext   bool
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -86,7 +103,8 @@ func newDoctorCmd() *cobra.Command {
 		Long:  doctorDoc,
 		Example: `  rocefab doctor examples/pod-2048 --prometheus http://prometheus:9090 --window 5m
   rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s
-  rocefab doctor . --snapshot window.prom --format json`,
+  rocefab doctor . --snapshot window.prom --format json
+  rocefab doctor examples/pod-2048 --sample 30s --inventory inventory.json`,
 		// Exit 2 means findings here: a wrong argument or flag could not
 		// run, exit 1.
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -109,6 +127,11 @@ func newDoctorCmd() *cobra.Command {
 	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
 	cmd.Flags().StringVar(&a.out, "out", "", "write the quarantine plan (the Slurm drains of the findings) to this file, for apply")
 	cmd.Flags().StringVar(&a.release, "release", "", "with --out: write the release plan of this quarantine plan instead (no counters are read)")
+	cmd.Flags().DurationVar(&a.sample, "sample", 0, "read every device's counters twice, this long apart, through the transports --inventory gives")
+	cmd.Flags().StringVar(&a.inventory, "inventory", "", "with --sample: the access inventory that reaches the devices (as plan takes it)")
+	cmd.Flags().IntVar(&a.parallelism, "parallelism", targets.DefaultParallelism, "with --sample: devices read at once")
+	cmd.Flags().BoolVar(&a.plaintext, "insecure-plaintext", false, "with --sample: gNMI without TLS (lab only)")
+	addSSHFlags(cmd)
 	return cmd
 }
 
@@ -120,7 +143,7 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		if a.out == "" {
 			return withCode(exitDoctorError, errors.New("--release: give --out FILE for the release plan"))
 		}
-		if len(a.snapshots) > 0 || a.prometheus != "" || len(args) > 0 {
+		if len(a.snapshots) > 0 || a.prometheus != "" || a.sample != 0 || len(args) > 0 {
 			return withCode(exitDoctorError, errors.New("--release reads no counters and no PATH: the quarantine plan names its intent and servers"))
 		}
 		if err := releasePlan(a.release, a.out); err != nil {
@@ -128,11 +151,8 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		}
 		return nil
 	}
-	if len(a.snapshots) == 0 && a.prometheus == "" {
-		return withCode(exitDoctorError, errors.New("no counters: give --prometheus URL or --snapshot FILE (twice, or one file with timestamps)"))
-	}
-	if len(a.snapshots) > 0 && a.prometheus != "" {
-		return withCode(exitDoctorError, errors.New("--prometheus and --snapshot: allowed is one source of counters"))
+	if err := a.checkSource(); err != nil {
+		return withCode(exitDoctorError, err)
 	}
 	end := time.Now()
 	if a.end != "" {
@@ -167,7 +187,26 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		return fab, err
 	}
 	source := strings.Join(a.snapshots, ", ")
+	var unsampled []telemetry.Unsampled
+	if a.sample > 0 {
+		// The devices are known before they are read: the fabric is
+		// loaded first.
+		if _, err := load(); err != nil {
+			return err
+		}
+		loaded := fab
+		load = func() (*ir.Fabric, error) { return loaded, nil }
+		source = fmt.Sprintf("two samples %s apart through inventory %s", a.sample, a.inventory)
+	}
 	read := func() (*telemetry.Window, error) {
+		if a.sample > 0 {
+			w, u, err := sampleFabric(cmd, in, fab, a)
+			unsampled = u
+			if err != nil {
+				return nil, withCode(exitDoctorError, err)
+			}
+			return w, nil
+		}
 		if a.prometheus == "" {
 			w, err := readSnapshots(a.snapshots, a.interval)
 			if err != nil {
@@ -190,6 +229,9 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	opt.PauseRate = a.pauseRate
 	rep := md.Diagnose(w, opt)
 	if rep.Rates == 0 {
+		if len(unsampled) > 0 {
+			printUnsampled(cmd.ErrOrStderr(), unsampled, 20)
+		}
 		return withCode(exitDoctorError, fmt.Errorf("no counter of %s's ports was sampled twice in %s (%d name devices or ports it lacks): see docs/doctor.md for the metrics and labels doctor reads",
 			fab.Name, source, rep.Unmatched))
 	}
@@ -210,16 +252,72 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if a.format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		var v any = rep
+		if a.sample > 0 {
+			v = sampledReport{Report: rep, Unsampled: unsampled}
+		}
+		if err := enc.Encode(v); err != nil {
 			return withCode(exitDoctorError, err)
 		}
 	} else {
 		printDoctor(out, rep, a.victims)
+		printUnsampled(out, unsampled, 20)
 	}
 	if len(rep.Findings) > 0 {
 		return withCode(exitDoctorFindings, nil)
 	}
+	if len(unsampled) > 0 {
+		return withCode(exitDoctorError, fmt.Errorf("%s could not be sampled: the rest show no finding, which does not make the fabric healthy",
+			diag.Plural(len(unsampled), "device", "devices")))
+	}
 	return nil
+}
+
+// checkSource checks that the flags name one source of counters.
+func (a doctorArgs) checkSource() error {
+	n := 0
+	for _, given := range []bool{len(a.snapshots) > 0, a.prometheus != "", a.sample != 0} {
+		if given {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return errors.New("no counters: give --prometheus URL, --snapshot FILE (twice, or one file with timestamps) or --sample DURATION with --inventory FILE")
+	case n > 1:
+		return errors.New("--prometheus, --snapshot and --sample: allowed is one source of counters")
+	case a.sample < 0:
+		return fmt.Errorf("--sample %s: allowed is a duration above 0", a.sample)
+	case a.sample > 0 && a.inventory == "":
+		return errors.New("--sample reads the devices through the transports of an access inventory: give --inventory FILE (as plan takes it)")
+	case a.sample == 0 && (a.inventory != "" || a.plaintext):
+		return errors.New("--inventory and --insecure-plaintext go with --sample: the other sources read no device")
+	case a.parallelism < 1:
+		return fmt.Errorf("--parallelism %d: at least 1", a.parallelism)
+	}
+	return nil
+}
+
+// sampledReport is the JSON report of --sample: the diagnosis and the
+// devices that could not be read.
+type sampledReport struct {
+	doctor.Report
+	Unsampled []telemetry.Unsampled `json:"unsampled"`
+}
+
+// printUnsampled lists the devices --sample could not read, the first n.
+func printUnsampled(out io.Writer, unsampled []telemetry.Unsampled, n int) {
+	if len(unsampled) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nnot sampled: %s (the rest were diagnosed)\n", diag.Plural(len(unsampled), "device", "devices"))
+	for i, u := range unsampled {
+		if i == n {
+			fmt.Fprintf(out, "  ... %d more (--format json lists them all)\n", len(unsampled)-i)
+			break
+		}
+		fmt.Fprintf(out, "  %s\n", u.Error)
+	}
 }
 
 // parseTime reads --end: RFC 3339, or Unix seconds.
@@ -330,3 +428,35 @@ func perSecond(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
+
+// sampleFabric reads every device of fab twice through the transports
+// the inventory gives them (telemetry.Sample), with a progress bar on a
+// terminal.
+func sampleFabric(cmd *cobra.Command, in *schema.Intent, fab *ir.Fabric, a doctorArgs) (*telemetry.Window, []telemetry.Unsampled, error) {
+	ignoreHostKeys, _ := cmd.Flags().GetBool(routing.IgnoreHostKeysFlag)
+	r, ids, err := routing.Reach(routing.Options{Dir: in.Dir, Devices: fab.Devices, Inventory: a.inventory, Plaintext: a.plaintext,
+		IgnoreHostKeys: ignoreHostKeys, Warn: cmd.ErrOrStderr(), Passphrase: terminalPassphrase(cmd.ErrOrStderr())})
+	if len(ids) > 0 {
+		summarizeDiags(cmd, ids)
+		return nil, nil, fmt.Errorf("--inventory %s has %s first", a.inventory, fixFirst(ids.Count(diag.Error)))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--inventory %s: %w", a.inventory, err)
+	}
+	defer r.Close()
+	var bar progress = noProgress{}
+	if isTerminal(cmd.ErrOrStderr()) {
+		bar = newSteps(cmd.ErrOrStderr())
+	}
+	defer bar.done()
+	w := telemetry.NewWindow()
+	u, err := telemetry.Sample(cmd.Context(), w, telemetry.SampleOptions{Devices: fab.Devices, Reach: r.Counters(), Wait: a.sample,
+		Parallelism: a.parallelism, Progress: sampleProgress{bar}})
+	return w, u, err
+}
+
+// sampleProgress shows sampling on the steps of a progress display.
+type sampleProgress struct{ p progress }
+
+func (s sampleProgress) Step(what string, total int) { s.p.step(what, total) }
+func (s sampleProgress) Add()                        { s.p.add() }

@@ -90,6 +90,7 @@ var notRun = map[string]string{
 	"rocefab doctor examples/pod-2048 --snapshot t0.prom --snapshot t1.prom --interval 30s": "reads the counters of a fabric of the reader's",
 	"rocefab doctor . --snapshot window.prom --format json":                                 "reads the counters of a fabric of the reader's",
 	"rocefab doctor examples/pod-2048 --prometheus http://prometheus:9090 --window 5m":      "reads the counters of a fabric of the reader's from its Prometheus",
+	"rocefab doctor examples/pod-2048 --sample 30s --inventory inventory.json":              "reads the counters of a fabric of the reader's from its devices",
 }
 
 // TestExampleCommands runs every command line shown in a --help text or in

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
+)
+
+// withCounters adds to a switch's tree the state counters of each of its
+// interfaces and egress queues (OpenConfig interface, Ethernet and queue
+// counters, as a device reports them in a Get of its state), and returns
+// how many queues have them.
+func withCounters(t *testing.T, tree []byte) ([]byte, int) {
+	t.Helper()
+	var root map[string]any
+	if err := json.Unmarshal(tree, &root); err != nil {
+		t.Fatal(err)
+	}
+	ifs := root["openconfig-interfaces:interfaces"].(map[string]any)["interface"].([]any)
+	for _, e := range ifs {
+		m := e.(map[string]any)
+		m["state"] = map[string]any{"counters": map[string]any{"in-octets": "1000", "out-octets": "2000", "in-fcs-errors": "0", "carrier-transitions": "1"}}
+		eth, _ := m["openconfig-if-ethernet:ethernet"].(map[string]any)
+		if eth == nil {
+			eth = map[string]any{}
+			m["openconfig-if-ethernet:ethernet"] = eth
+		}
+		eth["state"] = map[string]any{"counters": map[string]any{"in-mac-pause-frames": "0", "out-mac-pause-frames": "0", "in-symbol-error": "0"}}
+	}
+	queues := 0
+	for _, e := range root["openconfig-qos:qos"].(map[string]any)["interfaces"].(map[string]any)["interface"].([]any) {
+		for _, q := range e.(map[string]any)["output"].(map[string]any)["queues"].(map[string]any)["queue"].([]any) {
+			q.(map[string]any)["state"] = map[string]any{"ecn-marked-pkts": "5", "dropped-pkts": "0"}
+			queues++
+		}
+	}
+	out, err := json.Marshal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, queues
+}
+
+// sampleReport is doctor's JSON report with --sample.
+type sampleReport struct {
+	Rates     int `json:"rates"`
+	Unmatched int `json:"unmatched"`
+	Findings  []struct {
+		Kind string `json:"kind"`
+	} `json:"findings"`
+	Unsampled []struct {
+		Device, Error string
+	} `json:"unsampled"`
+}
+
+// TestDoctorSampleGNMI: doctor --sample reads each switch twice with a
+// gNMI Get of its state (gnmitest servers holding counters) through the
+// inventory plan takes, and diagnoses what it read; the servers the
+// inventory gives no transport are reported, and the exit code says the
+// fabric could not be called healthy.
+func TestDoctorSampleGNMI(t *testing.T) {
+	dir := gnmiLab(t)
+	fab := compileIntent(t, dir)
+	addrs := map[string]string{}
+	ports, queues := 0, 0
+	for _, d := range fab.Switches() {
+		tree, n := withCounters(t, deviceTree(t, d))
+		s, err := gnmitest.New(tree, gnmitest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := s.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Stop)
+		addrs[d.Name] = addr
+		ports += len(d.Switch.Ports)
+		queues += n
+	}
+	inv, err := json.Marshal(map[string]any{
+		"platforms": map[string]any{"eos": map[string]any{"transport": "gnmi"}, "nvue": map[string]any{"transport": "gnmi"}},
+		"address":   addrs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), inv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := rocefab(t, dir, "", "doctor", ".", "--sample", "200ms", "--inventory", "inventory.json", "--insecure-plaintext", "--format", "json")
+	var rep sampleReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
+	}
+	// Seven counters of each port and two of each queue, named as gnmic
+	// names them, every one naming a port of the fabric (the management
+	// port each tree also holds is not read).
+	if want := 7*ports + 2*queues; rep.Rates != want || rep.Unmatched != 0 || len(rep.Findings) != 0 {
+		t.Errorf("%d rates, %d unmatched, %d findings; want %d, 0, 0\n%s", rep.Rates, rep.Unmatched, len(rep.Findings), want, out)
+	}
+	if len(rep.Unsampled) != 4 {
+		t.Fatalf("unsampled %+v, want the four servers", rep.Unsampled)
+	}
+	for _, u := range rep.Unsampled {
+		if !strings.HasPrefix(u.Device, "gpu-") || !strings.Contains(u.Error, "gives it no transport") {
+			t.Errorf("unsampled %s: %s", u.Device, u.Error)
+		}
+	}
+	if code != exitDoctorError || !strings.Contains(errOut, "4 devices could not be sampled") ||
+		!strings.Contains(errOut, "WARNING: --insecure-plaintext") {
+		t.Errorf("exit %d, want %d\n%s", code, exitDoctorError, errOut)
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "doctor", ".", "--sample", "200ms", "--inventory", "inventory.json", "--insecure-plaintext")
+	if code != exitDoctorError || !strings.Contains(out, "healthy: no pause storm") || !strings.Contains(out, "not sampled: 4 devices (the rest were diagnosed)") {
+		t.Errorf("text: exit %d\n%s%s", code, out, errOut)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sample", "1s"}, "give --inventory FILE"},
+		{[]string{"--sample", "1s", "--inventory", "inventory.json", "--snapshot", "x.prom"}, "allowed is one source of counters"},
+		{[]string{"--snapshot", "x.prom", "--inventory", "inventory.json"}, "--inventory and --insecure-plaintext go with --sample"},
+		{[]string{"--sample", "-1s", "--inventory", "inventory.json"}, "allowed is a duration above 0"},
+	} {
+		code, out, errOut := rocefab(t, dir, "", append([]string{"doctor", "."}, tc.args...)...)
+		if code != exitDoctorError || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, want %d and %q\n%s%s", tc.args, code, exitDoctorError, tc.want, out, errOut)
+		}
+	}
+}
