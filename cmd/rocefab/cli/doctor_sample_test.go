@@ -69,16 +69,7 @@ func TestDoctorSampleGNMI(t *testing.T) {
 	ports, queues := 0, 0
 	for _, d := range fab.Switches() {
 		tree, n := withCounters(t, deviceTree(t, d))
-		s, err := gnmitest.New(tree, gnmitest.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr, err := s.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Stop)
-		addrs[d.Name] = addr
+		addrs[d.Name] = startGNMI(t, tree, gnmitest.Options{}).Addr()
 		ports += len(d.Switch.Ports)
 		queues += n
 	}
