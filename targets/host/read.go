@@ -29,7 +29,7 @@ func (t *Target) Run(ctx context.Context, d *ir.Device, argv []string) ([]byte, 
 		return nil, fmt.Errorf("%s: %w", d.Name, err)
 	}
 	if r.Status != 0 {
-		msg := strings.TrimSpace(string(r.Stderr))
+		msg := strings.Join(strings.Fields(string(r.Stderr)), " ")
 		if msg == "" {
 			msg = "it printed nothing on stderr"
 		}

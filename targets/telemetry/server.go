@@ -14,11 +14,11 @@ import (
 // serverScript reads, on a server, `ethtool -S` of each netdev given as
 // an argument and the RDMA devices' hw_counters, one marked section each
 // (POSIX sh: for, read, test). A netdev ethtool cannot read fails the
-// script, with ethtool's message on stderr. Reading needs no privilege:
+// script, with ethtool's message and the netdev on stderr. Reading needs no privilege:
 // ethtool's statistics and /sys/class/infiniband are world-readable.
 const serverScript = `for i; do
 	echo "ethtool $i"
-	ethtool -S "$i" || exit $?
+	ethtool -S "$i" || { s=$?; echo "ethtool -S $i failed with status $s" >&2; exit 1; }
 done
 cd /sys/class/infiniband 2>/dev/null || exit 0
 for f in */ports/*/hw_counters/*; do

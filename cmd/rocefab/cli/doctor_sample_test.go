@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // withCounters adds to a switch's tree the state counters of each of its
@@ -125,5 +128,98 @@ func TestDoctorSampleGNMI(t *testing.T) {
 		if code != exitDoctorError || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%q: exit %d, want %d and %q\n%s%s", tc.args, code, exitDoctorError, tc.want, out, errOut)
 		}
+	}
+}
+
+// TestDoctorSampleServers: doctor --sample reads servers over SSH (a real
+// sshd in each server's network namespace, its veth netdevs eth1 and
+// eth2): `ethtool -S` of the netdevs the intent names, which a veth
+// answers, and the RDMA devices' hw_counters in the server's /sys, named
+// as node_exporter names them. A server nothing listens for and the
+// switches read from running/ are reported, not read.
+func TestDoctorSampleServers(t *testing.T) {
+	hosttest.Need(t, "ethtool", "ethtool")
+	dir := gnmiLab(t)
+	fab := compileIntent(t, dir)
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := map[string]string{"gpu-0003": "127.0.0.1:1"}
+	var known []string
+	var first *hosttest.Server
+	hcas := 0
+	for _, d := range fab.Devices {
+		if d.Host == nil || d.Name == "gpu-0003" {
+			continue
+		}
+		var netdevs []string
+		for _, n := range d.Host.NICs {
+			netdevs = append(netdevs, n.Port)
+		}
+		srv := hosttest.NewServer(t, hosttest.ServerOptions{Netdevs: netdevs, Key: key})
+		for _, n := range d.Host.NICs {
+			for _, c := range []string{"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored", "out_of_buffer"} {
+				srv.Write(t, "class/infiniband/"+n.HCA+"/ports/1/hw_counters/"+c, "0\n")
+			}
+			hcas++
+		}
+		addrs[d.Name] = srv.SSHD.Forward(t)
+		known = append(known, srv.SSHD.KnownHostsLine(addrs[d.Name]))
+		if first == nil {
+			first = srv
+		}
+	}
+	inv, err := json.Marshal(map[string]any{
+		"defaults":  map[string]any{"username": "root", "auth": "key", "keyFile": "id_ed25519", "knownHosts": "known_hosts"},
+		"platforms": map[string]any{"eos": map[string]any{"transport": "dir"}, "nvue": map[string]any{"transport": "dir"}},
+		"hosts":     map[string]any{"transport": "ssh"},
+		"address":   addrs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{"known_hosts": []byte(strings.Join(known, "\n") + "\n"), "inventory.json": inv} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first.SSHD.WriteClientKey(t, filepath.Join(dir, "id_ed25519"))
+
+	code, out, errOut := rocefab(t, dir, "", "doctor", ".", "--sample", "200ms", "--inventory", "inventory.json", "--format", "json")
+	var rep sampleReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
+	}
+	// The four hw_counters doctor reads of each RDMA device (a veth
+	// counts none of mlx5's ethtool statistics).
+	if rep.Rates != 4*hcas || rep.Unmatched != 0 || len(rep.Findings) != 0 {
+		t.Errorf("%d rates, %d unmatched, %d findings; want %d, 0, 0\n%s", rep.Rates, rep.Unmatched, len(rep.Findings), 4*hcas, out)
+	}
+	want := map[string]string{"gpu-0003": "connection refused", "leaf-r0-00": "holds no counters", "leaf-r1-00": "holds no counters", "spine-00": "holds no counters"}
+	if len(rep.Unsampled) != len(want) {
+		t.Errorf("unsampled %+v, want %v", rep.Unsampled, want)
+	}
+	for _, u := range rep.Unsampled {
+		if w, ok := want[u.Device]; !ok || !strings.Contains(u.Error, w) {
+			t.Errorf("unsampled %s: %s, want %q", u.Device, u.Error, w)
+		}
+	}
+	if code != exitDoctorError {
+		t.Errorf("exit %d, want %d\n%s", code, exitDoctorError, errOut)
+	}
+
+	// A netdev the server lacks: ethtool's own message says why.
+	first.In("ip", "link", "del", "eth2")
+	code, out, errOut = rocefab(t, dir, "", "doctor", ".", "--sample", "10ms", "--inventory", "inventory.json", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
+	}
+	found := false
+	for _, u := range rep.Unsampled {
+		found = found || strings.Contains(u.Error, "eth2")
+	}
+	if !found || rep.Rates != 4*(hcas-2) {
+		t.Errorf("a server without eth2: %d rates, unsampled %+v", rep.Rates, rep.Unsampled)
 	}
 }
