@@ -102,23 +102,7 @@ func Sample(ctx context.Context, w *Window, opt SampleOptions) ([]Unsampled, err
 		if opt.Progress != nil {
 			opt.Progress.Step(fmt.Sprintf("sampling the counters (%d of 2)", round), len(ask))
 		}
-		outs := make([][]byte, n)
-		readAll(ctx, ask, opt.Parallelism, func(i int) {
-			outs[i], errs[i] = sampleDevice(ctx, opt.Reach, devs[i])
-			if opt.Progress != nil {
-				opt.Progress.Add()
-			}
-		})
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var rs []io.Reader
-		for _, i := range ask {
-			if errs[i] == nil {
-				rs = append(rs, bytes.NewReader(outs[i]))
-			}
-		}
-		if err := w.Read(io.MultiReader(rs...), fmt.Sprintf("sample %d of 2", round), 0); err != nil {
+		if err := sampleRound(ctx, w, fmt.Sprintf("sample %d of 2", round), devs, ask, errs, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -132,15 +116,58 @@ func Sample(ctx context.Context, w *Window, opt SampleOptions) ([]Unsampled, err
 	return out, nil
 }
 
-// readAll calls read for each index of ask on up to parallelism
-// goroutines, starting none once ctx is done.
-func readAll(ctx context.Context, ask []int, parallelism int, read func(i int)) {
+// sampleRound reads the devices of ask (indexes in devs), setting errs
+// of those it cannot read, and files the others' samples into w as one
+// scrape named name. Each device's samples are filed as soon as every
+// device before it in ask is done, so the round holds the answers of the
+// devices read out of order only (about parallelism of them), not the
+// whole fabric's, and the window is filled in the devices' order whatever
+// order they answer in.
+func sampleRound(ctx context.Context, w *Window, name string, devs []*ir.Device, ask []int, errs []error, opt SampleOptions) error {
+	pr, pw := io.Pipe()
+	filed := make(chan error, 1)
+	go func() {
+		err := w.Read(pr, name, 0)
+		pr.CloseWithError(err)
+		filed <- err
+	}()
+	var mu sync.Mutex
+	outs := make([][]byte, len(ask))
+	done := make([]bool, len(ask))
+	next := 0
+	readAll(ctx, len(ask), opt.Parallelism, func(k int) {
+		i := ask[k]
+		out, err := sampleDevice(ctx, opt.Reach, devs[i])
+		if opt.Progress != nil {
+			opt.Progress.Add()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		outs[k], errs[i], done[k] = out, err, true
+		for ; next < len(ask) && done[next]; next++ {
+			if errs[ask[next]] == nil {
+				// An error here is the window's, which filed says.
+				_, _ = pw.Write(outs[next])
+			}
+			outs[next] = nil
+		}
+	})
+	pw.CloseWithError(ctx.Err())
+	if err := <-filed; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// readAll calls read for 0..n-1 on up to parallelism goroutines,
+// starting none once ctx is done.
+func readAll(ctx context.Context, n, parallelism int, read func(k int)) {
 	if parallelism <= 0 {
 		parallelism = defaultParallelism
 	}
 	slots := make(chan struct{}, parallelism)
 	var wg sync.WaitGroup
-	for _, i := range ask {
+	for k := range n {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
@@ -149,7 +176,7 @@ func readAll(ctx context.Context, ask []int, parallelism int, read func(i int)) 
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			read(i)
+			read(k)
 		})
 	}
 	wg.Wait()

@@ -193,3 +193,46 @@ func TestSampleCancel(t *testing.T) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
 }
+
+// slowReach answers each server's read after a delay that makes the later
+// devices answer first.
+type slowReach struct{ fakeReach }
+
+func (s *slowReach) Run(ctx context.Context, d *ir.Device, argv []string) ([]byte, error) {
+	var i int
+	fmt.Sscanf(d.Name, "gpu-%d", &i)
+	time.Sleep(time.Duration(20-i) * time.Millisecond)
+	return s.fakeReach.Run(ctx, d, argv)
+}
+
+// TestSampleOrder: the window holds the devices in the order they were
+// given, whatever order they answer in, so that a report does not depend
+// on which device answered first.
+func TestSampleOrder(t *testing.T) {
+	reach := &slowReach{fakeReach{reads: map[string]int{}, via: map[string]string{}}}
+	var devs []*ir.Device
+	for i := range 20 {
+		d := &ir.Device{Name: fmt.Sprintf("gpu-%04d", i), Role: "server", Platform: "linux",
+			Host: &ir.Host{NICs: []ir.NIC{{Port: "eth0", HCA: "mlx5_0"}, {Port: "eth1", HCA: "mlx5_1"}}}}
+		reach.via[d.Name] = viaShell
+		devs = append(devs, d)
+	}
+	w := NewWindow()
+	if _, err := Sample(t.Context(), w, SampleOptions{Devices: devs, Reach: reach, Wait: time.Millisecond, Parallelism: 8}); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for k := range w.Rates() {
+		if len(order) == 0 || order[len(order)-1] != k.Device {
+			order = append(order, k.Device)
+		}
+	}
+	if len(order) != len(devs) {
+		t.Fatalf("devices in the window's order %q, want each once", order)
+	}
+	for i, name := range order {
+		if name != devs[i].Name {
+			t.Fatalf("devices in the window's order %q, want the order given", order)
+		}
+	}
+}
