@@ -135,8 +135,9 @@ func TestDoctorSampleGNMI(t *testing.T) {
 // sshd in each server's network namespace, its veth netdevs eth1 and
 // eth2): `ethtool -S` of the netdevs the intent names, which a veth
 // answers, and the RDMA devices' hw_counters in the server's /sys, named
-// as node_exporter names them. A server nothing listens for and the
-// switches read from running/ are reported, not read.
+// as node_exporter names them. A server nothing listens for, the leaves
+// reached over SSH and the spine read from running/ are reported, not
+// read.
 func TestDoctorSampleServers(t *testing.T) {
 	hosttest.Need(t, "ethtool", "ethtool")
 	dir := gnmiLab(t)
@@ -172,7 +173,7 @@ func TestDoctorSampleServers(t *testing.T) {
 	}
 	inv, err := json.Marshal(map[string]any{
 		"defaults":  map[string]any{"username": "root", "auth": "key", "keyFile": "id_ed25519", "knownHosts": "known_hosts"},
-		"platforms": map[string]any{"eos": map[string]any{"transport": "dir"}, "nvue": map[string]any{"transport": "dir"}},
+		"platforms": map[string]any{"eos": map[string]any{"transport": "ssh"}, "nvue": map[string]any{"transport": "dir"}},
 		"hosts":     map[string]any{"transport": "ssh"},
 		"address":   addrs,
 	})
@@ -196,7 +197,8 @@ func TestDoctorSampleServers(t *testing.T) {
 	if rep.Rates != 4*hcas || rep.Unmatched != 0 || len(rep.Findings) != 0 {
 		t.Errorf("%d rates, %d unmatched, %d findings; want %d, 0, 0\n%s", rep.Rates, rep.Unmatched, len(rep.Findings), 4*hcas, out)
 	}
-	want := map[string]string{"gpu-0003": "connection refused", "leaf-r0-00": "holds no counters", "leaf-r1-00": "holds no counters", "spine-00": "holds no counters"}
+	want := map[string]string{"gpu-0003": "connection refused", "spine-00": "holds no counters",
+		"leaf-r0-00": "not sampleable over SSH", "leaf-r1-00": "not sampleable over SSH"}
 	if len(rep.Unsampled) != len(want) {
 		t.Errorf("unsampled %+v, want %v", rep.Unsampled, want)
 	}
