@@ -60,16 +60,15 @@ type sampleReport struct {
 	} `json:"unsampled"`
 }
 
-// TestDoctorSampleGNMI: doctor --sample reads each switch twice with a
-// gNMI Get of its state (gnmitest servers holding counters) through the
-// inventory plan takes, and diagnoses what it read; the servers the
-// inventory gives no transport are reported, and the exit code says the
-// fabric could not be called healthy.
-func TestDoctorSampleGNMI(t *testing.T) {
-	dir := gnmiLab(t)
+// gnmiCounterLab writes the lab intent and an inventory that reaches its
+// switches over gNMI without TLS, each on a gnmitest server holding
+// counters (the servers get no transport), and returns the directory and
+// how many ports and queues the switches have.
+func gnmiCounterLab(t *testing.T) (dir string, ports, queues int) {
+	t.Helper()
+	dir = gnmiLab(t)
 	fab := compileIntent(t, dir)
 	addrs := map[string]string{}
-	ports, queues := 0, 0
 	for _, d := range fab.Switches() {
 		tree, n := withCounters(t, deviceTree(t, d))
 		addrs[d.Name] = startGNMI(t, tree, gnmitest.Options{}).Addr()
@@ -86,6 +85,16 @@ func TestDoctorSampleGNMI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "inventory.json"), inv, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, ports, queues
+}
+
+// TestDoctorSampleGNMI: doctor --sample reads each switch twice with a
+// gNMI Get of its state (gnmitest servers holding counters) through the
+// inventory plan takes, and diagnoses what it read; the servers the
+// inventory gives no transport are reported, and the exit code says the
+// fabric could not be called healthy.
+func TestDoctorSampleGNMI(t *testing.T) {
+	dir, ports, queues := gnmiCounterLab(t)
 	code, out, errOut := rocefab(t, dir, "", "doctor", ".", "--sample", "200ms", "--inventory", "inventory.json", "--insecure-plaintext", "--format", "json")
 	var rep sampleReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {

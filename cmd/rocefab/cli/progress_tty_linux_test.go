@@ -11,8 +11,14 @@ import (
 )
 
 // onTerminal runs rocefab with stderr on a pseudo-terminal of 120x40 and
-// returns what the terminal showed.
+// returns what the terminal showed; it must exit 0.
 func onTerminal(t *testing.T, args ...string) string {
+	t.Helper()
+	return onTerminalExit(t, 0, args...)
+}
+
+// onTerminalExit is onTerminal for a command that must exit with want.
+func onTerminalExit(t *testing.T, want int, args ...string) string {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -32,8 +38,8 @@ func onTerminal(t *testing.T, args ...string) string {
 	code := Run(args, &stdout, tty)
 	tty.Close()
 	<-read
-	if code != 0 {
-		t.Fatalf("rocefab %v: exit %d\n%s%s", args, code, stdout.String(), seen.String())
+	if code != want {
+		t.Fatalf("rocefab %v: exit %d, want %d\n%s%s", args, code, want, stdout.String(), seen.String())
 	}
 	return seen.String()
 }
