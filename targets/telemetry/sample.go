@@ -15,6 +15,7 @@ import (
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/targets"
 )
 
 // Reach is what sampling needs of the fabric's transports: routing's
@@ -53,7 +54,8 @@ type SampleOptions struct {
 	Reach   Reach
 	// Wait is the time between a device's two samples (at least).
 	Wait time.Duration
-	// Parallelism bounds the devices read at once (64 when 0, as plan).
+	// Parallelism bounds the devices read at once
+	// (targets.DefaultParallelism when 0, as plan).
 	Parallelism int
 	// Progress, when set, is told how far sampling is.
 	Progress Progress
@@ -64,10 +66,6 @@ type Unsampled struct {
 	Device string `json:"device"`
 	Error  string `json:"error"`
 }
-
-// defaultParallelism is how many devices are read at once unless told:
-// plan's default (targets.DefaultParallelism).
-const defaultParallelism = 64
 
 // Sample reads the counters of every device twice through its transport,
 // opt.Wait apart, and files both samples into w as two scrapes, each
@@ -163,7 +161,7 @@ func sampleRound(ctx context.Context, w *Window, name string, devs []*ir.Device,
 // starting none once ctx is done.
 func readAll(ctx context.Context, n, parallelism int, read func(k int)) {
 	if parallelism <= 0 {
-		parallelism = defaultParallelism
+		parallelism = targets.DefaultParallelism
 	}
 	slots := make(chan struct{}, parallelism)
 	var wg sync.WaitGroup
