@@ -46,6 +46,15 @@ func serveSwitch(t *testing.T, d *ir.Device) (*routing.Route, emulatedSwitch) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveRunning(t, d, running)
+}
+
+// serveRunning serves running, d's configuration, on an emulator of d's
+// platform: EOS, NX-OS (a checkpoint rocefab rolls back to) and NVUE
+// change it with the platform's own Applier, SONiC with its GCU patches.
+func serveRunning(t *testing.T, d *ir.Device, running []byte) (*routing.Route, emulatedSwitch) {
+	t.Helper()
+	desc, _ := routing.Lookup(d.Platform)
 	applier := desc.Renderer.(renderers.Applier)
 	apply := func(cfg []byte, lines string) ([]byte, error) {
 		arts, err := applier.Apply([]renderers.Artifact{{Path: d.Name + "/" + desc.Artifact, Content: cfg}},
@@ -59,8 +68,12 @@ func serveSwitch(t *testing.T, d *ir.Device) (*routing.Route, emulatedSwitch) {
 	switch d.Platform {
 	case ir.PlatformEOS:
 		sw = sshtest.NewEOS(d.Name, running, apply)
+	case ir.PlatformNXOS:
+		sw = sshtest.NewNXOS(d.Name, running, apply)
 	case ir.PlatformNVUE:
 		sw = sshtest.NewNVUE(d.Name, "cumulus", running, apply)
+	case ir.PlatformSONiC:
+		sw = sshtest.NewSONiC(running)
 	default:
 		t.Fatalf("no emulator of %s", d.Platform)
 	}
@@ -125,6 +138,65 @@ func TestQuarantineShutSSH(t *testing.T) {
 				reject = "link state"
 			}
 			sw.SetFaults(sshtest.Faults{Reject: reject})
+			refused(t, route, fab, q, port, "a refused shut")
+		})
+	}
+}
+
+// portPlan is a quarantine plan that shuts the first port of switch
+// name in fab that faces a peer, as a lossy cable counted at it would
+// have doctor write.
+func portPlan(t *testing.T, fab *ir.Fabric, name string) (*doctor.Quarantine, doctor.Endpoint) {
+	t.Helper()
+	for _, p := range devOf(t, fab, name).Switch.Ports {
+		if p.Peer == "" {
+			continue
+		}
+		at := doctor.Endpoint{Device: name, Port: p.Name}
+		q := &doctor.Quarantine{Kind: doctor.KindQuarantine, FormatVersion: doctor.QuarantineFormatVersion, Fabric: fab.Name,
+			Drains: []doctor.Drain{}, Shuts: []doctor.Shut{{Kind: doctor.KindLinkErrors, Cause: doctor.CauseFCS, Origin: at,
+				Peer: &doctor.Endpoint{Device: p.Peer, Port: p.PeerPort}, Port: at, Admin: renderers.AdminDown}}}
+		q.SHA256 = q.Digest()
+		if err := q.Check(fab); err != nil {
+			t.Fatal(err)
+		}
+		return q, at
+	}
+	t.Fatalf("%s has no cabled port", name)
+	return nil, doctor.Endpoint{}
+}
+
+// TestQuarantineShutSSHRendered shuts and releases a port of an NX-OS
+// spine (multitenant) and of a SONiC leaf (mixed-fleet), each running
+// what rocefab renders for it, over real SSH to the emulators: NX-OS
+// inside the checkpoint rocefab rolls back to, SONiC by a GCU patch of
+// admin_status in a checkpoint. A refused confirmation and a refused
+// shut roll back and leave the port up.
+func TestQuarantineShutSSHRendered(t *testing.T) {
+	for _, c := range []struct{ example, platform, reject string }{
+		{"multitenant", ir.PlatformNXOS, "shutdown"},
+		{"mixed-fleet", ir.PlatformSONiC, "admin_status"},
+	} {
+		t.Run(c.platform, func(t *testing.T) {
+			fab := fabric(t, c.example)
+			var d *ir.Device
+			for _, dev := range fab.Devices {
+				if dev.Switch != nil && dev.Platform == c.platform {
+					d = dev
+					break
+				}
+			}
+			desc, _ := routing.Lookup(d.Platform)
+			arts, err := desc.Renderer.Render(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, port := portPlan(t, fab, d.Name)
+			route, sw := serveRunning(t, d, arts[0].Content)
+			shutAndRelease(t, route, fab, q, port)
+			sw.SetFaults(sshtest.Faults{RefuseConfirm: true})
+			refused(t, route, fab, q, port, "a refused confirmation")
+			sw.SetFaults(sshtest.Faults{Reject: c.reject})
 			refused(t, route, fab, q, port, "a refused shut")
 		})
 	}
