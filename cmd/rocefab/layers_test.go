@@ -63,15 +63,7 @@ var layers = map[string]layer{
 // each with what removes it. The test fails on an arrow in neither the
 // table nor this list, and on a debt the code no longer has: the list
 // only shrinks.
-var debts = map[string]string{
-	"targets/routing -> schema":               "DESIGN.md's routing row to name the inventory's schema, which routing reads",
-	"targets/routing -> renderers/eos":        "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/host":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/nvue":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/nxos":       "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/openconfig": "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-	"targets/routing -> renderers/sonic":      "DESIGN.md's routing row to name the platform renderers its registry pairs with transports",
-}
+var debts = map[string]string{}
 
 // TestImportLayers keeps the import direction of DESIGN.md: each package
 // imports only the rows its row may import, and the rows below those;

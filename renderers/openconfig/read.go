@@ -15,15 +15,14 @@ import (
 
 // read flattens src, an RFC 7951 document (a whole device tree or any
 // part of it), within the owned scope: every configuration leaf below
-// /qos, and the owned leaves of the interfaces named in ports. With
-// desired it also keeps /qos as the value of a replace.
+// /qos, and the owned leaves of the interfaces named in ports.
 //
 // It reads the bytes in one pass guided by the schema, skipping what is
 // outside the scope without decoding it (a device's tree is mostly
 // foreign: other interfaces, network instances, state), and allocates
 // little beyond the elements it returns: a 64-port leaf reads in well
 // under the 2 ms a plan may spend per device.
-func read(src []byte, ports map[string]bool, desired bool) (*State, error) {
+func read(src []byte, ports map[string]bool) (*State, error) {
 	root, err := schema()
 	if err != nil {
 		return nil, err
@@ -40,18 +39,11 @@ func read(src []byte, ports map[string]bool, desired bool) (*State, error) {
 		if n == nil || (len(mod) > 0 && string(mod) != n.module) {
 			return r.sc.skip() // not a tree rocefab owns
 		}
-		start := r.sc.i
 		r.path = append(r.path[:0], '/')
 		r.path = append(r.path, local...)
 		switch n.name {
 		case "qos":
-			if err := r.container(n, inQoS); err != nil {
-				return err
-			}
-			if desired {
-				s.qos = replaceValue(n, src[start:r.sc.i])
-			}
-			return nil
+			return r.container(n, inQoS)
 		case "interfaces":
 			return r.container(n, inInterfaces)
 		}
@@ -189,13 +181,7 @@ func (r *reader) list(n *snode, sc scope) error {
 			defer func() { sc = inInterfaces }()
 		}
 		mark := len(r.path)
-		for _, k := range names {
-			r.path = append(r.path, '[')
-			r.path = append(r.path, k...)
-			r.path = append(r.path, '=')
-			r.path = appendKey(r.path, vals[slices.Index(n.keys, k)])
-			r.path = append(r.path, ']')
-		}
+		r.path = n.appendKeys(r.path, names, vals)
 		r.sc.i = start
 		err = r.container(n, sc)
 		r.path = r.path[:mark]
@@ -298,6 +284,19 @@ func (n *snode) sortedKeys() []string {
 	return slices.Sorted(slices.Values(n.keys))
 }
 
+// appendKeys appends the keys of an entry of list n to path b: names
+// are n's keys sorted (sortedKeys), vals their values in schema order.
+func (n *snode) appendKeys(b []byte, names, vals []string) []byte {
+	for _, k := range names {
+		b = append(b, '[')
+		b = append(b, k...)
+		b = append(b, '=')
+		b = appendKey(b, vals[slices.Index(n.keys, k)])
+		b = append(b, ']')
+	}
+	return b
+}
+
 // appendKey escapes a key value for a gNMI path string: ']' and '\'
 // with a backslash, newlines and carriage returns as \n and \r
 // (gnmi-path-strings.md).
@@ -315,32 +314,6 @@ func appendKey(b []byte, s string) []byte {
 		}
 	}
 	return b
-}
-
-// replaceValue is /qos (n, the object raw) as the value of a gNMI
-// replace: its configuration members qualified by their module, as RFC
-// 7951 section 4 asks of a top-level object.
-func replaceValue(n *snode, raw []byte) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	sc := scanner{src: raw}
-	_ = sc.object(func(name []byte) error { // raw was scanned already
-		_, local := splitQNameB(name)
-		c := n.children[string(local)]
-		start := sc.i
-		if err := sc.skip(); err != nil || c == nil || c.readOnly {
-			return err
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(quote(c.module + ":" + c.name))
-		b.WriteByte(':')
-		b.Write(raw[start:sc.i])
-		return nil
-	})
-	b.WriteByte('}')
-	return b.String()
 }
 
 // compact is a short value without white space, for comparing "[null]".

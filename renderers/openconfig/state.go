@@ -41,9 +41,9 @@ type State struct {
 // Elements returns the state's leaves sorted by path.
 func (s *State) Elements() []renderers.Element { return slices.Clone(s.elements) }
 
-// Desired returns the desired state of switch d: the tree its artifact is
-// emitted from (the ygot tree, through the same template), read back
-// within the owned scope.
+// Desired returns the desired state of switch d: the owned leaves of the
+// typed tree its artifact is emitted from (flatten), and that tree's /qos
+// as the value of the replace that pushes it.
 func (Platform) Desired(d *ir.Device) (renderers.State, error) {
 	if d == nil {
 		return nil, fmt.Errorf("openconfig: nil device")
@@ -62,7 +62,7 @@ func (Platform) Desired(d *ir.Device) (renderers.State, error) {
 	return s, nil
 }
 
-// desiredTemplate is the desired state of one shape (state.go's shape:
+// desiredTemplate is the desired state of one shape (ocdevice.go's shape:
 // everything but the port descriptions), with a placeholder in each
 // description, as emit's template is.
 type desiredTemplate struct {
@@ -81,10 +81,10 @@ type desiredOnce struct {
 // desiredTemplates holds one *desiredOnce per shape seen in this process.
 var desiredTemplates sync.Map
 
-// desiredOf reads the tree of c back within the owned scope. A plan of a
-// thousand switches of a few shapes reads each shape once: the state of
-// a switch is its shape's with its own descriptions put in, which is what
-// reading its own artifact gives (a test checks it).
+// desiredOf is the desired state of c. A plan of a thousand switches of a
+// few shapes builds and walks the typed tree of each shape once: the
+// state of a switch is its shape's with its own descriptions put in,
+// which is what walking its own tree gives (a test checks it).
 func desiredOf(c *config, ports map[string]bool) (*State, error) {
 	e, _ := desiredTemplates.LoadOrStore(shape(c), &desiredOnce{})
 	once := e.(*desiredOnce)
@@ -100,6 +100,8 @@ func desiredOf(c *config, ports map[string]bool) (*State, error) {
 	return s, nil
 }
 
+// makeDesiredTemplate builds the typed tree of c's shape, a placeholder
+// in each description, and flattens it.
 func makeDesiredTemplate(c *config, ports map[string]bool) (*desiredTemplate, error) {
 	marked := *c
 	marked.ports = slices.Clone(c.ports)
@@ -108,15 +110,19 @@ func makeDesiredTemplate(c *config, ports map[string]bool) (*desiredTemplate, er
 			marked.ports[i].description = placeholder(i)
 		}
 	}
-	js, err := emit(&marked, true)
+	tree, err := build(&marked)
 	if err != nil {
 		return nil, err
 	}
-	s, err := read(js, ports, true)
+	elements, err := flatten(tree, ports)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: reading the rendered tree: %w", err)
+		return nil, err
 	}
-	t := &desiredTemplate{elements: s.elements, qos: s.qos}
+	qos, err := replaceOf(tree)
+	if err != nil {
+		return nil, err
+	}
+	t := &desiredTemplate{elements: elements, qos: qos}
 	if strings.Contains(t.qos, "@rocefab-description-") {
 		return nil, fmt.Errorf("internal error: a description placeholder in /qos")
 	}
@@ -156,7 +162,7 @@ func (Platform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 	if found == nil {
 		return &State{}, nil
 	}
-	s, err := read(found.Content, ports(d), false)
+	s, err := read(found.Content, ports(d))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", found.Path, err)
 	}

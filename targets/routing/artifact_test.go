@@ -1,17 +1,22 @@
-package routing
+package routing_test
 
 import (
 	"path/filepath"
 	"testing"
 
+	// The CLI's wiring fills the registry (cmd/rocefab/cli/wire.go).
+	_ "github.com/rocefab/rocefab/cmd/rocefab/cli"
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/openconfig"
+	"github.com/rocefab/rocefab/targets/routing"
 )
 
-// TestArtifactNames: each platform's Artifact is the file its renderer
-// writes for a device, the name a transport reads the device's running
-// configuration as; OpenConfig's is what gNMI reads.
+// TestArtifactNames: the CLI's wiring registered the platforms, and each
+// platform's Artifact is the file its renderer writes for a device, the name a
+// transport reads the device's running configuration as; OpenConfig's is
+// what gNMI reads.
 func TestArtifactNames(t *testing.T) {
 	seen := map[string]*ir.Device{}
 	for _, ex := range []string{"mixed-fleet", "multitenant", "pod-2048"} {
@@ -25,7 +30,11 @@ func TestArtifactNames(t *testing.T) {
 			}
 		}
 	}
-	for name, desc := range Platforms() {
+	descs := routing.Platforms()
+	if len(descs) == 0 {
+		t.Fatal("no platform is registered: the CLI's wiring registers them (routing.Register)")
+	}
+	for name, desc := range descs {
 		d := seen[name]
 		if d == nil {
 			t.Errorf("no example has a %s device", name)
@@ -42,8 +51,33 @@ func TestArtifactNames(t *testing.T) {
 		if !found || desc.Name != name || desc.Running == "" {
 			t.Errorf("%s (%s): artifact %q is not among what its renderer writes: %v", d.Name, name, desc.Artifact, arts[0].Path)
 		}
+		if (desc.Runtime != nil) != (name == ir.PlatformLinux) {
+			t.Errorf("%s: a host runtime is for servers, and only theirs", name)
+		}
 	}
-	if openConfig.Running != openconfig.FileName {
-		t.Errorf("gNMI reads %q, the OpenConfig renderer writes %q", openConfig.Running, openconfig.FileName)
+	if oc, ok := routing.OpenConfig(); !ok || oc.Running != openconfig.FileName {
+		t.Errorf("gNMI reads %q, the OpenConfig renderer writes %q", oc.Running, openconfig.FileName)
+	}
+}
+
+// TestEveryPlatformChecksScope: every platform plan and apply use, native
+// or OpenConfig over gNMI, checks a remediation against its owned scope
+// before a push.
+func TestEveryPlatformChecksScope(t *testing.T) {
+	for name, desc := range routing.Platforms() {
+		p := desc.Platform
+		if p == nil {
+			var ok bool
+			if p, ok = desc.Renderer.(renderers.Platform); !ok {
+				continue // planned unsupported, with why
+			}
+		}
+		if _, ok := p.(renderers.ScopeChecker); !ok {
+			t.Errorf("platform %s has no scope check (renderers.ScopeChecker)", name)
+		}
+	}
+	oc, _ := routing.OpenConfig()
+	if _, ok := oc.Platform.(renderers.ScopeChecker); !ok {
+		t.Error("the OpenConfig platform has no scope check (renderers.ScopeChecker)")
 	}
 }

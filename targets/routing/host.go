@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	rhost "github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/targets/host"
 	"github.com/rocefab/rocefab/targets/ssh"
 )
@@ -37,6 +36,10 @@ func (s *sshRoutes) addHost(d *ir.Device, sudo bool, ep hostEndpoint) {
 // locally; behind `sudo -n` where the inventory says sudo. It returns what closes the logins' agent
 // connections.
 func (s *sshRoutes) hostTarget() (*host.Target, func(), error) {
+	desc, ok := Lookup(ir.PlatformLinux)
+	if !ok || desc.Runtime == nil || desc.Runtime.File == nil {
+		return nil, nil, fmt.Errorf("internal error: no host runtime is registered for %s servers", ir.PlatformLinux)
+	}
 	dial, closeAll := ssh.Dialer()
 	var prefix []string
 	if s.hostSudo {
@@ -58,10 +61,10 @@ func (s *sshRoutes) hostTarget() (*host.Target, func(), error) {
 			return host.SSH(c), nil
 		},
 		Prefix:       prefix,
-		Runtime:      rhost.Runtime(),
-		RuntimePath:  rhost.RuntimePath,
-		SettingsPath: rhost.SettingsPath,
-		StateFile:    descriptors[ir.PlatformLinux].Running,
+		Runtime:      desc.Runtime.File(),
+		RuntimePath:  desc.Runtime.Path,
+		SettingsPath: desc.Runtime.SettingsPath,
+		StateFile:    desc.Running,
 		Journal:      s.journal,
 	})
 	if err != nil {

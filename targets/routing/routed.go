@@ -19,7 +19,6 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/dir"
 	"github.com/rocefab/rocefab/targets/gnmi"
@@ -255,9 +254,16 @@ type gnmiKey struct {
 func reachInventory(opt Options, m models) (*routed, diag.List, error) {
 	file, plaintext, ignoreHostKeys, lockPath, warn := opt.Inventory, opt.Plaintext, opt.IgnoreHostKeys, opt.LockPath, opt.Warn
 	devs, reached := opt.Devices, opt.Reached
-	inv, ds, err := schema.LoadInventory(file)
+	load := registered().loadInventory
+	if load == nil {
+		return nil, nil, errors.New("internal error: no inventory loader is registered")
+	}
+	inv, ds, err := load(file)
 	if err != nil || len(ds) > 0 {
 		return nil, ds, err
+	}
+	if inv == nil || inv.For == nil {
+		return nil, nil, fmt.Errorf("internal error: inventory %s loaded as nothing", file)
 	}
 	r := &routed{route: map[string]targets.Target{}, unsupported: map[string]string{}, transport: map[string]string{}, lockPath: lockPath, models: m}
 	byKey := map[gnmiKey]*gnmi.Target{}
@@ -412,8 +418,9 @@ func GNMIAddress(host string, port int) (string, error) {
 // newGNMITarget makes the gNMI target of the devices that share key, at
 // the addresses addrs gives (filled in as devices are routed).
 func newGNMITarget(key gnmiKey, invFile string, plaintext bool, addrs map[string]string, journal *targets.Journal) (*gnmi.Target, error) {
+	oc, _ := OpenConfig()
 	opts := gnmi.Options{
-		Artifact: openConfig.Running,
+		Artifact: oc.Running,
 		Journal:  journal,
 		Address: func(d *ir.Device) (string, error) {
 			a, ok := addrs[d.Name]
@@ -512,7 +519,7 @@ type sshKey struct {
 
 // sshRoutes collects the devices an inventory reaches over SSH.
 type sshRoutes struct {
-	inv            *schema.Inventory
+	inv            *Inventory
 	file           string
 	endpoints      map[string]ssh.Endpoint
 	creds          map[sshKey]*ssh.Credentials
@@ -532,7 +539,7 @@ type sshRoutes struct {
 
 // add routes d over SSH, or says why rocefab cannot reach it that way (an
 // unsupported device); an error is an inventory that cannot work.
-func (s *sshRoutes) add(d *ir.Device, acc schema.Access, host string) (string, error) {
+func (s *sshRoutes) add(d *ir.Device, acc Access, host string) (string, error) {
 	where := fmt.Sprintf("inventory %s: %s (platform %s)", s.file, d.Name, d.Platform)
 	if d.Switch == nil && host == localAddress {
 		s.addHost(d, acc.Sudo, hostEndpoint{local: true})

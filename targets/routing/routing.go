@@ -3,8 +3,11 @@
 // SSH, the host runtime, or the directory running/ beside the intent),
 // pairs each with the platform that models what the transport returns,
 // and keeps the one registry of the platforms rocefab renders natively.
-// The CLI asks it for one Route and hands that to the planner and the
-// rollout (targets); no transport is chosen anywhere else.
+// The registry's contents, the platform renderers and the inventory's
+// loader, are of layers routing does not import (DESIGN.md): the CLI's
+// wiring fills it (Register). The CLI asks routing for one Route and hands
+// that to the planner and the rollout (targets); no transport is chosen
+// anywhere else.
 package routing
 
 import (

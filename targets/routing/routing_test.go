@@ -4,31 +4,47 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
 )
 
-// TestEveryPlatformChecksScope: every platform plan and apply use, native
-// or OpenConfig over gNMI, checks a remediation against its owned scope
-// before a push.
-func TestEveryPlatformChecksScope(t *testing.T) {
-	m := models{}
-	for name := range Platforms() {
-		p, err := m.native(&ir.Device{Name: "d", Platform: name})
-		if err != nil {
-			continue // planned unsupported, with why
+// TestRegister: a registry with a platform named twice or a descriptor
+// missing a file name is refused and changes nothing; a registry taken
+// is what Lookup, Platforms and the gNMI platform give.
+func TestRegister(t *testing.T) {
+	prev := current.Load() // the CLI's, which the other tests read
+	t.Cleanup(func() { current.Store(prev) })
+	load := func(string) (*Inventory, diag.List, error) { return nil, nil, nil }
+	stand := Descriptor{Name: ir.PlatformNVUE, Renderer: nvue.Renderer{}, Artifact: nvue.File, Running: nvue.File}
+	oc := Descriptor{Name: "openconfig", Renderer: nvue.Renderer{}, Artifact: "oc.json", Running: "oc.json"}
+	for name, r := range map[string]Registry{
+		"twice":         {Platforms: []Descriptor{stand, stand}, OpenConfig: oc, LoadInventory: load},
+		"no artifact":   {Platforms: []Descriptor{{Name: "x", Renderer: nvue.Renderer{}, Running: "x"}}, OpenConfig: oc, LoadInventory: load},
+		"no loader":     {Platforms: []Descriptor{stand}, OpenConfig: oc},
+		"no OpenConfig": {Platforms: []Descriptor{stand}, LoadInventory: load},
+	} {
+		before := Platforms()
+		if err := Register(r); err == nil {
+			t.Errorf("%s: registered", name)
 		}
-		if _, ok := p.(renderers.ScopeChecker); !ok {
-			t.Errorf("platform %s has no scope check (renderers.ScopeChecker)", name)
+		if got := Platforms(); len(got) != len(before) {
+			t.Errorf("%s: a refused registry changed the platforms: %v", name, got)
 		}
 	}
-	p, err := m.forTransport(transportGNMI)(&ir.Device{Name: "leaf", Platform: ir.PlatformEOS, Switch: &ir.Switch{}})
-	if err != nil {
+	if err := Register(Registry{Platforms: []Descriptor{stand}, OpenConfig: oc, LoadInventory: load}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := p.(renderers.ScopeChecker); !ok {
-		t.Error("the OpenConfig platform has no scope check (renderers.ScopeChecker)")
+	if d, ok := Lookup(ir.PlatformNVUE); !ok || d.Artifact != nvue.File || len(Platforms()) != 1 {
+		t.Errorf("lookup of nvue: %v %v, platforms %v", d, ok, Platforms())
+	}
+	if got, ok := OpenConfig(); !ok || got.Artifact != "oc.json" {
+		t.Errorf("OpenConfig: %v %v", got, ok)
+	}
+	p, err := models{}.forTransport(transportGNMI)(&ir.Device{Name: "leaf", Platform: ir.PlatformEOS, Switch: &ir.Switch{}})
+	if err != nil || p != (nvue.Renderer{}) {
+		t.Errorf("the gNMI platform is %v, %v: not the registered OpenConfig one", p, err)
 	}
 }
 

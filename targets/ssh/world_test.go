@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	// The CLI's wiring fills the registry of platforms artifactOf reads.
+	_ "github.com/rocefab/rocefab/cmd/rocefab/cli"
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"

@@ -6,14 +6,55 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/inventory"
 	"github.com/rocefab/rocefab/renderers/monitoring"
+	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/renderers/scheduler"
+	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/renderers/summary"
+	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets/routing"
 )
+
+// platforms is the one registry of the platforms rocefab renders and
+// reaches (routing.Registry): the only place that pairs a platform with
+// its renderer and its files. Routing may not import the renderers or
+// the schema (DESIGN.md), the CLI may, so it is filled here.
+var platforms = routing.Registry{
+	Platforms: []routing.Descriptor{
+		{Name: ir.PlatformEOS, Renderer: eos.Renderer{}, Artifact: eos.FileName, Running: eos.FileName},
+		{Name: ir.PlatformNVUE, Renderer: nvue.Renderer{}, Artifact: nvue.File, Running: nvue.File},
+		{Name: ir.PlatformSONiC, Renderer: sonic.Renderer{}, Artifact: sonic.FileName, Running: sonic.FileName},
+		{Name: ir.PlatformNXOS, Renderer: nxos.Renderer{}, Artifact: nxos.FileName, Running: nxos.FileName},
+		{Name: ir.PlatformLinux, Renderer: host.Renderer{}, Artifact: host.SettingsFile, Running: host.StateFile,
+			Runtime: &routing.Runtime{File: host.Runtime, Path: host.RuntimePath, SettingsPath: host.SettingsPath}},
+	},
+	OpenConfig: routing.Descriptor{Name: "openconfig", Renderer: openconfig.Renderer{}, Platform: openconfig.Platform{},
+		Artifact: openconfig.FileName, Running: openconfig.FileName},
+	LoadInventory: loadInventory,
+}
+
+// registerErr is why routing refused the registry: nil, which routing's
+// tests check (with a refused registry no platform is registered, and
+// plan reports every device's platform unknown).
+var registerErr = routing.Register(platforms)
+
+// loadInventory loads an inventory file as routing reads it.
+func loadInventory(file string) (*routing.Inventory, diag.List, error) {
+	inv, ds, err := schema.LoadInventory(file)
+	if err != nil || len(ds) > 0 || inv == nil {
+		return nil, ds, err
+	}
+	return &routing.Inventory{PasswordEnv: inv.PasswordEnv, For: func(name, platform string) (routing.Access, string) {
+		a, addr := inv.For(name, platform)
+		// The same fields: a field schema adds fails to compile here.
+		return routing.Access(a), addr
+	}}, nil, nil
+}
 
 // renderersFor lists the renderers that apply to a device: its platform's
 // native one and, for every switch, OpenConfig written as ocMode says
