@@ -9,6 +9,9 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	// The CLI's wiring registers the platforms routing reaches devices
+	// with (routing.Register).
+	_ "github.com/rocefab/rocefab/cmd/rocefab/cli"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/openconfig"
