@@ -256,7 +256,7 @@ func adminState(t *testing.T, dir string, d *ir.Device, port string) renderers.A
 // to end through the command line on pod-2048's running files (the
 // directory target): doctor --out writes a plan that shuts the spine's
 // end and drains nobody; apply answered no shuts nothing; an edited plan
-// is refused; apply shuts the port, with commit-confirm, and changes
+// is refused; a release made before any apply brings no port up; apply shuts the port, with commit-confirm, and changes
 // nothing else in any running file; applying it again finds it down; the
 // release plan brings it back up, and its JSON report says so.
 func TestQuarantineShutApply(t *testing.T) {
@@ -293,6 +293,16 @@ func TestQuarantineShutApply(t *testing.T) {
 	code, _, errs = rocefab(t, dir, "", "apply", "edited.plan", "--auto-approve")
 	if code != exitPlanError || !strings.Contains(errs, "edited") {
 		t.Fatalf("edited plan: exit %d, %s", code, errs)
+	}
+
+	// Before any apply there is no record of a shut: the release brings
+	// no port up, and says so.
+	code, out, errs = rocefab(t, dir, "", "doctor", "--release", "q.plan", "--out", "early.plan")
+	if code != exitOK || !strings.Contains(errs, "the release brings no port up") {
+		t.Fatalf("doctor --release before apply: exit %d\n%s%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "early.plan")); err != nil || !strings.Contains(string(b), `"shuts": []`) {
+		t.Fatalf("the release plan made before apply: %v\n%s", err, b)
 	}
 
 	code, out, errs = rocefab(t, dir, "yes\n", "apply", "q.plan")
