@@ -205,6 +205,16 @@ type PortOutcome struct {
 	Reason string        `json:"reason,omitempty"`
 }
 
+// UntouchedPorts returns the outcome of every port of q before anything
+// is done: untouched.
+func (q *Quarantine) UntouchedPorts() []PortOutcome {
+	out := make([]PortOutcome, len(q.Shuts))
+	for i, s := range q.Shuts {
+		out[i] = PortOutcome{Port: s.Port, Admin: s.Admin, State: targets.Untouched}
+	}
+	return out
+}
+
 // SetPorts sets every port of q to its state, one after the other, each
 // with commit-confirm, and stops at the first that is not applied or
 // unchanged: the ports after it are untouched. The error says where it
@@ -214,10 +224,7 @@ func (q *Quarantine) SetPorts(ctx context.Context, r Ports) ([]PortOutcome, erro
 	for _, d := range r.Fabric.Devices {
 		devs[d.Name] = d
 	}
-	out := make([]PortOutcome, len(q.Shuts))
-	for i, s := range q.Shuts {
-		out[i] = PortOutcome{Port: s.Port, Admin: s.Admin, State: targets.Untouched}
-	}
+	out := q.UntouchedPorts()
 	if len(q.Shuts) == 0 {
 		return out, nil
 	}

@@ -135,8 +135,9 @@ func releasePlan(from, out string, warn io.Writer) error {
 // switch end of the finding's cable), shows it, asks as for any plan
 // unless --auto-approve, sets the switch ports through the route of the
 // inventory (--inventory, as a device apply reaches them) with
-// commit-confirm, one by one, and then runs its scontrol commands one by
-// one, stopping at the first port or command that fails.
+// commit-confirm, one by one, and runs its scontrol commands one by one
+// (a quarantine's drains before its shuts, a release's ports before its
+// undrains), stopping at the first port or command that fails.
 func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path string, q *doctor.Quarantine, in *bufio.Reader, shown io.Writer) error {
 	if a.only != "" {
 		return withCode(exitPlanError, errors.New("--only: a quarantine plan drains the servers and shuts the ports its findings name; write it again with rocefab doctor"))
@@ -195,7 +196,12 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 			return withCode(exitPlanError, fmt.Errorf("apply %s: %w (Slurm's scontrol, Debian package slurm-client, with the cluster's slurm.conf)", path, err))
 		}
 	}
-	if len(q.Shuts) > 0 {
+	rep.Ports = q.UntouchedPorts()
+	ports := func() error {
+		if len(q.Shuts) == 0 {
+			return nil
+		}
+		var err error
 		rep.Ports, err = q.SetPorts(ctx, doctor.Ports{
 			Target: s.route.Target, Platforms: s.route.Platforms, Fabric: fab, LockPath: s.lockPath,
 			ConfirmTimeout: a.confirmTimeout, Timeout: a.timeout,
@@ -207,22 +213,36 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 			}
 		}
 		if err != nil {
-			err = fmt.Errorf("apply %s: the ports: %w; the ports before it were set, and nothing was drained or undrained", path, err)
-			rep.Failed = err.Error()
-			return writeQuarantineReport(cmd, a, rep, err)
+			return fmt.Errorf("apply %s: the ports: %w; the ports before it were set", path, err)
 		}
+		return nil
 	}
-	for i, d := range q.Drains {
-		c := exec.CommandContext(ctx, scontrol, d.Command[1:]...)
-		b, err := c.CombinedOutput()
-		if err != nil {
-			err = fmt.Errorf("apply %s stopped at drain %d of %d: %s: %v: %s; the drains before it were applied",
-				path, i+1, len(q.Drains), strings.Join(d.Command, " "), err, strings.TrimSpace(string(b)))
+	drains := func() error {
+		for i, d := range q.Drains {
+			c := exec.CommandContext(ctx, scontrol, d.Command[1:]...)
+			b, err := c.CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("apply %s stopped at drain %d of %d: %s: %v: %s; the drains before it were applied",
+					path, i+1, len(q.Drains), strings.Join(d.Command, " "), err, strings.TrimSpace(string(b)))
+			}
+			rep.Ran = append(rep.Ran, d.Command)
+			fmt.Fprintf(out, "  done  %s\n", shellQuote(d.Command))
+		}
+		return nil
+	}
+	// A quarantine drains first, so that no new job lands on a server
+	// whose link is about to go down, and shuts after; a release brings
+	// the links up before it lets jobs back. Either stops at the first
+	// failure, leaving the later step undone.
+	steps := []func() error{drains, ports}
+	if q.Kind == doctor.KindRelease {
+		steps = []func() error{ports, drains}
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
 			rep.Failed = err.Error()
 			return writeQuarantineReport(cmd, a, rep, err)
 		}
-		rep.Ran = append(rep.Ran, d.Command)
-		fmt.Fprintf(out, "  done  %s\n", shellQuote(d.Command))
 	}
 	fmt.Fprintf(out, "Apply complete: %s\n", quarantineDone(q))
 	return writeQuarantineReport(cmd, a, rep, nil)

@@ -175,11 +175,11 @@ func TestQuarantineApply(t *testing.T) {
 }
 
 // TestQuarantineApplyStops applies a quarantine plan to a slurmctld that
-// does not know one of its servers: the port is shut first, scontrol
-// refuses that drain, and apply stops there with exit 1 and says which
+// does not know one of its servers: scontrol refuses that drain, and
+// apply stops there with exit 1, before it shuts the port, and says which
 // command failed, in its JSON report too.
 func TestQuarantineApplyStops(t *testing.T) {
-	intent, fab, _, _ := faultyMultitenant(t)
+	intent, fab, leaf, port := faultyMultitenant(t)
 	var nodes []string
 	for _, d := range fab.Devices {
 		if d.Host != nil && d.Name != "gpu-0005" {
@@ -198,11 +198,14 @@ func TestQuarantineApplyStops(t *testing.T) {
 		t.Fatalf("apply: exit %d, %v\n%s%s", code, err, out, errs)
 	}
 	if !strings.Contains(rep.Failed, "stopped at drain 1 of 2: scontrol update NodeName=gpu-0005") || len(rep.Ran) != 0 || !strings.Contains(errs, rep.Failed) ||
-		len(rep.Ports) != 1 || rep.Ports[0].State != targets.Applied {
+		len(rep.Ports) != 1 || rep.Ports[0].State != targets.Untouched {
 		t.Errorf("report %+v\nstderr %s", rep, errs)
 	}
 	if got := slurmtest.Drained(t, scontrol); len(got) != 0 {
 		t.Errorf("drained %v after the first drain failed", got)
+	}
+	if st := adminState(t, intent, leaf, port); st != renderers.AdminUp {
+		t.Errorf("%s:%s is %s after the first drain failed", leaf.Name, port, st)
 	}
 }
 
