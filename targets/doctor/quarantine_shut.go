@@ -191,6 +191,13 @@ type Ports struct {
 	Event func(PortOutcome)
 }
 
+// The durations SetPorts takes when Ports gives none: apply's defaults
+// (--timeout, --confirm-timeout).
+const (
+	defaultStepTimeout    = 2 * time.Minute
+	defaultConfirmTimeout = 5 * time.Minute
+)
+
 // PortOutcome is what apply did to one port.
 type PortOutcome struct {
 	Port Endpoint `json:"port"`
@@ -227,6 +234,14 @@ func (q *Quarantine) SetPorts(ctx context.Context, r Ports) ([]PortOutcome, erro
 	out := q.UntouchedPorts()
 	if len(q.Shuts) == 0 {
 		return out, nil
+	}
+	// A zero duration would time out every step at once: the defaults
+	// are apply's.
+	if r.Timeout <= 0 {
+		r.Timeout = defaultStepTimeout
+	}
+	if r.ConfirmTimeout <= 0 {
+		r.ConfirmTimeout = defaultConfirmTimeout
 	}
 	var locked []*ir.Device
 	for _, name := range q.Switches() {

@@ -277,7 +277,9 @@ func TestQuarantineShutDirectory(t *testing.T) {
 			shutAndRelease(t, route, fab, q, port)
 
 			// Down before the quarantine: nothing pushed, nothing released.
-			ports := doctor.Ports{Target: route.Target, Platforms: route.Platforms, Fabric: fab, ConfirmTimeout: 30 * time.Second, Timeout: 20 * time.Second}
+			// (No durations given: apply's defaults, not an instant
+			// timeout.)
+			ports := doctor.Ports{Target: route.Target, Platforms: route.Platforms, Fabric: fab}
 			setDown(t, route, fab, port)
 			out, err := q.SetPorts(context.Background(), ports)
 			if err != nil || out[0].State != targets.Unchanged || out[0].Before != renderers.AdminDown {
