@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/monitoring"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
@@ -33,21 +34,13 @@ func TestGnmic(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile("`(/[a-z/-]+|COUNTERS/Ethernet\\*/SAI_PORT_STAT_PFC_<p>_[RT]X_PKTS)`").FindAllStringSubmatch(string(doc), -1) {
+	for _, m := range regexp.MustCompile("`(/[a-z/-]+|COUNTERS/Ethernet\\*/SAI_PORT_STAT_PFC_<p>_[RT]X_PKTS|COUNTERS/Ethernet\\*/Pfcwd)`").FindAllStringSubmatch(string(doc), -1) {
 		listed[m[1]] = true
 	}
 	prio := regexp.MustCompile(`_PFC_[0-7]_`)
 	for _, ex := range []string{"pod-2048", "multitenant", "mixed-fleet"} {
 		t.Run(ex, func(t *testing.T) {
-			in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", ex))
-			if err != nil || in == nil {
-				t.Fatalf("load: %v %v", err, ds)
-			}
-			fab, _ := compiler.Compile(in)
-			arts, err := monitoring.Render(fab)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fab, arts := compiled(t, ex)
 			var cfg struct {
 				Targets map[string]struct {
 					Address       string
@@ -79,10 +72,10 @@ func TestGnmic(t *testing.T) {
 				if !ok || tg.Address != d.Name || tg.EventTags["role"] != string(d.Role) {
 					t.Errorf("switch %s: target %+v (present %v)", d.Name, tg, ok)
 				}
-				// Only SONiC serves per-priority PFC counters with a
-				// source; a target naming no subscription would take
-				// them all.
-				native := slices.Contains(tg.Subscriptions, "rocefab-sonic-pfc")
+				// Only SONiC serves per-priority PFC and watchdog
+				// counters with a source; a target naming no
+				// subscription would take them all.
+				native := slices.Contains(tg.Subscriptions, "rocefab-sonic-pfc") && slices.Contains(tg.Subscriptions, "rocefab-sonic-pfcwd")
 				if sonic := d.Platform == ir.PlatformSONiC; native != sonic || (len(tg.Subscriptions) == 0) != (len(cfg.Subscriptions) == len(monitoring.Subscriptions)) {
 					t.Errorf("switch %s (%s): subscriptions %v", d.Name, d.Platform, tg.Subscriptions)
 				}
@@ -92,7 +85,7 @@ func TestGnmic(t *testing.T) {
 			}
 			wantSubs := len(monitoring.Subscriptions)
 			if ex == "mixed-fleet" {
-				wantSubs++
+				wantSubs += 2
 			}
 			if len(cfg.Subscriptions) != wantSubs {
 				t.Errorf("subscriptions %v, want %d", cfg.Subscriptions, wantSubs)
@@ -106,6 +99,12 @@ func TestGnmic(t *testing.T) {
 						t.Errorf("subscription %s: path %s is not one docs/doctor.md lists", name, p)
 					}
 				}
+			}
+			// The native series get their port as a label from the
+			// event processor (TestSONiCPortsProcessor), which only a
+			// file with native subscriptions names.
+			if _, ok := cfg.Outputs["prometheus"]["event-processors"]; ok != (wantSubs > len(monitoring.Subscriptions)) {
+				t.Errorf("outputs %v: event processors wanted %v", cfg.Outputs, !ok)
 			}
 			if o := cfg.Outputs["prometheus"]; o["type"] != "prometheus" || o["listen"] != monitoring.GnmicListen {
 				t.Errorf("outputs %v", cfg.Outputs)
@@ -124,15 +123,9 @@ func TestPrometheusConfig(t *testing.T) {
 		t.Run(ex, func(t *testing.T) {
 			arts := render(t, ex)
 			dir := t.TempDir()
+			writeArtifacts(t, dir, arts)
 			targets := map[string]map[string]string{}
 			for _, a := range arts {
-				f := filepath.Join(dir, filepath.FromSlash(a.Path))
-				if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(f, a.Content, 0o644); err != nil {
-					t.Fatal(err)
-				}
 				if !strings.HasPrefix(a.Path, monitoring.TargetsDir) {
 					continue
 				}
@@ -214,6 +207,22 @@ func TestNodeExporterFlags(t *testing.T) {
 // accepts every flag and compiles the include expression, and its
 // metrics show the ethtool and infiniband collectors ran.
 func TestNodeExporterRuns(t *testing.T) {
+	body, out := runNodeExporter(t, artifact(t, render(t, "multitenant"), monitoring.NodeExporterFile), "", "--collector.disable-defaults")
+	for _, c := range []string{"ethtool", "infiniband"} {
+		if !strings.Contains(string(body), `node_scrape_collector_success{collector="`+c+`"}`) {
+			t.Errorf("collector %s did not run\n%s", c, out)
+		}
+	}
+}
+
+// runNodeExporter starts node_exporter (Debian package
+// prometheus-node-exporter) in dir with the flags of the ARGS line of an
+// args file, split on white space as systemd splits $ARGS, then extra, and
+// its listen address replaced by a free one on loopback; it returns the
+// metrics of its first good scrape and its output. The test is skipped
+// where node_exporter is not installed.
+func runNodeExporter(t *testing.T, argsFile []byte, dir string, extra ...string) (metrics []byte, output string) {
+	t.Helper()
 	bin := ""
 	for _, name := range []string{"prometheus-node-exporter", "node_exporter"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -224,10 +233,9 @@ func TestNodeExporterRuns(t *testing.T) {
 	if bin == "" {
 		t.Skip("node_exporter not on PATH (Debian package prometheus-node-exporter): the flags were not run")
 	}
-	args := string(artifact(t, render(t, "multitenant"), monitoring.NodeExporterFile))
-	m := regexp.MustCompile(`(?m)^ARGS="([^"]*)"$`).FindStringSubmatch(args)
+	m := regexp.MustCompile(`(?m)^ARGS="([^"]*)"$`).FindStringSubmatch(string(argsFile))
 	if m == nil {
-		t.Fatalf("no ARGS line: %s", args)
+		t.Fatalf("no ARGS line: %s", argsFile)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -235,9 +243,16 @@ func TestNodeExporterRuns(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
+	var args []string
+	for _, a := range append(strings.Fields(m[1]), extra...) {
+		if !strings.HasPrefix(a, "--web.listen-address=") {
+			args = append(args, a)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(strings.Fields(m[1]), "--collector.disable-defaults", "--web.listen-address="+addr)...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--web.listen-address="+addr)...)
+	cmd.Dir = dir
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -245,9 +260,11 @@ func TestNodeExporterRuns(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	// The output is read once node_exporter has exited and written all.
 	defer func() {
 		cancel()
 		<-exited
+		output = out.String()
 	}()
 	var body []byte
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
@@ -271,9 +288,19 @@ func TestNodeExporterRuns(t *testing.T) {
 	if body == nil {
 		t.Fatalf("no metrics from node_exporter at %s\n%s", addr, out.String())
 	}
-	for _, c := range []string{"ethtool", "infiniband"} {
-		if !strings.Contains(string(body), `node_scrape_collector_success{collector="`+c+`"}`) {
-			t.Errorf("collector %s did not run\n%s", c, out.String())
+	return body, ""
+}
+
+// writeArtifacts writes artifacts below dir as a build lays them out.
+func writeArtifacts(t *testing.T, dir string, arts []renderers.Artifact) {
+	t.Helper()
+	for _, a := range arts {
+		f := filepath.Join(dir, filepath.FromSlash(a.Path))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, a.Content, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

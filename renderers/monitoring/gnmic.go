@@ -40,8 +40,8 @@ type Subscription struct {
 // Subscriptions are the subscriptions every switch gets: the counter leaves
 // doctor reads (docs/doctor.md section 4), one subscription per YANG
 // module, leaves rather than containers so that the switches send only
-// what doctor uses. Each NOS's per-priority PFC counters are
-// NativePFC's.
+// what doctor uses. Each NOS's own counters (per-priority PFC, the PFC
+// watchdog) are Native's.
 var Subscriptions = []Subscription{
 	{Name: "rocefab-interfaces", StreamMode: "sample", Paths: []string{
 		"/interfaces/interface/state/counters/in-octets",
@@ -60,27 +60,83 @@ var Subscriptions = []Subscription{
 	}},
 }
 
-// NativePFC returns the subscription to a platform's own per-priority PFC
-// counters on the lossless priorities (OpenConfig has none), and false
-// where no public source shows the platform serving them over gNMI (eos,
-// nvue, nxos: a gap docs/doctor.md records). SONiC's telemetry server
-// serves COUNTERS_DB under the prefix target COUNTERS_DB, with the virtual
-// path COUNTERS/Ethernet*/<counter> for one counter on every Ethernet port,
-// SAI_PORT_STAT_PFC_<p>_RX_PKTS and _TX_PKTS among them, and streams
-// them on change (sonic-net/SONiC doc/system-telemetry/grpc_telemetry.md,
-// "Virtual path", "Stream mode").
-func NativePFC(platform string, prios []string) (Subscription, bool) {
+// Native returns the subscriptions to a platform's own counters that
+// OpenConfig lacks, for a fabric with lossless priorities: per-priority
+// PFC frames and the PFC watchdog's storms. None where no public source
+// shows the platform serving them over gNMI (eos, nvue, nxos: a gap
+// docs/doctor.md records).
+//
+// SONiC's telemetry server serves COUNTERS_DB under the prefix target
+// COUNTERS_DB, with the virtual path COUNTERS/Ethernet*/<counter> for one
+// counter on every Ethernet port, SAI_PORT_STAT_PFC_<p>_RX_PKTS and
+// _TX_PKTS among them (the names sonic-net/sonic-utilities scripts/pfcstat
+// reads), streamed on change (sonic-net/SONiC
+// doc/system-telemetry/grpc_telemetry.md, "Virtual path", "Stream mode"),
+// and COUNTERS/Ethernet*/Pfcwd for the PFC watchdog's counters of every
+// port's lossless queues, keyed "<port>:<queue>"
+// (sonic-net/sonic-gnmi sonic_data_client/virtual_db.go at
+// 5ec1c20b7865bbbfd30258f26e716a1e5e1bd259, v2rEthPortPfcwdStats, and its
+// testdata COUNTERS:Ethernet68:Pfcwd.txt), sampled: the table holds
+// fields, such as the time left before detection, that change all the
+// time.
+func Native(platform string, prios []string) []Subscription {
 	if platform != ir.PlatformSONiC || len(prios) == 0 {
-		return Subscription{}, false
+		return nil
 	}
-	sub := Subscription{Name: "rocefab-sonic-pfc", Target: "COUNTERS_DB", StreamMode: "on-change"}
+	pfc := Subscription{Name: sonicPFCSub, Target: "COUNTERS_DB", StreamMode: "on-change"}
 	for _, p := range prios {
 		for _, dir := range []string{"RX", "TX"} {
-			sub.Paths = append(sub.Paths, "COUNTERS/Ethernet*/SAI_PORT_STAT_PFC_"+p+"_"+dir+"_PKTS")
+			pfc.Paths = append(pfc.Paths, "COUNTERS/Ethernet*/SAI_PORT_STAT_PFC_"+p+"_"+dir+"_PKTS")
 		}
 	}
-	return sub, true
+	wd := Subscription{Name: sonicWatchdogSub, Target: "COUNTERS_DB", StreamMode: "sample", Paths: []string{"COUNTERS/Ethernet*/Pfcwd"}}
+	return []Subscription{pfc, wd}
 }
+
+// The SONiC subscriptions' names, which the event processor selects.
+const (
+	sonicPFCSub      = "rocefab-sonic-pfc"
+	sonicWatchdogSub = "rocefab-sonic-pfcwd"
+)
+
+// SONiCPorts is the name of the event processor that gives SONiC's
+// COUNTERS_DB series their port (and queue) as labels.
+const SONiCPorts = "rocefab-sonic-ports"
+
+// sonicPortsJQ is the event-jq expression of SONiCPorts.
+//
+// SONiC answers COUNTERS/Ethernet*/<counter> with one update whose value
+// is JSON keyed by port ({"Ethernet0": {"<counter>": "12"}, ...}), and
+// COUNTERS/Ethernet*/Pfcwd with one keyed by "<port>:<queue>"
+// (sonic-gnmi sonic_data_client/db_client.go, dbFieldMultiSubscribe and
+// TableData2Msi; testdata COUNTERS:Ethernet_wildcard_PFC_7_RX.txt). gnmic
+// turns such an update into one event whose values are the JSON flattened
+// under the path with "/" (pkg/formatters/event.go getValueFlat, and
+// karimra/go-map-flattener), so that every port's counter is a value
+// named /COUNTERS/Ethernet*/<counter>/<port>/<counter> of one event, and
+// its Prometheus output would name a series after that whole path
+// (prometheus_common.go MetricName). An event's tags label all its
+// values, so event-extract-tags cannot label each port: this expression
+// splits the event into one per port's value, tagged interface_name (and
+// queue_name for the watchdog), and named after the path subscribed
+// (/COUNTERS/Ethernet*/<counter>, or .../Pfcwd/<field>), which the
+// Prometheus output makes COUNTERS_Ethernet_<counter> and
+// COUNTERS_Ethernet_Pfcwd_<field>. Of the watchdog's fields it keeps the
+// storms detected, the counter doctor reads. The event-jq processor
+// hands the expression the events of one notification as an array and
+// takes back an array of events (docs/user_guide/event_processors/event_jq.md,
+// pkg/formatters/event_jq/event_jq.go); its condition is evaluated on
+// each event alone. gnmic's jq is gojq, whose regular expressions are
+// Go's: (?<name>...) names a group.
+const sonicPortsJQ = `[.[] | . as $e | .values | to_entries[]` +
+	` | (.key | capture("^(?<path>/COUNTERS/Ethernet\\*/SAI_PORT_STAT_PFC_[0-7]_[RT]X_PKTS)/(?<port>.+)/SAI_PORT_STAT_PFC_[0-7]_[RT]X_PKTS$")` +
+	` // capture("^(?<path>/COUNTERS/Ethernet\\*/Pfcwd)/(?<port>.+):(?<queue>[0-9]+)/(?<field>PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED)$")) as $m` +
+	` | {name: $e.name, timestamp: $e.timestamp,` +
+	` tags: ($e.tags + {interface_name: $m.port} + (if $m.queue then {queue_name: $m.queue} else {} end)),` +
+	` values: {($m.path + (if $m.field then "/" + $m.field else "" end)): .value}}]`
+
+// sonicPortsCondition selects the events of the SONiC subscriptions.
+const sonicPortsCondition = `.tags["subscription-name"] as $s | $s == "` + sonicPFCSub + `" or $s == "` + sonicWatchdogSub + `"`
 
 // renderGnmic renders gnmic.yaml: one target per switch, keyed by the
 // switch's name so that gnmic's Prometheus output labels its series with
@@ -109,7 +165,7 @@ func NativePFC(platform string, prios []string) (Subscription, bool) {
 // subscription is in the file every target names its own.
 func renderGnmic(fab *ir.Fabric, prios []string, address func(name, platform string) string) renderers.Artifact {
 	subs := slices.Clone(Subscriptions)
-	native := map[string]string{}
+	native := map[string][]string{}
 	for _, d := range fab.Devices {
 		if d.Switch == nil {
 			continue
@@ -117,9 +173,9 @@ func renderGnmic(fab *ir.Fabric, prios []string, address func(name, platform str
 		if _, seen := native[d.Platform]; seen {
 			continue
 		}
-		native[d.Platform] = ""
-		if sub, ok := NativePFC(d.Platform, prios); ok {
-			native[d.Platform] = sub.Name
+		native[d.Platform] = nil
+		for _, sub := range Native(d.Platform, prios) {
+			native[d.Platform] = append(native[d.Platform], sub.Name)
 			subs = append(subs, sub)
 		}
 	}
@@ -153,8 +209,8 @@ func renderGnmic(fab *ir.Fabric, prios []string, address func(name, platform str
 		}
 		if len(subs) > len(Subscriptions) {
 			names := common
-			if n := native[d.Platform]; n != "" {
-				names = append(slices.Clone(common), n)
+			if n := native[d.Platform]; len(n) > 0 {
+				names = slices.Concat(common, n)
 			}
 			fmt.Fprintf(&b, "    subscriptions: [%s]\n", strings.Join(names, ", "))
 		}
@@ -180,5 +236,14 @@ func renderGnmic(fab *ir.Fabric, prios []string, address func(name, platform str
 	}
 	b.WriteString("outputs:\n  prometheus:\n    type: prometheus\n")
 	fmt.Fprintf(&b, "    listen: %s\n", yamlString(GnmicListen))
+	if len(subs) > len(Subscriptions) {
+		// The native subscriptions' series need their port as a label
+		// (sonicPortsJQ); the processors section and an output's
+		// event-processors list are gnmic's
+		// (docs/user_guide/event_processors/intro.md).
+		fmt.Fprintf(&b, "    event-processors: [%s]\n", SONiCPorts)
+		fmt.Fprintf(&b, "processors:\n  %s:\n    event-jq:\n", SONiCPorts)
+		fmt.Fprintf(&b, "      condition: %s\n      expression: %s\n", yamlString(sonicPortsCondition), yamlString(sonicPortsJQ))
+	}
 	return renderers.Artifact{Path: GnmicFile, Format: renderers.YAML, Content: []byte(b.String())}
 }

@@ -20,9 +20,12 @@
 // as doctor reads the source label, sampling the OpenConfig counters
 // doctor reads into a Prometheus output), Prometheus's scrape
 // configuration (prometheus.yml, with node_exporter's targets in
-// file_sd files labelled by pod and tenant) and node_exporter's flags for
+// file_sd files labelled by pod and tenant), node_exporter's flags for
 // the servers (node-exporter.args: the ethtool collector limited to
-// doctor's statistics, and the infiniband collector).
+// doctor's statistics, and the infiniband collector), and the link info
+// that labels each cabled port with its peer, rail and tenants for PromQL
+// joins (textfile/links.prom, served by a node_exporter whose flags are
+// links-exporter.args).
 package monitoring
 
 import (
@@ -57,20 +60,33 @@ func Render(fab *ir.Fabric) ([]renderers.Artifact, error) { return render(fab, n
 // address(name, platform), or at its name when address is nil.
 func render(fab *ir.Fabric, address func(name, platform string) string) ([]renderers.Artifact, error) {
 	prios, queues := lossless(fab)
-	prom, err := renderPrometheus(fab)
+	tenants := serverTenants(fab)
+	prom, err := renderPrometheus(fab, tenants)
 	if err != nil {
 		return nil, err
 	}
 	arts := []renderers.Artifact{rules(fab, prios, queues), renderGnmic(fab, prios, address), renderNodeExporter(fab, prios)}
-	return append(arts, prom...), nil
+	return slices.Concat(arts, prom, renderLinks(fab, tenants)), nil
 }
+
+// linkPauseRule is the recording rule of the pauses each port sends,
+// labelled with its cable's peer.
+const linkPauseRule = "rocefab:link_pause_sent:rate1m"
 
 // rules renders the rule file on the lossless priorities and queues.
 func rules(fab *ir.Fabric, prios, queues []string) renderers.Artifact {
+	native := false
+	for _, d := range fab.Devices {
+		if d.Switch != nil && len(Native(d.Platform, prios)) > 0 {
+			native = true
+			break
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Prometheus rules for fabric %q, written by rocefab: do not edit, rebuild.\n", fab.Name)
 	b.WriteString("# Load it with rule_files in prometheus.yml; the metrics are those docs/doctor.md lists\n")
-	b.WriteString("# (node_exporter's ethtool and infiniband collectors, gnmic's OpenConfig paths).\n")
+	b.WriteString("# (node_exporter's ethtool and infiniband collectors, gnmic's OpenConfig and native paths)\n")
+	fmt.Fprintf(&b, "# and %s (textfile/links.prom).\n", LinkInfo)
 	b.WriteString("groups:\n")
 	if len(prios) == 0 {
 		// Without a lossless priority there is no PFC to watch; the
@@ -81,8 +97,26 @@ func rules(fab *ir.Fabric, prios, queues []string) renderers.Artifact {
 		b.WriteString("  - name: rocefab-pfc\n    rules:\n")
 		record(&b, "rocefab:nic_pfc_pause_sent:rate1m", `sum by (instance, device) (rate({__name__=~"node_ethtool_transmitted_prio`+p+`_pause"}[1m]))`)
 		record(&b, "rocefab:nic_pfc_pause_received:rate1m", `sum by (instance, device) (rate({__name__=~"node_ethtool_received_prio`+p+`_pause"}[1m]))`)
-		record(&b, "rocefab:switch_pause_sent:rate1m", `sum by (source, interface_name) (rate(interfaces_interface_ethernet_state_counters_out_mac_pause_frames[1m]))`)
-		record(&b, "rocefab:switch_pause_received:rate1m", `sum by (source, interface_name) (rate(interfaces_interface_ethernet_state_counters_in_mac_pause_frames[1m]))`)
+		// A switch that counts PFC frames per priority (SONiC's
+		// COUNTERS_DB, Native) is read from those, the MAC PAUSE counter
+		// only where there are none, as doctor reads them: "or" keeps a
+		// port's per-priority sum and adds the MAC PAUSE rate of the
+		// ports without one.
+		sent := `sum by (source, interface_name) (rate(interfaces_interface_ethernet_state_counters_out_mac_pause_frames[1m]))`
+		received := `sum by (source, interface_name) (rate(interfaces_interface_ethernet_state_counters_in_mac_pause_frames[1m]))`
+		if native {
+			sent = `sum by (source, interface_name) (rate({__name__=~"COUNTERS_Ethernet_SAI_PORT_STAT_PFC_` + p + `_TX_PKTS"}[1m])) or ` + sent
+			received = `sum by (source, interface_name) (rate({__name__=~"COUNTERS_Ethernet_SAI_PORT_STAT_PFC_` + p + `_RX_PKTS"}[1m])) or ` + received
+		}
+		record(&b, "rocefab:switch_pause_sent:rate1m", sent)
+		record(&b, "rocefab:switch_pause_received:rate1m", received)
+		// The pauses every port sends, NIC or switch, labelled with the
+		// other end of its cable, its rail and tenants by the link info
+		// (links.go): the NICs' device is the instance and their port the
+		// netdev, a switch's device its source and its port the interface.
+		record(&b, linkPauseRule, `(label_replace(label_replace(rocefab:nic_pfc_pause_sent:rate1m, "port", "$1", "device", "(.+)"), "device", "$1", "instance", "(.+)")`+
+			` or label_replace(label_replace(rocefab:switch_pause_sent:rate1m, "device", "$1", "source", "(.+)"), "port", "$1", "interface_name", "(.+)"))`+
+			` * on(device, port) group_left(peer_device, peer_port, rail, tenant) `+LinkInfo)
 		alert(&b, "RocefabPauseStorm", "rocefab:nic_pfc_pause_sent:rate1m > "+strconv.Itoa(pauseRate)+" or rocefab:switch_pause_sent:rate1m > "+strconv.Itoa(pauseRate),
 			"1m", "critical", "a port sends PFC pauses continuously",
 			"Sustained PFC is never normal: run rocefab doctor to trace the storm to its origin.")
@@ -91,6 +125,11 @@ func rules(fab *ir.Fabric, prios, queues []string) renderers.Artifact {
 			alert(&b, "RocefabLosslessQueueDrops", `increase(qos_interfaces_interface_output_queues_queue_state_dropped_pkts{queue_name=~"(?i)(`+strings.Join(queues, "|")+`)"}[5m]) > 0`,
 				"", "critical", "a lossless egress queue drops packets",
 				"PFC did not hold the traffic: headroom short of the cable, or a peer that ignores the pauses.")
+		}
+		if native && len(queues) > 0 {
+			alert(&b, "RocefabPFCWatchdog", `increase(COUNTERS_Ethernet_Pfcwd_PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED{queue_name=~"(?i)(`+strings.Join(queues, "|")+`)"}[5m]) > 0`,
+				"", "critical", "a switch's PFC watchdog detected a pause storm on a lossless queue",
+				"The peer kept the queue paused past the watchdog's detection time: run rocefab doctor to name it.")
 		}
 		alert(&b, "RocefabNICLosslessDiscards", `increase({__name__=~"node_ethtool_received_prio`+p+`_discards"}[5m]) > 0`,
 			"", "critical", "a NIC discards packets of a lossless priority",

@@ -1,6 +1,7 @@
 package monitoring_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rocefab/rocefab/compiler"
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/monitoring"
 	"github.com/rocefab/rocefab/renderers/rendertest"
@@ -18,12 +20,18 @@ import (
 
 // TestRules renders the examples' rule files: each parses as rule groups
 // of recording and alerting rules on the fabric's lossless priority and
-// queues, and promtool check rules (Debian package prometheus) accepts it.
+// queues (with SONiC's native counters where the fabric has SONiC
+// switches), and promtool check rules (Debian package prometheus) accepts
+// it.
 func TestRules(t *testing.T) {
 	promtool, _ := exec.LookPath("promtool")
-	for _, c := range []struct{ ex, prios, queues string }{
-		{"pod-2048", "(3)", "(3|roce)"},
-		{"multitenant", "(3|4)", "(3|4|finetune|training)"},
+	for _, c := range []struct {
+		ex, prios, queues string
+		rules             int
+	}{
+		{"pod-2048", "(3)", "(3|roce)", 11},
+		{"multitenant", "(3|4)", "(3|4|finetune|training)", 11},
+		{"mixed-fleet", "(3)", "(3|roce)", 12},
 	} {
 		ex := c.ex
 		t.Run(ex, func(t *testing.T) {
@@ -52,8 +60,15 @@ func TestRules(t *testing.T) {
 			if e := exprs["RocefabLosslessQueueDrops"]; !strings.Contains(e, `queue_name=~"(?i)`+c.queues+`"`) {
 				t.Errorf("queue drops rule %q: want the lossless queues %s by number and class", e, c.queues)
 			}
-			if len(exprs) != 10 {
-				t.Errorf("%d rules, want 10: %v", len(exprs), exprs)
+			native := c.rules == 12
+			if e := exprs["rocefab:switch_pause_sent:rate1m"]; strings.Contains(e, "COUNTERS_Ethernet_SAI_PORT_STAT_PFC_"+c.prios+"_TX_PKTS") != native {
+				t.Errorf("switch pause rule %q: SONiC's per-priority counters wanted %v", e, native)
+			}
+			if e, ok := exprs["RocefabPFCWatchdog"]; ok != native || (native && !strings.Contains(e, `queue_name=~"(?i)`+c.queues+`"`)) {
+				t.Errorf("PFC watchdog rule %q: wanted %v, on the lossless queues %s", e, native, c.queues)
+			}
+			if len(exprs) != c.rules {
+				t.Errorf("%d rules, want %d: %v", len(exprs), c.rules, exprs)
 			}
 			if promtool == "" {
 				t.Skip("promtool not on PATH (Debian package prometheus): the rules were not checked by Prometheus")
@@ -63,7 +78,7 @@ func TestRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, err := exec.Command(promtool, "check", "rules", f).CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "SUCCESS: 10 rules found") {
+			if err != nil || !strings.Contains(string(out), fmt.Sprintf("SUCCESS: %d rules found", c.rules)) {
 				t.Fatalf("promtool check rules: %v\n%s", err, out)
 			}
 		})
@@ -72,6 +87,13 @@ func TestRules(t *testing.T) {
 
 // render compiles an example and renders its monitoring files.
 func render(t *testing.T, ex string) []renderers.Artifact {
+	t.Helper()
+	_, arts := compiled(t, ex)
+	return arts
+}
+
+// compiled compiles an example and renders its monitoring files.
+func compiled(t *testing.T, ex string) (*ir.Fabric, []renderers.Artifact) {
 	t.Helper()
 	in, ds, err := schema.Load(filepath.Join(rendertest.RepoRoot(t), "examples", ex))
 	if err != nil || in == nil {
@@ -85,7 +107,7 @@ func render(t *testing.T, ex string) []renderers.Artifact {
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
-	return arts
+	return fab, arts
 }
 
 // artifact returns the content of the artifact at path.

@@ -39,9 +39,8 @@ type targetGroup struct {
 // labels its ethtool series device=<netdev> itself, and a target label of
 // that name would displace it. The switches' series carry source (the
 // switch) and the role, rail and pod gnmic.yaml tags them with.
-func renderPrometheus(fab *ir.Fabric) ([]renderers.Artifact, error) {
+func renderPrometheus(fab *ir.Fabric, tenants map[string]string) ([]renderers.Artifact, error) {
 	files := map[string]map[string]*targetGroup{}
-	tenants := serverTenants(fab)
 	for _, d := range fab.Devices {
 		if d.Host == nil {
 			continue
@@ -105,6 +104,12 @@ func renderPrometheus(fab *ir.Fabric) ([]renderers.Artifact, error) {
 		// The instance is the server's name, without node_exporter's port.
 		b.WriteString("    relabel_configs:\n      - source_labels: [__address__]\n        regex: '(.+):" + nodeExporterPort + "'\n        target_label: instance\n        replacement: '$1'\n")
 	}
+	// The link info (links.go) changes only with a build: a scrape a
+	// minute keeps each series well within the five minutes a query looks
+	// back for a sample (the default --query.lookback-delta), and the
+	// timeout leaves time for a 100,000-GPU fabric's file.
+	fmt.Fprintf(&b, "  # %s (links-exporter.args): each cabled port's peer, rail and tenants.\n", LinkInfo)
+	fmt.Fprintf(&b, "  - job_name: rocefab-links\n    scrape_interval: 1m\n    scrape_timeout: 50s\n    static_configs:\n      - targets: [%s]\n", yamlString(linksListen))
 	arts = append([]renderers.Artifact{{Path: PrometheusFile, Format: renderers.YAML, Content: []byte(b.String())}}, arts...)
 	return arts, nil
 }

@@ -2,7 +2,8 @@
 // the rates of a telemetry window to the compiled model's ports, cables
 // and queue plan, traces a pause storm upstream to the port that sends
 // pauses without receiving any, and reports link errors on either end of a
-// cable, NICs that ignore CNPs and drops on lossless queues, each with
+// cable, NICs that ignore CNPs, drops on lossless queues and the storms a
+// switch's PFC watchdog detected, each with
 // the servers, tenants and scheduler blocks it touches. The diagnosis is
 // a pure function of the model and the rates.
 package doctor
@@ -45,6 +46,7 @@ const (
 	KindLinkErrors    = "link-errors"
 	KindCNPIgnored    = "cnp-ignored"
 	KindLosslessDrops = "lossless-drops"
+	KindPFCWatchdog   = "pfc-watchdog"
 )
 
 // Causes of a pause storm's origin and of link errors.
@@ -67,6 +69,9 @@ const (
 	// CauseNICDiscards: a NIC discards packets of a lossless priority for
 	// lack of receive buffer.
 	CauseNICDiscards = "nic-discards"
+	// CauseStormDetected: a switch's PFC watchdog found a lossless queue
+	// paused by its peer for longer than its detection time.
+	CauseStormDetected = "storm-detected"
 )
 
 // Endpoint is one port of the fabric.
@@ -155,6 +160,17 @@ type port struct {
 	errs [3]float64 // increases over the window: FCS, symbol, carrier
 	// drops is the increase of lossless drops over the window.
 	drops float64
+	// storms is the increase of the storms the port's PFC watchdog
+	// detected on its lossless queues over the window.
+	storms float64
+	// mac holds the pause frames per second the port counts without a
+	// priority (OpenConfig's MAC PAUSE counters), received and sent, and
+	// prio whether it counts them per priority too: a port with
+	// per-priority PFC counters is read from those alone, since whether
+	// a NOS's MAC PAUSE counter also counts PFC frames is the NOS's
+	// choice, and adding both would count a frame twice.
+	mac  [2]float64
+	prio [2]bool
 	// cited is set when a finding cites this port's series, so the
 	// second walk of the rates keeps them.
 	cited bool
@@ -250,13 +266,14 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 		})
 	}
 	wg.Wait()
+	m.settlePauses()
 	for _, h := range halves {
 		rep.Rates += h.Rates
 		rep.Unmatched += h.Unmatched
 		rep.Seconds = max(rep.Seconds, h.Seconds)
 	}
 	var cites [][]cite
-	found := slices.Concat(m.storms(opt), m.linkErrors(), m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops())
+	found := slices.Concat(m.storms(opt), m.linkErrors(), m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops(), m.pfcWatchdog())
 	var rc *reach
 	for _, f := range found {
 		if rc == nil {
@@ -383,6 +400,7 @@ func (m *model) reset() {
 	for i := range m.all {
 		p := &m.all[i]
 		p.rate, p.errs, p.drops, p.cited, p.cable = [telemetry.Counters]float64{}, [3]float64{}, 0, false, false
+		p.storms, p.mac, p.prio = 0, [2]float64{}, [2]bool{}
 	}
 	for i := range m.devs {
 		d := &m.devs[i]
@@ -433,7 +451,7 @@ func (m *model) lookup(k telemetry.Key) *port {
 // lossless (pauses elsewhere are not PFC's, and a lossy queue may drop).
 func counts(p *port, k telemetry.Key) bool {
 	switch k.Counter {
-	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks, telemetry.Drops:
+	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks, telemetry.Drops, telemetry.WatchdogStorms:
 	default:
 		return true
 	}
@@ -462,6 +480,16 @@ func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
 		p.errs[k.Counter-telemetry.RxErrors] += r.PerSecond * r.Seconds
 	case telemetry.Drops:
 		p.drops += r.PerSecond * r.Seconds
+	case telemetry.WatchdogStorms:
+		p.storms += r.PerSecond * r.Seconds
+	case telemetry.RxPause, telemetry.TxPause:
+		d := k.Counter - telemetry.RxPause
+		if k.Priority == telemetry.AnyPriority {
+			p.mac[d] += r.PerSecond
+		} else {
+			p.prio[d] = true
+			p.rate[k.Counter] += r.PerSecond
+		}
 	case telemetry.ECNMarks:
 		p.dev.ecnSeen = true
 		p.dev.ecn += r.PerSecond
@@ -471,6 +499,25 @@ func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
 		}
 	}
 	return true
+}
+
+// settlePauses adds each port's pauses counted without a priority to its
+// pause rates, unless the port counts them per priority (mac).
+func (m *model) settlePauses() {
+	for i := range m.all {
+		p := &m.all[i]
+		for d := range p.mac {
+			if !p.prio[d] {
+				p.rate[telemetry.RxPause+telemetry.Counter(d)] += p.mac[d]
+			}
+		}
+	}
+}
+
+// superseded tells whether a pause rate counted without a priority was
+// left out of its port's rates for the per-priority ones (mac).
+func superseded(p *port, k telemetry.Key) bool {
+	return (k.Counter == telemetry.RxPause || k.Counter == telemetry.TxPause) && k.Priority == telemetry.AnyPriority && p.prio[k.Counter-telemetry.RxPause]
 }
 
 // evidence walks the rates again and gives each finding the series it
@@ -498,7 +545,7 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 		return p != nil && p != unknown && (p.cited || p.dev.cited)
 	}
 	for k, r := range w.RatesOf(cited) {
-		if p := m.byRef[r.Port]; counts(p, k) {
+		if p := m.byRef[r.Port]; counts(p, k) && !superseded(p, k) {
 			keep(got, want, p, k, r)
 		}
 	}

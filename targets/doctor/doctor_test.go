@@ -341,6 +341,12 @@ func TestScenarios100k(t *testing.T) {
 	s.set(discards, "drops", 10)
 	wants = append(wants, want{doctor.KindLosslessDrops, doctor.CauseNICDiscards, ep(discards)})
 
+	// A SONiC leaf's PFC watchdog catches a storm toward one server.
+	wdNIC := nicOf(t, fab, "gpu-08000", 2)
+	wd := s.peerOf(wdNIC)
+	s.set(wd, "watchdog", 0.1)
+	wants = append(wants, want{doctor.KindPFCWatchdog, doctor.CauseStormDetected, ep(wd)})
+
 	rep := diagnose(t, s)
 	var got []want
 	for _, f := range rep.Findings {
@@ -356,6 +362,10 @@ func TestScenarios100k(t *testing.T) {
 	}
 	for _, f := range rep.Findings {
 		switch {
+		case f.Origin == ep(wd):
+			if !slices.Equal(f.Drain, []string{wdNIC[0]}) || f.Touches.Servers != 1 {
+				t.Errorf("%s at %s: drain %v, touches %d servers: want %s alone", f.Kind, f.Origin, f.Drain, f.Touches.Servers, wdNIC[0])
+			}
 		case f.Origin == ep(nic) || f.Origin == ep(dcqcn) || f.Origin == ep(discards):
 			if !slices.Equal(f.Drain, []string{f.Origin.Device}) || f.Touches.Servers != 1 {
 				t.Errorf("%s at %s: drain %v, touches %d servers: want its server alone", f.Kind, f.Origin, f.Drain, f.Touches.Servers)
@@ -366,9 +376,9 @@ func TestScenarios100k(t *testing.T) {
 			}
 		}
 	}
-	// The quarantine plan drains those three servers and no other.
+	// The quarantine plan drains those four servers and no other.
 	q := doctor.NewQuarantine(rep, doctor.IntentRef{}, "test", "scenario")
-	if got, want := q.Nodes(), []string{nic[0], dcqcn[0], discards[0]}; !slices.Equal(got, want) {
+	if got, want := q.Nodes(), []string{nic[0], wdNIC[0], dcqcn[0], discards[0]}; !slices.Equal(got, want) {
 		t.Errorf("quarantine drains %v, want %v", got, want)
 	}
 	if err := q.Check(fab); err != nil {

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 
@@ -20,25 +21,23 @@ import (
 // not raise if RoCE Congestion Control was enabled").
 func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
 	var out []finding
-	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
-		for _, p := range m.devices[name].ports {
-			if !p.nic || p.rate[telemetry.CNPIgnored] <= opt.CNPRate {
-				continue
-			}
-			f := finding{Finding: Finding{Kind: KindCNPIgnored, Cause: CauseDCQCNOff, Origin: p.ep}}
-			if intentDCQCN {
-				f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: DCQCN is off on this NIC although the intent enables it (its configuration drifted), so it keeps sending at line rate into congestion",
-					p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
-			} else {
-				f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: the intent leaves DCQCN off, so the NIC keeps sending at line rate into congestion",
-					p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
-			}
-			for _, c := range []telemetry.Counter{telemetry.CNPIgnored, telemetry.CNPHandled} {
-				f.cites = append(f.cites, cite{p: p, counter: c})
-			}
-			f.drain = []*device{p.dev}
-			out = append(out, f)
+	for p := range m.sortedPorts() {
+		if !p.nic || p.rate[telemetry.CNPIgnored] <= opt.CNPRate {
+			continue
 		}
+		f := finding{Finding: Finding{Kind: KindCNPIgnored, Cause: CauseDCQCNOff, Origin: p.ep}}
+		if intentDCQCN {
+			f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: DCQCN is off on this NIC although the intent enables it (its configuration drifted), so it keeps sending at line rate into congestion",
+				p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
+		} else {
+			f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: the intent leaves DCQCN off, so the NIC keeps sending at line rate into congestion",
+				p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
+		}
+		for _, c := range []telemetry.Counter{telemetry.CNPIgnored, telemetry.CNPHandled} {
+			f.cites = append(f.cites, cite{p: p, counter: c})
+		}
+		f.drain = []*device{p.dev}
+		out = append(out, f)
 	}
 	return out
 }
@@ -50,29 +49,86 @@ func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
 // pauses (PFC off on that priority at the other end).
 func (m *model) losslessDrops() []finding {
 	var out []finding
-	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
-		for _, p := range m.devices[name].ports {
-			if p.drops < 1 {
-				continue
-			}
-			f := finding{Finding: Finding{Kind: KindLosslessDrops, Origin: p.ep}}
-			if p.nic {
-				f.Cause = CauseNICDiscards
-				f.Message = fmt.Sprintf("discarded %.0f packets of a lossless priority for lack of receive buffer in the window: the NIC's headroom does not cover its cable, or the leaf does not honour its pauses",
-					p.drops)
-				f.drain = []*device{p.dev}
-			} else {
-				f.Cause = CauseQueueDrops
-				f.Message = fmt.Sprintf("dropped %.0f packets from a lossless egress queue in the window: PFC did not hold the traffic (headroom short of the cable, or the peer ignores the pauses)",
-					p.drops)
-			}
-			if p.hasPeer {
-				pe := p.peer
-				f.Peer = &pe
-			}
-			f.cites = append(f.cites, cite{p: p, counter: telemetry.Drops, positive: true})
-			out = append(out, f)
+	for p := range m.sortedPorts() {
+		if p.drops < 1 {
+			continue
 		}
+		f := atPort(p, KindLosslessDrops)
+		if p.nic {
+			f.Cause = CauseNICDiscards
+			f.Message = fmt.Sprintf("discarded %.0f packets of a lossless priority for lack of receive buffer in the window: the NIC's headroom does not cover its cable, or the leaf does not honour its pauses",
+				p.drops)
+			f.drain = []*device{p.dev}
+		} else {
+			f.Cause = CauseQueueDrops
+			f.Message = fmt.Sprintf("dropped %.0f packets from a lossless egress queue in the window: PFC did not hold the traffic (headroom short of the cable, or the peer ignores the pauses)",
+				p.drops)
+		}
+		f.cites = append(f.cites, cite{p: p, counter: telemetry.Drops, positive: true})
+		out = append(out, f)
 	}
 	return out
+}
+
+// pfcWatchdog finds the switch ports whose PFC watchdog detected a storm
+// on a lossless queue in the window.
+//
+// A switch's PFC watchdog (SONiC's pfcwd: sonic-net/sonic-swss
+// orchagent/pfcwdorch.cpp, which counts PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED
+// per queue) watches each lossless egress queue; when the peer has kept
+// the queue paused for longer than the detection time, it declares a
+// storm and stops honouring the pauses (dropping or forwarding the
+// queue's traffic) until they stop. The port is where the storm was
+// caught; the peer that kept pausing it is what does not drain, and is
+// drained when it is a server's NIC.
+func (m *model) pfcWatchdog() []finding {
+	var out []finding
+	for p := range m.sortedPorts() {
+		if p.storms < 1 {
+			continue
+		}
+		f := atPort(p, KindPFCWatchdog)
+		f.Cause = CauseStormDetected
+		f.cites = append(f.cites, cite{p: p, counter: telemetry.WatchdogStorms, positive: true})
+		peer := "its peer"
+		if f.Peer != nil {
+			peer = f.Peer.String()
+		}
+		if q := p.peerP; q != nil {
+			f.cites = append(f.cites, cite{p: q, counter: telemetry.TxPause, positive: true})
+			if q.nic {
+				f.drain = []*device{q.dev}
+			}
+		}
+		f.Message = fmt.Sprintf("its PFC watchdog detected %.0f pause storms on a lossless queue in the window: %s paused the queue for longer than the watchdog's detection time, and the switch stopped honouring the pauses (dropping or forwarding that traffic) until they stopped",
+			p.storms, peer)
+		out = append(out, f)
+	}
+	return out
+}
+
+// sortedPorts yields every port of the fabric, its devices in name order
+// and each device's ports in the model's order, so that findings come in
+// the same order whatever the maps hold.
+func (m *model) sortedPorts() iter.Seq[*port] {
+	return func(yield func(*port) bool) {
+		for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+			for _, p := range m.devices[name].ports {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// atPort starts a finding of kind at port p, naming the other end of its
+// cable as the peer.
+func atPort(p *port, kind string) finding {
+	f := finding{Finding: Finding{Kind: kind, Origin: p.ep}}
+	if p.hasPeer {
+		pe := p.peer
+		f.Peer = &pe
+	}
+	return f
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets/doctor"
+	"github.com/rocefab/rocefab/targets/telemetry"
 )
 
 // compiled caches the compiled examples: compiling hyperscale-100k takes
@@ -42,7 +44,11 @@ func fabric(t testing.TB, example string) *ir.Fabric {
 // some ports see the pauses of ordinary incast bursts (a few per second);
 // faults are injected on top. It writes two exposition snapshots the way
 // node_exporter (servers) and gnmic (switches) would, so the tests read
-// them through the parser.
+// them through the parser. SONiC switches count their PFC frames per
+// priority in COUNTERS_DB and their PFC watchdog's storms per queue, as
+// gnmic serves them with monitoring/gnmic.yaml's event processor; their
+// OpenConfig MAC PAUSE counters are left out (macPause writes them, at
+// zero, to show that the per-priority ones are read).
 type scenario struct {
 	fab  *ir.Fabric
 	secs float64
@@ -54,7 +60,7 @@ type scenario struct {
 }
 
 type portInfo struct {
-	nic         bool
+	nic, sonic  bool
 	hca         string
 	gbps        int
 	peer, peerP string
@@ -69,7 +75,7 @@ func newScenario(fab *ir.Fabric) *scenario {
 		switch {
 		case d.Switch != nil:
 			for _, p := range d.Switch.Ports {
-				s.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort}
+				s.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort, sonic: d.Platform == ir.PlatformSONiC}
 			}
 		case d.Host != nil:
 			for _, n := range d.Host.NICs {
@@ -95,6 +101,9 @@ func newScenario(fab *ir.Fabric) *scenario {
 			s.set(k, "cnp-ignored", 0)
 		} else {
 			s.set(k, "lossy-drops", 300)
+			if pi.sonic {
+				s.set(k, "watchdog", 0)
+			}
 		}
 		// Ordinary incast: one port in seven pauses its peer a few times
 		// a second, well below a storm.
@@ -136,6 +145,19 @@ func (s *scenario) series(k [2]string, what string) []string {
 		}
 	}
 	lab := fmt.Sprintf(`{interface_name=%q,source=%q}`, k[1], k[0])
+	if pi.sonic {
+		native := fmt.Sprintf(`{interface_name=%q,source=%q,target="COUNTERS_DB"}`, k[1], k[0])
+		switch what {
+		case "tx-pause":
+			return []string{fmt.Sprintf("COUNTERS_Ethernet_SAI_PORT_STAT_PFC_%d_TX_PKTS%s", lossless, native)}
+		case "rx-pause":
+			return []string{fmt.Sprintf("COUNTERS_Ethernet_SAI_PORT_STAT_PFC_%d_RX_PKTS%s", lossless, native)}
+		case "watchdog":
+			return []string{fmt.Sprintf(`COUNTERS_Ethernet_Pfcwd_PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED{interface_name=%q,queue_name="%d",source=%q,target="COUNTERS_DB"}`, k[1], lossless, k[0])}
+		case "mac-pause":
+			return []string{"interfaces_interface_ethernet_state_counters_out_mac_pause_frames" + lab, "interfaces_interface_ethernet_state_counters_in_mac_pause_frames" + lab}
+		}
+	}
 	switch what {
 	case "tx-pause":
 		return []string{"interfaces_interface_ethernet_state_counters_out_mac_pause_frames" + lab}
@@ -166,10 +188,27 @@ func (s *scenario) set(k [2]string, what string, rate float64) {
 	}
 }
 
+// macPause writes the OpenConfig MAC PAUSE counters of the SONiC switches'
+// ports too, counting nothing, as a NOS whose MAC PAUSE counter leaves PFC
+// frames out would.
+func (s *scenario) macPause() {
+	for _, k := range s.ports() {
+		if s.port[k].sonic {
+			s.set(k, "mac-pause", 0)
+		}
+	}
+}
+
 func (s *scenario) throughput(k [2]string, rx, tx float64) {
 	bps := float64(s.port[k].gbps) * 1e9 / 8
 	s.set(k, "rx-bytes", rx*bps)
 	s.set(k, "tx-bytes", tx*bps)
+}
+
+// peerOf returns the port at the other end of k's cable.
+func (s *scenario) peerOf(k [2]string) [2]string {
+	pi := s.port[k]
+	return [2]string{pi.peer, pi.peerP}
 }
 
 // pause makes k send pauses at rate, and its peer receive them.
@@ -273,4 +312,69 @@ func uplink(t testing.TB, fab *ir.Fabric, leaf string) [2]string {
 	}
 	t.Fatalf("no uplink on %s", leaf)
 	return [2]string{}
+}
+
+// TestSONiCHealthy: mixed-fleet's SONiC leaves count their pauses per
+// priority and their watchdog's storms; with ordinary incast and no storm,
+// nothing is found.
+func TestSONiCHealthy(t *testing.T) {
+	s := newScenario(fabric(t, "mixed-fleet"))
+	s.macPause()
+	rep := diagnose(t, s)
+	if len(rep.Findings) != 0 {
+		t.Errorf("a healthy fabric: %d findings, first %+v", len(rep.Findings), rep.Findings[0])
+	}
+}
+
+// TestSONiCNativePFC: a NIC that stops draining below a SONiC leaf is
+// traced through the leaf's per-priority PFC counters alone, its MAC
+// PAUSE counters counting nothing: the leaf port is the first victim and
+// propagates the storm, and the leaf's MAC PAUSE series are no evidence.
+func TestSONiCNativePFC(t *testing.T) {
+	fab := fabric(t, "mixed-fleet")
+	s := newScenario(fab)
+	s.macPause()
+	nic := nicOf(t, fab, "gpu-0003", 1)
+	s.throughput(nic, 0.002, 0.6)
+	s.storm([][2]string{nic}, 20000)
+	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
+	leaf := s.port[nic]
+	if !s.port[s.peerOf(nic)].sonic {
+		t.Fatalf("%s is not a SONiC leaf", leaf.peer)
+	}
+	if len(f.Victims) == 0 || f.Victims[0].Endpoint != (doctor.Endpoint{Device: leaf.peer, Port: leaf.peerP}) || !f.Victims[0].Propagates {
+		t.Fatalf("victims %+v, want the leaf port %s:%s first, propagating", f.Victims, leaf.peer, leaf.peerP)
+	}
+	if !slices.Equal(f.Drain, []string{nic[0]}) {
+		t.Errorf("drain %v, want %s", f.Drain, nic[0])
+	}
+}
+
+// TestPFCWatchdog: a SONiC leaf's PFC watchdog detects storms on the
+// lossless queue toward one server: that leaf port is named, the NIC at
+// the other end of its cable is its peer, and its server is drained.
+func TestPFCWatchdog(t *testing.T) {
+	fab := fabric(t, "mixed-fleet")
+	s := newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0005", 0)
+	leaf := s.peerOf(nic)
+	s.set(leaf, "watchdog", 0.1)
+	f := only(t, diagnose(t, s), doctor.KindPFCWatchdog, doctor.CauseStormDetected, doctor.Endpoint{Device: leaf[0], Port: leaf[1]})
+	if f.Peer == nil || *f.Peer != (doctor.Endpoint{Device: nic[0], Port: nic[1]}) {
+		t.Errorf("peer %v, want the NIC %s", f.Peer, nic)
+	}
+	// The evidence: the queue's storms, and the pauses the NIC sent (its
+	// ordinary incast here).
+	ev := f.Evidence
+	if len(ev) != 2 || ev[0].Counter != telemetry.TxPause || !strings.Contains(ev[0].Series, `instance="`+nic[0]+`:9100"`) ||
+		ev[1].Counter != telemetry.WatchdogStorms || !strings.Contains(ev[1].Series, `queue_name="3"`) || ev[1].PerSecond != 0.1 {
+		t.Errorf("evidence %+v: want the NIC's pauses and the lossless queue's watchdog storms", ev)
+	}
+	if !slices.Equal(f.Drain, []string{nic[0]}) || f.Touches.Servers != 1 || f.Shut != nil {
+		t.Errorf("drain %v, touches %d servers, shut %v: want %s drained alone", f.Drain, f.Touches.Servers, f.Shut, nic[0])
+	}
+	q := doctor.NewQuarantine(diagnose(t, s), doctor.IntentRef{}, "test", "scenario")
+	if err := q.Check(fab); err != nil || !slices.Equal(q.Nodes(), []string{nic[0]}) {
+		t.Errorf("quarantine drains %v (%v), want %s", q.Nodes(), err, nic[0])
+	}
 }

@@ -497,7 +497,7 @@ func (w *Window) time(t int64) uint32 {
 }
 
 // maxFamilies bounds the families a window tells apart: the fixed names
-// and the per-priority ones (fewer than 64), with room to spare.
+// and the per-priority ones (fewer than 96), with room to spare.
 const maxFamilies = 256
 
 // family returns the index of the metric name's family, -1 when doctor

@@ -140,6 +140,7 @@ var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 // Selector is the PromQL selector of every family doctor reads, by name.
 func Selector() string {
 	// The names are identifiers ([a-z0-9_]): nothing to quote.
-	names := append(Families(), `node_ethtool_(received|transmitted)_prio[0-7]_(pause|bytes)`, `node_ethtool_received_prio[0-7]_discards`)
+	names := append(Families(), `node_ethtool_(received|transmitted)_prio[0-7]_(pause|bytes)`, `node_ethtool_received_prio[0-7]_discards`,
+		sonicPFC+`[0-7]_(RX|TX)_PKTS`)
 	return `{__name__=~"` + strings.Join(names, "|") + `"}`
 }

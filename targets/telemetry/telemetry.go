@@ -21,18 +21,19 @@ type Counter uint8
 // counts MAC PAUSE frames, which with PFC on one priority are that
 // priority's).
 const (
-	RxPause    Counter = iota + 1 // PFC/PAUSE frames received: the peer asks this port to stop sending
-	TxPause                       // PFC/PAUSE frames sent: this port asks its peer to stop
-	RxBytes                       // bytes received
-	TxBytes                       // bytes sent
-	RxErrors                      // FCS (CRC) errors received
-	Symbol                        // physical-layer symbol errors
-	Carrier                       // carrier transitions (link flaps)
-	ECNMarks                      // packets marked CE (switch egress queue) or received marked (NIC)
-	CNPSent                       // CNPs a NIC sent as notification point: it received packets marked CE
-	CNPHandled                    // CNPs a NIC's reaction point handled by slowing its sending (DCQCN)
-	CNPIgnored                    // CNPs a NIC received and ignored: its reaction point (DCQCN) is off
-	Drops                         // packets dropped: a switch egress queue's drops, a NIC's receive discards for lack of buffer
+	RxPause        Counter = iota + 1 // PFC/PAUSE frames received: the peer asks this port to stop sending
+	TxPause                           // PFC/PAUSE frames sent: this port asks its peer to stop
+	RxBytes                           // bytes received
+	TxBytes                           // bytes sent
+	RxErrors                          // FCS (CRC) errors received
+	Symbol                            // physical-layer symbol errors
+	Carrier                           // carrier transitions (link flaps)
+	ECNMarks                          // packets marked CE (switch egress queue) or received marked (NIC)
+	CNPSent                           // CNPs a NIC sent as notification point: it received packets marked CE
+	CNPHandled                        // CNPs a NIC's reaction point handled by slowing its sending (DCQCN)
+	CNPIgnored                        // CNPs a NIC received and ignored: its reaction point (DCQCN) is off
+	Drops                             // packets dropped: a switch egress queue's drops, a NIC's receive discards for lack of buffer
+	WatchdogStorms                    // PFC storms a switch's PFC watchdog detected on an egress queue
 
 	// Counters is one more than the largest counter, to size arrays
 	// indexed by counter.
@@ -40,7 +41,7 @@ const (
 )
 
 var counterNames = [...]string{"", "rx-pause", "tx-pause", "rx-bytes", "tx-bytes", "rx-errors", "symbol-errors", "carrier-transitions", "ecn-marks",
-	"cnp-sent", "cnp-handled", "cnp-ignored", "drops"}
+	"cnp-sent", "cnp-handled", "cnp-ignored", "drops", "watchdog-storms"}
 
 // String names the counter as reports and JSON show it.
 func (c Counter) String() string {
@@ -121,9 +122,30 @@ type family struct {
 // paths are OpenConfig's: openconfig-interfaces (state/counters),
 // openconfig-if-ethernet (ethernet/state/counters) and
 // openconfig-qos-interfaces (output queue state).
+//
+// SONiC's per-priority PFC counters and PFC watchdog counters come from
+// COUNTERS_DB through gnmic too, with the port (and the queue) turned into
+// labels by the event processor monitoring/gnmic.yaml gives them, which
+// names each series after the path subscribed, without the port:
+// COUNTERS_Ethernet_SAI_PORT_STAT_PFC_<p>_RX_PKTS and _TX_PKTS
+// (the counters sonic-net/sonic-utilities scripts/pfcstat reads),
+// labelled interface_name, and
+// COUNTERS_Ethernet_Pfcwd_PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED (the
+// storms sonic-net/sonic-swss orchagent/pfcwdorch.cpp counts on a
+// queue), labelled interface_name and queue_name.
 func lookupFamily(name string) (family, bool) {
 	if f, ok := families[name]; ok {
 		return f, true
+	}
+	// COUNTERS_Ethernet_SAI_PORT_STAT_PFC_<p>_{RX,TX}_PKTS
+	if rest, ok := strings.CutPrefix(name, sonicPFC); ok && len(rest) == len("0_RX_PKTS") && rest[0] >= '0' && rest[0] <= '7' {
+		p := int8(rest[0] - '0')
+		switch rest[1:] {
+		case "_RX_PKTS":
+			return family{counter: RxPause, priority: p, port: "interface_name"}, true
+		case "_TX_PKTS":
+			return family{counter: TxPause, priority: p, port: "interface_name"}, true
+		}
 	}
 	// node_ethtool_{received,transmitted}_prio<p>_{pause,bytes}
 	for _, dir := range [...]struct {
@@ -149,6 +171,10 @@ func lookupFamily(name string) (family, bool) {
 	return family{}, false
 }
 
+// sonicPFC begins the name of SONiC's per-priority PFC counters as gnmic
+// serves them.
+const sonicPFC = "COUNTERS_Ethernet_SAI_PORT_STAT_PFC_"
+
 var families = map[string]family{
 	"node_ethtool_received_crc_errors_phy":                      {counter: RxErrors, priority: AnyPriority, port: "device"},
 	"node_ethtool_received_symbol_err_phy":                      {counter: Symbol, priority: AnyPriority, port: "device"},
@@ -169,12 +195,15 @@ var families = map[string]family{
 		port: "interface_interface_id", queue: "queue_name"},
 	"qos_interfaces_interface_output_queues_queue_state_dropped_pkts": {counter: Drops, priority: AnyPriority,
 		port: "interface_interface_id", queue: "queue_name"},
+	"COUNTERS_Ethernet_Pfcwd_PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": {counter: WatchdogStorms, priority: AnyPriority,
+		port: "interface_name", queue: "queue_name"},
 }
 
 // Families lists the metric family names doctor reads with fixed names,
-// sorted, for documentation and tests; the per-priority ethtool families
-// are node_ethtool_{received,transmitted}_prio<0-7>_{pause,bytes} and
-// node_ethtool_received_prio<0-7>_discards.
+// sorted, for documentation and tests; the per-priority families are
+// node_ethtool_{received,transmitted}_prio<0-7>_{pause,bytes},
+// node_ethtool_received_prio<0-7>_discards and
+// COUNTERS_Ethernet_SAI_PORT_STAT_PFC_<0-7>_{RX,TX}_PKTS.
 func Families() []string {
 	names := make([]string, 0, len(families))
 	for n := range families {
