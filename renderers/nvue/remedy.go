@@ -319,9 +319,12 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 		at = len(out) - 1
 	}
 	// The switch's own guard: no line outside the roots rocefab owns (on
-	// any interface, since the lines name no device).
-	if err := checkCommands(scope{anyIface: true}, rem.Content); err != nil {
-		return nil, fmt.Errorf("nvue: %s: %w", out[at].Path, err)
+	// any interface, since the lines name no device), but for the one
+	// line that sets an interface's link state (a quarantine's, shut.go).
+	if _, admin := adminPort(rem); !admin {
+		if err := checkCommands(scope{anyIface: true}, rem.Content); err != nil {
+			return nil, fmt.Errorf("nvue: %s: %w", out[at].Path, err)
+		}
 	}
 	res, err := applyCommands(src, rem.Content)
 	if err != nil {

@@ -12,24 +12,30 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // A quarantine plan is what doctor --out writes and apply carries out:
 // the Slurm drains of the servers its findings name, each one scontrol
-// command. It is a plan of its own kind rather than a device plan: the
-// scheduler is not a device rocefab configures, and nothing is drained
-// until an operator applies the file. Its release plan undoes exactly
-// those drains.
+// command, and the switch ports its findings' faulty cables are shut at,
+// each set administratively down through the switch's transport with
+// commit-confirm (quarantine_shut.go). It is a plan of its own kind
+// rather than a device plan: the scheduler is not a device rocefab
+// configures, a shut is an operator's action on one interface that no
+// intent holds, and nothing is drained or shut until an operator applies
+// the file. Its release plan undoes exactly those drains, and brings up
+// exactly the ports the quarantine's apply shut.
 
 // QuarantineFormatVersion is the version of the quarantine plan format
 // this package writes and the only one it reads.
-const QuarantineFormatVersion = 1
+// Version 2 added the link shuts.
+const QuarantineFormatVersion = 2
 
 // The kinds of quarantine plan.
 const (
-	// KindQuarantine drains the servers.
+	// KindQuarantine drains the servers and shuts the ports.
 	KindQuarantine = "quarantine"
-	// KindRelease undoes a quarantine plan's drains.
+	// KindRelease undoes a quarantine plan's drains and shuts.
 	KindRelease = "release"
 )
 
@@ -49,6 +55,9 @@ type Quarantine struct {
 	// Source says where the counters of the findings came from.
 	Source string  `json:"source"`
 	Drains []Drain `json:"drains"`
+	// Shuts are the switch ports the plan sets administratively down (a
+	// quarantine) or up (a release).
+	Shuts []Shut `json:"shuts"`
 	// SHA256 is the digest of everything above (Digest): apply refuses a
 	// plan whose content is not what it binds.
 	SHA256 string `json:"sha256"`
@@ -77,13 +86,35 @@ type Drain struct {
 	Command []string `json:"command"`
 }
 
+// Shut is one finding's link shut: the switch end of its faulty cable,
+// which a quarantine sets administratively down and its release up. It
+// touches the administrative state of that one interface and nothing
+// else.
+type Shut struct {
+	Kind   string    `json:"kind"`
+	Cause  string    `json:"cause"`
+	Origin Endpoint  `json:"origin"`
+	Peer   *Endpoint `json:"peer,omitempty"`
+	// Port is the switch port.
+	Port Endpoint `json:"port"`
+	// Admin is the administrative state apply sets: down in a
+	// quarantine, up in a release.
+	Admin renderers.AdminState `json:"admin"`
+}
+
 // NewQuarantine makes the quarantine plan of a report: a drain for every
-// finding that names servers to drain. It has no drain when no finding
-// names one.
+// finding that names servers to drain, and a shut for every finding that
+// names a switch port to shut (a port once, for the first finding that
+// names it). It has neither when no finding names one.
 func NewQuarantine(rep Report, intent IntentRef, rocefab, source string) *Quarantine {
 	q := &Quarantine{Kind: KindQuarantine, FormatVersion: QuarantineFormatVersion, Rocefab: rocefab,
-		Fabric: rep.Fabric, Intent: intent, Source: source, Drains: []Drain{}}
+		Fabric: rep.Fabric, Intent: intent, Source: source, Drains: []Drain{}, Shuts: []Shut{}}
+	shut := map[Endpoint]bool{}
 	for _, f := range rep.Findings {
+		if f.Shut != nil && !shut[*f.Shut] {
+			shut[*f.Shut] = true
+			q.Shuts = append(q.Shuts, Shut{Kind: f.Kind, Cause: f.Cause, Origin: f.Origin, Peer: f.Peer, Port: *f.Shut, Admin: renderers.AdminDown})
+		}
 		if len(f.Drain) == 0 {
 			continue
 		}
@@ -96,8 +127,11 @@ func NewQuarantine(rep Report, intent IntentRef, rocefab, source string) *Quaran
 	return q
 }
 
-// Release returns the plan that undoes q: the same servers, undrained.
-func (q *Quarantine) Release() *Quarantine {
+// Release returns the plan that undoes q: the same servers, undrained,
+// and up again the ports rec (what applying q did) says q shut; a port
+// that was down before the quarantine stays down. A nil rec (q was never
+// applied here) brings no port up.
+func (q *Quarantine) Release(rec *ShutRecord) *Quarantine {
 	r := *q
 	r.Kind = KindRelease
 	r.Drains = make([]Drain, len(q.Drains))
@@ -105,6 +139,13 @@ func (q *Quarantine) Release() *Quarantine {
 		d.Nodes = slices.Clone(d.Nodes)
 		d.Command = command(KindRelease, d)
 		r.Drains[i] = d
+	}
+	r.Shuts = []Shut{}
+	for _, s := range q.Shuts {
+		if rec.shut(s.Port) {
+			s.Admin = renderers.AdminUp
+			r.Shuts = append(r.Shuts, s)
+		}
 	}
 	r.SHA256 = r.Digest()
 	return &r
@@ -146,8 +187,11 @@ func (q *Quarantine) Digest() string {
 }
 
 // Write writes q as indented JSON.
-func (q *Quarantine) Write(w io.Writer) error {
-	b, err := json.MarshalIndent(q, "", "  ")
+func (q *Quarantine) Write(w io.Writer) error { return writeIndented(w, q) }
+
+// writeIndented writes v as indented JSON and a newline.
+func writeIndented(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -202,6 +246,9 @@ func ReadQuarantine(b []byte) (*Quarantine, error) {
 				i+1, strings.Join(d.Command, " "), strings.Join(want, " "))
 		}
 	}
+	if err := q.readShuts(); err != nil {
+		return nil, err
+	}
 	if got := q.Digest(); got != q.SHA256 {
 		return nil, fmt.Errorf("quarantine plan: its content has digest %s, the plan binds %s: the plan file was edited; write it again with rocefab doctor", got, q.SHA256)
 	}
@@ -209,8 +256,9 @@ func ReadQuarantine(b []byte) (*Quarantine, error) {
 }
 
 // Check refuses a plan that does not fit fab: a fabric of another name,
-// a node that is not one of its servers, or a server that is neither the
-// drain's origin nor at the other end of its cable.
+// a node that is not one of its servers, a server that is neither the
+// drain's origin nor at the other end of its cable, or a shut port that is
+// not the switch end of the finding's cable in the model.
 func (q *Quarantine) Check(fab *ir.Fabric) error {
 	if q.Fabric != fab.Name {
 		return fmt.Errorf("the quarantine plan is for fabric %s, the intent is fabric %s", q.Fabric, fab.Name)
@@ -232,5 +280,6 @@ func (q *Quarantine) Check(fab *ir.Fabric) error {
 			}
 		}
 	}
+	errs = append(errs, q.checkShuts(fab)...)
 	return errors.Join(errs...)
 }

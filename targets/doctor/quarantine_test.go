@@ -90,8 +90,8 @@ func TestQuarantinePlan(t *testing.T) {
 		t.Errorf("check of a drain of a switch: %v", err)
 	}
 
-	r := q.Release()
-	if r.Kind != doctor.KindRelease || !slices.Equal(r.Nodes(), want) || r.SHA256 == q.SHA256 {
+	r := q.Release(nil)
+	if r.Kind != doctor.KindRelease || !slices.Equal(r.Nodes(), want) || r.SHA256 == q.SHA256 || len(r.Shuts) != 0 {
 		t.Fatalf("release %+v", r)
 	}
 	for _, d := range r.Drains {
@@ -142,7 +142,7 @@ func TestQuarantineSlurmctld(t *testing.T) {
 			}
 		}
 	}
-	run(q.Release())
+	run(q.Release(nil))
 	if got := slurmtest.Drained(t, scontrol); len(got) != 0 {
 		t.Errorf("drained after the release: %v", got)
 	}

@@ -33,8 +33,10 @@ new plan then. apply PATH plans the intent at PATH, shows the plan and asks befo
 (--auto-approve does not ask, for CI).
 
 apply QUARANTINE runs a quarantine or release plan that doctor --out wrote: it checks it against
-its intent and its digest (an edited plan is refused), shows it, asks (--auto-approve does not),
-and runs its scontrol commands.
+its intent and its digest (an edited plan is refused) and every shut port against the compiled
+model, shows it, asks (--auto-approve does not), runs its scontrol commands, and sets each switch
+port it shuts through the switch's transport (--inventory, as for a device plan) with
+commit-confirm, reading the port back before it confirms; a release brings its ports up first.
 
 Before it pushes, apply recomputes every device's changes and remediation from the intent and the
 running configuration it has just read, and refuses a plan whose remediation differs (a plan file is

@@ -51,8 +51,10 @@ The text report is grouped by origin; --format json prints the report (findings 
 victims and paths).
 
 --out FILE writes the quarantine plan of the findings: a Slurm drain (scontrol update
-State=DRAIN) of the servers each finding names; nothing is drained until apply FILE runs it.
---release QUARANTINE --out FILE writes the plan that undoes those drains (State=UNDRAIN).
+State=DRAIN) of the servers each finding names, and the shut of each faulty cable's switch port
+(that interface administratively down, with commit-confirm); nothing is drained or shut until
+apply FILE runs it. --release QUARANTINE --out FILE writes the plan that undoes those drains
+(State=UNDRAIN) and brings up the ports that apply of the quarantine shut.
 
 Exit codes:
   0  healthy: no finding
@@ -125,7 +127,7 @@ func newDoctorCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
 	cmd.Flags().Float64Var(&a.pauseRate, "pause-rate", def.PauseRate, "pause frames per second above which a port counts as pausing")
 	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
-	cmd.Flags().StringVar(&a.out, "out", "", "write the quarantine plan (the Slurm drains of the findings) to this file, for apply")
+	cmd.Flags().StringVar(&a.out, "out", "", "write the quarantine plan (the Slurm drains and link shuts of the findings) to this file, for apply")
 	cmd.Flags().StringVar(&a.release, "release", "", "with --out: write the release plan of this quarantine plan instead (no counters are read)")
 	cmd.Flags().DurationVar(&a.sample, "sample", 0, "read every device's counters twice, this long apart, through the transports --inventory gives")
 	cmd.Flags().StringVar(&a.inventory, "inventory", "", "with --sample: the access inventory that reaches the devices (as plan takes it)")
@@ -146,7 +148,7 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		if len(a.snapshots) > 0 || a.prometheus != "" || a.sample != 0 || len(args) > 0 {
 			return withCode(exitDoctorError, errors.New("--release reads no counters and no PATH: the quarantine plan names its intent and servers"))
 		}
-		if err := releasePlan(a.release, a.out); err != nil {
+		if err := releasePlan(a.release, a.out, cmd.ErrOrStderr()); err != nil {
 			return withCode(exitDoctorError, err)
 		}
 		return nil
@@ -245,8 +247,8 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 			return withCode(exitDoctorError, err)
 		}
 		// On stderr, so that --format json keeps stdout to the report.
-		fmt.Fprintf(cmd.ErrOrStderr(), "Wrote the quarantine plan %s: it drains %s in Slurm when applied (rocefab apply %s).\n",
-			a.out, diag.Plural(len(q.Nodes()), "server", "servers"), a.out)
+		fmt.Fprintf(cmd.ErrOrStderr(), "Wrote the quarantine plan %s: it drains %s in Slurm and shuts %s when applied (rocefab apply %s).\n",
+			a.out, diag.Plural(len(q.Nodes()), "server", "servers"), diag.Plural(len(q.Shuts), "switch port", "switch ports"), a.out)
 	}
 	out := cmd.OutOrStdout()
 	if a.format == "json" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,9 +83,33 @@ func readQuarantinePlan(path string) (*doctor.Quarantine, error) {
 	return q, nil
 }
 
+// shutRecordPath is where apply keeps the record of what applying the
+// quarantine plan at plan did to the ports it shuts, beside the plan (the
+// plan itself is bound by its digest): the release plan is made from it.
+func shutRecordPath(plan string) string { return plan + ".ports.json" }
+
+// readShutRecord reads the record of applying q, the plan at plan; nil
+// when apply never shut a port of it here.
+func readShutRecord(plan string, q *doctor.Quarantine) (*doctor.ShutRecord, error) {
+	b, err := os.ReadFile(shutRecordPath(plan))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec, err := doctor.ReadShutRecord(b, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", shutRecordPath(plan), err)
+	}
+	return rec, nil
+}
+
 // releasePlan writes the release plan of the quarantine plan at from to
-// out.
-func releasePlan(from, out string) error {
+// out: its drains undone, and up again the ports the record of its apply
+// says it shut. warn is told when the plan shuts ports and no apply of it
+// left a record here: the release then brings no port up.
+func releasePlan(from, out string, warn io.Writer) error {
 	q, err := readQuarantinePlan(from)
 	if err != nil {
 		return err
@@ -92,25 +117,47 @@ func releasePlan(from, out string) error {
 	if q == nil || q.Kind != doctor.KindQuarantine {
 		return fmt.Errorf("--release %s: allowed is a quarantine plan written by rocefab doctor --out", from)
 	}
+	rec, err := readShutRecord(from, q)
+	if err != nil {
+		return err
+	}
+	if rec == nil && len(q.Shuts) > 0 {
+		fmt.Fprintf(warn, "WARNING: %s shuts %s and no apply of it left a record here (%s): the release brings no port up; bring them up by hand if they were shut.\n",
+			from, diag.Plural(len(q.Shuts), "switch port", "switch ports"), shutRecordPath(from))
+	}
 	intent := filepath.Join(filepath.Dir(from), filepath.FromSlash(q.Intent.Path))
-	return writeQuarantine(q.Release(), intent, out)
+	return writeQuarantine(q.Release(rec), intent, out)
 }
 
 // applyQuarantine carries out a quarantine or release plan: it checks
 // the plan against its intent (the same rocefab, the same intent, every
-// node a server at the finding's origin or cable), shows it, asks as for
-// any plan unless --auto-approve, and runs its scontrol commands one by
-// one, stopping at the first that fails.
+// node a server at the finding's origin or cable, every shut port the
+// switch end of the finding's cable), shows it, asks as for any plan
+// unless --auto-approve, sets the switch ports through the route of the
+// inventory (--inventory, as a device apply reaches them) with
+// commit-confirm, one by one, and runs its scontrol commands one by one
+// (a quarantine's drains before its shuts, a release's ports before its
+// undrains), stopping at the first port or command that fails.
 func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path string, q *doctor.Quarantine, in *bufio.Reader, shown io.Writer) error {
 	if a.only != "" {
-		return withCode(exitPlanError, errors.New("--only: a quarantine plan drains the servers its findings name; write it again with rocefab doctor"))
+		return withCode(exitPlanError, errors.New("--only: a quarantine plan drains the servers and shuts the ports its findings name; write it again with rocefab doctor"))
 	}
 	if q.Rocefab != version() {
 		return withCode(exitPlanError, fmt.Errorf("%s was written by rocefab %s, this is rocefab %s: write it again with this one", path, q.Rocefab, version()))
 	}
 	intent := filepath.Join(filepath.Dir(path), filepath.FromSlash(q.Intent.Path))
-	ini, fab, err := loadFabric(cmd, intent, exitPlanError)
-	if err != nil {
+	var ini *schema.Intent
+	var fab *ir.Fabric
+	var s *session
+	var err error
+	if len(q.Shuts) > 0 {
+		// The switches are reached as a device apply reaches them.
+		if s, err = loadSession(cmd, intent, reach{a.inventory, a.plaintext}, "", a.parallelism); err != nil {
+			return err
+		}
+		defer s.close()
+		ini, fab = s.in, s.fab
+	} else if ini, fab, err = loadFabric(cmd, intent, exitPlanError); err != nil {
 		return err
 	}
 	digest, err := intentDigest(ini)
@@ -126,55 +173,148 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 	printQuarantine(shown, q)
 	// In text the steps go to stdout; with --format json the report
 	// does, and the steps to stderr with the plan.
-	out, rep := cmd.OutOrStdout(), quarantineReport{Kind: q.Kind, Fabric: q.Fabric, Nodes: q.Nodes(), Ran: [][]string{}}
+	out, rep := cmd.OutOrStdout(), quarantineReport{Kind: q.Kind, Fabric: q.Fabric, Nodes: q.Nodes(), Ran: [][]string{}, Ports: []doctor.PortOutcome{}}
 	if a.format == "json" {
 		out = shown
 	}
-	if len(q.Drains) == 0 {
+	if len(q.Drains) == 0 && len(q.Shuts) == 0 {
 		fmt.Fprintln(out, "Nothing to apply.")
 		return writeQuarantineReport(cmd, a, rep, nil)
 	}
 	if !a.autoApprove {
-		verb := "Drain"
-		if q.Kind == doctor.KindRelease {
-			verb = "Undrain"
-		}
-		ok, err := askYes(in, shown, fmt.Sprintf("\n%s %s in Slurm? Only 'yes' is accepted: ", verb, diag.Plural(len(q.Nodes()), "server", "servers")), "")
+		ok, err := askYes(in, shown, fmt.Sprintf("\n%s? Only 'yes' is accepted: ", quarantineQuestion(q)), "")
 		if err != nil {
 			return withCode(exitPlanError, err)
 		}
 		if !ok {
-			return withCode(exitPlanError, errors.New("apply cancelled: nothing was drained or undrained"))
+			return withCode(exitPlanError, errors.New("apply cancelled: nothing was drained, undrained, shut or brought up"))
 		}
 	}
-	scontrol, err := exec.LookPath("scontrol")
-	if err != nil {
-		return withCode(exitPlanError, fmt.Errorf("apply %s: %w (Slurm's scontrol, Debian package slurm-client, with the cluster's slurm.conf)", path, err))
+	var scontrol string
+	if len(q.Drains) > 0 {
+		if scontrol, err = exec.LookPath("scontrol"); err != nil {
+			return withCode(exitPlanError, fmt.Errorf("apply %s: %w (Slurm's scontrol, Debian package slurm-client, with the cluster's slurm.conf)", path, err))
+		}
 	}
-	for i, d := range q.Drains {
-		c := exec.CommandContext(ctx, scontrol, d.Command[1:]...)
-		b, err := c.CombinedOutput()
+	rep.Ports = q.UntouchedPorts()
+	ports := func() error {
+		if len(q.Shuts) == 0 {
+			return nil
+		}
+		var err error
+		rep.Ports, err = q.SetPorts(ctx, doctor.Ports{
+			Target: s.route.Target, Platforms: s.route.Platforms, Fabric: fab, LockPath: s.lockPath,
+			ConfirmTimeout: a.confirmTimeout, Timeout: a.timeout,
+			Event: func(o doctor.PortOutcome) { printPortOutcome(out, o) },
+		})
+		if q.Kind == doctor.KindQuarantine {
+			if rerr := recordShuts(path, q, rep.Ports); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
 		if err != nil {
-			err = fmt.Errorf("apply %s stopped at drain %d of %d: %s: %v: %s; the drains before it were applied",
-				path, i+1, len(q.Drains), strings.Join(d.Command, " "), err, strings.TrimSpace(string(b)))
+			return fmt.Errorf("apply %s: the ports: %w; the ports before it were set", path, err)
+		}
+		return nil
+	}
+	drains := func() error {
+		for i, d := range q.Drains {
+			c := exec.CommandContext(ctx, scontrol, d.Command[1:]...)
+			b, err := c.CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("apply %s stopped at drain %d of %d: %s: %v: %s; the drains before it were applied",
+					path, i+1, len(q.Drains), strings.Join(d.Command, " "), err, strings.TrimSpace(string(b)))
+			}
+			rep.Ran = append(rep.Ran, d.Command)
+			fmt.Fprintf(out, "  done  %s\n", shellQuote(d.Command))
+		}
+		return nil
+	}
+	// A quarantine drains first, so that no new job lands on a server
+	// whose link is about to go down, and shuts after; a release brings
+	// the links up before it lets jobs back. Either stops at the first
+	// failure, leaving the later step undone.
+	steps := []func() error{drains, ports}
+	if q.Kind == doctor.KindRelease {
+		steps = []func() error{ports, drains}
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
 			rep.Failed = err.Error()
 			return writeQuarantineReport(cmd, a, rep, err)
 		}
-		rep.Ran = append(rep.Ran, d.Command)
-		fmt.Fprintf(out, "  done  %s\n", shellQuote(d.Command))
 	}
-	fmt.Fprintf(out, "Apply complete: %s %s\n", diag.Plural(len(q.Nodes()), "server", "servers"), map[string]string{doctor.KindQuarantine: "drained", doctor.KindRelease: "undrained"}[q.Kind])
+	fmt.Fprintf(out, "Apply complete: %s\n", quarantineDone(q))
 	return writeQuarantineReport(cmd, a, rep, nil)
 }
 
+// quarantineQuestion is what apply asks before it runs q.
+func quarantineQuestion(q *doctor.Quarantine) string {
+	verbs := map[string][2]string{doctor.KindQuarantine: {"Drain", "shut"}, doctor.KindRelease: {"Undrain", "bring up"}}[q.Kind]
+	var parts []string
+	if len(q.Drains) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s in Slurm", verbs[0], diag.Plural(len(q.Nodes()), "server", "servers")))
+	}
+	if len(q.Shuts) > 0 {
+		verb := verbs[1]
+		if len(parts) == 0 {
+			verb = strings.ToUpper(verb[:1]) + verb[1:]
+		}
+		parts = append(parts, fmt.Sprintf("%s %s with commit-confirm", verb, diag.Plural(len(q.Shuts), "switch port", "switch ports")))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// quarantineDone says what an apply of q that ran to its end did.
+func quarantineDone(q *doctor.Quarantine) string {
+	verbs := map[string][2]string{doctor.KindQuarantine: {"drained", "shut"}, doctor.KindRelease: {"undrained", "brought up"}}[q.Kind]
+	var parts []string
+	if len(q.Drains) > 0 {
+		parts = append(parts, diag.Plural(len(q.Nodes()), "server", "servers")+" "+verbs[0])
+	}
+	if len(q.Shuts) > 0 {
+		parts = append(parts, diag.Plural(len(q.Shuts), "switch port", "switch ports")+" "+verbs[1]+" or already so")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printPortOutcome writes one port's outcome as a step of apply.
+func printPortOutcome(w io.Writer, o doctor.PortOutcome) {
+	line := fmt.Sprintf("  %-11s %s admin %s", o.State, o.Port, o.Admin)
+	if o.Reason != "" {
+		line += ": " + o.Reason
+	}
+	fmt.Fprintln(w, line)
+}
+
+// recordShuts adds what applying q at plan did to its ports to the
+// record beside the plan, which the release plan is made from.
+func recordShuts(plan string, q *doctor.Quarantine, outcomes []doctor.PortOutcome) error {
+	rec, err := readShutRecord(plan, q)
+	if err != nil {
+		return err
+	}
+	rec = doctor.Record(rec, q, outcomes)
+	var b bytes.Buffer
+	if err := rec.Write(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(shutRecordPath(plan), b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("recording the ports' states before the shut: %w", err)
+	}
+	return nil
+}
+
 // quarantineReport is apply's JSON report of a quarantine or release
-// plan: the servers it names, the commands that ran, and why it stopped.
+// plan: the servers it names, the commands that ran, each port's outcome,
+// and why it stopped.
 type quarantineReport struct {
-	Kind   string     `json:"kind"`
-	Fabric string     `json:"fabric"`
-	Nodes  []string   `json:"nodes"`
-	Ran    [][]string `json:"ran"`
-	Failed string     `json:"failed,omitempty"`
+	Kind   string               `json:"kind"`
+	Fabric string               `json:"fabric"`
+	Nodes  []string             `json:"nodes"`
+	Ran    [][]string           `json:"ran"`
+	Ports  []doctor.PortOutcome `json:"ports"`
+	Failed string               `json:"failed,omitempty"`
 }
 
 // writeQuarantineReport ends the apply of a quarantine plan: the JSON
@@ -194,12 +334,17 @@ func writeQuarantineReport(cmd *cobra.Command, a applyArgs, rep quarantineReport
 }
 
 // printQuarantine shows a quarantine or release plan before it is
-// applied: each finding with the servers and the command.
+// applied: each finding with the servers and the command, and each
+// switch port with the state it is set to.
 func printQuarantine(w io.Writer, q *doctor.Quarantine) {
-	fmt.Fprintf(w, "%s plan for %s (counters from %s): %s\n", q.Kind, q.Fabric, q.Source, diag.Plural(len(q.Nodes()), "server", "servers"))
+	fmt.Fprintf(w, "%s plan for %s (counters from %s): %s, %s\n", q.Kind, q.Fabric, q.Source,
+		diag.Plural(len(q.Nodes()), "server", "servers"), diag.Plural(len(q.Shuts), "switch port", "switch ports"))
 	for _, d := range q.Drains {
 		fmt.Fprintf(w, "  %s %s at %s: %s\n", d.Kind, d.Cause, d.Origin, strings.Join(d.Nodes, ", "))
 		fmt.Fprintf(w, "    %s\n", shellQuote(d.Command))
+	}
+	for _, sh := range q.Shuts {
+		fmt.Fprintf(w, "  %s %s at %s: switch port %s administratively %s\n", sh.Kind, sh.Cause, sh.Origin, sh.Port, sh.Admin)
 	}
 }
 

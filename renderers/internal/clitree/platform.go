@@ -120,9 +120,15 @@ func (p *Platform) Diff(d *ir.Device, running, desired renderers.State) ([]rende
 }
 
 // Apply enters a remediation's lines into the running file as the device
-// would, every line outside the owned scope kept byte for byte.
+// would, every line outside the owned scope kept byte for byte. A
+// remediation that only sets one interface's administrative state (a
+// quarantine's, AdminPort) changes that line and nothing else.
 func (p *Platform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
-	out, err := p.Dialect.ApplyArtifacts(running, rem, p.File, p.Scope(nil))
+	scope := p.Scope(nil)
+	if port, ok := AdminPort(rem); ok {
+		scope = AdminScope(port)
+	}
+	out, err := p.Dialect.ApplyArtifacts(running, rem, p.File, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
