@@ -22,6 +22,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/schema"
 )
 
 // Update reports whether golden files should be rewritten. It reads the
@@ -116,6 +117,28 @@ func Devices(f *ir.Fabric, platform string) []*ir.Device {
 	for _, d := range f.Devices {
 		if d.Platform == platform && (d.Switch != nil || d.Host != nil) {
 			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// LinkSpeed is a leaf's port speed (its tier) with the speed of the NICs
+// cabled to it, in Gb/s.
+type LinkSpeed struct{ Tier, NIC int }
+
+// LinkSpeeds returns each tier from 100G to 800G that a switch model with
+// the given port counts (keyed by speed, as the catalog has them) runs,
+// each with every NIC speed of that list at or below it: the fabrics a
+// port-speed test renders for the model.
+func LinkSpeeds(ports map[string]int) []LinkSpeed {
+	speeds := []int{100, 200, 400, 800}
+	var out []LinkSpeed
+	for i, tier := range speeds {
+		if ports[schema.FormatSpeed(tier)] == 0 {
+			continue
+		}
+		for _, nic := range speeds[:i+1] {
+			out = append(out, LinkSpeed{tier, nic})
 		}
 	}
 	return out

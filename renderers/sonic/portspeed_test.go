@@ -11,8 +11,8 @@ import (
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/renderers/sonic"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // TestPortSpeedsFitTheirModes: for each catalog SONiC SKU, each speed a
@@ -22,44 +22,38 @@ import (
 // RF117, naming the modes (the compiler, when no mode splits the cages
 // for the tier at all).
 func TestPortSpeedsFitTheirModes(t *testing.T) {
-	speeds := []int{100, 200, 400, 800}
 	for _, model := range platforms.SONiCSKUModels() {
 		sw, _ := platforms.LookupSwitch(model)
 		sku, _ := platforms.LookupSONiCSKU(model)
-		for _, tier := range speeds {
-			if sw.Ports[schema.FormatSpeed(tier)] == 0 {
-				continue
-			}
-			for _, nic := range speeds[:slices.Index(speeds, tier)+1] {
-				what := fmt.Sprintf("%s, tier %dG, NIC %dG", model, tier, nic)
-				f, ds := compileSrc(t, fmt.Sprintf(`name: "s"
+		for _, s := range rendertest.LinkSpeeds(sw.Ports) {
+			what := fmt.Sprintf("%s, tier %dG, NIC %dG", model, s.Tier, s.NIC)
+			f, ds := compileSrc(t, fmt.Sprintf(`name: "s"
 topology: {servers: 8, rails: 1, nic: {speed: "%dG", cable: "3m"},
 	leaf: {platform: "sonic", model: %q, downlinks: 8, uplinks: 8, speed: "%dG"}}
 hosts: nic: ports: ["eth1"]
 hosts: nccl: hca: ["mlx5_0"]
-`, nic, model, tier))
-				if f == nil {
-					// The SKU's cages cannot be split for the tier at
-					// all: the compiler names the modes they have.
-					if !strings.Contains(fmt.Sprint(ds), "has no breakout mode for") {
-						t.Errorf("%s: %v", what, ds)
-					}
+`, s.NIC, model, s.Tier))
+			if f == nil {
+				// The SKU's cages cannot be split for the tier at
+				// all: the compiler names the modes they have.
+				if !strings.Contains(fmt.Sprint(ds), "has no breakout mode for") {
+					t.Errorf("%s: %v", what, ds)
+				}
+				continue
+			}
+			if ds.HasErrors() {
+				if !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool {
+					return d.Rule == "RF117" && d.Severity == diag.Error && strings.Contains(d.Message, "breakout mode")
+				}) {
+					t.Errorf("%s: refused, but not for a breakout mode: %v", what, ds)
+				}
+				continue
+			}
+			for _, d := range f.Switches() {
+				if d.Platform != ir.PlatformSONiC {
 					continue
 				}
-				if ds.HasErrors() {
-					if !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool {
-						return d.Rule == "RF117" && d.Severity == diag.Error && strings.Contains(d.Message, "breakout mode")
-					}) {
-						t.Errorf("%s: refused, but not for a breakout mode: %v", what, ds)
-					}
-					continue
-				}
-				for _, d := range f.Switches() {
-					if d.Platform != ir.PlatformSONiC {
-						continue
-					}
-					checkPortModes(t, what, d, sku)
-				}
+				checkPortModes(t, what, d, sku)
 			}
 		}
 	}
