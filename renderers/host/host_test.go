@@ -235,17 +235,13 @@ func TestLosslessClassKeyLines(t *testing.T) {
 	if got := strings.Join(array(t, script, "SHAPE_FILTERS"), " "); got != "'eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11'" {
 		t.Errorf("SHAPE_FILTERS = %s", got)
 	}
-	for _, want := range []string{
+	rendertest.Contains(t, "host.conf", script,
 		"RDMA (RoCE) traffic bypasses the qdisc",
 		"readonly HTB_QUANTUM=200000",
-		"readonly SETTINGS_FOR_RUNTIME='" + runtimeDigest + "'\n",
-		"install -D -m 0644 host.conf " + SettingsPath + "\n",
+		"readonly SETTINGS_FOR_RUNTIME='"+runtimeDigest+"'\n",
+		"install -D -m 0644 host.conf "+SettingsPath+"\n",
 		"systemctl enable --now rocefab-qos@eth0.service rocefab-qos@eth2.service rocefab-qos@eth3.service rocefab-qos@eth4.service rocefab-qos@eth5.service\n",
-	} {
-		if !strings.Contains(script, want) {
-			t.Errorf("host.conf lacks %q", want)
-		}
-	}
+	)
 	// The single-file form: the same settings between its header and the
 	// runtime.
 	single := renderScript(t, gpu(t))
@@ -258,18 +254,14 @@ func TestLosslessClassKeyLines(t *testing.T) {
 
 func TestUnit(t *testing.T) {
 	unit := string(unitTemplate())
-	for _, want := range []string{
-		"\n[Service]\nType=oneshot\nExecStart=" + RuntimePath + " --netdev %I\n",
+	rendertest.Contains(t, "the unit", unit,
+		"\n[Service]\nType=oneshot\nExecStart="+RuntimePath+" --netdev %I\n",
 		"\nBindsTo=sys-subsystem-net-devices-%i.device\nAfter=sys-subsystem-net-devices-%i.device\n",
 		"\nAfter=network-online.target sys-kernel-config.mount sys-kernel-debug.mount rdma-load-modules@rdma.service\n",
 		"\n[Install]\nWantedBy=sys-subsystem-net-devices-%i.device\n",
 		"install -D -m 0644 rocefab-qos@.service /etc/systemd/system/rocefab-qos@.service",
 		"systemctl enable --now rocefab-qos@<netdev>.service",
-	} {
-		if !strings.Contains(unit, want) {
-			t.Errorf("the unit lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(unit, "RemainAfterExit=yes") {
 		t.Error("RemainAfterExit=yes would keep a netdev's return from re-running the runtime")
 	}
@@ -573,7 +565,7 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 	// bulk (priority 0, the default class) shaped on eth0: it is the HTB
 	// default, storage keeps its filters, and the unshaped priorities (3 and
 	// 6) are filtered to the line-rate class.
-	for _, want := range []string{
+	rendertest.Contains(t, "the script", script,
 		"readonly -a SHAPE_IFACES=(\n\t'eth0 0x10 1:ff 400000000000'\n\t'eth1 0xff 1:ff 400000000000'\n)\n",
 		"'eth0 1:10 10000000000 bulk'",
 		"'eth0 1:11 50000000000 storage'",
@@ -583,11 +575,7 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 		"limited to 25500Mbit",
 		"but mlx5 ignores anything above 999 m",
 		"readonly CABLE_LEN=999",
-	} {
-		if !strings.Contains(script, want) {
-			t.Errorf("the script lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(script, "'eth0 ip 0 1:ff'") {
 		t.Error("a DSCP of the shaped default class is filtered away from it")
 	}
@@ -595,7 +583,7 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 
 func TestBareVariant(t *testing.T) {
 	script := render(t, variants(t)["bare"])
-	for _, want := range []string{
+	rendertest.Contains(t, "the script", script,
 		"readonly -a SHAPE_IFACES=()\n",
 		"readonly -a SHAPE_CLASSES=()\n",
 		"readonly -a SHAPE_FILTERS=()\n",
@@ -605,11 +593,7 @@ func TestBareVariant(t *testing.T) {
 		"readonly CABLE_LEN=0",
 		"readonly -a HCAS=('' 'mlx5_1' 'mlx5_2' 'mlx5_3')",
 		"(HCA found at run time)",
-	} {
-		if !strings.Contains(script, want) {
-			t.Errorf("the script lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(script, "rocefab-qos@eth0") {
 		t.Error("host.conf enables an instance for eth0, which nothing shapes")
 	}

@@ -144,6 +144,23 @@ func LinkSpeeds(ports map[string]int) []LinkSpeed {
 	return out
 }
 
+// Contains fails t, without stopping it, for each of wants that text
+// lacks, naming text by what; when any is missing it logs text once, so
+// that the failure shows what was there instead.
+func Contains(t testing.TB, what, text string, wants ...string) {
+	t.Helper()
+	missing := false
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q", what, w)
+			missing = true
+		}
+	}
+	if missing {
+		t.Logf("%s:\n%s", what, text)
+	}
+}
+
 // RenderOne renders d with r and checks that it yields exactly one
 // artifact, <device>/<file> in format; it returns that artifact.
 func RenderOne(t testing.TB, r renderers.Renderer, d *ir.Device, file string, format renderers.Format) renderers.Artifact {
