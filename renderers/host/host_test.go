@@ -33,14 +33,7 @@ func renderScript(t *testing.T, d *ir.Device) string {
 	return string(rendertest.RenderOne(t, ScriptRenderer{}, d, ScriptFile, renderers.Shell).Content)
 }
 
-func gpu(t *testing.T) *ir.Device {
-	t.Helper()
-	d := irtest.Fabric().Device("gpu-0000")
-	if d == nil {
-		t.Fatal("test fabric has no gpu-0000")
-	}
-	return d
-}
+func gpu(t *testing.T) *ir.Device { return irtest.Device(t, "gpu-0000") }
 
 // cloneHost returns a copy of d whose host, NICs and profile can be changed
 // without touching the shared test fabric.
