@@ -161,6 +161,22 @@ func Contains(t testing.TB, what, text string, wants ...string) {
 	}
 }
 
+// Diff returns d's desired state on platform p and the changes and
+// remediation that make running into it, failing t when p cannot give
+// them: the step every plan test takes after reading a running state.
+func Diff(t testing.TB, p renderers.Platform, d *ir.Device, running renderers.State) (renderers.State, []renderers.Change, renderers.Remediation) {
+	t.Helper()
+	desired, err := p.Desired(d)
+	if err != nil {
+		t.Fatalf("Desired(%s): %v", d.Name, err)
+	}
+	changes, rem, err := p.Diff(d, running, desired)
+	if err != nil {
+		t.Fatalf("Diff(%s): %v", d.Name, err)
+	}
+	return desired, changes, rem
+}
+
 // RenderOne renders d with r and checks that it yields exactly one
 // artifact, <device>/<file> in format; it returns that artifact.
 func RenderOne(t testing.TB, r renderers.Renderer, d *ir.Device, file string, format renderers.Format) renderers.Artifact {
