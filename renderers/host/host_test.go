@@ -158,26 +158,16 @@ func TestLosslessClassKeyLines(t *testing.T) {
 	if got := array(t, script, "PRIO_TC"); strings.Join(got, " ") != "0 1 2 3 4 5 6 7" {
 		t.Errorf("PRIO_TC = %v, want identity", got)
 	}
-	// PFC on exactly the lossless priorities.
-	pfc := array(t, script, "PFC")
-	for prio, v := range pfc {
-		want := "0"
-		if prio == roce.Priority {
-			want = "1"
-		}
-		if v != want {
-			t.Errorf("PFC[%d] = %s, want %s", prio, v, want)
-		}
-	}
-	// ECN/DCQCN on the lossless priority only.
-	ecn := array(t, script, "ECN_ENABLE")
-	for prio, v := range ecn {
-		want := "0"
-		if prio == roce.Priority {
-			want = "1"
-		}
-		if v != want {
-			t.Errorf("ECN_ENABLE[%d] = %s, want %s", prio, v, want)
+	// PFC, and ECN/DCQCN, on exactly the lossless priority.
+	for _, name := range []string{"PFC", "ECN_ENABLE"} {
+		for prio, v := range array(t, script, name) {
+			want := "0"
+			if prio == roce.Priority {
+				want = "1"
+			}
+			if v != want {
+				t.Errorf("%s[%d] = %s, want %s", name, prio, v, want)
+			}
 		}
 	}
 	// CNPs: their DSCP and priority, on a strict traffic class.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
@@ -389,11 +390,7 @@ func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 				"DRIFT eth2 dcqcn np_min_time_between_cnps: have 300, want 4",
 				"NOTE eth2: inbox mlx5 driver: per-priority ECN enable is not exposed")
 		}
-		for _, s := range want {
-			if !strings.Contains(out, s) {
-				t.Errorf("--check output lacks %q", s)
-			}
-		}
+		rendertest.Contains(t, "the --check output", out, want...)
 		if t.Failed() {
 			t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 		}
@@ -498,11 +495,7 @@ func TestScriptAppliesWithPFCLast(t *testing.T) {
 				"write dcb ets set dev eth2 prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7 tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:strict 7:ets tc-bw 0:20 1:30 2:0 3:50 4:0 5:0 6:0 7:0",
 				"write dcb pfc set dev eth2 delay 3")
 		}
-		for _, s := range wantWrites {
-			if !strings.Contains(joined, s) {
-				t.Errorf("no write %q in:\n%s", s, joined)
-			}
-		}
+		rendertest.Contains(t, "the writes", joined, wantWrites...)
 		// The knobs now hold the intent's values.
 		p := d.Host.Profile
 		for _, n := range d.Host.NICs {
