@@ -2,30 +2,19 @@ package summary
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/lint/linttest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/rendertest"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // compileText compiles an intent given as text.
 func compileText(t *testing.T, intent string) *ir.Fabric {
 	t.Helper()
-	src := filepath.Join(t.TempDir(), "fabric.cue")
-	if err := os.WriteFile(src, []byte(intent), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(src)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	fab, ds := compiler.Compile(in)
+	fab, ds := linttest.CompileSource(t, intent)
 	if fab == nil || ds.HasErrors() {
 		t.Fatalf("compile: %v", ds)
 	}
