@@ -1,6 +1,8 @@
 package renderers
 
 import (
+	"fmt"
+	"path"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -43,4 +45,23 @@ func NewArtifactPath(running []Artifact, file string) string {
 	}
 	dev, _, _ := strings.Cut(running[0].Path, "/")
 	return dev + "/" + file
+}
+
+// RunningFile returns the index in running of the artifact named file (by
+// its base name), -1 when there is none (the device runs nothing of that
+// platform's yet), and an error naming both when there are two: a device
+// runs one configuration file of each name, and which one to read or
+// change would be a guess.
+func RunningFile(running []Artifact, file string) (int, error) {
+	at := -1
+	for i, a := range running {
+		if path.Base(a.Path) != file {
+			continue
+		}
+		if at >= 0 {
+			return -1, fmt.Errorf("two running configurations, %s and %s", running[at].Path, a.Path)
+		}
+		at = i
+	}
+	return at, nil
 }

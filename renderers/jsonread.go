@@ -106,3 +106,19 @@ func hexValue(c byte) (int, bool) {
 	}
 	return 0, false
 }
+
+// SkipJSONSpace returns the index of the first byte at or after i in b
+// that is not JSON white space (RFC 8259: space, tab, line feed, carriage
+// return), or len(b): the step between tokens of every hand-written JSON
+// reader of the renderers.
+func SkipJSONSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}

@@ -67,3 +67,20 @@ func TestDiffElements(t *testing.T) {
 		t.Errorf("diff of a state with itself: %v", d)
 	}
 }
+
+// TestRunningFile: the running artifact of a file is found by its base
+// name, a device without it has none, and two of them are refused with
+// both paths named.
+func TestRunningFile(t *testing.T) {
+	running := []Artifact{{Path: "leaf/notes.txt"}, {Path: "leaf/eos.cfg"}}
+	if at, err := RunningFile(running, "eos.cfg"); at != 1 || err != nil {
+		t.Errorf("RunningFile = %d, %v, want 1", at, err)
+	}
+	if at, err := RunningFile(running, "nxos.cfg"); at != -1 || err != nil {
+		t.Errorf("RunningFile of a missing file = %d, %v, want -1", at, err)
+	}
+	running = append(running, Artifact{Path: "other/eos.cfg"})
+	if _, err := RunningFile(running, "eos.cfg"); err == nil || err.Error() != "two running configurations, leaf/eos.cfg and other/eos.cfg" {
+		t.Errorf("two running files: %v", err)
+	}
+}

@@ -1,12 +1,9 @@
 package platforms
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -51,16 +48,11 @@ var familyFigures = []string{"headroomModel", "pipelineLatencyKiB", "macPhyDelay
 var loadFamilies = sync.OnceValues(func() ([]ASICFamily, error) { return decodeFamilies(familiesJSON) })
 
 func decodeFamilies(data []byte) ([]ASICFamily, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c struct {
 		Families []ASICFamily `json:"families"`
 	}
-	if err := dec.Decode(&c); err != nil {
+	if err := decodeStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("asic families: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("asic families: data after the top-level object")
 	}
 	var errs []error
 	seen := map[string]bool{}

@@ -272,16 +272,27 @@ type index struct {
 
 var load = sync.OnceValues(func() (*index, error) { return decode(catalogJSON) })
 
-// decode parses and checks a catalog strictly.
-func decode(data []byte) (*index, error) {
+// decodeStrict decodes data, one JSON value, into v: a field v does not
+// have, or anything after the value, is an error. Every embedded file of
+// the catalog is read this way, so a misspelt key or a pasted second
+// object fails the load instead of leaving a default in place.
+func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var c catalog
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
+	if err := dec.Decode(v); err != nil {
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("catalog: data after the top-level object")
+		return errors.New("data after the top-level object")
+	}
+	return nil
+}
+
+// decode parses and checks a catalog strictly.
+func decode(data []byte) (*index, error) {
+	var c catalog
+	if err := decodeStrict(data, &c); err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	ix := &index{
 		switches:  make(map[string]Switch),

@@ -59,15 +59,7 @@ func TestEverySwitchFigureIsSourced(t *testing.T) {
 		if !ok {
 			t.Fatalf("LookupSwitch(%q) failed", m)
 		}
-		for _, f := range switchFigures {
-			src := s.Sources[f]
-			if strings.TrimSpace(src) == "" {
-				t.Errorf("%s: no source for %s", m, f)
-			}
-			if strings.HasPrefix(strings.ToLower(src), "verify") && !strings.HasPrefix(src, "verify: ") {
-				t.Errorf("%s: %s: estimates are marked %q, got %q", m, f, "verify: ", src)
-			}
-		}
+		checkSourced(t, m, s.Sources, switchFigures)
 		if s.BufferBytes == 0 && !strings.Contains(s.Sources["bufferBytes"], "unknown") {
 			t.Errorf("%s: zero buffer not explained", m)
 		}
@@ -83,10 +75,21 @@ func TestEveryNICFigureIsSourced(t *testing.T) {
 		if !ok {
 			t.Fatalf("LookupNIC(%q) failed", m)
 		}
-		for _, f := range nicFigures {
-			if strings.TrimSpace(n.Sources[f]) == "" {
-				t.Errorf("%s: no source for %s", m, f)
-			}
+		checkSourced(t, m, n.Sources, nicFigures)
+	}
+}
+
+// checkSourced fails t for each of figures that model m's sources give no
+// source, or whose source marks an estimate other than as "verify: ".
+func checkSourced(t *testing.T, m string, sources map[string]string, figures []string) {
+	t.Helper()
+	for _, f := range figures {
+		src := sources[f]
+		if strings.TrimSpace(src) == "" {
+			t.Errorf("%s: no source for %s", m, f)
+		}
+		if strings.HasPrefix(strings.ToLower(src), "verify") && !strings.HasPrefix(src, "verify: ") {
+			t.Errorf("%s: %s: estimates are marked %q, got %q", m, f, "verify: ", src)
 		}
 	}
 }

@@ -1,12 +1,9 @@
 package platforms
 
 import (
-	"bytes"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -110,14 +107,9 @@ type sonicApplyData struct {
 }
 
 var loadSONiCApply = sync.OnceValues(func() (*sonicApplyData, error) {
-	dec := json.NewDecoder(bytes.NewReader(sonicApplyJSON))
-	dec.DisallowUnknownFields()
 	var a sonicApply
-	if err := dec.Decode(&a); err != nil {
+	if err := decodeStrict(sonicApplyJSON, &a); err != nil {
 		return nil, fmt.Errorf("sonic_apply.json: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("sonic_apply.json: data after the top-level object")
 	}
 	out := &sonicApplyData{tables: map[string]SONiCTableApply{}, releases: map[string]SONiCRelease{}, gcu: map[string]*gcuConf{}, def: a.DefaultRelease}
 	var errs []error

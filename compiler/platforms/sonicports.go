@@ -1,12 +1,9 @@
 package platforms
 
 import (
-	"bytes"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -117,14 +114,9 @@ func decodeSKUs(fsys fs.FS) (map[string]SONiCSKU, error) {
 // DecodeSONiCSKU parses one SKU port map strictly and checks it: every
 // parent's default mode must be one of its breakout modes and derive ports.
 func DecodeSONiCSKU(data []byte) (SONiCSKU, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s SONiCSKU
-	if err := dec.Decode(&s); err != nil {
+	if err := decodeStrict(data, &s); err != nil {
 		return s, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return s, errors.New("data after the top-level object")
 	}
 	var errs []error
 	if s.Model == "" || s.HWSKU == "" || s.Platform == "" {

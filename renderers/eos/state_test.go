@@ -1,6 +1,7 @@
 package eos_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -31,65 +32,13 @@ var h = &clitreetest.Harness{
 }
 
 // foreignHead and foreignTail are configuration rocefab does not own, in
-// the form `show running-config` prints it (the shape of
-// aristanetworks/avd's eos_cli_config_gen example configurations).
-const foreignHead = `! Command: show running-config
-! device: %[1]s (DCS-7060X5-64S, EOS-4.32.2F)
-!
-! boot system flash:/EOS-4.32.2F.swi
-!
-no aaa root
-!
-username admin privilege 15 role network-admin secret sha512 $6$abc$def
-!
-transceiver qsfp default-mode 4x10G
-!
-service routing protocols model multi-agent
-!
-hostname %[1]s
-ip name-server vrf MGMT 10.0.0.1
-!
-spanning-tree mode none
-!
-vrf instance MGMT
-!
-interface Loopback0
-   description ROUTER_ID
-   ip address 10.255.0.1/32
-!
-interface Management1
-   description oob_management
-   vrf MGMT
-   ip address 192.168.0.10/24
-!
-ip access-list ACL-MGMT
-   10 permit ip 192.168.0.0/24 any
-   20 deny ip any any
-!
-`
-
-const foreignTail = `!
-ip routing
-no ip routing vrf MGMT
-!
-ip route vrf MGMT 0.0.0.0/0 192.168.0.1
-!
-router bgp 65101
-   router-id 10.255.0.1
-   maximum-paths 64
-   neighbor SPINES peer group
-   neighbor SPINES remote-as 65001
-   neighbor SPINES send-community
-   redistribute connected
-!
-management api http-commands
-   no shutdown
-   !
-   vrf MGMT
-      no shutdown
-!
-end
-`
+// the form `show running-config` prints it: the pod-2048 leaves' own lines
+// (runningHead and runningTail) as leaf 1 has them, the device name left
+// for the harness to fill in.
+var (
+	foreignHead = strings.NewReplacer("%[2]d", "1", "%[3]d", "10").Replace(runningHead)
+	foreignTail = fmt.Sprintf(runningTail, 65101, 1)
+)
 
 // reorder reverses the order of the top-level sections, which EOS
 // separates by "!" lines.

@@ -2,19 +2,25 @@ package host
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/rendertest"
+	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // handled returns the devices of the test fabric this renderer takes.
@@ -32,14 +38,7 @@ func renderScript(t *testing.T, d *ir.Device) string {
 	return string(rendertest.RenderOne(t, ScriptRenderer{}, d, ScriptFile, renderers.Shell).Content)
 }
 
-func gpu(t *testing.T) *ir.Device {
-	t.Helper()
-	d := irtest.Fabric().Device("gpu-0000")
-	if d == nil {
-		t.Fatal("test fabric has no gpu-0000")
-	}
-	return d
-}
+func gpu(t *testing.T) *ir.Device { return irtest.Device(t, "gpu-0000") }
 
 // cloneHost returns a copy of d whose host, NICs and profile can be changed
 // without touching the shared test fabric.
@@ -164,26 +163,16 @@ func TestLosslessClassKeyLines(t *testing.T) {
 	if got := array(t, script, "PRIO_TC"); strings.Join(got, " ") != "0 1 2 3 4 5 6 7" {
 		t.Errorf("PRIO_TC = %v, want identity", got)
 	}
-	// PFC on exactly the lossless priorities.
-	pfc := array(t, script, "PFC")
-	for prio, v := range pfc {
-		want := "0"
-		if prio == roce.Priority {
-			want = "1"
-		}
-		if v != want {
-			t.Errorf("PFC[%d] = %s, want %s", prio, v, want)
-		}
-	}
-	// ECN/DCQCN on the lossless priority only.
-	ecn := array(t, script, "ECN_ENABLE")
-	for prio, v := range ecn {
-		want := "0"
-		if prio == roce.Priority {
-			want = "1"
-		}
-		if v != want {
-			t.Errorf("ECN_ENABLE[%d] = %s, want %s", prio, v, want)
+	// PFC, and ECN/DCQCN, on exactly the lossless priority.
+	for _, name := range []string{"PFC", "ECN_ENABLE"} {
+		for prio, v := range array(t, script, name) {
+			want := "0"
+			if prio == roce.Priority {
+				want = "1"
+			}
+			if v != want {
+				t.Errorf("%s[%d] = %s, want %s", name, prio, v, want)
+			}
 		}
 	}
 	// CNPs: their DSCP and priority, on a strict traffic class.
@@ -235,17 +224,13 @@ func TestLosslessClassKeyLines(t *testing.T) {
 	if got := strings.Join(array(t, script, "SHAPE_FILTERS"), " "); got != "'eth0 ip 10 1:11' 'eth0 ip 18 1:11' 'eth0 ipv6 10 1:11' 'eth0 ipv6 18 1:11'" {
 		t.Errorf("SHAPE_FILTERS = %s", got)
 	}
-	for _, want := range []string{
+	rendertest.Contains(t, "host.conf", script,
 		"RDMA (RoCE) traffic bypasses the qdisc",
 		"readonly HTB_QUANTUM=200000",
-		"readonly SETTINGS_FOR_RUNTIME='" + runtimeDigest + "'\n",
-		"install -D -m 0644 host.conf " + SettingsPath + "\n",
+		"readonly SETTINGS_FOR_RUNTIME='"+runtimeDigest+"'\n",
+		"install -D -m 0644 host.conf "+SettingsPath+"\n",
 		"systemctl enable --now rocefab-qos@eth0.service rocefab-qos@eth2.service rocefab-qos@eth3.service rocefab-qos@eth4.service rocefab-qos@eth5.service\n",
-	} {
-		if !strings.Contains(script, want) {
-			t.Errorf("host.conf lacks %q", want)
-		}
-	}
+	)
 	// The single-file form: the same settings between its header and the
 	// runtime.
 	single := renderScript(t, gpu(t))
@@ -258,18 +243,14 @@ func TestLosslessClassKeyLines(t *testing.T) {
 
 func TestUnit(t *testing.T) {
 	unit := string(unitTemplate())
-	for _, want := range []string{
-		"\n[Service]\nType=oneshot\nExecStart=" + RuntimePath + " --netdev %I\n",
+	rendertest.Contains(t, "the unit", unit,
+		"\n[Service]\nType=oneshot\nExecStart="+RuntimePath+" --netdev %I\n",
 		"\nBindsTo=sys-subsystem-net-devices-%i.device\nAfter=sys-subsystem-net-devices-%i.device\n",
 		"\nAfter=network-online.target sys-kernel-config.mount sys-kernel-debug.mount rdma-load-modules@rdma.service\n",
 		"\n[Install]\nWantedBy=sys-subsystem-net-devices-%i.device\n",
 		"install -D -m 0644 rocefab-qos@.service /etc/systemd/system/rocefab-qos@.service",
 		"systemctl enable --now rocefab-qos@<netdev>.service",
-	} {
-		if !strings.Contains(unit, want) {
-			t.Errorf("the unit lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(unit, "RemainAfterExit=yes") {
 		t.Error("RemainAfterExit=yes would keep a netdev's return from re-running the runtime")
 	}
@@ -573,7 +554,7 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 	// bulk (priority 0, the default class) shaped on eth0: it is the HTB
 	// default, storage keeps its filters, and the unshaped priorities (3 and
 	// 6) are filtered to the line-rate class.
-	for _, want := range []string{
+	rendertest.Contains(t, "the script", script,
 		"readonly -a SHAPE_IFACES=(\n\t'eth0 0x10 1:ff 400000000000'\n\t'eth1 0xff 1:ff 400000000000'\n)\n",
 		"'eth0 1:10 10000000000 bulk'",
 		"'eth0 1:11 50000000000 storage'",
@@ -583,11 +564,7 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 		"limited to 25500Mbit",
 		"but mlx5 ignores anything above 999 m",
 		"readonly CABLE_LEN=999",
-	} {
-		if !strings.Contains(script, want) {
-			t.Errorf("the script lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(script, "'eth0 ip 0 1:ff'") {
 		t.Error("a DSCP of the shaped default class is filtered away from it")
 	}
@@ -595,7 +572,7 @@ func TestShapingPlanDefaultClass(t *testing.T) {
 
 func TestBareVariant(t *testing.T) {
 	script := render(t, variants(t)["bare"])
-	for _, want := range []string{
+	rendertest.Contains(t, "the script", script,
 		"readonly -a SHAPE_IFACES=()\n",
 		"readonly -a SHAPE_CLASSES=()\n",
 		"readonly -a SHAPE_FILTERS=()\n",
@@ -605,11 +582,7 @@ func TestBareVariant(t *testing.T) {
 		"readonly CABLE_LEN=0",
 		"readonly -a HCAS=('' 'mlx5_1' 'mlx5_2' 'mlx5_3')",
 		"(HCA found at run time)",
-	} {
-		if !strings.Contains(script, want) {
-			t.Errorf("the script lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(script, "rocefab-qos@eth0") {
 		t.Error("host.conf enables an instance for eth0, which nothing shapes")
 	}
@@ -652,5 +625,552 @@ func TestShapingFallbackIsFrontendSpeed(t *testing.T) {
 	dd.Host = &host
 	if got := strings.Join(array(t, render(t, &dd), "SHAPE_IFACES"), " "); got != "'eth0 0xff 1:ff 25000000000'" {
 		t.Errorf("SHAPE_IFACES = %s, want the frontend's 25 Gbit/s", got)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func train(t *testing.T) *ir.Tenant {
+	t.Helper()
+	f := irtest.Fabric()
+	for _, tn := range f.Tenants {
+		if tn.Name == "train" {
+			c := *tn
+			c.Env = slices.Clone(tn.Env)
+			c.Servers = slices.Clone(tn.Servers)
+			return &c
+		}
+	}
+	t.Fatal("test fabric has no tenant train")
+	return nil
+}
+
+func TestTenant(t *testing.T) {
+	tn := train(t)
+	a, err := RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Path != "tenants/train.env" || a.Format != renderers.Env {
+		t.Errorf("artifact %s (%s), want tenants/train.env (env)", a.Path, a.Format)
+	}
+	s := string(a.Content)
+	var keys []string
+	for line := range strings.Lines(s) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("line %q is not KEY=value", line)
+		}
+		keys = append(keys, k)
+		if !envValue.MatchString(v) {
+			t.Errorf("%s has an unsafe value %q", k, v)
+		}
+	}
+	if !slices.IsSorted(keys) {
+		t.Errorf("keys not sorted: %v", keys)
+	}
+	roce := irtest.Fabric().Class("roce")
+	rendertest.Contains(t, "the env file", s,
+		"NCCL_IB_TC="+itoa(roce.DSCP[0]<<2)+"\n",
+		"NCCL_IB_GID_INDEX=3\n",
+		"NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3\n",
+		"NCCL_IB_TIMEOUT=22\n",
+		"# NCCL environment of tenant train",
+		"# Class roce: priority 3, DSCP 26, lossless; NCCL_IB_TC 104 = DSCP 26 << 2.",
+		"# Servers: gpu-[0000-0001] (2).",
+	)
+
+	a2, _ := RenderTenant(tn)
+	if string(a2.Content) != s {
+		t.Error("two renders of one tenant differ")
+	}
+	slices.Reverse(tn.Env)
+	a3, _ := RenderTenant(tn)
+	if string(a3.Content) != s {
+		t.Error("the env file depends on the order of the environment")
+	}
+}
+
+func TestTenantThousandsOfServers(t *testing.T) {
+	tn := train(t)
+	tn.Servers = nil
+	for i := range 4096 {
+		tn.Servers = append(tn.Servers, "gpu-"+pad4(i))
+	}
+	a, err := RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(a.Content), "\nNCCL_")
+	if len(header) > 600 || !strings.Contains(header, "gpu-[0000-4095] (4096)") {
+		t.Errorf("header is %d bytes:\n%s", len(header), header)
+	}
+}
+
+func TestTenantAddsTrafficClass(t *testing.T) {
+	tn := train(t)
+	tn.Env = slices.DeleteFunc(tn.Env, func(e ir.EnvVar) bool { return e.Name == "NCCL_IB_TC" })
+	tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_IB_QPS_PER_CONNECTION", Value: "4"})
+	tn.TrafficClass = 106
+	tn.Servers = nil
+	a, err := RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(a.Content)
+	for _, want := range []string{"NCCL_IB_TC=106\n", "NCCL_IB_QPS_PER_CONNECTION=4\n", "| ECN 2", "# Servers: any server."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the env file lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestTenantRefusals(t *testing.T) {
+	cases := map[string]func(tn *ir.Tenant){
+		"nil class":      func(tn *ir.Tenant) { tn.Class = nil; tn.ClassName = "ghost" },
+		"name newline":   func(tn *ir.Tenant) { tn.Name = "train\nx" },
+		"name semicolon": func(tn *ir.Tenant) { tn.Name = "train;x" },
+		"name subshell":  func(tn *ir.Tenant) { tn.Name = "train$(x)" },
+		"name backtick":  func(tn *ir.Tenant) { tn.Name = "train`x`" },
+		"name quote":     func(tn *ir.Tenant) { tn.Name = `train"x` },
+		"server":         func(tn *ir.Tenant) { tn.Servers = append(tn.Servers, "gpu-9\nrm") },
+		"value subshell": func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_X", Value: "$(reboot)"}) },
+		"value backtick": func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_X", Value: "`reboot`"}) },
+		"value quote":    func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_X", Value: "a'b"}) },
+		"value space":    func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_X", Value: "a b"}) },
+		"value newline":  func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_X", Value: "a\nB=c"}) },
+		"value semi":     func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_X", Value: "a;b"}) },
+		"key":            func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL X", Value: "1"}) },
+		"duplicate":      func(tn *ir.Tenant) { tn.Env = append(tn.Env, ir.EnvVar{Name: "NCCL_IB_HCA", Value: "mlx5_9"}) },
+		"tc mismatch":    func(tn *ir.Tenant) { tn.TrafficClass = 96 },
+		"tc range":       func(tn *ir.Tenant) { tn.TrafficClass = 300 },
+	}
+	for name, mutate := range cases {
+		tn := train(t)
+		mutate(tn)
+		if _, err := RenderTenant(tn); err == nil {
+			t.Errorf("%s: rendered", name)
+		}
+	}
+	if _, err := RenderTenant(nil); err == nil {
+		t.Error("nil tenant rendered")
+	}
+}
+
+// TestTenantAdaptiveRouting: a tenant whose packets a switch reorders says
+// why its file turns NCCL's adaptive-routing mode on; one whose intent
+// turns it off gets no such line.
+func TestTenantAdaptiveRouting(t *testing.T) {
+	tn := train(t)
+	tn.ReorderedBy = "spine-00"
+	tn.Env = append(tn.Env, ir.EnvVar{Name: ir.NCCLAdaptiveRouting, Value: "1"})
+	a, err := RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(a.Content)
+	rendertest.Contains(t, "the env file", s,
+		"\nNCCL_IB_ADAPTIVE_ROUTING=1\n",
+		"# NCCL_IB_ADAPTIVE_ROUTING=1: spine-00 balances per packet",
+	)
+	tn.Env[len(tn.Env)-1].Value = "0"
+	a, err = RenderTenant(tn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(a.Content), "balances per packet") {
+		t.Errorf("explains a value the intent turned off:\n%s", a.Content)
+	}
+}
+
+// An env file says which collective library it is for: NCCL on NVIDIA
+// GPUs, RCCL (which reads the same variables) on AMD GPUs.
+func TestTenantLibrary(t *testing.T) {
+	for _, c := range []struct{ lib, first string }{
+		{"", "# NCCL environment of tenant train, generated by rocefab"},
+		{ir.LibraryNCCL, "# NCCL environment of tenant train, generated by rocefab"},
+		{ir.LibraryRCCL, "# RCCL environment of tenant train (AMD GPUs: RCCL reads these NCCL_* variables), generated by rocefab"},
+		{"mpi", ""},
+	} {
+		tn := *train(t)
+		tn.Library = c.lib
+		a, err := RenderTenant(&tn)
+		if c.first == "" {
+			if err == nil || !strings.Contains(err.Error(), `collective library "mpi": want nccl or rccl`) {
+				t.Errorf("library %q: err %v", c.lib, err)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(string(a.Content), c.first) {
+			t.Errorf("library %q: %v\n%s", c.lib, err, a.Content)
+		}
+	}
+}
+
+// TestRuntimeDigest checks that the digest the runtime's header states is
+// the SHA-256 of the file from the line it names on, that the runtime's
+// constant and every settings file carry it, and that the body is the
+// runtime the single-file form ends with.
+func TestRuntimeDigest(t *testing.T) {
+	rt := string(runtimeFile())
+	m := regexp.MustCompile(`(?m)^# Runtime digest: sha256 ([0-9a-f]{64})\n# of this file from line (\d+) on \(tail -n \+(\d+) rocefab-host.sh \| sha256sum\)\.$`).FindStringSubmatch(rt)
+	if m == nil {
+		t.Fatal("the runtime's header states no digest")
+	}
+	first, _ := strconv.Atoi(m[2])
+	if m[3] != m[2] {
+		t.Errorf("the header names line %s and line %s", m[2], m[3])
+	}
+	lines := strings.SplitAfter(rt, "\n")
+	body := strings.Join(lines[first-1:], "")
+	sum := sha256.Sum256([]byte(body))
+	if got := hex.EncodeToString(sum[:]); got != m[1] {
+		t.Errorf("the SHA-256 of the file from line %d is %s; the header says %s", first, got, m[1])
+	}
+	if body != runtime {
+		t.Errorf("the file from line %d on is not the runtime's body", first)
+	}
+	if !strings.Contains(rt, "\nreadonly RUNTIME_DIGEST='"+m[1]+"'\nreadonly EMBEDDED_SETTINGS=0\n") {
+		t.Error("the runtime's RUNTIME_DIGEST is not its digest")
+	}
+	for _, d := range handled(irtest.Fabric()) {
+		if !strings.Contains(render(t, d), "\nreadonly SETTINGS_FOR_RUNTIME='"+m[1]+"'\n") {
+			t.Errorf("%s: host.conf does not name the runtime's digest", d.Name)
+		}
+		if !strings.Contains(renderScript(t, d), "\nreadonly RUNTIME_DIGEST='"+m[1]+"'\nreadonly EMBEDDED_SETTINGS=1\n") {
+			t.Errorf("%s: host.sh does not carry the runtime's digest", d.Name)
+		}
+	}
+	if !strings.Contains(runtime, "\nreadonly DEFAULT_SETTINGS="+SettingsPath+"\n") {
+		t.Errorf("the runtime's default settings file is not %s", SettingsPath)
+	}
+}
+
+// TestRenderFabric: the runtime and the unit once per build, and only
+// for a fabric with servers.
+func TestRenderFabric(t *testing.T) {
+	f := irtest.Fabric()
+	arts := RenderFabric(f)
+	if len(arts) != 2 || arts[0].Path != RuntimeFile || arts[1].Path != UnitFile {
+		t.Fatalf("RenderFabric: %v", arts)
+	}
+	sw := *f
+	sw.Devices = f.Switches()
+	if arts := RenderFabric(&sw); len(arts) != 0 {
+		t.Errorf("a fabric without servers gets %d host files", len(arts))
+	}
+	if arts := RenderFabric(nil); len(arts) != 0 {
+		t.Error("a nil fabric gets host files")
+	}
+}
+
+// TestHostConfsDifferOnlyPerHost renders two servers of the test fabric:
+// once the name is the same, their settings differ only in the lines
+// that describe each NIC's link (its peer port).
+func TestHostConfsDifferOnlyPerHost(t *testing.T) {
+	hosts := handled(irtest.Fabric())
+	if len(hosts) < 2 {
+		t.Fatal("the test fabric has fewer than two servers")
+	}
+	a, b := hosts[0], hosts[len(hosts)-1]
+	ca := strings.Split(render(t, a), "\n")
+	cb := strings.Split(strings.ReplaceAll(render(t, b), b.Name, a.Name), "\n")
+	if len(ca) != len(cb) {
+		t.Fatalf("%s's host.conf has %d lines, %s's %d", a.Name, len(ca), b.Name, len(cb))
+	}
+	nicLine := regexp.MustCompile(`^#   eth\d+ mlx5_\d+: rail \d+, `)
+	differ := 0
+	for i := range ca {
+		if ca[i] == cb[i] {
+			continue
+		}
+		differ++
+		if !nicLine.MatchString(ca[i]) || !nicLine.MatchString(cb[i]) {
+			t.Errorf("line %d differs and is not a NIC's description:\n  %s: %s\n  %s: %s", i+1, a.Name, ca[i], b.Name, cb[i])
+		}
+	}
+	if differ == 0 {
+		t.Errorf("%s and %s have the same settings once renamed: their NICs reach different leaf ports", a.Name, b.Name)
+	}
+	// And the name itself appears only where it is per host.
+	for i, line := range strings.Split(render(t, a), "\n") {
+		if strings.Contains(line, a.Name) && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "readonly DEVICE=") {
+			t.Errorf("line %d names the server outside a comment or DEVICE: %s", i+1, line)
+		}
+	}
+}
+
+// TestSettingsForAnotherRuntime: the runtime refuses, before it reads
+// anything of the server, settings written for another runtime, settings
+// without a digest, settings others can write, and a missing file; the
+// single-file host.sh refuses --settings.
+func TestSettingsForAnotherRuntime(t *testing.T) {
+	t.Parallel()
+	d := ofedDevice(t)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
+	conf := w.get("host.conf") + "\n"
+	other := strings.Repeat("0", 64)
+	for name, c := range map[string]struct {
+		conf string
+		mode os.FileMode
+		args []string
+		want string
+	}{
+		"other runtime": {strings.Replace(conf, runtimeDigest, other, 1), 0o644, nil,
+			"was written for runtime 0000000000000000, and this is runtime " + runtimeDigest[:16] + ": install the rocefab-host.sh and the host.conf of one rocefab build"},
+		"no digest": {strings.Replace(conf, "readonly SETTINGS_FOR_RUNTIME=", "readonly NOT_FOR_RUNTIME=", 1), 0o644, nil,
+			"has no SETTINGS_FOR_RUNTIME line: it is not rocefab host settings"},
+		"group writable": {conf, 0o664, nil, "is writable by group or others (mode 664): not read"},
+		"missing":        {conf, 0o644, []string{"--settings", filepath.Join(w.dir, "nowhere.conf")}, "cannot read the settings " + filepath.Join(w.dir, "nowhere.conf")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w.write("host.conf", c.conf)
+			if err := os.Chmod(w.settings, c.mode); err != nil {
+				t.Fatal(err)
+			}
+			out, stderr, code := w.run(append([]string{"--check"}, c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want 2 and %q\nstdout:\n%s\nstderr:\n%s", code, c.want, out, stderr)
+			}
+			if l := w.log(); len(l) > 0 {
+				t.Errorf("the runtime read the server with refused settings: %v", l)
+			}
+		})
+	}
+	// A runtime of another build refuses these settings too.
+	w.write("host.conf", conf)
+	os.Chmod(w.settings, 0o644)
+	rt := w.get("rocefab-host.sh") + "\n"
+	w.write("rocefab-host.sh", strings.Replace(rt, "readonly RUNTIME_DIGEST='"+runtimeDigest+"'", "readonly RUNTIME_DIGEST='"+other+"'", 1))
+	_, stderr, code := w.run("--check")
+	if code != 2 || !strings.Contains(stderr, "was written for runtime "+runtimeDigest[:16]+", and this is runtime 0000000000000000") {
+		t.Errorf("another runtime: exit %d\n%s", code, stderr)
+	}
+	w.write("rocefab-host.sh", rt)
+	if _, stderr, code := w.run("--check"); code != 1 {
+		t.Errorf("the matching pair: exit %d, want 1 (drift)\n%s", code, stderr)
+	}
+	_, stderr, code = w.runSingle("--check", "--settings", w.settings)
+	if code != 2 || !strings.Contains(stderr, "--settings: this script carries the settings of gpu-0000") {
+		t.Errorf("host.sh --settings: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestNetdevOnly runs what one unit instance runs: only the named
+// interface's settings, its HCA's ToS and its shaping.
+func TestNetdevOnly(t *testing.T) {
+	d := ofedDevice(t)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
+	out, stderr, code := w.run("--check", "--netdev", "eth3")
+	if code != 1 || !strings.Contains(out, "DRIFT eth3 mtu") || !strings.Contains(out, "DRIFT mlx5_1 port 1 cma_roce_tos") ||
+		!strings.Contains(out, "gpu-0000 eth3: ") {
+		t.Errorf("--netdev eth3: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	for _, other := range []string{"eth0", "eth2", "eth4", "eth5", "mlx5_0", "mlx5_2"} {
+		if strings.Contains(out, " "+other+" ") || strings.Contains(out, " "+other+":") {
+			t.Errorf("--netdev eth3 reports on %s:\n%s", other, out)
+		}
+	}
+	// eth0 is only shaped: no NIC section touches anything.
+	os.Truncate(filepath.Join(w.dir, "state", "log"), 0)
+	out, stderr, code = w.run("--check", "--netdev=eth0")
+	if code != 1 || !strings.Contains(out, "DRIFT eth0 qdisc") || strings.Contains(out, "eth2") {
+		t.Errorf("--netdev eth0: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	for _, l := range w.log() {
+		if !strings.HasPrefix(l, "read tc") {
+			t.Errorf("--netdev eth0 ran %s", l)
+		}
+	}
+	// With eth4 gone, the instance for eth3 still succeeds.
+	os.RemoveAll(filepath.Join(w.dir, "sys/class/net/eth4"))
+	if out, stderr, code := w.run("--netdev", "eth3"); code != 0 {
+		t.Errorf("--netdev eth3 without eth4: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	_, stderr, code = w.run("--check", "--netdev", "eth9")
+	if code != 2 || !strings.Contains(stderr, "--netdev eth9: gpu-0000's settings have no such RDMA netdev or shaped interface (they have: eth2 eth3 eth4 eth5 eth0)") {
+		t.Errorf("--netdev eth9: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestRunsWaitForEachOther holds the runtime's lock as another run would:
+// a run waits, says so, and goes on once the lock is free.
+func TestRunsWaitForEachOther(t *testing.T) {
+	d := ofedDevice(t)
+	w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), true, true)
+	lock := filepath.Join(w.dir, "lock")
+	f, err := os.OpenFile(lock, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Skipf("flock: %v", err)
+	}
+	cmd := exec.Command("bash", w.runtime, "--settings", w.settings, "--check")
+	cmd.Env = w.env
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("the run did not wait for the lock: %v\n%s", err, out.String())
+	case <-time.After(1500 * time.Millisecond):
+	}
+	if l := w.log(); len(l) > 0 {
+		t.Errorf("the run read the server while another held the lock: %v", l)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "waiting for another run to finish (flock "+lock+")") ||
+			!strings.Contains(out.String(), "gpu-0000: in sync with the intent") {
+			t.Errorf("after the lock was freed: %v\n%s", err, out.String())
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the run did not finish once the lock was free:\n%s", out.String())
+	}
+}
+
+// TestSingleFileAppliesAlone runs the single-file host.sh with no other
+// file beside it, as a server without the runtime has it.
+func TestSingleFileAppliesAlone(t *testing.T) {
+	d := variants(t)["bare"]
+	w := newWorld(t, d, desiredNIC(d.Host.Profile), tcState{}, true, true, "mlnx_qos", "ip")
+	os.Remove(w.runtime)
+	os.Remove(w.settings)
+	out, stderr, code := w.runSingle()
+	if code != 0 || !strings.Contains(out, "gpu-0000: in sync with the intent, nothing changed") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+}
+
+// TestSettingsCommandRefused appends or splices shell into a server's
+// host.conf, as whoever edits a saved plan or the file on the server
+// could: the runtime, run by bash as on a server, reads the file as data,
+// refuses the first line it would not write with that line's number, and
+// runs none of it; nor does it read the server.
+func TestSettingsCommandRefused(t *testing.T) {
+	t.Parallel()
+	d := ofedDevice(t)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
+	// A server's usual locale, where ranges in a regular expression may
+	// take letters beyond ASCII; the runtime reads its settings in C.
+	w.env = append(w.env, "LC_ALL=C.UTF-8")
+	conf := w.get("host.conf") + "\n"
+	lines := strings.Split(strings.TrimSuffix(conf, "\n"), "\n")
+	lineOf := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("host.conf has no line %q", prefix)
+		return 0
+	}
+	pwned := filepath.Join(w.dir, "pwned")
+	touch := "touch " + pwned
+	// replace swaps the line that starts with prefix for with.
+	replace := func(prefix, with string) string {
+		i := lineOf(prefix) - 1
+		out := slices.Clone(lines)
+		out[i] = with
+		return strings.Join(out, "\n") + "\n"
+	}
+	mtu, device, netdevs, dscp := lineOf("readonly MTU="), lineOf("readonly DEVICE="), lineOf("readonly -a NETDEVS="), lineOf("readonly -a DSCP2PRIO=(")
+	end := len(lines) + 1
+	for name, c := range map[string]struct {
+		conf string
+		line int
+		want string
+	}{
+		"appended command":       {conf + touch + "\n", end, "is not a setting"},
+		"appended after a blank": {conf + "\n" + touch + "\n", end + 1, "is not a setting"},
+		"semicolon":              {replace("readonly MTU=", "readonly MTU=4200; "+touch), mtu, "is not a value"},
+		"ampersands":             {replace("readonly MTU=", "readonly MTU=4200 && "+touch), mtu, "is not a value"},
+		"command substitution":   {replace("readonly DEVICE=", "readonly DEVICE=$("+touch+")"), device, "is not a value"},
+		"substitution in quotes": {replace("readonly DEVICE=", "readonly DEVICE=\"$("+touch+")\""), device, "is not a value"},
+		"backticks":              {replace("readonly DEVICE=", "readonly DEVICE=`"+touch+"`"), device, "is not a value"},
+		"after a quote":          {replace("readonly DEVICE=", "readonly DEVICE='gpu-0000'$("+touch+")"), device, "is not a value"},
+		"inside a quote":         {replace("readonly DEVICE=", "readonly DEVICE='$("+touch+")'"), device, "is not one rocefab writes"},
+		"array element":          {replace("readonly -a NETDEVS=", "readonly -a NETDEVS=('eth2' $("+touch+"))"), netdevs, "is not a value"},
+		"new line in an array":   {replace("readonly -a DSCP2PRIO=(", "readonly -a DSCP2PRIO=(\n"+touch), dscp + 1, "inside the array DSCP2PRIO"},
+		"row of an array":        {replace("readonly -a DSCP2PRIO=(", "readonly -a DSCP2PRIO=(\n\t0 0 0 0 0 0 0 0; "+touch), dscp + 1, "is not a value"},
+		"assignment":             {replace("readonly MTU=", "PATH="+w.dir), mtu, "is not a setting"},
+		"function":               {replace("readonly MTU=", "readonly MTU=4200\nmain() { "+touch+"; }"), mtu + 1, "is not a setting"},
+		"unknown key":            {replace("readonly MTU=", "readonly PROMPT_COMMAND='true'"), mtu, "unknown setting PROMPT_COMMAND"},
+		"second value":           {replace("readonly MTU=", "readonly MTU=4200 9000"), mtu, "MTU takes one value"},
+		"repeated key":           {conf + "readonly MTU=9000\n", end, "MTU is set again (first on line " + strconv.Itoa(mtu) + ")"},
+		"carriage return":        {replace("readonly MTU=", "readonly MTU=4200\r"), mtu, "is not a value"},
+		"not ASCII":              {replace("readonly DEVICE=", "readonly DEVICE='gpu-\u00e9'"), device, "is not one rocefab writes"},
+		"missing key":            {replace("readonly MTU=", ""), 0, "no MTU setting"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(w.settings, []byte(c.conf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Truncate(filepath.Join(w.dir, "state", "log"), 0)
+			out, stderr, code := w.run("--check")
+			at := w.settings + ":"
+			if c.line > 0 {
+				at += strconv.Itoa(c.line) + ":"
+			}
+			if code != 2 || !strings.Contains(stderr, at) || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want 2 and %q ... %q\nstdout:\n%s\nstderr:\n%s", code, at, c.want, out, stderr)
+			}
+			if _, err := os.Stat(pwned); err == nil {
+				os.Remove(pwned)
+				t.Error("the runtime ran the command in host.conf")
+			}
+			if l := w.log(); len(l) > 0 {
+				t.Errorf("the runtime read the server with refused settings: %v", l)
+			}
+		})
+	}
+}
+
+// TestEverySettingsFileParses runs the runtime on each variant's host.conf
+// up to the point where it has read them: --netdev with a name none has
+// makes it list the interfaces it read, and stop.
+func TestEverySettingsFileParses(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	dir := t.TempDir()
+	rt := filepath.Join(dir, "rocefab-host.sh")
+	if err := os.WriteFile(rt, runtimeFile(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range variants(t) {
+		conf := filepath.Join(dir, name+".conf")
+		if err := os.WriteFile(conf, []byte(render(t, d)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("bash", rt, "--settings", conf, "--check", "--netdev", "none-such").CombinedOutput()
+		var known []string
+		for _, n := range d.Host.NICs {
+			known = append(known, n.Port)
+		}
+		for _, si := range shapingPlan(d.Host.Profile) {
+			known = append(known, si.name)
+		}
+		have := strings.Join(known, " ")
+		if have == "" {
+			have = "none"
+		}
+		want := "--netdev none-such: " + d.Name + "'s settings have no such RDMA netdev or shaped interface (they have: " + have + ")"
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("%s: %v, want %q\n%s", name, err, want, out)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
@@ -41,22 +42,42 @@ func netns(t *testing.T) func(args ...string) (string, error) {
 	return ns.In
 }
 
-func TestNetnsShaping(t *testing.T) {
-	in := netns(t)
+// shapingHost writes the runtime and d's settings into a directory of
+// the test's and returns a function that runs the runtime with them in the
+// namespace in, as the unit's instance for eth0 does.
+func shapingHost(t *testing.T, in func(args ...string) (string, error), d *ir.Device) func(args ...string) (string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	rt, settings := filepath.Join(dir, "rocefab-host.sh"), filepath.Join(dir, "host.conf")
 	if err := os.WriteFile(rt, runtimeFile(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(settings, []byte(render(t, gpu(t))), 0o644); err != nil {
+	if err := os.WriteFile(settings, []byte(render(t, d)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// host runs the runtime in the namespace, as the unit's instance for
-	// eth0 does.
-	host := func(args ...string) (string, error) {
+	return func(args ...string) (string, error) {
 		return in(append([]string{"env", "ROCEFAB_LOCK=" + filepath.Join(dir, "lock"), "bash", rt,
 			"--settings", settings, "--netdev", "eth0"}, args...)...)
 	}
+}
+
+// sendUDP sends ten UDP datagrams to addr with a DSCP from inside the
+// namespace in, by running this test binary's TestHelperSendUDP there.
+func sendUDP(t *testing.T, in func(args ...string) (string, error), addr string, dscp int) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := in("env", "ROCEFAB_SEND_UDP="+addr, "ROCEFAB_SEND_DSCP="+strconv.Itoa(dscp), exe, "-test.run=^TestHelperSendUDP$")
+	if err != nil {
+		t.Fatalf("sending to %s with DSCP %d: %v\n%s", addr, dscp, err, out)
+	}
+}
+
+func TestNetnsShaping(t *testing.T) {
+	in := netns(t)
+	host := shapingHost(t, in, gpu(t))
 	speed, err := in("cat", "/sys/class/net/eth0/speed")
 	if err != nil {
 		t.Fatalf("reading the veth's speed: %v: %s", err, speed)
@@ -113,21 +134,10 @@ func TestNetnsShaping(t *testing.T) {
 	}
 
 	// Packets marked with a storage DSCP land in 1:11, others in 1:ff.
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(addr string, dscp int) {
-		t.Helper()
-		out, err := in("env", "ROCEFAB_SEND_UDP="+addr, "ROCEFAB_SEND_DSCP="+strconv.Itoa(dscp), exe, "-test.run=^TestHelperSendUDP$")
-		if err != nil {
-			t.Fatalf("sending to %s with DSCP %d: %v\n%s", addr, dscp, err, out)
-		}
-	}
 	before := hosttest.HTBClasses(t, in, "eth0")
-	send("10.66.0.2:9", 10)
-	send("[fd66::2]:9", 18)
-	send("10.66.0.2:9", 26)
+	sendUDP(t, in, "10.66.0.2:9", 10)
+	sendUDP(t, in, "[fd66::2]:9", 18)
+	sendUDP(t, in, "10.66.0.2:9", 26)
 	after := hosttest.HTBClasses(t, in, "eth0")
 	if got := after["1:11"].Packets - before["1:11"].Packets; got < 20 {
 		t.Errorf("1:11 (storage) counted %d packets, want the 20 sent with DSCP 10 and 18", got)
@@ -174,6 +184,40 @@ func TestNetnsShaping(t *testing.T) {
 	out, err = host("--check", "--only", "shaping")
 	if code := exitCode(t, err); code != 0 {
 		t.Errorf("--check after replacing a foreign tree: exit %d\n%s", code, out)
+	}
+}
+
+// TestNetnsShapingUnmarked runs the shaping section with the real tc on a
+// veth in a namespace of its own: with unmarked traffic counted as the
+// storage class, packets without a DSCP (object storage over TCP that marks
+// nothing) land in the storage shaper 1:11, as do storage's own DSCPs, and
+// the RoCE DSCP goes to the line-rate class.
+func TestNetnsShapingUnmarked(t *testing.T) {
+	in := netns(t)
+	d := gpu(t)
+	p := d.Host.Profile
+	p.DefaultPriority = 0
+	p.Shaping[0].Transport, p.Shaping[0].Unmarked = ir.TransportTCP, true
+	host := shapingHost(t, in, d)
+	out, err := host("--only", "shaping")
+	if err != nil || !strings.Contains(out, "htb default 0x11") {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	out, err = host("--check", "--only", "shaping")
+	if code := exitCode(t, err); code != 0 {
+		t.Errorf("--check after a run: exit %d\n%s", code, out)
+	}
+	before := hosttest.HTBClasses(t, in, "eth0")
+	sendUDP(t, in, "10.66.0.2:9", 0)
+	sendUDP(t, in, "[fd66::2]:9", 0)
+	sendUDP(t, in, "10.66.0.2:9", 10)
+	sendUDP(t, in, "10.66.0.2:9", 26)
+	after := hosttest.HTBClasses(t, in, "eth0")
+	if got := after["1:11"].Packets - before["1:11"].Packets; got < 30 {
+		t.Errorf("1:11 (storage) counted %d packets, want the 30 sent unmarked and with DSCP 10", got)
+	}
+	if got := after["1:ff"].Packets - before["1:ff"].Packets; got < 10 || got >= 20 {
+		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
 	}
 }
 

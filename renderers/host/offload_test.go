@@ -86,25 +86,7 @@ func offloaded(t *testing.T, si shapedIface, tc tcState) (tcState, string) {
 		t.Fatalf("qdisc %s", tc.qdisc)
 	}
 	tc.filters = ""
-	var f strings.Builder
-	prefs := map[string]bool{}
-	for i, rec := range si.filters {
-		var proto, cid string
-		var dscp int
-		fmt.Sscanf(rec, "%s %d %s", &proto, &dscp, &cid)
-		pref, ht, val, mask := 1, 0x800, fmt.Sprintf("%08x", dscp<<2<<16), "00fc0000"
-		if proto == "ipv6" {
-			pref, ht, val, mask = 2, 0x801, fmt.Sprintf("%08x", dscp<<2<<20), "0fc00000"
-		}
-		if !prefs[proto] {
-			prefs[proto] = true
-			fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 \n", proto, pref)
-			fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 fh %x: ht divisor 1 \n", proto, pref, ht)
-		}
-		fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 fh %x::%x order %d key ht %x bkt 0 not_in_hw \n  match %s/%s at 0\n\taction order 1: skbedit  priority %s pipe\n\t index %d ref 1 bind 1\n\n",
-			proto, pref, ht, 0x800+i, 2048+i, ht, val, mask, cid, i+1)
-	}
-	return tc, f.String()
+	return tc, tcFilters(si, true)
 }
 
 // TestShapingOffloadBuilds: on an mlx5 netdev whose hw-tc-offload can be

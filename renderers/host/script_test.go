@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
@@ -50,6 +52,14 @@ func tcDesired(d *ir.Device, speedMbps int64) tcState {
 		addClass(cid, bits)
 	}
 	addClass(classID(restMinor), speedMbps*1_000_000)
+	return tcState{qdisc: q, classes: "[" + strings.Join(cls, ",") + "]", filters: tcFilters(si, false)}
+}
+
+// tcFilters is what `tc filter show` prints of si's DSCP filters (u32 on
+// the ToS or traffic class byte): under the HTB root, each classifying to
+// its class (flowid); with skbedit, in clsact egress, each setting its
+// class with a skbedit priority action, as for an offloaded HTB.
+func tcFilters(si shapedIface, skbedit bool) string {
 	var f strings.Builder
 	prefs := map[string]bool{}
 	for i, rec := range si.filters {
@@ -65,10 +75,15 @@ func tcDesired(d *ir.Device, speedMbps int64) tcState {
 			fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 \n", proto, pref)
 			fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 fh %x: ht divisor 1 \n", proto, pref, ht)
 		}
+		if skbedit {
+			fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 fh %x::%x order %d key ht %x bkt 0 not_in_hw \n  match %s/%s at 0\n\taction order 1: skbedit  priority %s pipe\n\t index %d ref 1 bind 1\n\n",
+				proto, pref, ht, 0x800+i, 2048+i, ht, val, mask, cid, i+1)
+			continue
+		}
 		fmt.Fprintf(&f, "filter protocol %s pref %d u32 chain 0 fh %x::%x order %d key ht %x bkt 0 *flowid %s not_in_hw \n  match %s/%s at 0\n",
 			proto, pref, ht, 0x800+i, 2048+i, ht, cid, val, mask)
 	}
-	return tcState{qdisc: q, classes: "[" + strings.Join(cls, ",") + "]", filters: f.String()}
+	return f.String()
 }
 
 // tcDrifted is a fresh interface: the multiqueue default root, no HTB.
@@ -321,74 +336,80 @@ func dcbDevice(t *testing.T) *ir.Device {
 	return d
 }
 
-func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
-	t.Parallel()
+// eachTool runs f as a subtest per NIC tool: "mlnx_qos" on the test server
+// with the OFED tools installed (ofed), "dcb" on it configured for iproute2's
+// dcb without them.
+func eachTool(t *testing.T, f func(t *testing.T, d *ir.Device, ofed bool)) {
+	t.Helper()
 	for _, tool := range []string{"mlnx_qos", "dcb"} {
 		t.Run(tool, func(t *testing.T) {
 			d, ofed := ofedDevice(t), true
 			if tool == "dcb" {
 				d, ofed = dcbDevice(t), false
 			}
-			w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
-			before := w.snapshot()
-			out, stderr, code := w.run("--check")
-			if code != 1 {
-				t.Fatalf("--check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
-			}
-			want := []string{
-				"DRIFT eth2 mtu: have 1500, want 4200",
-				"DRIFT eth2 dcbx: have firmware, want host",
-				"DRIFT eth2 dscp2prio: have 0-63:-, want 0-9:0 10:1 11-17:0 18:1 19-25:0 26:3 27-47:0 48:6 49-63:0\n",
-				"DRIFT eth2 ets: have prio_tc=1,0,0,0,0,0,0,0",
-				"DRIFT eth2 cable_len: have 7, want 3",
-				"DRIFT eth5 pfc: have 0,0,0,0,0,0,0,0, want 0,0,0,1,0,0,0,0",
-				"DRIFT mlx5_0 port 1 cma_roce_tos: have 0, want 104",
-				"DRIFT eth0 qdisc: have mq 0: default -, want htb 1: default 0xff",
-				"DRIFT eth0 class 1:11: have none, want root 50Gbit 50Gbit 200000",
-				"DRIFT eth0 class 1:ff: have none, want root 100Gbit 100Gbit 200000",
-				"DRIFT eth0 filters: have none, want ip 1 1:11 00280000/00fc0000@0; ip 1 1:11 00480000/00fc0000@0; ipv6 2 1:11 02800000/0fc00000@0; ipv6 2 1:11 04800000/0fc00000@0",
-				"gpu-0000: ",
-			}
-			if tool == "mlnx_qos" {
-				want = append(want,
-					"DRIFT eth3 trust: have pcp, want dscp",
-					"DRIFT eth2 ecn roce_rp prio 0: have 1, want 0",
-					"DRIFT eth2 ecn cnp_dscp: have 4, want 48",
-					"DRIFT eth2 dcqcn rpg_time_reset: have 300, want 100",
-					"DRIFT eth2 dcqcn min_time_between_cnps: have 300, want 4")
-			} else {
-				want = append(want,
-					"DRIFT eth2 dcqcn np_cnp_dscp: have 4, want 48",
-					"DRIFT eth2 dcqcn np_cnp_prio: have 0 (mode 1), want 6 (mode 0)",
-					"DRIFT eth2 dcqcn rp_time_reset: have 300, want 100",
-					"DRIFT eth2 dcqcn np_min_time_between_cnps: have 300, want 4",
-					"NOTE eth2: inbox mlx5 driver: per-priority ECN enable is not exposed")
-			}
-			for _, s := range want {
-				if !strings.Contains(out, s) {
-					t.Errorf("--check output lacks %q", s)
-				}
-			}
-			if t.Failed() {
-				t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
-			}
-			// The single-file form reads and reports the same.
-			if out1, _, code1 := w.runSingle("--check"); code1 != code || out1 != out {
-				t.Errorf("host.sh --check: exit %d, and its output differs from the runtime's:\n%s", code1, out1)
-			}
-			if ws := w.writes(); len(ws) > 0 {
-				t.Errorf("--check wrote:\n%s", strings.Join(ws, "\n"))
-			}
-			if after := w.snapshot(); !mapsEqual(before, after) {
-				t.Error("--check changed the sysfs tree")
-			}
-			for line := range strings.Lines(out) {
-				if strings.HasPrefix(line, "CHANGE") || strings.HasPrefix(line, "  +") {
-					t.Errorf("--check announced a change: %s", line)
-				}
-			}
+			f(t, d, ofed)
 		})
 	}
+}
+
+func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
+		w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
+		before := w.snapshot()
+		out, stderr, code := w.run("--check")
+		if code != 1 {
+			t.Fatalf("--check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+		}
+		want := []string{
+			"DRIFT eth2 mtu: have 1500, want 4200",
+			"DRIFT eth2 dcbx: have firmware, want host",
+			"DRIFT eth2 dscp2prio: have 0-63:-, want 0-9:0 10:1 11-17:0 18:1 19-25:0 26:3 27-47:0 48:6 49-63:0\n",
+			"DRIFT eth2 ets: have prio_tc=1,0,0,0,0,0,0,0",
+			"DRIFT eth2 cable_len: have 7, want 3",
+			"DRIFT eth5 pfc: have 0,0,0,0,0,0,0,0, want 0,0,0,1,0,0,0,0",
+			"DRIFT mlx5_0 port 1 cma_roce_tos: have 0, want 104",
+			"DRIFT eth0 qdisc: have mq 0: default -, want htb 1: default 0xff",
+			"DRIFT eth0 class 1:11: have none, want root 50Gbit 50Gbit 200000",
+			"DRIFT eth0 class 1:ff: have none, want root 100Gbit 100Gbit 200000",
+			"DRIFT eth0 filters: have none, want ip 1 1:11 00280000/00fc0000@0; ip 1 1:11 00480000/00fc0000@0; ipv6 2 1:11 02800000/0fc00000@0; ipv6 2 1:11 04800000/0fc00000@0",
+			"gpu-0000: ",
+		}
+		if ofed {
+			want = append(want,
+				"DRIFT eth3 trust: have pcp, want dscp",
+				"DRIFT eth2 ecn roce_rp prio 0: have 1, want 0",
+				"DRIFT eth2 ecn cnp_dscp: have 4, want 48",
+				"DRIFT eth2 dcqcn rpg_time_reset: have 300, want 100",
+				"DRIFT eth2 dcqcn min_time_between_cnps: have 300, want 4")
+		} else {
+			want = append(want,
+				"DRIFT eth2 dcqcn np_cnp_dscp: have 4, want 48",
+				"DRIFT eth2 dcqcn np_cnp_prio: have 0 (mode 1), want 6 (mode 0)",
+				"DRIFT eth2 dcqcn rp_time_reset: have 300, want 100",
+				"DRIFT eth2 dcqcn np_min_time_between_cnps: have 300, want 4",
+				"NOTE eth2: inbox mlx5 driver: per-priority ECN enable is not exposed")
+		}
+		rendertest.Contains(t, "the --check output", out, want...)
+		if t.Failed() {
+			t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
+		}
+		// The single-file form reads and reports the same.
+		if out1, _, code1 := w.runSingle("--check"); code1 != code || out1 != out {
+			t.Errorf("host.sh --check: exit %d, and its output differs from the runtime's:\n%s", code1, out1)
+		}
+		if ws := w.writes(); len(ws) > 0 {
+			t.Errorf("--check wrote:\n%s", strings.Join(ws, "\n"))
+		}
+		if after := w.snapshot(); !mapsEqual(before, after) {
+			t.Error("--check changed the sysfs tree")
+		}
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(line, "CHANGE") || strings.HasPrefix(line, "  +") {
+				t.Errorf("--check announced a change: %s", line)
+			}
+		}
+	})
 }
 
 func mapsEqual(a, b map[string]string) bool {
@@ -410,158 +431,142 @@ func isPFCWrite(line, want string) bool {
 
 func TestScriptAppliesWithPFCLast(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"mlnx_qos", "dcb"} {
-		t.Run(tool, func(t *testing.T) {
-			d, ofed := ofedDevice(t), true
-			if tool == "dcb" {
-				d, ofed = dcbDevice(t), false
+	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
+		w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
+		out, stderr, code := w.run()
+		if code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+		}
+		ws := w.writes()
+		want := "0,0,0,1,0,0,0,0"
+		first := slices.IndexFunc(ws, func(s string) bool { return isPFCWrite(s, want) })
+		if first < 0 {
+			t.Fatalf("no PFC write:\n%s", strings.Join(ws, "\n"))
+		}
+		tail := ws[first:]
+		if len(tail) != len(d.Host.NICs) {
+			t.Errorf("after the first PFC write come other writes, or not one per NIC:\n%s", strings.Join(tail, "\n"))
+		}
+		for _, s := range tail {
+			if !isPFCWrite(s, want) {
+				t.Errorf("write after the PFC writes: %s", s)
 			}
-			w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
-			out, stderr, code := w.run()
-			if code != 0 {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+		}
+		for _, s := range ws[:first] {
+			if strings.Contains(s, "--pfc") && !strings.Contains(s, "--pfc 0,0,0,0,0,0,0,0") {
+				t.Errorf("a write before the PFC step changes the PFC vector: %s", s)
 			}
-			ws := w.writes()
-			want := "0,0,0,1,0,0,0,0"
-			first := slices.IndexFunc(ws, func(s string) bool { return isPFCWrite(s, want) })
-			if first < 0 {
-				t.Fatalf("no PFC write:\n%s", strings.Join(ws, "\n"))
+			if strings.Contains(s, "--trust") && strings.Contains(s, "--dscp2prio") {
+				t.Errorf("--trust and --dscp2prio in one mlnx_qos invocation: %s", s)
 			}
-			tail := ws[first:]
-			if len(tail) != len(d.Host.NICs) {
-				t.Errorf("after the first PFC write come other writes, or not one per NIC:\n%s", strings.Join(tail, "\n"))
+		}
+		if !ofed {
+			if !slices.Contains(ws, "write dcb pfc set dev eth2 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off") {
+				t.Errorf("no dcb PFC write for eth2:\n%s", strings.Join(ws, "\n"))
 			}
-			for _, s := range tail {
-				if !isPFCWrite(s, want) {
-					t.Errorf("write after the PFC writes: %s", s)
-				}
-			}
-			for _, s := range ws[:first] {
-				if strings.Contains(s, "--pfc") && !strings.Contains(s, "--pfc 0,0,0,0,0,0,0,0") {
-					t.Errorf("a write before the PFC step changes the PFC vector: %s", s)
-				}
-				if strings.Contains(s, "--trust") && strings.Contains(s, "--dscp2prio") {
-					t.Errorf("--trust and --dscp2prio in one mlnx_qos invocation: %s", s)
-				}
-			}
-			if tool == "dcb" {
-				if !slices.Contains(ws, "write dcb pfc set dev eth2 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off") {
-					t.Errorf("no dcb PFC write for eth2:\n%s", strings.Join(ws, "\n"))
-				}
-			} else if !slices.Contains(ws, "write mlnx_qos -i eth2 --pfc 0,0,0,1,0,0,0,0 --cable_len 3") {
-				t.Errorf("no mlnx_qos PFC write for eth2:\n%s", strings.Join(ws, "\n"))
-			}
+		} else if !slices.Contains(ws, "write mlnx_qos -i eth2 --pfc 0,0,0,1,0,0,0,0 --cable_len 3") {
+			t.Errorf("no mlnx_qos PFC write for eth2:\n%s", strings.Join(ws, "\n"))
+		}
 
-			joined := strings.Join(ws, "\n")
-			wantWrites := []string{
-				"write ip link set dev eth2 mtu 4200",
-				"write tc qdisc replace dev eth0 root handle 1: htb default 0xff",
-				"write tc class replace dev eth0 parent 1: classid 1:11 htb rate 50Gbit ceil 50Gbit burst 6250000 cburst 6250000 quantum 200000",
-				"write tc class replace dev eth0 parent 1: classid 1:ff htb rate 100Gbit ceil 100Gbit burst 12500000 cburst 12500000 quantum 200000",
-				"write tc filter add dev eth0 parent 1: protocol ip pref 1 u32 match ip dsfield 0x28 0xfc flowid 1:11",
-				"write tc filter add dev eth0 parent 1: protocol ip pref 1 u32 match ip dsfield 0x48 0xfc flowid 1:11",
-				"write tc filter add dev eth0 parent 1: protocol ipv6 pref 2 u32 match ip6 priority 0x28 0xfc flowid 1:11",
-				"write tc filter add dev eth0 parent 1: protocol ipv6 pref 2 u32 match ip6 priority 0x48 0xfc flowid 1:11",
+		joined := strings.Join(ws, "\n")
+		wantWrites := []string{
+			"write ip link set dev eth2 mtu 4200",
+			"write tc qdisc replace dev eth0 root handle 1: htb default 0xff",
+			"write tc class replace dev eth0 parent 1: classid 1:11 htb rate 50Gbit ceil 50Gbit burst 6250000 cburst 6250000 quantum 200000",
+			"write tc class replace dev eth0 parent 1: classid 1:ff htb rate 100Gbit ceil 100Gbit burst 12500000 cburst 12500000 quantum 200000",
+			"write tc filter add dev eth0 parent 1: protocol ip pref 1 u32 match ip dsfield 0x28 0xfc flowid 1:11",
+			"write tc filter add dev eth0 parent 1: protocol ip pref 1 u32 match ip dsfield 0x48 0xfc flowid 1:11",
+			"write tc filter add dev eth0 parent 1: protocol ipv6 pref 2 u32 match ip6 priority 0x28 0xfc flowid 1:11",
+			"write tc filter add dev eth0 parent 1: protocol ipv6 pref 2 u32 match ip6 priority 0x48 0xfc flowid 1:11",
+		}
+		if ofed {
+			wantWrites = append(wantWrites,
+				"write mlnx_qos -i eth2 -d os",
+				"write mlnx_qos -i eth2 --trust dscp",
+				"write mlnx_qos -i eth2 --dscp2prio set,0,0 --dscp2prio set,1,0",
+				"--dscp2prio set,26,3",
+				"write mlnx_qos -i eth2 --prio_tc 0,1,2,3,4,5,6,7 --tsa ets,ets,ets,ets,ets,ets,strict,ets --tcbw 20,30,0,50,0,0,0,0",
+				"write mlnx_qos -i eth2 --cable_len 3 --pfc 0,0,0,0,0,0,0,0")
+		} else {
+			wantWrites = append(wantWrites,
+				"write dcb dcbx set dev eth2 host ieee",
+				"write dcb app replace dev eth2 dscp-prio 0:0 1:0",
+				"26:3",
+				"write dcb ets set dev eth2 prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7 tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:strict 7:ets tc-bw 0:20 1:30 2:0 3:50 4:0 5:0 6:0 7:0",
+				"write dcb pfc set dev eth2 delay 3")
+		}
+		rendertest.Contains(t, "the writes", joined, wantWrites...)
+		// The knobs now hold the intent's values.
+		p := d.Host.Profile
+		for _, n := range d.Host.NICs {
+			if got := w.get("sys/kernel/config/rdma_cm/" + n.HCA + "/ports/1/default_roce_tos"); got != itoa(p.RoCETOS) {
+				t.Errorf("%s default_roce_tos = %s, want %d", n.HCA, got, p.RoCETOS)
 			}
-			if tool == "mlnx_qos" {
-				wantWrites = append(wantWrites,
-					"write mlnx_qos -i eth2 -d os",
-					"write mlnx_qos -i eth2 --trust dscp",
-					"write mlnx_qos -i eth2 --dscp2prio set,0,0 --dscp2prio set,1,0",
-					"--dscp2prio set,26,3",
-					"write mlnx_qos -i eth2 --prio_tc 0,1,2,3,4,5,6,7 --tsa ets,ets,ets,ets,ets,ets,strict,ets --tcbw 20,30,0,50,0,0,0,0",
-					"write mlnx_qos -i eth2 --cable_len 3 --pfc 0,0,0,0,0,0,0,0")
+			net := "sys/class/net/" + n.Port
+			if ofed {
+				for prio := range 8 {
+					want := itoa(b2i(slices.Contains(p.ECNPriorities, prio)))
+					for _, point := range []string{"roce_rp", "roce_np"} {
+						if got := w.get(fmt.Sprintf("%s/ecn/%s/enable/%d", net, point, prio)); got != want {
+							t.Errorf("%s %s enable/%d = %s, want %s", n.Port, point, prio, got, want)
+						}
+					}
+				}
+				for rel, want := range map[string]string{
+					"/ecn/roce_np/cnp_dscp": "48", "/ecn/roce_np/cnp_802p_prio": "6",
+					"/ecn/roce_rp/params/rpg_time_reset": "100", "/ecn/roce_np/min_time_between_cnps": "4",
+				} {
+					if got := w.get(net + rel); got != want {
+						t.Errorf("%s%s = %s, want %s", n.Port, rel, got, want)
+					}
+				}
 			} else {
-				wantWrites = append(wantWrites,
-					"write dcb dcbx set dev eth2 host ieee",
-					"write dcb app replace dev eth2 dscp-prio 0:0 1:0",
-					"26:3",
-					"write dcb ets set dev eth2 prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7 tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:strict 7:ets tc-bw 0:20 1:30 2:0 3:50 4:0 5:0 6:0 7:0",
-					"write dcb pfc set dev eth2 delay 3")
-			}
-			for _, s := range wantWrites {
-				if !strings.Contains(joined, s) {
-					t.Errorf("no write %q in:\n%s", s, joined)
-				}
-			}
-			// The knobs now hold the intent's values.
-			p := d.Host.Profile
-			for _, n := range d.Host.NICs {
-				if got := w.get("sys/kernel/config/rdma_cm/" + n.HCA + "/ports/1/default_roce_tos"); got != itoa(p.RoCETOS) {
-					t.Errorf("%s default_roce_tos = %s, want %d", n.HCA, got, p.RoCETOS)
-				}
-				net := "sys/class/net/" + n.Port
-				if ofed {
-					for prio := range 8 {
-						want := itoa(b2i(slices.Contains(p.ECNPriorities, prio)))
-						for _, point := range []string{"roce_rp", "roce_np"} {
-							if got := w.get(fmt.Sprintf("%s/ecn/%s/enable/%d", net, point, prio)); got != want {
-								t.Errorf("%s %s enable/%d = %s, want %s", n.Port, point, prio, got, want)
-							}
-						}
-					}
-					for rel, want := range map[string]string{
-						"/ecn/roce_np/cnp_dscp": "48", "/ecn/roce_np/cnp_802p_prio": "6",
-						"/ecn/roce_rp/params/rpg_time_reset": "100", "/ecn/roce_np/min_time_between_cnps": "4",
-					} {
-						if got := w.get(net + rel); got != want {
-							t.Errorf("%s%s = %s, want %s", n.Port, rel, got, want)
-						}
-					}
-				} else {
-					cc := fmt.Sprintf("sys/kernel/debug/mlx5/0000:%02x:00.0/cc_params/", 0x10+n.Rail)
-					for name, want := range map[string]string{"np_cnp_dscp": "48", "np_cnp_prio": "6", "rp_time_reset": "100", "np_min_time_between_cnps": "4"} {
-						if got := w.get(cc + name); got != want {
-							t.Errorf("%s %s = %s, want %s", n.Port, name, got, want)
-						}
+				cc := fmt.Sprintf("sys/kernel/debug/mlx5/0000:%02x:00.0/cc_params/", 0x10+n.Rail)
+				for name, want := range map[string]string{"np_cnp_dscp": "48", "np_cnp_prio": "6", "rp_time_reset": "100", "np_min_time_between_cnps": "4"} {
+					if got := w.get(cc + name); got != want {
+						t.Errorf("%s %s = %s, want %s", n.Port, name, got, want)
 					}
 				}
 			}
-			if !strings.Contains(out, "CHANGE eth5 pfc: 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0 (the write flaps the link)") {
-				t.Errorf("the PFC change is not announced:\n%s", out)
-			}
-		})
-	}
+		}
+		if !strings.Contains(out, "CHANGE eth5 pfc: 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0 (the write flaps the link)") {
+			t.Errorf("the PFC change is not announced:\n%s", out)
+		}
+	})
 }
 
 func TestScriptInSyncWritesNothing(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"mlnx_qos", "dcb"} {
-		t.Run(tool, func(t *testing.T) {
-			d, ofed := ofedDevice(t), true
-			if tool == "dcb" {
-				d, ofed = dcbDevice(t), false
-			}
-			w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), ofed, true)
-			before := w.snapshot()
-			out, stderr, code := w.run()
-			if code != 0 || !strings.Contains(out, "gpu-0000: in sync with the intent, nothing changed") {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
-			}
-			if ws := w.writes(); len(ws) > 0 {
-				t.Errorf("writes on a server in sync:\n%s", strings.Join(ws, "\n"))
-			}
-			if !mapsEqual(before, w.snapshot()) {
-				t.Error("the sysfs tree changed on a server in sync")
-			}
-			out, stderr, code = w.run("--check")
-			if code != 0 || !strings.Contains(out, "gpu-0000: in sync with the intent\n") || strings.Contains(out, "DRIFT") {
-				t.Errorf("--check exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
-			}
-			if tool == "mlnx_qos" {
-				// mlnx_qos is slow: one read per NIC, however many sections.
-				reads := 0
-				for _, l := range w.log() {
-					if strings.HasPrefix(l, "read mlnx_qos -i eth2") {
-						reads++
-					}
-				}
-				if reads != 2 { // two runs, one read each for the qos and pfc sections
-					t.Errorf("mlnx_qos -i eth2 read %d times in two runs", reads)
+	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
+		w := newWorld(t, d, desiredNIC(d.Host.Profile), tcDesired(d, 100000), ofed, true)
+		before := w.snapshot()
+		out, stderr, code := w.run()
+		if code != 0 || !strings.Contains(out, "gpu-0000: in sync with the intent, nothing changed") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+		}
+		if ws := w.writes(); len(ws) > 0 {
+			t.Errorf("writes on a server in sync:\n%s", strings.Join(ws, "\n"))
+		}
+		if !mapsEqual(before, w.snapshot()) {
+			t.Error("the sysfs tree changed on a server in sync")
+		}
+		out, stderr, code = w.run("--check")
+		if code != 0 || !strings.Contains(out, "gpu-0000: in sync with the intent\n") || strings.Contains(out, "DRIFT") {
+			t.Errorf("--check exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+		}
+		if ofed {
+			// mlnx_qos is slow: one read per NIC, however many sections.
+			reads := 0
+			for _, l := range w.log() {
+				if strings.HasPrefix(l, "read mlnx_qos -i eth2") {
+					reads++
 				}
 			}
-		})
-	}
+			if reads != 2 { // two runs, one read each for the qos and pfc sections
+				t.Errorf("mlnx_qos -i eth2 read %d times in two runs", reads)
+			}
+		}
+	})
 }
 
 func TestScriptOnlySection(t *testing.T) {
@@ -806,5 +811,52 @@ func TestScriptCheckReadsNICFirmware(t *testing.T) {
 				t.Errorf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 			}
 		}
+	}
+}
+
+// TestCheckJSONIsOneDocument runs --check --json on a drifted server with
+// each tool: stdout is one JSON document naming every setting checked,
+// stderr the text report --check prints, and the exit status that of
+// --check.
+func TestCheckJSONIsOneDocument(t *testing.T) {
+	t.Parallel()
+	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
+		w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
+		text, _, code := w.run("--check")
+		out, stderr, jcode := w.run("--check", "--json")
+		if jcode != code {
+			t.Errorf("--check --json exit %d, --check %d", jcode, code)
+		}
+		var doc struct {
+			Device   string `json:"device"`
+			Settings []struct {
+				Path string  `json:"path"`
+				Have string  `json:"have"`
+				Want *string `json:"want"`
+			} `json:"settings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+		}
+		if doc.Device != d.Name || len(doc.Settings) == 0 {
+			t.Errorf("document: device %q, %d settings", doc.Device, len(doc.Settings))
+		}
+		if stderr != text {
+			t.Errorf("--check --json stderr differs from --check stdout:\n%s\n---\n%s", stderr, text)
+		}
+	})
+}
+
+// TestJSONNeedsCheck: --json is a report of a check, never of a run that
+// changes the server.
+func TestJSONNeedsCheck(t *testing.T) {
+	d := ofedDevice(t)
+	w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), true, false)
+	out, stderr, code := w.run("--json")
+	if code != 2 || out != "" || !strings.Contains(stderr, "--json reports a check") {
+		t.Errorf("--json alone: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if ws := w.writes(); len(ws) > 0 {
+		t.Errorf("--json alone wrote:\n%s", strings.Join(ws, "\n"))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/compiler/platforms"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
@@ -229,14 +230,7 @@ func TestApplyConverges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := r.Desired(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, rem, err := r.Diff(b, running, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, changes, rem := rendertest.Diff(t, r, b, running)
 	kinds := map[string]renderers.Disruption{}
 	for _, c := range changes {
 		kinds[c.Path] = c.Disruption

@@ -100,16 +100,7 @@ type jsonCursor struct {
 	i int
 }
 
-func (r *jsonCursor) space() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
-	}
-}
+func (r *jsonCursor) space() { r.i = renderers.SkipJSONSpace(r.b, r.i) }
 
 // lit consumes c after any whitespace when the input continues with it.
 func (r *jsonCursor) lit(c byte) bool {

@@ -1,15 +1,11 @@
 package host
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
 // rdmaStorageDevice is a server whose storage class leaves over RDMA on
@@ -128,62 +124,6 @@ func TestShapingUnmarked(t *testing.T) {
 		Interface: p.Shaping[0].Interface, RateBits: 1_000_000_000, Unmarked: true})
 	if _, err := (Renderer{}).Render(d); err == nil || !strings.Contains(err.Error(), "both take unmarked traffic") {
 		t.Errorf("two classes taking unmarked traffic on one interface: %v", err)
-	}
-}
-
-// TestNetnsShapingUnmarked runs the shaping section with the real tc on a
-// veth in a namespace of its own: with unmarked traffic counted as the
-// storage class, packets without a DSCP (object storage over TCP that marks
-// nothing) land in the storage shaper 1:11, as do storage's own DSCPs, and
-// the RoCE DSCP goes to the line-rate class.
-func TestNetnsShapingUnmarked(t *testing.T) {
-	in := netns(t)
-	d := gpu(t)
-	p := d.Host.Profile
-	p.DefaultPriority = 0
-	p.Shaping[0].Transport, p.Shaping[0].Unmarked = ir.TransportTCP, true
-	dir := t.TempDir()
-	rt, settings := filepath.Join(dir, "rocefab-host.sh"), filepath.Join(dir, "host.conf")
-	if err := os.WriteFile(rt, runtimeFile(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(render(t, d)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	host := func(args ...string) (string, error) {
-		return in(append([]string{"env", "ROCEFAB_LOCK=" + filepath.Join(dir, "lock"), "bash", rt,
-			"--settings", settings, "--netdev", "eth0"}, args...)...)
-	}
-	out, err := host("--only", "shaping")
-	if err != nil || !strings.Contains(out, "htb default 0x11") {
-		t.Fatalf("first run: %v\n%s", err, out)
-	}
-	out, err = host("--check", "--only", "shaping")
-	if code := exitCode(t, err); code != 0 {
-		t.Errorf("--check after a run: exit %d\n%s", code, out)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(addr string, dscp int) {
-		t.Helper()
-		out, err := in("env", "ROCEFAB_SEND_UDP="+addr, "ROCEFAB_SEND_DSCP="+strconv.Itoa(dscp), exe, "-test.run=^TestHelperSendUDP$")
-		if err != nil {
-			t.Fatalf("sending to %s with DSCP %d: %v\n%s", addr, dscp, err, out)
-		}
-	}
-	before := hosttest.HTBClasses(t, in, "eth0")
-	send("10.66.0.2:9", 0)
-	send("[fd66::2]:9", 0)
-	send("10.66.0.2:9", 10)
-	send("10.66.0.2:9", 26)
-	after := hosttest.HTBClasses(t, in, "eth0")
-	if got := after["1:11"].Packets - before["1:11"].Packets; got < 30 {
-		t.Errorf("1:11 (storage) counted %d packets, want the 30 sent unmarked and with DSCP 10", got)
-	}
-	if got := after["1:ff"].Packets - before["1:ff"].Packets; got < 10 || got >= 20 {
-		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
 	}
 }
 

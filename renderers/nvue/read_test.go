@@ -6,22 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
-
-// library reads src with the YAML library, as readTop does outside the
-// subset.
-func library(src []byte) (*rnode, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, err
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	return fromYAML(doc.Content[0]), nil
-}
 
 // sameTree returns where a and b differ in what reading uses: kinds,
 // values, null tags, line numbers and children; "" when they do not.
@@ -54,7 +39,7 @@ func checkSubset(t *testing.T, src []byte) bool {
 	if !ok {
 		return false
 	}
-	want, err := library(src)
+	want, err := readLibrary(src)
 	if err != nil {
 		t.Fatalf("the subset reader read what the library refuses (%v):\n%s", err, src)
 	}

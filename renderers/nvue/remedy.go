@@ -3,7 +3,6 @@ package nvue
 import (
 	"bytes"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -302,14 +301,9 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if rem.Format != renderers.Text {
 		return nil, fmt.Errorf("nvue: a remediation in %q, not nv set/unset lines in %q", rem.Format, renderers.Text)
 	}
-	at := -1
-	for i, a := range running {
-		if path.Base(a.Path) == File {
-			if at >= 0 {
-				return nil, fmt.Errorf("nvue: two running configurations, %s and %s", running[at].Path, a.Path)
-			}
-			at = i
-		}
+	at, err := renderers.RunningFile(running, File)
+	if err != nil {
+		return nil, fmt.Errorf("nvue: %w", err)
 	}
 	var src []byte
 	if at >= 0 {

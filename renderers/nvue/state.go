@@ -2,7 +2,6 @@ package nvue
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -329,15 +328,13 @@ func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 	if d == nil {
 		return nil, fmt.Errorf("nvue: nil device")
 	}
+	at, err := renderers.RunningFile(running, File)
+	if err != nil {
+		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
+	}
 	var found *renderers.Artifact
-	for i, a := range running {
-		if path.Base(a.Path) != File {
-			continue
-		}
-		if found != nil {
-			return nil, fmt.Errorf("nvue: %s: two running configurations, %s and %s", d.Name, found.Path, a.Path)
-		}
-		found = &running[i]
+	if at >= 0 {
+		found = &running[at]
 	}
 	if found == nil {
 		return &State{}, nil

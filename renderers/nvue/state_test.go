@@ -17,6 +17,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
 )
 
@@ -444,14 +445,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want, err := platform.Desired(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rem, err := platform.Diff(d, s, want)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, _, rem := rendertest.Diff(t, platform, d, s)
 		// What parses can be brought to the desired state.
 		if _, err := platform.Apply(running, rem); err != nil && !strings.Contains(err.Error(), "range key") {
 			t.Fatalf("Apply: %v", err)

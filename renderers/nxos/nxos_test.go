@@ -12,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/internal/clitree/clitreetest"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 )
 
@@ -23,33 +24,12 @@ func render(t *testing.T, d *ir.Device) string {
 	return string(rendertest.RenderOne(t, Renderer{}, d, FileName, renderers.Text).Content)
 }
 
-func leaf(t *testing.T) *ir.Device {
-	t.Helper()
-	d := irtest.Fabric().Device("leaf-nxos")
-	if d == nil {
-		t.Fatal("test fabric has no leaf-nxos")
-	}
-	return d
-}
+func leaf(t *testing.T) *ir.Device { return irtest.Device(t, "leaf-nxos") }
 
 // cloneSwitch returns a copy of d whose switch, QoS, queues, classes and
 // ports can be changed without touching the shared test fabric.
 func cloneSwitch(d *ir.Device) *ir.Device {
-	c := *d
-	sw := *d.Switch
-	qos := *sw.QoS
-	qos.Queues = slices.Clone(qos.Queues)
-	for i := range qos.Queues {
-		if cl := qos.Queues[i].Class; cl != nil {
-			cc := *cl
-			qos.Queues[i].Class = &cc
-		}
-	}
-	qos.PFC = slices.Clone(qos.PFC)
-	sw.QoS = &qos
-	sw.Ports = slices.Clone(sw.Ports)
-	c.Switch = &sw
-	return &c
+	return clitreetest.Variant(d, func(*ir.Switch, *ir.QoS) {})
 }
 
 func TestGolden(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -41,14 +40,9 @@ func (Platform) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %w", err)
 	}
-	at := -1
-	for i, a := range running {
-		if path.Base(a.Path) == FileName {
-			if at >= 0 {
-				return nil, fmt.Errorf("openconfig: two running configurations, %s and %s", running[at].Path, a.Path)
-			}
-			at = i
-		}
+	at, err := renderers.RunningFile(running, FileName)
+	if err != nil {
+		return nil, fmt.Errorf("openconfig: %w", err)
 	}
 	var src []byte
 	if at >= 0 {

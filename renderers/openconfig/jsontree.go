@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // jnode is one JSON value of a document, with the byte span it occupies,
@@ -70,16 +72,7 @@ func lineCol(src []byte, i int) (int, int) {
 	return line, col
 }
 
-func (p *jparser) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *jparser) space() { p.i = renderers.SkipJSONSpace(p.src, p.i) }
 
 func (p *jparser) value(depth int) (*jnode, error) {
 	if depth > maxDepth {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/schema"
 )
 
 // Update reports whether golden files should be rewritten. It reads the
@@ -119,6 +120,61 @@ func Devices(f *ir.Fabric, platform string) []*ir.Device {
 		}
 	}
 	return out
+}
+
+// LinkSpeed is a leaf's port speed (its tier) with the speed of the NICs
+// cabled to it, in Gb/s.
+type LinkSpeed struct{ Tier, NIC int }
+
+// LinkSpeeds returns each tier from 100G to 800G that a switch model with
+// the given port counts (keyed by speed, as the catalog has them) runs,
+// each with every NIC speed of that list at or below it: the fabrics a
+// port-speed test renders for the model.
+func LinkSpeeds(ports map[string]int) []LinkSpeed {
+	speeds := []int{100, 200, 400, 800}
+	var out []LinkSpeed
+	for i, tier := range speeds {
+		if ports[schema.FormatSpeed(tier)] == 0 {
+			continue
+		}
+		for _, nic := range speeds[:i+1] {
+			out = append(out, LinkSpeed{tier, nic})
+		}
+	}
+	return out
+}
+
+// Contains fails t, without stopping it, for each of wants that text
+// lacks, naming text by what; when any is missing it logs text once, so
+// that the failure shows what was there instead.
+func Contains(t testing.TB, what, text string, wants ...string) {
+	t.Helper()
+	missing := false
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q", what, w)
+			missing = true
+		}
+	}
+	if missing {
+		t.Logf("%s:\n%s", what, text)
+	}
+}
+
+// Diff returns d's desired state on platform p and the changes and
+// remediation that make running into it, failing t when p cannot give
+// them: the step every plan test takes after reading a running state.
+func Diff(t testing.TB, p renderers.Platform, d *ir.Device, running renderers.State) (renderers.State, []renderers.Change, renderers.Remediation) {
+	t.Helper()
+	desired, err := p.Desired(d)
+	if err != nil {
+		t.Fatalf("Desired(%s): %v", d.Name, err)
+	}
+	changes, rem, err := p.Diff(d, running, desired)
+	if err != nil {
+		t.Fatalf("Diff(%s): %v", d.Name, err)
+	}
+	return desired, changes, rem
 }
 
 // RenderOne renders d with r and checks that it yields exactly one

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // maxDepth bounds the nesting of a running config_db.json: CONFIG_DB is
@@ -46,16 +48,7 @@ func (s *scanner) errorf(at int, format string, args ...any) error {
 	return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
 }
 
-func (s *scanner) ws() {
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) ws() { s.pos = renderers.SkipJSONSpace(s.src, s.pos) }
 
 // object reads the object at s.pos (after white space) and returns its
 // members; their values are skipped, not read.

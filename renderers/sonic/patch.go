@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -658,14 +657,9 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("sonic: the remediation: %w", err)
 	}
-	at := -1
-	for i, a := range running {
-		if path.Base(a.Path) == FileName {
-			if at >= 0 {
-				return nil, fmt.Errorf("sonic: two running configurations, %s and %s", running[at].Path, a.Path)
-			}
-			at = i
-		}
+	at, err := renderers.RunningFile(running, FileName)
+	if err != nil {
+		return nil, fmt.Errorf("sonic: %w", err)
 	}
 	src := []byte("{}\n")
 	if at >= 0 {

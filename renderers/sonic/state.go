@@ -2,7 +2,6 @@ package sonic
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -339,15 +338,13 @@ func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.Sta
 	if err := renderers.CheckDevice(d); err != nil {
 		return nil, err
 	}
+	at, err := renderers.RunningFile(running, FileName)
+	if err != nil {
+		return nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
+	}
 	var found *renderers.Artifact
-	for i, a := range running {
-		if path.Base(a.Path) != FileName {
-			continue
-		}
-		if found != nil {
-			return nil, fmt.Errorf("sonic: %s: two running configurations, %s and %s", d.Name, found.Path, a.Path)
-		}
-		found = &running[i]
+	if at >= 0 {
+		found = &running[at]
 	}
 	sc, err := scopeFor(d)
 	if err != nil {

@@ -6,11 +6,23 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
 	catalog "github.com/rocefab/rocefab/compiler/platforms"
 )
+
+// Device returns the test fabric's device name, failing t when the
+// fabric has none: the device a renderer's tests start from.
+func Device(t testing.TB, name string) *ir.Device {
+	t.Helper()
+	d := Fabric().Device(name)
+	if d == nil {
+		t.Fatalf("test fabric has no %s", name)
+	}
+	return d
+}
 
 // WithSwitch returns a copy of d whose switch, itself a copy, edit
 // changed, so that a test derives a device from the fabric's without

@@ -3,7 +3,6 @@ package clitree
 import (
 	"bytes"
 	"fmt"
-	"path"
 	"slices"
 	"unicode/utf8"
 
@@ -14,14 +13,9 @@ import (
 // the device has none (it runs nothing rocefab owns yet), and an error for
 // two of them.
 func Running(running []renderers.Artifact, file string) ([]byte, error) {
-	at := -1
-	for i, a := range running {
-		if path.Base(a.Path) == file {
-			if at >= 0 {
-				return nil, fmt.Errorf("two running configurations, %s and %s", running[at].Path, a.Path)
-			}
-			at = i
-		}
+	at, err := renderers.RunningFile(running, file)
+	if err != nil {
+		return nil, err
 	}
 	if at < 0 {
 		return nil, nil
@@ -86,14 +80,9 @@ func (d *Dialect) ApplyArtifacts(running []renderers.Artifact, rem renderers.Rem
 	if rem.Format != renderers.Text {
 		return nil, fmt.Errorf("a remediation in %q, not CLI lines in %q", rem.Format, renderers.Text)
 	}
-	at := -1
-	for i, a := range running {
-		if path.Base(a.Path) == file {
-			if at >= 0 {
-				return nil, fmt.Errorf("two running configurations, %s and %s", running[at].Path, a.Path)
-			}
-			at = i
-		}
+	at, err := renderers.RunningFile(running, file)
+	if err != nil {
+		return nil, err
 	}
 	if at < 0 {
 		out = append(out, renderers.Artifact{Path: renderers.NewArtifactPath(running, file), Format: renderers.Text})

@@ -180,7 +180,8 @@ func (h *Harness) Diff(t testing.TB, d *ir.Device, running, want renderers.State
 }
 
 // Variant returns a copy of d whose switch and QoS policy f changed; d is
-// not touched.
+// not touched. The copy has its own ports, queues, and each queue's class
+// and ECN profile, so f may change any of them.
 func Variant(d *ir.Device, f func(sw *ir.Switch, q *ir.QoS)) *ir.Device {
 	c := *d
 	sw := *d.Switch
@@ -190,6 +191,10 @@ func Variant(d *ir.Device, f func(sw *ir.Switch, q *ir.QoS)) *ir.Device {
 		if e := q.Queues[i].ECN; e != nil {
 			ec := *e
 			q.Queues[i].ECN = &ec
+		}
+		if cl := q.Queues[i].Class; cl != nil {
+			cc := *cl
+			q.Queues[i].Class = &cc
 		}
 	}
 	q.PFC = slices.Clone(q.PFC)
