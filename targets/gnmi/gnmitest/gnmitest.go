@@ -63,6 +63,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -774,6 +775,30 @@ func (l *trackingListener) dropAll() {
 		c.Close()
 		delete(l.conns, c)
 	}
+}
+
+// shared is the one certificate Certs hands out, made on first use.
+var shared = sync.OnceValues(func() (certPair, error) {
+	srv, pool, err := SelfSigned()
+	return certPair{srv, pool}, err
+})
+
+type certPair struct {
+	srv  *tls.Config
+	pool *x509.CertPool
+}
+
+// Certs returns one self-signed server configuration for 127.0.0.1 and the
+// pool that trusts it, the same for every call in the process: a key and
+// certificate per test server would cost more than most tests that use
+// them. It fails t when none can be made.
+func Certs(t testing.TB) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	c, err := shared()
+	if err != nil {
+		t.Fatalf("gnmitest: a self-signed certificate: %v", err)
+	}
+	return c.srv, c.pool
 }
 
 // SelfSigned returns a server TLS configuration with a fresh certificate
