@@ -139,9 +139,15 @@ func New(opts Options) (*Target, error) {
 	if opts.CommandTimeout <= 0 {
 		opts.CommandTimeout = 15 * time.Minute
 	}
-	sum := sha256.Sum256(opts.Runtime)
-	return &Target{opts: opts, runtimeSHA: hex.EncodeToString(sum[:]), runtimeDigest: string(m[1]),
+	return &Target{opts: opts, runtimeSHA: sha256Hex(opts.Runtime), runtimeDigest: string(m[1]),
 		devices: map[string]*sync.Mutex{}, pending: map[string]*pushed{}}, nil
+}
+
+// sha256Hex is b's SHA-256 as sha256sum prints it, the form in which the
+// runtime's digest and a remediation's settings are compared.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // String describes the target for plans and reports.
@@ -373,8 +379,7 @@ func (t *Target) decode(d *ir.Device, rem renderers.Remediation) (*remedy, error
 	if r.Install.Path != t.opts.SettingsPath {
 		return nil, fmt.Errorf("%s: the remediation installs %q: the settings go to %s only", d.Name, r.Install.Path, t.opts.SettingsPath)
 	}
-	sum := sha256.Sum256([]byte(r.Install.Content))
-	if hex.EncodeToString(sum[:]) != r.Install.SHA256 {
+	if sha256Hex([]byte(r.Install.Content)) != r.Install.SHA256 {
 		return nil, fmt.Errorf("%s: the settings in the remediation do not have the SHA-256 %q it states", d.Name, r.Install.SHA256)
 	}
 	if r.Runtime != t.runtimeDigest {
