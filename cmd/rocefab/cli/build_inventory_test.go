@@ -22,12 +22,8 @@ address: {"*": "{name}.mgmt.example.net", "leaf-r0-00": "10.0.0.9:9339"}
 	if err := os.WriteFile(inv, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out")
-	var stdout, stderr bytes.Buffer
 	ex := filepath.Join(repoRoot(t), "examples", "mixed-fleet")
-	if code := Run([]string{"build", ex, "-o", out, "--only", "spine-00", "-q", "--inventory", inv}, &stdout, &stderr); code != 0 {
-		t.Fatalf("build: exit %d\n%s", code, stderr.String())
-	}
+	out := buildQuiet(t, ex, "--only", "spine-00", "--inventory", inv)
 	b, err := os.ReadFile(filepath.Join(out, "monitoring", "gnmic.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +41,7 @@ address: {"*": "{name}.mgmt.example.net", "leaf-r0-00": "10.0.0.9:9339"}
 	if err := os.WriteFile(bad, []byte(`address: 3`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stderr.Reset()
+	var stdout, stderr bytes.Buffer
 	if code := Run([]string{"build", ex, "-o", filepath.Join(dir, "out2"), "--only", "spine-00", "-q", "--inventory", bad}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "inventory") {
 		t.Errorf("bad inventory: exit %d\n%s", code, stderr.String())
 	}

@@ -14,6 +14,18 @@ import (
 
 func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
+// buildQuiet builds src into a fresh directory with -q and args, failing
+// t unless the build succeeds, and returns the directory.
+func buildQuiet(t *testing.T, src string, args ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	if code := Run(append([]string{"build", src, "-o", out, "-q"}, args...), &stdout, &stderr); code != 0 {
+		t.Fatalf("build %v: exit %d\n%s", args, code, stderr.String())
+	}
+	return out
+}
+
 // goldenDevices are the devices of each example whose artifacts are kept
 // as golden files: one per role and platform, and the first server.
 var goldenDevices = map[string][]string{

@@ -18,12 +18,7 @@ func TestEmitHostScript(t *testing.T) {
 	src := filepath.Join(repoRoot(t), "examples", "pod-2048")
 	build := func(args ...string) string {
 		t.Helper()
-		out := filepath.Join(t.TempDir(), "out")
-		var stdout, stderr bytes.Buffer
-		if code := Run(append([]string{"build", src, "-o", out, "--only", "gpu-0000", "-q"}, args...), &stdout, &stderr); code != 0 {
-			t.Fatalf("build %v: exit %d\n%s", args, code, stderr.String())
-		}
-		return out
+		return buildQuiet(t, src, append([]string{"--only", "gpu-0000"}, args...)...)
 	}
 	read := func(path string, mode os.FileMode) string {
 		t.Helper()

@@ -341,22 +341,14 @@ func TestInventoryGNMIPlaintext(t *testing.T) {
 	noSecret(t, dir, outputs...)
 }
 
-// TestInventoryErrors: an inventory that cannot reach a gNMI device says
-// which device and what to set, before anything is read.
-func TestInventoryErrors(t *testing.T) {
-	dir := gnmiLab(t)
-	t.Setenv(testPasswordEnv, testSecret)
-	for _, tc := range []struct{ name, inv, want string }{
-		{"no port", `{"platforms": {"eos": {"transport": "gnmi"}}, "hosts": {"transport": "dir"}}`,
-			`leaf-r0-00 (platform eos): address "leaf-r0-00" has no port, and the inventory gives it none`},
-		{"insecure", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "insecure": true}}}`,
-			"insecure: true for leaf-r0-00 (platform eos): rocefab never skips checking a gNMI device's certificate"},
-		{"key auth", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "auth": "key", "keyFile": "k"}}}`,
-			`auth "key": over gNMI rocefab sends a username and a password`},
-		{"no CA", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "caFile": "missing.pem"}}}`,
-			`caFile "missing.pem"`},
-		{"schema", `{"platforms": {"eos": {"transport": "telnet"}}}`, "has 1 error"},
-	} {
+// inventoryCase is an inventory plan refuses and what its error says.
+type inventoryCase struct{ name, inv, want string }
+
+// planRefusesInventory plans dir with each case's inventory and wants exit
+// 1 with the case's words on stderr.
+func planRefusesInventory(t *testing.T, dir string, cases []inventoryCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(tc.inv), 0o644); err != nil {
 				t.Fatal(err)
@@ -367,6 +359,24 @@ func TestInventoryErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInventoryErrors: an inventory that cannot reach a gNMI device says
+// which device and what to set, before anything is read.
+func TestInventoryErrors(t *testing.T) {
+	dir := gnmiLab(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	planRefusesInventory(t, dir, []inventoryCase{
+		{"no port", `{"platforms": {"eos": {"transport": "gnmi"}}, "hosts": {"transport": "dir"}}`,
+			`leaf-r0-00 (platform eos): address "leaf-r0-00" has no port, and the inventory gives it none`},
+		{"insecure", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "insecure": true}}}`,
+			"insecure: true for leaf-r0-00 (platform eos): rocefab never skips checking a gNMI device's certificate"},
+		{"key auth", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "auth": "key", "keyFile": "k"}}}`,
+			`auth "key": over gNMI rocefab sends a username and a password`},
+		{"no CA", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "caFile": "missing.pem"}}}`,
+			`caFile "missing.pem"`},
+		{"schema", `{"platforms": {"eos": {"transport": "telnet"}}}`, "has 1 error"},
+	})
 }
 
 // TestInventoryMixed: devices through running/ (transport "dir") and
@@ -991,7 +1001,7 @@ func TestInventorySSHScale(t *testing.T) {
 func TestInventorySSHErrors(t *testing.T) {
 	dir := gnmiLab(t)
 	t.Setenv(testPasswordEnv, "")
-	for _, tc := range []struct{ name, inv, want string }{
+	planRefusesInventory(t, dir, []inventoryCase{
 		{"insecure", `{"defaults": {"username": "netops"}, "platforms": {"eos": {"transport": "ssh", "insecure": true}}}`,
 			"insecure: true: rocefab never skips checking a device's host key because a file says so; for lab devices, give --insecure-ignore-host-keys"},
 		{"no username", `{"platforms": {"eos": {"transport": "ssh"}}}`,
@@ -1000,17 +1010,7 @@ func TestInventorySSHErrors(t *testing.T) {
 			`auth "key" and no keyFile`},
 		{"password not set", `{"platforms": {"eos": {"transport": "ssh", "username": "netops", "auth": "password"}}, "passwordEnv": "` + testPasswordEnv + `"}`,
 			"environment variable " + testPasswordEnv + ", which is not set or empty"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(tc.inv), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inv.json")
-			if code != exitPlanError || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit %d, want 1 and %q\n%s%s", code, tc.want, out, errOut)
-			}
-		})
-	}
+	})
 }
 
 // TestInventorySSHConcurrentApply: while another apply holds the fabric,

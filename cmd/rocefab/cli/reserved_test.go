@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,11 +19,7 @@ func TestFabricWideEntriesAreReserved(t *testing.T) {
 	for _, d := range fab.Devices {
 		devices[d.Name] = true
 	}
-	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	if code := Run([]string{"build", src, "-o", out, "-q"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("build: exit %d\n%s", code, stderr.String())
-	}
+	out := buildQuiet(t, src)
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)

@@ -388,11 +388,7 @@ func TestSummaryAgreesWithExplain(t *testing.T) {
 // writes, and nothing it does not.
 func TestSummaryFileMap(t *testing.T) {
 	src := filepath.Join(repoRoot(t), "examples", "multitenant")
-	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	if code := Run([]string{"build", src, "-o", out, "-q"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("build: exit %d: %s", code, stderr.String())
-	}
+	out := buildQuiet(t, src)
 	md, err := os.ReadFile(filepath.Join(out, "SUMMARY.md"))
 	if err != nil {
 		t.Fatal(err)
