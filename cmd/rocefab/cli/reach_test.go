@@ -625,35 +625,33 @@ func TestInventorySSHHostKeys(t *testing.T) {
 // under NX-OS spines, and SONiC leaves under NVUE spines, of one shape, so
 // that their expanded inventories list the same devices and links in the
 // same order and differ only in platform, model and interface names.
-const (
-	mixedEOSNXOS = `name: "mix"
+var mixedHalves = []string{
+	railIntent("eos", "7060X6-64PE", "nxos", "N9364D-GX2A"),
+	railIntent("sonic", "DS5000", "nvue", "SN5600"),
+}
+
+// railIntent is the rail-optimized intent of the mixed fabric's shape with
+// leaves and spines of the platforms and models given.
+func railIntent(leafPlatform, leafModel, spinePlatform, spineModel string) string {
+	return fmt.Sprintf(`name: "mix"
 topology: {
 	servers: 4
 	rails:   2
-	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 4, uplinks: 4}
-	spine: {platform: "nxos", model: "N9364D-GX2A", count: 2}
+	leaf: {platform: %q, model: %q, downlinks: 4, uplinks: 4}
+	spine: {platform: %q, model: %q, count: 2}
 }
 hosts: nic: ports: ["eth1", "eth2"]
 hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
-`
-	mixedSONiCNVUE = `name: "mix"
-topology: {
-	servers: 4
-	rails:   2
-	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
-	spine: {platform: "nvue", model: "SN5600", count: 2}
+`, leafPlatform, leafModel, spinePlatform, spineModel)
 }
-hosts: nic: ports: ["eth1", "eth2"]
-hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
-`
-	// mixedIntent is the one fabric: its devices and links are in
-	// devices.json, which mixedInventory writes.
-	mixedIntent = `name: "mix"
+
+// mixedIntent is the one fabric: its devices and links are in
+// devices.json, which mixedInventory writes.
+const mixedIntent = `name: "mix"
 topology: {style: "explicit", inventory: "devices.json", rails: 2}
 hosts: nic: ports: ["eth1", "eth2"]
 hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
 `
-)
 
 // mixedFrom says which of the two built fabrics each switch of the mixed
 // fabric is taken from: an EOS leaf and an NX-OS spine from the first, a
@@ -672,7 +670,7 @@ func mixedInventory(t *testing.T) []byte {
 		Links   []map[string]any `json:"links"`
 	}
 	var built [2]inventory
-	for i, intent := range []string{mixedEOSNXOS, mixedSONiCNVUE} {
+	for i, intent := range mixedHalves {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(intent), 0o644); err != nil {
 			t.Fatal(err)
