@@ -306,24 +306,13 @@ func (s *Server) render() error {
 		return err
 	}
 	root = append(root, s.extra...)
-	var b bytes.Buffer
-	b.WriteString("{\n")
 	for i, m := range root {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
-		name, _ := json.Marshal(m.name)
-		b.WriteString("  ")
-		b.Write(name)
-		b.WriteString(": ")
 		var ind bytes.Buffer
-		if json.Indent(&ind, m.value, "  ", "  ") != nil {
-			ind.Write(m.value)
+		if json.Indent(&ind, m.value, "  ", "  ") == nil {
+			root[i].value = ind.Bytes()
 		}
-		b.Write(ind.Bytes())
 	}
-	b.WriteString("\n}\n")
-	s.doc, s.part = b.Bytes(), nil
+	s.doc, s.part = append(object(root), '\n'), nil
 	return nil
 }
 
