@@ -716,25 +716,33 @@ func (t *Target) take(d *ir.Device, what string) (*pushed, error) {
 	return p, nil
 }
 
-// Confirm keeps d's pending push. One whose timer ran out was rolled
-// back: Confirm says so, and how the rollback went.
-func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
+// settle holds d's lock, takes its pending push for Confirm or Rollback,
+// and settles it with f.
+func (t *Target) settle(d *ir.Device, what string, f func(p *pushed) error) error {
 	unlock, err := t.lock(d)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	p, err := t.take(d, "confirmed")
+	p, err := t.take(d, what)
 	if err != nil {
 		return err
 	}
-	if p.lapsed {
-		if p.lapseErr != nil {
-			return fmt.Errorf("%s: its confirm timer lapsed, and rolling back failed: %v", d.Name, p.lapseErr)
+	return f(p)
+}
+
+// Confirm keeps d's pending push. One whose timer ran out was rolled
+// back: Confirm says so, and how the rollback went.
+func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
+	return t.settle(d, "confirmed", func(p *pushed) error {
+		if p.lapsed {
+			if p.lapseErr != nil {
+				return fmt.Errorf("%s: its confirm timer lapsed, and rolling back failed: %v", d.Name, p.lapseErr)
+			}
+			return fmt.Errorf("%s: its confirm timer lapsed: the push was rolled back", d.Name)
 		}
-		return fmt.Errorf("%s: its confirm timer lapsed: the push was rolled back", d.Name)
-	}
-	return t.opts.Journal.Remove(d.Name)
+		return t.opts.Journal.Remove(d.Name)
+	})
 }
 
 // Rollback undoes d's pending push: its previous host.conf (and runtime)
@@ -742,22 +750,15 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 // had no host.conf before cannot be: the error says so and the push
 // stays.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	unlock, err := t.lock(d)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	p, err := t.take(d, "rolled back")
-	if err != nil {
-		return err
-	}
-	if p.lapsed {
-		return p.lapseErr
-	}
-	if err := t.undo(ctx, d, p); err != nil {
-		return err
-	}
-	return t.opts.Journal.Remove(d.Name)
+	return t.settle(d, "rolled back", func(p *pushed) error {
+		if p.lapsed {
+			return p.lapseErr
+		}
+		if err := t.undo(ctx, d, p); err != nil {
+			return err
+		}
+		return t.opts.Journal.Remove(d.Name)
+	})
 }
 
 // lock holds d's mutex, one call at a time per server, until unlock.
