@@ -10,11 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/openconfig"
-	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
 	dirtarget "github.com/rocefab/rocefab/targets/dir"
 )
@@ -319,14 +317,7 @@ func TestFreshOpenConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(everyPlatformIntent), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, ds, err := schema.Load(dir)
-	if err != nil || ds.HasErrors() {
-		t.Fatal(err, ds)
-	}
-	fab, ds := compiler.Compile(in)
-	if ds.HasErrors() {
-		t.Fatal(ds)
-	}
+	fab := compileIntent(t, dir)
 	var switches []*ir.Device
 	for _, d := range fab.Devices {
 		if d.Switch != nil {

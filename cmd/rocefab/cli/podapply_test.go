@@ -15,12 +15,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/rendertest"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // copyExample copies examples/<name> (intent and running/) to a new
@@ -368,14 +366,7 @@ var runtimeLine = regexp.MustCompile(`(?m)^  "runtime": "[0-9a-f]*",$`)
 // them), so that plan on the example shows the servers' side of the fix.
 func TestPod2048RunningHosts(t *testing.T) {
 	src := filepath.Join(repoRoot(t), "examples", "pod-2048")
-	in, ds, err := schema.Load(src)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	fab, ds := compiler.Compile(in)
-	if fab == nil {
-		t.Fatalf("compile: %v", ds)
-	}
+	fab := compileIntent(t, src)
 	n := 0
 	for _, d := range fab.Devices {
 		if d.Platform != ir.PlatformLinux || d.Host == nil {
