@@ -103,21 +103,7 @@ func smallPod(t *testing.T) (string, int) {
 // runningFiles returns every file below dir/running, by relative path.
 func runningFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	root := filepath.Join(dir, "running")
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		b, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return filesBelow(t, filepath.Join(dir, "running"))
 }
 
 // nvueForeign returns an NVUE running configuration without the subtrees

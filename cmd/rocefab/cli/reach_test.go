@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,21 +165,10 @@ func noSecret(t *testing.T, dir string, outputs ...string) {
 			t.Errorf("output %d shows the password:\n%s", i, o)
 		}
 	}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+	for rel, b := range filesBelow(t, dir) {
 		if strings.Contains(string(b), testSecret) {
-			t.Errorf("%s holds the password", p)
+			t.Errorf("%s holds the password", filepath.Join(dir, rel))
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
