@@ -44,6 +44,17 @@ func filesBelow(t *testing.T, root string) map[string][]byte {
 	return out
 }
 
+// says fails t for each of wants that out, what the command named by what
+// printed, does not contain.
+func says(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s does not say %q:\n%s", what, want, out)
+		}
+	}
+}
+
 // buildQuiet builds src into a fresh directory with -q and args, failing
 // t unless the build succeeds, and returns the directory.
 func buildQuiet(t *testing.T, src string, args ...string) string {
