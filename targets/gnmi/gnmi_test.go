@@ -84,16 +84,6 @@ func foreign(t testing.TB, js []byte) string {
 	return f
 }
 
-func canonical(t testing.TB, js []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
-		t.Fatalf("%v: %s", err, js)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 // serveDrifted serves d's running tree with an MTU of 4200, a drift a
 // plan corrects, from a device with opts.
 func serveDrifted(t testing.TB, d *ir.Device, opts gnmitest.Options) *gnmitest.Server {
@@ -579,7 +569,7 @@ func TestOnlyTypeAll(t *testing.T) {
 	if strings.Contains(string(read), `state"`) {
 		t.Errorf("the read kept operational state:\n%.400s", read)
 	}
-	if canonical(t, read) != canonical(t, original) {
+	if gnmitest.Canonical(t, read) != gnmitest.Canonical(t, original) {
 		t.Errorf("the read is not the device's configuration:\n%.400s\n%.400s", read, original)
 	}
 	if err := tg.PushConfirmed(ctx, d, rem, time.Minute); err != nil {
@@ -591,7 +581,7 @@ func TestOnlyTypeAll(t *testing.T) {
 	if err := tg.Rollback(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	if got := srv.Config(); canonical(t, got) != canonical(t, original) {
+	if got := srv.Config(); gnmitest.Canonical(t, got) != gnmitest.Canonical(t, original) {
 		t.Errorf("the rollback did not restore the configuration:\n%.400s\n%.400s", got, original)
 	}
 }
@@ -647,7 +637,7 @@ func TestSetTimeoutAfterApply(t *testing.T) {
 			srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
 			tg := targetOne(t, d, srv, func(o *gnmi.Options) { o.Timeout = 300 * time.Millisecond })
 			_, rem, _ := planOne(t, tg, d)
-			original := canonical(t, srv.Config())
+			original := gnmitest.Canonical(t, srv.Config())
 
 			srv.SetFaults(gnmitest.Faults{SlowSet: 3 * time.Second})
 			err := tg.PushConfirmed(ctx, d, rem, time.Minute)
@@ -661,7 +651,7 @@ func TestSetTimeoutAfterApply(t *testing.T) {
 			if err := tg.Rollback(ctx, d); err != nil {
 				t.Fatalf("the push that timed out is not taken back: %v", err)
 			}
-			if got := canonical(t, srv.Config()); got != original {
+			if got := gnmitest.Canonical(t, srv.Config()); got != original {
 				t.Errorf("after the rollback the device does not run what it ran before")
 			}
 			if srv.Pending() {
@@ -674,7 +664,7 @@ func TestSetTimeoutAfterApply(t *testing.T) {
 				t.Fatal("a Set answered too late succeeded")
 			}
 			srv.SetFaults(gnmitest.Faults{})
-			waitFor(t, "the commit timer", func() bool { return canonical(t, srv.Config()) == original })
+			waitFor(t, "the commit timer", func() bool { return gnmitest.Canonical(t, srv.Config()) == original })
 		})
 	}
 }
@@ -693,7 +683,7 @@ func TestRolloutSetTimeoutAfterApply(t *testing.T) {
 			var devs []*ir.Device
 			for _, d := range f.Switches() {
 				servers[d.Name] = serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
-				original[d.Name] = canonical(t, servers[d.Name].Config())
+				original[d.Name] = gnmitest.Canonical(t, servers[d.Name].Config())
 				devs = append(devs, d)
 			}
 			tg := target(t, servers, func(o *gnmi.Options) { o.Timeout = 300 * time.Millisecond })
@@ -735,7 +725,7 @@ func TestRolloutSetTimeoutAfterApply(t *testing.T) {
 				}
 			}
 			for name, s := range servers {
-				if canonical(t, s.Config()) != original[name] {
+				if gnmitest.Canonical(t, s.Config()) != original[name] {
 					t.Errorf("%s does not run what it ran before the apply", name)
 				}
 				if s.Pending() {

@@ -766,6 +766,19 @@ func (l *trackingListener) dropAll() {
 	}
 }
 
+// Canonical is the JSON document b with its members sorted, to compare
+// two documents' content whatever their members' order and spacing; it
+// fails t when b is not JSON.
+func Canonical(t testing.TB, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
 // shared is the one certificate Certs hands out, made on first use.
 var shared = sync.OnceValues(func() (certPair, error) {
 	srv, pool, err := SelfSigned()
