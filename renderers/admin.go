@@ -2,7 +2,6 @@ package renderers
 
 import (
 	"fmt"
-	"path"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 )
@@ -55,22 +54,16 @@ func CheckAdminPort(d *ir.Device, port string) error {
 	return fmt.Errorf("%s has no port %q in the model", d.Name, port)
 }
 
-// RunningFile returns the content of the one running artifact named file
-// (its base name), for a platform that reads one setting from it; an
+// RunningContent returns the content of the one running artifact named
+// file (its base name), for a platform that reads one setting from it; an
 // error when there is none or more than one.
-func RunningFile(running []Artifact, file string) ([]byte, error) {
-	var out []byte
-	found := false
-	for _, a := range running {
-		if path.Base(a.Path) == file {
-			if found {
-				return nil, fmt.Errorf("two running %s", file)
-			}
-			out, found = a.Content, true
-		}
+func RunningContent(running []Artifact, file string) ([]byte, error) {
+	at, err := RunningFile(running, file)
+	if err != nil {
+		return nil, err
 	}
-	if !found {
+	if at < 0 {
 		return nil, fmt.Errorf("no running %s", file)
 	}
-	return out, nil
+	return running[at].Content, nil
 }

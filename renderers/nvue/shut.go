@@ -61,7 +61,7 @@ func adminPort(rem renderers.Remediation) (string, bool) {
 // config show -o yaml`): down or up as the state says, up for an
 // interface without one.
 func (Renderer) AdminState(d *ir.Device, running []renderers.Artifact, port string) (renderers.AdminState, error) {
-	src, err := renderers.RunningFile(running, File)
+	src, err := renderers.RunningContent(running, File)
 	if err != nil {
 		return "", fmt.Errorf("nvue: the link state of %s: %w", port, err)
 	}

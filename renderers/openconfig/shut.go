@@ -47,7 +47,7 @@ func (Platform) AdminRemediation(d *ir.Device, port string, up bool) (renderers.
 // openconfig.json (RFC 7951, as a Get of the root returns it): up when
 // true or absent (the leaf's default), down when false.
 func (Platform) AdminState(d *ir.Device, running []renderers.Artifact, port string) (renderers.AdminState, error) {
-	src, err := renderers.RunningFile(running, FileName)
+	src, err := renderers.RunningContent(running, FileName)
 	if err != nil {
 		return "", fmt.Errorf("openconfig: the enabled leaf of %s: %w", port, err)
 	}

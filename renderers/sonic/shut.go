@@ -43,7 +43,7 @@ func (Renderer) AdminRemediation(d *ir.Device, port string, up bool) (renderers.
 // AdminState reads port's admin_status from the running config_db.json.
 // A port without one is unknown: rocefab does not name SONiC's default.
 func (Renderer) AdminState(d *ir.Device, running []renderers.Artifact, port string) (renderers.AdminState, error) {
-	src, err := renderers.RunningFile(running, FileName)
+	src, err := renderers.RunningContent(running, FileName)
 	if err != nil {
 		return "", fmt.Errorf("sonic: the admin_status of %s: %w", port, err)
 	}

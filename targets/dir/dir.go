@@ -361,41 +361,47 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 // one whose timer has run out is rolled back first, as the device would
 // have done by itself.
 func (t *Target) Pending(ctx context.Context, d *ir.Device) (*targets.PendingCommit, error) {
+	var pc *targets.PendingCommit
+	err := t.withPending(d, func(p *pendingCommit) error {
+		if p != nil {
+			pc = &targets.PendingCommit{Device: d.Name, Deadline: p.Deadline}
+		}
+		return nil
+	})
+	return pc, err
+}
+
+// withPending runs f on the device's pending commit, nil when it has
+// none, with the device locked and a lapsed commit rolled back first.
+func (t *Target) withPending(d *ir.Device, f func(p *pendingCommit) error) error {
 	unlock, err := t.current(d)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer unlock()
 	p, err := t.pending(d.Name)
-	if err != nil || p == nil {
-		return nil, err
+	if err != nil {
+		return err
 	}
-	return &targets.PendingCommit{Device: d.Name, Deadline: p.Deadline}, nil
+	return f(p)
 }
 
 // Confirm keeps the pushed files and drops the backup. A commit whose
 // timer ran out is already rolled back: Confirm says so.
 func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
-	unlock, err := t.current(d)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	p, err := t.pending(d.Name)
-	if err != nil {
-		return err
-	}
-	if p == nil {
-		return fmt.Errorf("%s: no commit is pending confirmation (its timer may have run out and rolled it back)", d.Name)
-	}
-	t.stopTimer(d.Name)
-	if err := os.RemoveAll(t.pendingPath(d.Name)); err != nil {
-		return err
-	}
-	// The last confirmation leaves no trace (Remove fails while other
-	// commits are pending).
-	os.Remove(filepath.Join(t.root, pendingDir))
-	return nil
+	return t.withPending(d, func(p *pendingCommit) error {
+		if p == nil {
+			return fmt.Errorf("%s: no commit is pending confirmation (its timer may have run out and rolled it back)", d.Name)
+		}
+		t.stopTimer(d.Name)
+		if err := os.RemoveAll(t.pendingPath(d.Name)); err != nil {
+			return err
+		}
+		// The last confirmation leaves no trace (Remove fails while other
+		// commits are pending).
+		os.Remove(filepath.Join(t.root, pendingDir))
+		return nil
+	})
 }
 
 // Rollback restores the files of before the pending commit exactly.

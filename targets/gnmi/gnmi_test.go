@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,15 +25,6 @@ import (
 )
 
 var platform openconfig.Platform
-
-// certs is one self-signed server certificate for every test server.
-var certs = sync.OnceValues(func() (*tls.Config, *x509.CertPool) {
-	srv, pool, err := gnmitest.SelfSigned()
-	if err != nil {
-		panic(err)
-	}
-	return srv, pool
-})
 
 // withMTU is d with another switch MTU: the intent the device ran before.
 func withMTU(d *ir.Device, mtu int) *ir.Device {
@@ -95,16 +84,6 @@ func foreign(t testing.TB, js []byte) string {
 	return f
 }
 
-func canonical(t testing.TB, js []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
-		t.Fatalf("%v: %s", err, js)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 // serveDrifted serves d's running tree with an MTU of 4200, a drift a
 // plan corrects, from a device with opts.
 func serveDrifted(t testing.TB, d *ir.Device, opts gnmitest.Options) *gnmitest.Server {
@@ -123,7 +102,7 @@ func targetOne(t testing.TB, d *ir.Device, srv *gnmitest.Server, mod func(*gnmi.
 func serve(t testing.TB, tree []byte, opts gnmitest.Options) *gnmitest.Server {
 	t.Helper()
 	if opts.TLS == nil {
-		opts.TLS, _ = certs()
+		opts.TLS, _ = gnmitest.Certs(t)
 	}
 	s, err := gnmitest.New(tree, opts)
 	if err != nil {
@@ -139,7 +118,7 @@ func serve(t testing.TB, tree []byte, opts gnmitest.Options) *gnmitest.Server {
 // target reaches servers by device name.
 func target(t testing.TB, servers map[string]*gnmitest.Server, mod func(*gnmi.Options)) *gnmi.Target {
 	t.Helper()
-	_, pool := certs()
+	_, pool := gnmitest.Certs(t)
 	opts := gnmi.Options{
 		Artifact: openconfig.FileName,
 		TLS:      &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
@@ -536,4 +515,223 @@ func TestJournalOutlivesTheTarget(t *testing.T) {
 			t.Errorf("the journal still records a commit the device took back: %+v", e)
 		}
 	})
+}
+
+// TestNoCapabilities: a device that answers Capabilities with Unimplemented
+// (openconfig/lemming v0.5.0) is pushed to as one without commit-confirmed:
+// the push is taken back by the target, and its notes say so once.
+func TestNoCapabilities(t *testing.T) {
+	d := irtest.Fabric().Device("leaf-eos")
+	srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: true})
+	srv.SetFaults(gnmitest.Faults{NoCapabilities: true})
+	tg := targetOne(t, d, srv, nil)
+	ctx := context.Background()
+	original := srv.Config()
+	for range 2 {
+		_, rem, _ := planOne(t, tg, d)
+		if err := tg.PushConfirmed(ctx, d, rem, time.Minute); err != nil {
+			t.Fatalf("push to a device without Capabilities: %v", err)
+		}
+		if srv.Pending() {
+			t.Errorf("the push used the commit-confirmed extension the device never advertised")
+		}
+		if err := tg.Rollback(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		if ch, _, _ := planOne(t, tg, d); len(ch) == 0 {
+			t.Errorf("rolled back, yet nothing to change")
+		}
+		if foreign(t, srv.Config()) != foreign(t, original) {
+			t.Errorf("foreign configuration changed by the rollback")
+		}
+	}
+	notes := tg.Notes()
+	if len(notes) != 1 || !strings.Contains(notes[0], d.Name) || !strings.Contains(notes[0], "Capabilities") {
+		t.Errorf("notes: %q, want one naming %s and Capabilities", notes, d.Name)
+	}
+}
+
+// TestOnlyTypeAll: a device that refuses a Get of type CONFIG (google/gnxi
+// answers every type but ALL with Unimplemented) is read with type ALL and
+// its operational state left out, both for the plan and for what a push
+// without commit-confirmed must restore.
+func TestOnlyTypeAll(t *testing.T) {
+	d := irtest.Fabric().Device("leaf-eos")
+	srv := serveDrifted(t, d, gnmitest.Options{})
+	srv.SetFaults(gnmitest.Faults{OnlyTypeAll: true})
+	tg := targetOne(t, d, srv, func(o *gnmi.Options) { o.Commit = gnmi.CommitNever })
+	ctx := context.Background()
+	original := srv.Config()
+	ch, rem, read := planOne(t, tg, d)
+	if len(ch) == 0 {
+		t.Fatal("no change planned")
+	}
+	if strings.Contains(string(read), `state"`) {
+		t.Errorf("the read kept operational state:\n%.400s", read)
+	}
+	if gnmitest.Canonical(t, read) != gnmitest.Canonical(t, original) {
+		t.Errorf("the read is not the device's configuration:\n%.400s\n%.400s", read, original)
+	}
+	if err := tg.PushConfirmed(ctx, d, rem, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ch, _, _ := planOne(t, tg, d); len(ch) != 0 {
+		t.Errorf("after the push, still %d changes", len(ch))
+	}
+	if err := tg.Rollback(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Config(); gnmitest.Canonical(t, got) != gnmitest.Canonical(t, original) {
+		t.Errorf("the rollback did not restore the configuration:\n%.400s\n%.400s", got, original)
+	}
+}
+
+// TestIgnoredCommitConfirmed: a switch that advertises commit-confirmed
+// and ignores it keeps a change its wave rolls back; apply's read-back
+// finds it and reports the switch unknown, not rolled back.
+func TestIgnoredCommitConfirmed(t *testing.T) {
+	f := irtest.Fabric()
+	ignoring, refusing := f.Device("leaf-eos"), f.Device("leaf-nvue")
+	servers := map[string]*gnmitest.Server{}
+	for _, d := range []*ir.Device{ignoring, refusing} {
+		servers[d.Name] = serveDrifted(t, d, gnmitest.Options{CommitConfirm: true})
+	}
+	servers[ignoring.Name].SetFaults(gnmitest.Faults{IgnoreCommit: true})
+	servers[refusing.Name].SetFaults(gnmitest.Faults{RejectSet: codes.FailedPrecondition})
+	tg := target(t, servers, nil)
+	devs := []*ir.Device{ignoring, refusing}
+	req := targets.Request{Devices: devs, Target: tg, Parallelism: 2,
+		Platforms: func(*ir.Device) (renderers.Platform, error) { return platform, nil }}
+	p, err := targets.Make(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := targets.Apply(context.Background(), targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: req.Platforms,
+		Canary: 0, Wave: targets.Size{Percent: 100}, ConfirmTimeout: time.Minute, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, o := range rep.Devices {
+		if o.Device == ignoring.Name {
+			found = true
+			if o.State != targets.Unknown || !strings.Contains(o.Reason, "rolled back, but") {
+				t.Errorf("%s: %s: %s, want unknown after a rollback the read-back disproves", o.Device, o.State, o.Reason)
+			}
+		}
+	}
+	if !found || !rep.Failed {
+		t.Errorf("report %+v: want a failed apply with %s in it", rep, ignoring.Name)
+	}
+}
+
+// TestSetTimeoutAfterApply: a device takes the change and answers after
+// the client's deadline. The push is pending all the same: Rollback takes
+// it back (by the commit's id, or by restoring what was read before it),
+// and without Rollback the commit timer does.
+func TestSetTimeoutAfterApply(t *testing.T) {
+	d := irtest.Fabric().Device("leaf-eos")
+	ctx := context.Background()
+	for _, native := range []bool{true, false} {
+		t.Run(fmt.Sprintf("extension-%t", native), func(t *testing.T) {
+			srv := serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
+			tg := targetOne(t, d, srv, func(o *gnmi.Options) { o.Timeout = 300 * time.Millisecond })
+			_, rem, _ := planOne(t, tg, d)
+			original := gnmitest.Canonical(t, srv.Config())
+
+			srv.SetFaults(gnmitest.Faults{SlowSet: 3 * time.Second})
+			err := tg.PushConfirmed(ctx, d, rem, time.Minute)
+			if err == nil || !strings.Contains(err.Error(), "may or may not") || !strings.Contains(err.Error(), "DeadlineExceeded") {
+				t.Fatalf("a Set answered too late: %v", err)
+			}
+			srv.SetFaults(gnmitest.Faults{})
+			if ch, _, _ := planOne(t, tg, d); len(ch) != 0 {
+				t.Fatalf("the device did not take the change (%d changes): the fault is not the one tested", len(ch))
+			}
+			if err := tg.Rollback(ctx, d); err != nil {
+				t.Fatalf("the push that timed out is not taken back: %v", err)
+			}
+			if got := gnmitest.Canonical(t, srv.Config()); got != original {
+				t.Errorf("after the rollback the device does not run what it ran before")
+			}
+			if srv.Pending() {
+				t.Errorf("a commit still pending after the rollback")
+			}
+
+			// Not rolled back: the timer takes it back.
+			srv.SetFaults(gnmitest.Faults{SlowSet: 3 * time.Second})
+			if err := tg.PushConfirmed(ctx, d, rem, 500*time.Millisecond); err == nil {
+				t.Fatal("a Set answered too late succeeded")
+			}
+			srv.SetFaults(gnmitest.Faults{})
+			waitFor(t, "the commit timer", func() bool { return gnmitest.Canonical(t, srv.Config()) == original })
+		})
+	}
+}
+
+// TestRolloutSetTimeoutAfterApply: in a rollout, the canary takes its
+// change and answers after the deadline. The report must not call it
+// untouched: it is rolled back (read back to what it ran before, the
+// reason saying the outcome of its push was unknown), and the later waves
+// are untouched.
+func TestRolloutSetTimeoutAfterApply(t *testing.T) {
+	for _, native := range []bool{true, false} {
+		t.Run(fmt.Sprintf("extension-%t", native), func(t *testing.T) {
+			f := irtest.Fabric()
+			servers := map[string]*gnmitest.Server{}
+			original := map[string]string{}
+			var devs []*ir.Device
+			for _, d := range f.Switches() {
+				servers[d.Name] = serveDrifted(t, d, gnmitest.Options{CommitConfirm: native})
+				original[d.Name] = gnmitest.Canonical(t, servers[d.Name].Config())
+				devs = append(devs, d)
+			}
+			tg := target(t, servers, func(o *gnmi.Options) { o.Timeout = 300 * time.Millisecond })
+			platforms := func(*ir.Device) (renderers.Platform, error) { return platform, nil }
+			ctx := context.Background()
+			p, err := targets.Make(ctx, targets.Request{Devices: devs, Target: tg, Parallelism: 4, Platforms: platforms})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waves := targets.Waves(p, 1, targets.Size{N: 1})
+			if len(waves) < 2 {
+				t.Fatalf("%d waves: the test needs a canary and a later wave", len(waves))
+			}
+			slow := waves[0][0].Device
+			servers[slow].SetFaults(gnmitest.Faults{SlowSet: 3 * time.Second})
+			rep, err := targets.Apply(ctx, targets.Rollout{Plan: p, Devices: devs, Target: tg, Platforms: platforms,
+				Canary: 1, Wave: targets.Size{N: 1}, Parallelism: 4, ConfirmTimeout: time.Minute, Timeout: 10 * time.Second,
+				Event: func(e targets.Event) {
+					// The device answers in time again once the push
+					// timed out, so that the rollback is not the fault's.
+					if e.Device == slow && e.Step == targets.StepFailed {
+						servers[slow].SetFaults(gnmitest.Faults{})
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Failed || rep.Completed != 0 {
+				t.Errorf("report: failed %t, %d waves completed; want failed in the first", rep.Failed, rep.Completed)
+			}
+			for _, o := range rep.Devices {
+				switch {
+				case o.Device == slow:
+					if o.State != targets.RolledBack || !strings.Contains(o.Reason, "may or may not") {
+						t.Errorf("%s: %s (%s); want rolled-back, saying its push's outcome was unknown", o.Device, o.State, o.Reason)
+					}
+				case o.State != targets.Untouched:
+					t.Errorf("%s in a later wave: %s (%s)", o.Device, o.State, o.Reason)
+				}
+			}
+			for name, s := range servers {
+				if gnmitest.Canonical(t, s.Config()) != original[name] {
+					t.Errorf("%s does not run what it ran before the apply", name)
+				}
+				if s.Pending() {
+					t.Errorf("%s has a commit pending", name)
+				}
+			}
+		})
+	}
 }

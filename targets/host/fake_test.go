@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,7 +124,7 @@ func (f *fakeServer) script(name string, args []string, stdin []byte) Result {
 		}
 		if b, ok := f.files[args[1]]; !ok {
 			out = append(out, "runtime absent\n"...)
-		} else if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) == args[2] {
+		} else if sha256Hex(b) == args[2] {
 			out = append(out, "runtime same\n"...)
 		} else {
 			out = fmt.Appendf(out, "runtime %d\n%s", len(b), b)
@@ -239,9 +237,8 @@ func (f *fakeServer) installed(digest string, kv ...string) {
 
 // remediation is a host remediation as renderers/host writes it.
 func remediation(device, digest, conf string, sections ...string) renderers.Remediation {
-	sum := sha256.Sum256([]byte(conf))
 	r := map[string]any{"device": device, "runtime": digest,
-		"install":  map[string]string{"path": testSettingsPath, "sha256": hex.EncodeToString(sum[:]), "content": conf},
+		"install":  map[string]string{"path": testSettingsPath, "sha256": sha256Hex([]byte(conf)), "content": conf},
 		"sections": sections, "run": []string{testRuntimePath}, "writes": []any{}}
 	b, _ := json.Marshal(r)
 	return renderers.Remediation{Format: renderers.JSON, Content: b}

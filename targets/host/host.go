@@ -139,9 +139,15 @@ func New(opts Options) (*Target, error) {
 	if opts.CommandTimeout <= 0 {
 		opts.CommandTimeout = 15 * time.Minute
 	}
-	sum := sha256.Sum256(opts.Runtime)
-	return &Target{opts: opts, runtimeSHA: hex.EncodeToString(sum[:]), runtimeDigest: string(m[1]),
+	return &Target{opts: opts, runtimeSHA: sha256Hex(opts.Runtime), runtimeDigest: string(m[1]),
 		devices: map[string]*sync.Mutex{}, pending: map[string]*pushed{}}, nil
+}
+
+// sha256Hex is b's SHA-256 as sha256sum prints it, the form in which the
+// runtime's digest and a remediation's settings are compared.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // String describes the target for plans and reports.
@@ -373,8 +379,7 @@ func (t *Target) decode(d *ir.Device, rem renderers.Remediation) (*remedy, error
 	if r.Install.Path != t.opts.SettingsPath {
 		return nil, fmt.Errorf("%s: the remediation installs %q: the settings go to %s only", d.Name, r.Install.Path, t.opts.SettingsPath)
 	}
-	sum := sha256.Sum256([]byte(r.Install.Content))
-	if hex.EncodeToString(sum[:]) != r.Install.SHA256 {
+	if sha256Hex([]byte(r.Install.Content)) != r.Install.SHA256 {
 		return nil, fmt.Errorf("%s: the settings in the remediation do not have the SHA-256 %q it states", d.Name, r.Install.SHA256)
 	}
 	if r.Runtime != t.runtimeDigest {
@@ -711,25 +716,33 @@ func (t *Target) take(d *ir.Device, what string) (*pushed, error) {
 	return p, nil
 }
 
-// Confirm keeps d's pending push. One whose timer ran out was rolled
-// back: Confirm says so, and how the rollback went.
-func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
+// settle holds d's lock, takes its pending push for Confirm or Rollback,
+// and settles it with f.
+func (t *Target) settle(d *ir.Device, what string, f func(p *pushed) error) error {
 	unlock, err := t.lock(d)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	p, err := t.take(d, "confirmed")
+	p, err := t.take(d, what)
 	if err != nil {
 		return err
 	}
-	if p.lapsed {
-		if p.lapseErr != nil {
-			return fmt.Errorf("%s: its confirm timer lapsed, and rolling back failed: %v", d.Name, p.lapseErr)
+	return f(p)
+}
+
+// Confirm keeps d's pending push. One whose timer ran out was rolled
+// back: Confirm says so, and how the rollback went.
+func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
+	return t.settle(d, "confirmed", func(p *pushed) error {
+		if p.lapsed {
+			if p.lapseErr != nil {
+				return fmt.Errorf("%s: its confirm timer lapsed, and rolling back failed: %v", d.Name, p.lapseErr)
+			}
+			return fmt.Errorf("%s: its confirm timer lapsed: the push was rolled back", d.Name)
 		}
-		return fmt.Errorf("%s: its confirm timer lapsed: the push was rolled back", d.Name)
-	}
-	return t.opts.Journal.Remove(d.Name)
+		return t.opts.Journal.Remove(d.Name)
+	})
 }
 
 // Rollback undoes d's pending push: its previous host.conf (and runtime)
@@ -737,22 +750,15 @@ func (t *Target) Confirm(ctx context.Context, d *ir.Device) error {
 // had no host.conf before cannot be: the error says so and the push
 // stays.
 func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
-	unlock, err := t.lock(d)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	p, err := t.take(d, "rolled back")
-	if err != nil {
-		return err
-	}
-	if p.lapsed {
-		return p.lapseErr
-	}
-	if err := t.undo(ctx, d, p); err != nil {
-		return err
-	}
-	return t.opts.Journal.Remove(d.Name)
+	return t.settle(d, "rolled back", func(p *pushed) error {
+		if p.lapsed {
+			return p.lapseErr
+		}
+		if err := t.undo(ctx, d, p); err != nil {
+			return err
+		}
+		return t.opts.Journal.Remove(d.Name)
+	})
 }
 
 // lock holds d's mutex, one call at a time per server, until unlock.

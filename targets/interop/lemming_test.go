@@ -3,12 +3,10 @@ package interop
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,14 +30,6 @@ const (
 	username = "netops"
 	password = "interop-secret"
 )
-
-var certs = sync.OnceValues(func() (*tls.Config, *x509.CertPool) {
-	srv, pool, err := gnmitest.SelfSigned()
-	if err != nil {
-		panic(err)
-	}
-	return srv, pool
-})
 
 // older is d as an earlier intent rendered it: another MTU.
 func older(d *ir.Device) *ir.Device {
@@ -103,7 +93,7 @@ type lab struct {
 
 func newLab(t *testing.T) *lab {
 	t.Helper()
-	srvTLS, _ := certs()
+	srvTLS, _ := gnmitest.Certs(t)
 	l := &lab{devices: map[string]*lemmingdev.Device{}}
 	for i, d := range irtest.Fabric().Switches() {
 		dev, err := lemmingdev.Start(lemmingdev.Options{Name: d.Name, TLS: srvTLS, Username: username, Password: password, Capabilities: i%2 == 0})
@@ -129,7 +119,7 @@ func (l *lab) ctx() context.Context {
 // client is a gNMI client of one switch, over TLS.
 func (l *lab) client(t *testing.T, name string) gpb.GNMIClient {
 	t.Helper()
-	_, pool := certs()
+	_, pool := gnmitest.Certs(t)
 	conn, err := grpc.NewClient(l.devices[name].Addr(), grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})))
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +131,7 @@ func (l *lab) client(t *testing.T, name string) gpb.GNMIClient {
 // target is rocefab's gNMI target of the lab.
 func (l *lab) target(t *testing.T) *gnmi.Target {
 	t.Helper()
-	_, pool := certs()
+	_, pool := gnmitest.Certs(t)
 	tg, err := gnmi.New(gnmi.Options{
 		Artifact: openconfig.FileName,
 		TLS:      &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},

@@ -302,18 +302,7 @@ func BenchmarkNVUEParseDiff(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := nvue.Renderer{}
 	for b.Loop() {
-		have, err := r.Parse(d, arts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		want, err := r.Desired(d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := r.Diff(d, have, want); err != nil {
-			b.Fatal(err)
-		}
+		diffRead(b, nvue.Renderer{}, d, arts)
 	}
 }

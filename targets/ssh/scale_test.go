@@ -90,18 +90,7 @@ func TestPlanScale(t *testing.T) {
 		}
 		read += time.Since(s)
 		s = time.Now()
-		p := eos.Renderer{}
-		have, err := p.Parse(d, arts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := p.Desired(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := p.Diff(d, have, want); err != nil {
-			t.Fatal(err)
-		}
+		diffRead(t, eos.Renderer{}, d, arts)
 		parseDiff += time.Since(s)
 	}
 	t.Logf("per device, alone: SSH handshake, login and CLI opening %s; read (the same plus show running-config) %s; parse, desired and diff %s",

@@ -2,17 +2,21 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/rocefab/rocefab/compiler"
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -26,8 +30,8 @@ import (
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
+	sshtarget "github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
-	"go.yaml.in/yaml/v3"
 )
 
 // testPasswordEnv holds the gNMI password in these tests; testSecret is
@@ -168,21 +172,10 @@ func noSecret(t *testing.T, dir string, outputs ...string) {
 			t.Errorf("output %d shows the password:\n%s", i, o)
 		}
 	}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+	for rel, b := range filesBelow(t, dir) {
 		if strings.Contains(string(b), testSecret) {
-			t.Errorf("%s holds the password", p)
+			t.Errorf("%s holds the password", filepath.Join(dir, rel))
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -206,16 +199,12 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 	if code != exitPlanChanges {
 		t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{
+	says(t, "plan", out,
 		"running configurations from inventory inventory.json",
 		"replace: {",
 		"? 4 devices unsupported: the inventory inventory.json gives it no transport",
 		"3 devices to change",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("plan does not say %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "Management1") || strings.Contains(out, "network-instance") {
 		t.Errorf("the plan shows foreign configuration:\n%s", out)
 	}
@@ -348,22 +337,14 @@ func TestInventoryGNMIPlaintext(t *testing.T) {
 	noSecret(t, dir, outputs...)
 }
 
-// TestInventoryErrors: an inventory that cannot reach a gNMI device says
-// which device and what to set, before anything is read.
-func TestInventoryErrors(t *testing.T) {
-	dir := gnmiLab(t)
-	t.Setenv(testPasswordEnv, testSecret)
-	for _, tc := range []struct{ name, inv, want string }{
-		{"no port", `{"platforms": {"eos": {"transport": "gnmi"}}, "hosts": {"transport": "dir"}}`,
-			`leaf-r0-00 (platform eos): address "leaf-r0-00" has no port, and the inventory gives it none`},
-		{"insecure", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "insecure": true}}}`,
-			"insecure: true for leaf-r0-00 (platform eos): rocefab never skips checking a gNMI device's certificate"},
-		{"key auth", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "auth": "key", "keyFile": "k"}}}`,
-			`auth "key": over gNMI rocefab sends a username and a password`},
-		{"no CA", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "caFile": "missing.pem"}}}`,
-			`caFile "missing.pem"`},
-		{"schema", `{"platforms": {"eos": {"transport": "telnet"}}}`, "has 1 error"},
-	} {
+// inventoryCase is an inventory plan refuses and what its error says.
+type inventoryCase struct{ name, inv, want string }
+
+// planRefusesInventory plans dir with each case's inventory and wants exit
+// 1 with the case's words on stderr.
+func planRefusesInventory(t *testing.T, dir string, cases []inventoryCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(tc.inv), 0o644); err != nil {
 				t.Fatal(err)
@@ -374,6 +355,24 @@ func TestInventoryErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInventoryErrors: an inventory that cannot reach a gNMI device says
+// which device and what to set, before anything is read.
+func TestInventoryErrors(t *testing.T) {
+	dir := gnmiLab(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	planRefusesInventory(t, dir, []inventoryCase{
+		{"no port", `{"platforms": {"eos": {"transport": "gnmi"}}, "hosts": {"transport": "dir"}}`,
+			`leaf-r0-00 (platform eos): address "leaf-r0-00" has no port, and the inventory gives it none`},
+		{"insecure", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "insecure": true}}}`,
+			"insecure: true for leaf-r0-00 (platform eos): rocefab never skips checking a gNMI device's certificate"},
+		{"key auth", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "auth": "key", "keyFile": "k"}}}`,
+			`auth "key": over gNMI rocefab sends a username and a password`},
+		{"no CA", `{"platforms": {"eos": {"transport": "gnmi", "port": 6030, "caFile": "missing.pem"}}}`,
+			`caFile "missing.pem"`},
+		{"schema", `{"platforms": {"eos": {"transport": "telnet"}}}`, "has 1 error"},
+	})
 }
 
 // TestInventoryMixed: devices through running/ (transport "dir") and
@@ -527,11 +526,7 @@ func TestInventorySSHPlanApplyPlan(t *testing.T) {
 	if code != exitPlanChanges {
 		t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"running configurations from inventory inventory.json", "leaf-r0-00", "qos profile"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("plan does not say %q:\n%s", want, out)
-		}
-	}
+	says(t, "plan", out, "running configurations from inventory inventory.json", "leaf-r0-00", "qos profile")
 	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
 	leaves := 0
 	for _, d := range p.Devices {
@@ -622,35 +617,33 @@ func TestInventorySSHHostKeys(t *testing.T) {
 // under NX-OS spines, and SONiC leaves under NVUE spines, of one shape, so
 // that their expanded inventories list the same devices and links in the
 // same order and differ only in platform, model and interface names.
-const (
-	mixedEOSNXOS = `name: "mix"
+var mixedHalves = []string{
+	railIntent("eos", "7060X6-64PE", "nxos", "N9364D-GX2A"),
+	railIntent("sonic", "DS5000", "nvue", "SN5600"),
+}
+
+// railIntent is the rail-optimized intent of the mixed fabric's shape with
+// leaves and spines of the platforms and models given.
+func railIntent(leafPlatform, leafModel, spinePlatform, spineModel string) string {
+	return fmt.Sprintf(`name: "mix"
 topology: {
 	servers: 4
 	rails:   2
-	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 4, uplinks: 4}
-	spine: {platform: "nxos", model: "N9364D-GX2A", count: 2}
+	leaf: {platform: %q, model: %q, downlinks: 4, uplinks: 4}
+	spine: {platform: %q, model: %q, count: 2}
 }
 hosts: nic: ports: ["eth1", "eth2"]
 hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
-`
-	mixedSONiCNVUE = `name: "mix"
-topology: {
-	servers: 4
-	rails:   2
-	leaf: {platform: "sonic", model: "DS5000", downlinks: 4, uplinks: 4}
-	spine: {platform: "nvue", model: "SN5600", count: 2}
+`, leafPlatform, leafModel, spinePlatform, spineModel)
 }
-hosts: nic: ports: ["eth1", "eth2"]
-hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
-`
-	// mixedIntent is the one fabric: its devices and links are in
-	// devices.json, which mixedInventory writes.
-	mixedIntent = `name: "mix"
+
+// mixedIntent is the one fabric: its devices and links are in
+// devices.json, which mixedInventory writes.
+const mixedIntent = `name: "mix"
 topology: {style: "explicit", inventory: "devices.json", rails: 2}
 hosts: nic: ports: ["eth1", "eth2"]
 hosts: nccl: hca: ["mlx5_0", "mlx5_1"]
 `
-)
 
 // mixedFrom says which of the two built fabrics each switch of the mixed
 // fabric is taken from: an EOS leaf and an NX-OS spine from the first, a
@@ -669,7 +662,7 @@ func mixedInventory(t *testing.T) []byte {
 		Links   []map[string]any `json:"links"`
 	}
 	var built [2]inventory
-	for i, intent := range []string{mixedEOSNXOS, mixedSONiCNVUE} {
+	for i, intent := range mixedHalves {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(intent), 0o644); err != nil {
 			t.Fatal(err)
@@ -998,7 +991,7 @@ func TestInventorySSHScale(t *testing.T) {
 func TestInventorySSHErrors(t *testing.T) {
 	dir := gnmiLab(t)
 	t.Setenv(testPasswordEnv, "")
-	for _, tc := range []struct{ name, inv, want string }{
+	planRefusesInventory(t, dir, []inventoryCase{
 		{"insecure", `{"defaults": {"username": "netops"}, "platforms": {"eos": {"transport": "ssh", "insecure": true}}}`,
 			"insecure: true: rocefab never skips checking a device's host key because a file says so; for lab devices, give --insecure-ignore-host-keys"},
 		{"no username", `{"platforms": {"eos": {"transport": "ssh"}}}`,
@@ -1007,17 +1000,7 @@ func TestInventorySSHErrors(t *testing.T) {
 			`auth "key" and no keyFile`},
 		{"password not set", `{"platforms": {"eos": {"transport": "ssh", "username": "netops", "auth": "password"}}, "passwordEnv": "` + testPasswordEnv + `"}`,
 			"environment variable " + testPasswordEnv + ", which is not set or empty"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(filepath.Join(dir, "inv.json"), []byte(tc.inv), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inv.json")
-			if code != exitPlanError || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit %d, want 1 and %q\n%s%s", code, tc.want, out, errOut)
-			}
-		})
-	}
+	})
 }
 
 // TestInventorySSHConcurrentApply: while another apply holds the fabric,
@@ -1067,4 +1050,279 @@ func readPlanFile(t *testing.T, path string) *targets.Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestInventorySSHPendingCommit: an apply that committed a leaf's session
+// with a timer and died before confirming it (here: a target of the test's
+// own, closed without a confirmation) leaves the EOS switch in state
+// pendingCommitTimer. The next plan lists that leaf first as holding an
+// unconfirmed commit and does not exit 0 even with --only on that leaf
+// alone; apply --auto-approve confirms it (the switch runs its desired
+// state) before it plans, and then the fabric's leaves converge.
+func TestInventorySSHPendingCommit(t *testing.T) {
+	dir, devs := sshPod(t)
+	t.Setenv(testPasswordEnv, testSecret)
+	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--only", "leaf-*")
+	if code != exitOK && code != exitPlanChanges {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
+	}
+	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
+	names := make([]string, 0, len(devs))
+	for n := range devs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	leaf := names[0]
+	var rem []byte
+	for _, d := range p.Devices {
+		if d.Device == leaf && d.Remediation != nil {
+			rem = d.Remediation.Remediation().Content
+		}
+	}
+	if len(rem) == 0 {
+		t.Fatalf("the plan has no remediation for %s", leaf)
+	}
+	var inv struct {
+		Address map[string]string `json:"address"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "inventory.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &inv)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed, err := sshtarget.New(sshtarget.Options{
+		Endpoint: func(d *ir.Device) (sshtarget.Endpoint, error) {
+			return sshtarget.Endpoint{Address: inv.Address[d.Name], Credentials: &sshtarget.Credentials{Username: "netops", Auth: sshtarget.AuthPassword, Password: testSecret}}, nil
+		},
+		HostKeys: &sshtarget.HostKeys{File: filepath.Join(dir, "known_hosts")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Devices {
+		if d.Device == leaf {
+			if err := killed.PushConfirmed(context.Background(), &ir.Device{Name: leaf, Platform: "eos"}, d.Remediation.Remediation(), 10*time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	killed.Close()
+	pushed := devs[leaf].Running()
+	if devs[leaf].Pending() == "" {
+		t.Fatal("the push left no commit timer running")
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode", "--only", leaf)
+	if code != exitPlanChanges || !strings.Contains(out, "1 pending confirmation") {
+		t.Errorf("plan of a leaf holding an unconfirmed commit: exit %d\n%s%s", code, out, errOut)
+	}
+	first := strings.Index(out, "never confirmed")
+	if first < 0 || !strings.Contains(out[first:], leaf+": rolls back at ") {
+		t.Errorf("plan does not list %s first as holding an unconfirmed commit with its deadline:\n%s", leaf, out)
+	}
+
+	code, out, errOut = rocefab(t, dir, "", "apply", ".", "--inventory", "inventory.json", "--auto-approve", "--only", "leaf-*")
+	if code != exitOK {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out+errOut, leaf+": confirmed") {
+		t.Errorf("apply does not report %s's commit confirmed:\n%s%s", leaf, out, errOut)
+	}
+	if devs[leaf].Pending() != "" || !bytes.Equal(devs[leaf].Running(), pushed) || !bytes.Equal(devs[leaf].Startup(), pushed) {
+		t.Errorf("%s: after apply, pending %q, runs what was pushed %v, saved %v", leaf, devs[leaf].Pending(),
+			bytes.Equal(devs[leaf].Running(), pushed), bytes.Equal(devs[leaf].Startup(), pushed))
+	}
+	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode", "--only", "leaf-*")
+	if code != exitOK || !strings.Contains(out, "Plan: no changes") {
+		t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
+	}
+}
+
+// TestInventoryHosts: servers the inventory reaches over ssh are planned
+// through their host runtime. At address localhost it runs here, where
+// rocefab's runtime is not installed: each server is to be created. At an
+// address where nothing listens, each is unreachable with the cause, and
+// the password is nowhere.
+func TestInventoryHosts(t *testing.T) {
+	if _, err := os.Stat("/usr/local/lib/rocefab/rocefab-host.sh"); err == nil {
+		t.Skip("this machine has rocefab's host runtime installed: a plan of localhost would read it")
+	}
+	for _, tc := range []struct {
+		name, address, want string
+		action              targets.Action
+	}{
+		{"local", "localhost", "", targets.Create},
+		{"closed port", "127.0.0.1:1", "connection refused", targets.Unreachable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := lab(t)
+			inv := map[string]any{
+				"defaults":    map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts"},
+				"platforms":   map[string]any{"eos": map[string]any{"transport": "dir"}, "nvue": map[string]any{"transport": "dir"}},
+				"hosts":       map[string]any{"transport": "ssh"},
+				"address":     map[string]string{"gpu-*": tc.address},
+				"passwordEnv": testPasswordEnv,
+			}
+			b, err := json.Marshal(inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "inv.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "known_hosts"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(testPasswordEnv, testSecret)
+			code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inv.json", "--format", "json")
+			noSecret(t, dir, out, errOut)
+			var p targets.Plan
+			if err := json.Unmarshal([]byte(out), &p); err != nil {
+				t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
+			}
+			n := 0
+			for _, d := range p.Devices {
+				if !strings.HasPrefix(d.Device, "gpu-") {
+					continue
+				}
+				n++
+				if d.Action != tc.action || !strings.Contains(d.Reason, tc.want) {
+					t.Errorf("%s: %s (%s), want %s (%s)", d.Device, d.Action, d.Reason, tc.action, tc.want)
+				}
+			}
+			if n != 4 {
+				t.Errorf("planned %d servers, want 4\n%s", n, out)
+			}
+		})
+	}
+}
+
+// processCPU is this process's CPU time: the gNMI servers' and rocefab's,
+// since both run in it.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// The performance targets of plan and apply (issue 11): a plan of 1,000
+// switches through gNMI with --parallelism 64 under 10 s on a 2-core
+// machine, an apply of a one-line change across them under 30 s. They
+// scale here with the switch count.
+const (
+	scalePlanTarget  = 10 * time.Second
+	scaleApplyTarget = 30 * time.Second
+	scaleCores       = 2
+	// scaleMargin is how far over its target a step's CPU time must be
+	// for the test to fail. Wall time is only logged: on a CI machine
+	// shared with other jobs it measures the load more than rocefab. CPU
+	// time does not, and a step whose CPU time is twice what two cores
+	// give in the target's time cannot meet it on any 2-core machine.
+	scaleMargin = 2
+)
+
+// scaleStep is one timed command.
+type scaleStep struct {
+	wall, cpu time.Duration
+}
+
+// TestInventoryGNMIScale times plan and apply through the command line
+// against N switches, each its own gNMI server over TLS on loopback
+// (N/5 spines, 4N/5 leaves of 64 ports, the servers behind them reported
+// unsupported): plan with --parallelism 64 of every switch, whose ECN
+// minimum (one line of the intent) changed; apply of that plan; plan
+// again, which finds nothing. It is slow, so it runs only when
+// ROCEFAB_GNMI_SCALE lists the sizes ("100,1000,5000"). Each step is
+// logged with its wall and CPU times (rocefab's and the servers', which
+// run in this process, so the CPU time is an upper bound of rocefab's),
+// and from the second size on with how they grew; the test fails when a
+// step's CPU time is scaleMargin times over its target.
+func TestInventoryGNMIScale(t *testing.T) {
+	sizes := os.Getenv("ROCEFAB_GNMI_SCALE")
+	if sizes == "" {
+		t.Skip("ROCEFAB_GNMI_SCALE=100,1000 runs it")
+	}
+	var prevN int
+	var prev map[string]scaleStep
+	for _, f := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 10 || n%10 != 0 {
+			t.Fatalf("ROCEFAB_GNMI_SCALE: %q: a multiple of 10, at least 10", f)
+		}
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			steps := scaleRun(t, n)
+			if prev != nil {
+				for _, s := range []string{"plan", "apply", "plan after apply"} {
+					a, b := prev[s], steps[s]
+					t.Logf("%s, %d -> %d switches (x%.1f): wall x%.1f, CPU x%.1f", s, prevN, n, float64(n)/float64(prevN),
+						b.wall.Seconds()/a.wall.Seconds(), b.cpu.Seconds()/a.cpu.Seconds())
+				}
+			}
+			prevN, prev = n, steps
+		})
+	}
+}
+
+func scaleRun(t *testing.T, n int) map[string]scaleStep {
+	dir := t.TempDir()
+	// 16 downlinks per leaf: 4N/5 leaves take 2 x (4N/5) servers on 8 rails.
+	src := fmt.Sprintf(`name: "scale"
+topology: {
+	servers: %d
+	rails:   8
+	leaf: {platform: "eos", model: "7060X6-64PE", downlinks: 16, uplinks: 16}
+	spine: {platform: "nvue", model: "SN5600", count: %d}
+}
+`, 2*(4*n/5), n/5)
+	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setup := time.Now()
+	servers := gnmiFabric(t, dir, true)
+	if len(servers) != n {
+		t.Fatalf("%d switches, want %d", len(servers), n)
+	}
+	t.Logf("%d switches: %d gNMI servers started in %.1f s", n, n, time.Since(setup).Seconds())
+	t.Setenv(testPasswordEnv, testSecret)
+
+	steps := map[string]scaleStep{}
+	timed := func(what string, target time.Duration, want int, args ...string) string {
+		t.Helper()
+		wall, cpu := time.Now(), processCPU()
+		code, out, errOut := rocefab(t, dir, "", args...)
+		s := scaleStep{wall: time.Since(wall), cpu: processCPU() - cpu}
+		steps[what] = s
+		t.Logf("%d switches: %s: %.2f s wall, %.2f s CPU (%.1f ms CPU a switch)", n, what, s.wall.Seconds(), s.cpu.Seconds(),
+			float64(s.cpu.Milliseconds())/float64(n))
+		if code != want {
+			t.Fatalf("%s: exit %d, want %d\n%.2000s\n%.2000s", what, code, want, out, errOut)
+		}
+		if target > 0 {
+			scaled := target * time.Duration(n) / 1000
+			if s.wall > scaled {
+				t.Logf("%d switches: %s took %.2f s, over its target of %.2f s (the machine's load is in it)", n, what, s.wall.Seconds(), scaled.Seconds())
+			}
+			if limit := scaled * scaleCores * scaleMargin; s.cpu > limit {
+				t.Errorf("%d switches: %s used %.2f s of CPU, over %d cores x %.2f s target x %d", n, what, s.cpu.Seconds(), scaleCores, scaled.Seconds(), scaleMargin)
+			}
+		}
+		return out
+	}
+	out := timed("plan", scalePlanTarget, exitPlanChanges, "plan", ".", "--inventory", "inventory.json", "--parallelism", "64", "-o", "plan.json", "--detailed-exitcode")
+	if want := fmt.Sprintf("Plan: %d devices to change: %d hitless", n, n); !strings.Contains(out, want) {
+		t.Errorf("plan does not say %q:\n%s", want, out[strings.LastIndex(out, "Plan:"):])
+	}
+	if st, err := os.Stat(filepath.Join(dir, "plan.json")); err == nil {
+		t.Logf("%d switches: the plan file is %.1f MB", n, float64(st.Size())/1e6)
+	}
+	out = timed("apply", scaleApplyTarget, exitOK, "apply", "plan.json", "--inventory", "inventory.json", "--parallelism", "64", "--auto-approve")
+	if want := fmt.Sprintf("Apply: %d applied, 0 rolled back", n); !strings.Contains(out, want) {
+		t.Errorf("apply does not say %q", want)
+	}
+	timed("plan after apply", scalePlanTarget, exitOK, "plan", ".", "--inventory", "inventory.json", "--parallelism", "64", "--detailed-exitcode")
+	return steps
 }

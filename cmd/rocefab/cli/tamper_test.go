@@ -139,11 +139,7 @@ func TestApplyRefusesEditedPlan(t *testing.T) {
 			if code != exitPlanError {
 				t.Errorf("apply of an edited plan: exit %d, want 1\n%s%s", code, out, errOut)
 			}
-			for _, want := range []string{"the plan does not match its intent: for 1 device", "\n  " + device + ": ", tc.line, "nothing was pushed"} {
-				if !strings.Contains(errOut, want) {
-					t.Errorf("apply does not say %q:\n%s", want, errOut)
-				}
-			}
+			says(t, "apply", errOut, "the plan does not match its intent: for 1 device", "\n  "+device+": ", tc.line, "nothing was pushed")
 			for n, d := range devs {
 				if !bytes.Equal(d.running(), before[n]) {
 					t.Errorf("%s changed after a refused apply", n)

@@ -63,6 +63,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -305,24 +306,13 @@ func (s *Server) render() error {
 		return err
 	}
 	root = append(root, s.extra...)
-	var b bytes.Buffer
-	b.WriteString("{\n")
 	for i, m := range root {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
-		name, _ := json.Marshal(m.name)
-		b.WriteString("  ")
-		b.Write(name)
-		b.WriteString(": ")
 		var ind bytes.Buffer
-		if json.Indent(&ind, m.value, "  ", "  ") != nil {
-			ind.Write(m.value)
+		if json.Indent(&ind, m.value, "  ", "  ") == nil {
+			root[i].value = ind.Bytes()
 		}
-		b.Write(ind.Bytes())
 	}
-	b.WriteString("\n}\n")
-	s.doc, s.part = b.Bytes(), nil
+	s.doc, s.part = append(object(root), '\n'), nil
 	return nil
 }
 
@@ -774,6 +764,43 @@ func (l *trackingListener) dropAll() {
 		c.Close()
 		delete(l.conns, c)
 	}
+}
+
+// Canonical is the JSON document b with its members sorted, to compare
+// two documents' content whatever their members' order and spacing; it
+// fails t when b is not JSON.
+func Canonical(t testing.TB, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// shared is the one certificate Certs hands out, made on first use.
+var shared = sync.OnceValues(func() (certPair, error) {
+	srv, pool, err := SelfSigned()
+	return certPair{srv, pool}, err
+})
+
+type certPair struct {
+	srv  *tls.Config
+	pool *x509.CertPool
+}
+
+// Certs returns one self-signed server configuration for 127.0.0.1 and the
+// pool that trusts it, the same for every call in the process: a key and
+// certificate per test server would cost more than most tests that use
+// them. It fails t when none can be made.
+func Certs(t testing.TB) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	c, err := shared()
+	if err != nil {
+		t.Fatalf("gnmitest: a self-signed certificate: %v", err)
+	}
+	return c.srv, c.pool
 }
 
 // SelfSigned returns a server TLS configuration with a fresh certificate

@@ -46,18 +46,9 @@ type docPart struct {
 	entries   []entry
 }
 
-// entry is one entry of the interface list.
-type entry struct {
-	name string
-	raw  json.RawMessage
-}
-
-// parseDoc reads the document's top level and its interface list.
-func parseDoc(doc []byte) (*docPart, error) {
-	p := &docPart{qosAt: -1, ifAt: -1, listAt: -1}
-	if err := decodeMembers(doc, &p.top); err != nil {
-		return nil, err
-	}
+// locate finds /qos and /interfaces among the top-level members.
+func (p *docPart) locate() {
+	p.qosAt, p.ifAt = -1, -1
 	for i, m := range p.top {
 		switch localName(m.name) {
 		case "qos":
@@ -66,6 +57,21 @@ func parseDoc(doc []byte) (*docPart, error) {
 			p.ifAt = i
 		}
 	}
+}
+
+// entry is one entry of the interface list.
+type entry struct {
+	name string
+	raw  json.RawMessage
+}
+
+// parseDoc reads the document's top level and its interface list.
+func parseDoc(doc []byte) (*docPart, error) {
+	p := &docPart{listAt: -1}
+	if err := decodeMembers(doc, &p.top); err != nil {
+		return nil, err
+	}
+	p.locate()
 	if p.ifAt < 0 {
 		return p, nil
 	}
@@ -407,15 +413,7 @@ func (p *docPart) with(r reach, res *result) (*docPart, []byte) {
 		}
 	}
 	q.top = slices.DeleteFunc(q.top, func(m member) bool { return m.value == nil })
-	q.qosAt, q.ifAt = -1, -1
-	for i, m := range q.top {
-		switch localName(m.name) {
-		case "qos":
-			q.qosAt = i
-		case "interfaces":
-			q.ifAt = i
-		}
-	}
+	q.locate()
 	return q, append(object(q.top), '\n')
 }
 

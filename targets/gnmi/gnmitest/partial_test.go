@@ -48,17 +48,6 @@ func ietf(v string) *gpb.TypedValue {
 	return &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(v)}}
 }
 
-// canon is a document with its members sorted, to compare content.
-func canon(t *testing.T, b []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%v:\n%s", err, b)
-	}
-	out, _ := json.Marshal(v)
-	return string(out)
-}
-
 // TestPartialMatchesWhole holds the partial path to the whole tree's: for
 // each request, a server that serves it from the parts it touches ends
 // with the same tree, or refuses it with the same code, as one that reads
@@ -107,7 +96,7 @@ func TestPartialMatchesWhole(t *testing.T) {
 			if status.Code(errs[0]) != status.Code(errs[1]) {
 				t.Fatalf("partial: %v\nwhole: %v", errs[0], errs[1])
 			}
-			if canon(t, docs[0]) != canon(t, docs[1]) {
+			if Canonical(t, docs[0]) != Canonical(t, docs[1]) {
 				t.Errorf("partial:\n%s\nwhole:\n%s", docs[0], docs[1])
 			}
 		})
@@ -138,13 +127,13 @@ func samePart(t *testing.T, part *docPart, doc []byte) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "qos %d interfaces %d list %d\n", p.qosAt, p.ifAt, p.listAt)
 		for _, m := range p.top {
-			fmt.Fprintf(&b, "%s=%s\n", m.name, canon(t, m.value))
+			fmt.Fprintf(&b, "%s=%s\n", m.name, Canonical(t, m.value))
 		}
 		for _, m := range p.ifMembers {
-			fmt.Fprintf(&b, "interfaces/%s=%s\n", m.name, canon(t, m.value))
+			fmt.Fprintf(&b, "interfaces/%s=%s\n", m.name, Canonical(t, m.value))
 		}
 		for _, e := range p.entries {
-			fmt.Fprintf(&b, "entry %s=%s\n", e.name, canon(t, e.raw))
+			fmt.Fprintf(&b, "entry %s=%s\n", e.name, Canonical(t, e.raw))
 		}
 		return b.String()
 	}

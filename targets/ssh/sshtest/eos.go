@@ -198,22 +198,12 @@ func (e *EOS) Shell(t *Term) {
 				return
 			}
 		default:
-			out, hangup := e.configLine(session, raw)
-			if hangup {
-				t.Hangup()
-				return
-			}
-			if out != "" {
-				t.Print(out)
+			if t.refused(e.configLine(session, raw)) {
 				break
 			}
 			// The prompt shows the mode the line's indentation puts it
 			// in; the session keeps the line as typed.
-			d := indentDepth(raw)
-			modes = modes[:min(len(modes), d)]
-			if d == len(modes) && opensMode(line) {
-				modes = append(modes, modeName(line))
-			}
+			modes = nest(modes, indentDepth(raw), line)
 		}
 		prompt()
 	}
@@ -236,6 +226,16 @@ func indentDepth(raw string) int {
 var eosModes = []string{"interface ", "qos profile ", "uc-tx-queue ", "mc-tx-queue ", "tx-queue ",
 	"policy-map ", "class-map ", "class ", "platform ", "hardware ", "router ", "vrf instance ", "ip access-list ",
 	"management ", "priority-flow-control", "qos map ", "queue-monitor ", "monitor "}
+
+// nest is the stack of modes after a configuration line at depth: the
+// modes it is indented in, and the one it opens.
+func nest(modes []string, depth int, line string) []string {
+	modes = modes[:min(len(modes), depth)]
+	if depth == len(modes) && opensMode(line) {
+		modes = append(modes, modeName(line))
+	}
+	return modes
+}
 
 func opensMode(line string) bool {
 	if strings.HasPrefix(line, "no ") {

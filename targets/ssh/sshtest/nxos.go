@@ -134,21 +134,11 @@ func (n *NXOS) Shell(t *Term) {
 		case line == "exit":
 			config = false
 		default:
-			out, hangup := n.configLine(start, lines, raw)
-			if hangup {
-				t.Hangup()
-				return
-			}
-			if out != "" {
-				t.Print(out)
+			if t.refused(n.configLine(start, lines, raw)) {
 				break
 			}
 			lines = append(lines, raw)
-			d := indentDepth2(raw)
-			modes = modes[:min(len(modes), d)]
-			if d == len(modes) && opensMode(line) {
-				modes = append(modes, modeName(line))
-			}
+			modes = nest(modes, indentDepth2(raw), line)
 		}
 		prompt()
 	}

@@ -155,6 +155,9 @@ type Term struct {
 	r      *bufio.Reader
 	closer func() error
 	lastCR bool
+	// gone is set by Hangup: what the client sent before it, still
+	// buffered, is never read.
+	gone bool
 	// Delay is slept before every prompt: a slow device.
 	Delay time.Duration
 }
@@ -168,6 +171,9 @@ var ErrHangup = errors.New("hung up")
 
 // ReadLine reads one line, echoing it. "\r", "\n" and "\r\n" end a line.
 func (t *Term) ReadLine() (string, error) {
+	if t.gone {
+		return "", ErrHangup
+	}
 	var line []byte
 	for {
 		b, err := t.r.ReadByte()
@@ -200,6 +206,9 @@ func (t *Term) Print(s string) {
 
 // Prompt prints a prompt after the device's delay.
 func (t *Term) Prompt(p string) {
+	if t.gone {
+		return
+	}
 	if t.Delay > 0 {
 		time.Sleep(t.Delay)
 	}
@@ -211,8 +220,24 @@ func (t *Term) write(b []byte) {
 	_, _ = t.rw.Write(b)
 }
 
+// refused answers a configuration line that a device refuses with out or
+// by hanging up (a hang-up ends the session: the next ReadLine returns
+// ErrHangup); it reports whether the line was refused.
+func (t *Term) refused(out string, hangup bool) bool {
+	if hangup {
+		t.Hangup()
+		return true
+	}
+	if out != "" {
+		t.Print(out)
+		return true
+	}
+	return false
+}
+
 // Hangup drops the connection, as a device that reboots or a link that
 // fails does.
 func (t *Term) Hangup() {
+	t.gone = true
 	_ = t.closer()
 }

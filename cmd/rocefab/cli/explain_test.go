@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -589,4 +592,85 @@ func textValue(d *ir.Device, cfg, name string, h *ir.Headroom, v explained) (int
 		return n * unit, fmt.Sprintf("%s queue %d random-detect", name, prio), err
 	}
 	return 0, "", fmt.Errorf("field not classified: add it to notConfigured or find it in %s", name)
+}
+
+// explain DEVICE ecn prints, for each lossless class with ECN, what the
+// DCQCN fluid model predicts at the fabric's loop RTT: the utilisation and
+// mean queue, the marking the fixed point needs and the fixed point's
+// phase margin, besides the thresholds and the loop RTT itself.
+func TestExplainECNPredicts(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "fabric.cue")
+	if err := os.WriteFile(src, []byte(`name: "x"
+topology: {servers: 16, rails: 2}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]explained{}
+	for _, v := range explainJSON(t, src, "leaf-r0-00") {
+		got[v.Field] = v
+	}
+	for _, f := range []string{"ecn-loop-rtt", "ecn-min[roce]", "ecn-max[roce]", "ecn-utilisation[roce]", "ecn-queue[roce]",
+		"ecn-marking-needed[roce]", "ecn-phase-margin[roce]"} {
+		v, ok := got[f]
+		if !ok {
+			t.Errorf("explain leaf-r0-00 prints no %s", f)
+			continue
+		}
+		if v.Formula == "" {
+			t.Errorf("%s: no formula", f)
+		}
+	}
+	if u := got["ecn-utilisation[roce]"]; u.Value < 90 || u.Unit != "%" {
+		t.Errorf("ecn-utilisation[roce] = %d %s, want at least 90 %%", u.Value, u.Unit)
+	}
+	if pm := got["ecn-phase-margin[roce]"]; !strings.Contains(pm.Formula, "stable: the queue settles") {
+		t.Errorf("ecn-phase-margin[roce]: %s, want the defaults stable on an SN5600 leaf", pm.Formula)
+	}
+}
+
+// TestExplainPosition: explain shows a server's leaf group, pod and
+// fabric, and nothing of the kind for a switch.
+func TestExplainPosition(t *testing.T) {
+	dir := t.TempDir()
+	src := `name: "t"
+topology: {servers: 256, rails: 4, pod: servers: 64,
+	leaf: {platform: "sonic", model: "DS5000", downlinks: 32, uplinks: 32},
+	spine: {platform: "nvue", model: "SN5600"}, superspine: {platform: "eos", model: "7060X6-64PE"}}
+hosts: nic: ports: ["eth1", "eth2", "eth3", "eth4"]
+hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]
+`
+	p := filepath.Join(dir, "fabric.cue")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := Run(append([]string{"explain", p}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("explain %v: exit %d\n%s", args, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	out := run("gpu-0100")
+	says(t, "explain gpu-0100", out,
+		"gpu-0100 leaf-group = 32 servers\n",
+		"    group = leafgroup-03\n",
+		"    leaves = leaf-r0-03,leaf-r1-03,leaf-r2-03,leaf-r3-03\n",
+		"    servers = gpu-[0096-0127]\n",
+		"gpu-0100 pod = 64 servers\n",
+		"    pod = pod-01\n",
+		"    groups = leafgroup-[02-03]\n",
+		"gpu-0100 fabric = 256 servers\n",
+		"  source:  the links of the fabric; slurm/topology.conf SwitchName=leafgroup-03, node label rocefab.io/leaf-group=leafgroup-03\n",
+	)
+	var vals []explained
+	if err := json.Unmarshal([]byte(run("gpu-0100", "pod", "--format", "json")), &vals); err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != 1 || vals[0].Field != "pod" || vals[0].Inputs["spines"] == "" {
+		t.Errorf("explain gpu-0100 pod --format json = %+v", vals)
+	}
+	if out := run("leaf-r0-00"); strings.Contains(out, "leaf-group") {
+		t.Errorf("a switch has a position:\n%s", out)
+	}
 }
