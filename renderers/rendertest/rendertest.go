@@ -177,6 +177,20 @@ func Diff(t testing.TB, p renderers.Platform, d *ir.Device, running renderers.St
 	return desired, changes, rem
 }
 
+// ParseDiff reads a device's running state from the artifacts a target
+// read back from it and returns the changes and remediation that make it
+// d's desired state on p, failing t when p cannot: what plan does with a
+// device's configuration once read.
+func ParseDiff(t testing.TB, p renderers.Platform, d *ir.Device, arts []renderers.Artifact) ([]renderers.Change, renderers.Remediation) {
+	t.Helper()
+	running, err := p.Parse(d, arts)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", d.Name, err)
+	}
+	_, changes, rem := Diff(t, p, d, running)
+	return changes, rem
+}
+
 // RenderOne renders d with r and checks that it yields exactly one
 // artifact, <device>/<file> in format; it returns that artifact.
 func RenderOne(t testing.TB, r renderers.Renderer, d *ir.Device, file string, format renderers.Format) renderers.Artifact {

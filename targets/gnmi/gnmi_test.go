@@ -19,6 +19,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/openconfig"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/gnmi"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
@@ -153,18 +154,7 @@ func planOne(t testing.TB, tg *gnmi.Target, d *ir.Device) ([]renderers.Change, r
 	if len(arts) != 1 || arts[0].Path != d.Name+"/"+openconfig.FileName {
 		t.Fatalf("read %v", arts)
 	}
-	have, err := platform.Parse(d, arts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := platform.Desired(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch, rem, err := platform.Diff(d, have, want)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch, rem := rendertest.ParseDiff(t, platform, d, arts)
 	return ch, rem, arts[0].Content
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/renderers"
 	rhost "github.com/rocefab/rocefab/renderers/host"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
@@ -85,20 +86,7 @@ func plan(t *testing.T, tg *Target, d *ir.Device) ([]renderers.Change, renderers
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	p := rhost.Renderer{}
-	now, err := p.Parse(d, running)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	want, err := p.Desired(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, rem, err := p.Diff(d, now, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return changes, rem
+	return rendertest.ParseDiff(t, rhost.Renderer{}, d, running)
 }
 
 // converge plans a fresh server, pushes the plan, checks with tc that

@@ -17,6 +17,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
@@ -303,6 +304,6 @@ func BenchmarkNVUEParseDiff(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		diffRead(b, nvue.Renderer{}, d, arts)
+		rendertest.ParseDiff(b, nvue.Renderer{}, d, arts)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets"
 )
 
@@ -90,7 +91,7 @@ func TestPlanScale(t *testing.T) {
 		}
 		read += time.Since(s)
 		s = time.Now()
-		diffRead(t, eos.Renderer{}, d, arts)
+		rendertest.ParseDiff(t, eos.Renderer{}, d, arts)
 		parseDiff += time.Since(s)
 	}
 	t.Logf("per device, alone: SSH handshake, login and CLI opening %s; read (the same plus show running-config) %s; parse, desired and diff %s",

@@ -383,22 +383,3 @@ func artifactOf(d *ir.Device) string {
 	desc, _ := routing.Lookup(d.Platform)
 	return desc.Artifact
 }
-
-// diffRead is what plan does with a device's configuration once read:
-// parse it, compute the desired state, and diff them.
-func diffRead(tb testing.TB, p renderers.Platform, d *ir.Device, arts []renderers.Artifact) []renderers.Change {
-	tb.Helper()
-	have, err := p.Parse(d, arts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	want, err := p.Desired(d)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	changes, _, err := p.Diff(d, have, want)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return changes
-}
