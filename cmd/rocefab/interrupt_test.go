@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rocefab/rocefab/cmd/rocefab/cli"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // runMainEnv makes the test binary act as rocefab, so that a test can run
@@ -31,25 +32,6 @@ topology: {
 	spine: {platform: "nvue", model: "SN5600"}
 }
 `
-}
-
-// snapshot returns every file below dir with its bytes.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // stages lists the build directories being written beside out.
@@ -79,7 +61,7 @@ func TestStoppedBuildLeavesEarlierBuild(t *testing.T) {
 	if code := cli.Run([]string{"build", intent, "-o", out, "-q"}, io.Discard, &stderr); code != 0 {
 		t.Fatalf("first build: exit %d\n%s", code, stderr.String())
 	}
-	before := snapshot(t, out)
+	before := dirtest.Files(t, out, 0)
 	// The intent changes, so the next build has to write.
 	if err := os.WriteFile(intent, []byte(intentOf("after")), 0o644); err != nil {
 		t.Fatal(err)
@@ -133,7 +115,7 @@ func TestStoppedBuildLeavesEarlierBuild(t *testing.T) {
 					t.Errorf("an interrupted build left %v beside the output", st)
 				}
 			}
-			if diff := cmp.Diff(before, snapshot(t, out)); diff != "" {
+			if diff := cmp.Diff(before, dirtest.Files(t, out, 0)); diff != "" {
 				t.Errorf("the stopped build changed the earlier build (-before +after):\n%.2000s", diff)
 			}
 		})
@@ -146,7 +128,7 @@ func TestStoppedBuildLeavesEarlierBuild(t *testing.T) {
 	if st := stages(t, out); len(st) != 0 {
 		t.Errorf("left beside the output: %v", st)
 	}
-	if !strings.Contains(snapshot(t, out)["SUMMARY.md"], "after") {
+	if !strings.Contains(dirtest.Files(t, out, 0)["SUMMARY.md"], "after") {
 		t.Errorf("the build after the stopped ones did not replace the earlier build")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/targets"
 	"github.com/rocefab/rocefab/targets/dir"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // linePlatform models a device as "key=value" lines in <device>/run.cfg:
@@ -152,22 +153,7 @@ func lineLeaves(t testing.TB, root string, n int, format string, rails int) []*i
 
 // tree returns every file below root with its bytes and mode.
 func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		st, _ := os.Stat(p)
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = fmt.Sprintf("%v %s", st.Mode().Perm(), b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return dirtest.Files(t, root, dirtest.Mode)
 }
 
 func TestRead(t *testing.T) {

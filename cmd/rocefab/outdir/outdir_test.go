@@ -12,30 +12,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
-// tree returns every file below dir with its contents, relative paths.
+// tree returns every file below dir with its contents, relative paths,
+// a symbolic link as its target; a missing dir has no files.
 func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.Type()&os.ModeSymlink != 0 {
-			target, err := os.Readlink(p)
-			out[filepath.ToSlash(rel)] = "-> " + target
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return out
+	return dirtest.Files(t, dir, dirtest.Links|dirtest.Absent)
 }
 
 func write(t *testing.T, p, content string) {

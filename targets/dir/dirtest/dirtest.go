@@ -1,0 +1,61 @@
+// Package dirtest is the test kit for code that writes trees of files
+// (the dir target, build's output directory): one snapshot of a tree
+// that a test compares before and after an operation, so that each
+// package's tests walk a directory the same way.
+package dirtest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Show says what a snapshot records of each file besides its bytes.
+type Show uint8
+
+const (
+	// Mode puts each file's permission bits before its bytes
+	// ("-rw-r--r-- bytes"), for the tests where a push must keep a
+	// file's mode.
+	Mode Show = 1 << iota
+	// Links records a symbolic link as "-> target" rather than the bytes
+	// it points to, for the tests where a link is swapped in place.
+	Links
+	// Absent takes a root that does not exist as a tree with no files
+	// rather than a failure, for the tests where nothing was written yet.
+	Absent
+)
+
+// Files returns every file below root, by slashed path relative to
+// root, with its bytes and what show asks for; it fails t when the tree
+// cannot be read.
+func Files(t testing.TB, root string, show Show) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if show&Links != 0 && e.Type()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			out[rel] = "-> " + target
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if show&Mode != 0 {
+			st, _ := os.Stat(p)
+			out[rel] = fmt.Sprintf("%v %s", st.Mode().Perm(), b)
+		} else {
+			out[rel] = string(b)
+		}
+		return err
+	})
+	if err != nil && (show&Absent == 0 || !errors.Is(err, os.ErrNotExist)) {
+		t.Fatal(err)
+	}
+	return out
+}
