@@ -24,26 +24,6 @@ import (
 
 func repoRoot(t *testing.T) string { return rendertest.RepoRoot(t) }
 
-// filesBelow returns every file below root with its bytes, by slashed
-// path relative to root.
-func filesBelow(t *testing.T, root string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		b, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // says fails t for each of wants that out, what the command named by what
 // printed, does not contain.
 func says(t *testing.T, what, out string, wants ...string) {

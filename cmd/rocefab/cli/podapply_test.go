@@ -19,6 +19,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/rendertest"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // copyExample copies examples/<name> (intent and running/) to a new
@@ -101,9 +102,8 @@ func smallPod(t *testing.T) (string, int) {
 }
 
 // runningFiles returns every file below dir/running, by relative path.
-func runningFiles(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	return filesBelow(t, filepath.Join(dir, "running"))
+func runningFiles(t *testing.T, dir string) map[string]string {
+	return dirtest.Files(t, filepath.Join(dir, "running"), 0)
 }
 
 // nvueForeign returns an NVUE running configuration without the subtrees
@@ -239,12 +239,13 @@ func TestPod2048PlanApplyPlan(t *testing.T) {
 		t.Errorf("%d running files before apply, %d after", len(before), len(after))
 	}
 	changed := 0
-	for name, b := range before {
-		a, ok := after[name]
+	for name, was := range before {
+		now, ok := after[name]
 		if !ok {
 			t.Errorf("%s: gone after apply", name)
 			continue
 		}
+		b, a := []byte(was), []byte(now)
 		if string(a) != string(b) {
 			changed++
 		}

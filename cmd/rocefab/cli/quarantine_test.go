@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -317,7 +316,7 @@ func TestQuarantineShutApply(t *testing.T) {
 	}
 	after := runningFiles(t, dir)
 	for name, b := range before {
-		if name != spine.Name+"/"+nvue.File && !bytes.Equal(b, after[name]) {
+		if name != spine.Name+"/"+nvue.File && b != after[name] {
 			t.Errorf("apply changed %s", name)
 		}
 	}

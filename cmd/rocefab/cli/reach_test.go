@@ -29,6 +29,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/schema"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
 	sshtarget "github.com/rocefab/rocefab/targets/ssh"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
@@ -172,8 +173,8 @@ func noSecret(t *testing.T, dir string, outputs ...string) {
 			t.Errorf("output %d shows the password:\n%s", i, o)
 		}
 	}
-	for rel, b := range filesBelow(t, dir) {
-		if strings.Contains(string(b), testSecret) {
+	for rel, b := range dirtest.Files(t, dir, 0) {
+		if strings.Contains(b, testSecret) {
 			t.Errorf("%s holds the password", filepath.Join(dir, rel))
 		}
 	}

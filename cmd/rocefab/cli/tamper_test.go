@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // editPlan rewrites the saved plan at path with edit applied to the
@@ -145,7 +144,7 @@ func TestApplyRefusesEditedPlan(t *testing.T) {
 					t.Errorf("%s changed after a refused apply", n)
 				}
 			}
-			if after := runningTree(t, dir); !maps.EqualFunc(after, hostsBefore, bytes.Equal) {
+			if after := runningTree(t, dir); !maps.Equal(after, hostsBefore) {
 				t.Errorf("running/ changed after a refused apply")
 			}
 		})
@@ -155,12 +154,8 @@ func TestApplyRefusesEditedPlan(t *testing.T) {
 // runningTree returns the files below dir/running as runningFiles does,
 // none when there is no running/ (a fabric the servers of which run
 // nothing of rocefab's yet).
-func runningTree(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, "running")); errors.Is(err, fs.ErrNotExist) {
-		return map[string][]byte{}
-	}
-	return runningFiles(t, dir)
+func runningTree(t *testing.T, dir string) map[string]string {
+	return dirtest.Files(t, filepath.Join(dir, "running"), dirtest.Absent)
 }
 
 // TestApplyRefusesEditedGNMIPlan: a saved plan of switches reached over
