@@ -52,16 +52,7 @@ func (p linePlatform) Parse(d *ir.Device, running []renderers.Artifact) (rendere
 }
 
 func (p linePlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
-	cs := renderers.DiffElements(running.Elements(), desired.Elements(), renderers.Disruptions{"pfc": "traffic-pause"})
-	var b strings.Builder
-	for _, c := range cs {
-		if c.After == nil {
-			fmt.Fprintf(&b, "unset %s\n", c.Path)
-		} else {
-			fmt.Fprintf(&b, "set %s %s\n", c.Path, *c.After)
-		}
-	}
-	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
+	return dirtest.SetUnset(running, desired, renderers.Disruptions{"pfc": "traffic-pause"})
 }
 
 // Apply edits run.cfg in place. A "notes" line creates notes.txt, for a

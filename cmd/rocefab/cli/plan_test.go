@@ -18,6 +18,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // linesPlatform stands in for a real platform in these tests: a device's
@@ -48,16 +49,7 @@ func (linesPlatform) Parse(d *ir.Device, running []renderers.Artifact) (renderer
 }
 
 func (linesPlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
-	cs := renderers.DiffElements(running.Elements(), desired.Elements(), renderers.Disruptions(d.Disruption[d.Platform]))
-	var b strings.Builder
-	for _, c := range cs {
-		if c.After == nil {
-			fmt.Fprintf(&b, "unset %s\n", c.Path)
-		} else {
-			fmt.Fprintf(&b, "set %s %s\n", c.Path, *c.After)
-		}
-	}
-	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
+	return dirtest.SetUnset(running, desired, renderers.Disruptions(d.Disruption[d.Platform]))
 }
 
 func (linesPlatform) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {

@@ -1,7 +1,8 @@
 // Package dirtest is the test kit for code that writes trees of files
 // (the dir target, build's output directory): one snapshot of a tree
 // that a test compares before and after an operation, so that each
-// package's tests walk a directory the same way.
+// package's tests walk a directory the same way, and the remediation of
+// the line platforms those tests keep their devices' files in.
 package dirtest
 
 import (
@@ -9,7 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // Show says what a snapshot records of each file besides its bytes.
@@ -58,4 +62,21 @@ func Files(t testing.TB, root string, show Show) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// SetUnset is the Diff of a test platform whose device is "key=value"
+// lines: the changes from running to desired, with dis saying what each
+// kind of change disrupts, and as remediation one "set k v" or "unset k"
+// line per change, which the platform's Apply edits the lines by.
+func SetUnset(running, desired renderers.State, dis renderers.Disruptions) ([]renderers.Change, renderers.Remediation, error) {
+	cs := renderers.DiffElements(running.Elements(), desired.Elements(), dis)
+	var b strings.Builder
+	for _, c := range cs {
+		if c.After == nil {
+			fmt.Fprintf(&b, "unset %s\n", c.Path)
+		} else {
+			fmt.Fprintf(&b, "set %s %s\n", c.Path, *c.After)
+		}
+	}
+	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
 }
