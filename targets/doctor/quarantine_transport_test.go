@@ -217,14 +217,7 @@ func TestQuarantineShutGNMI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := gnmitest.New(arts[0].Content, gnmitest.Options{CommitConfirm: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv := gnmitest.Started(t, arts[0].Content, gnmitest.Options{CommitConfirm: true})
 	tg, err := gnmi.New(gnmi.Options{
 		Artifact:  openconfig.FileName,
 		Plaintext: true,

@@ -105,15 +105,7 @@ func serve(t testing.TB, tree []byte, opts gnmitest.Options) *gnmitest.Server {
 	if opts.TLS == nil {
 		opts.TLS, _ = gnmitest.Certs(t)
 	}
-	s, err := gnmitest.New(tree, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	return s
+	return gnmitest.Started(t, tree, opts)
 }
 
 // target reaches servers by device name.
@@ -320,14 +312,7 @@ func TestTransport(t *testing.T) {
 	if _, err := target(t, servers, func(o *gnmi.Options) { o.Username, o.Password = "admin", "pw" }).Read(ctx, d); err != nil {
 		t.Errorf("with credentials: %v", err)
 	}
-	plain, err := gnmitest.New(tree, gnmitest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := plain.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Stop()
+	plain := gnmitest.Started(t, tree, gnmitest.Options{})
 	servers = map[string]*gnmitest.Server{d.Name: plain}
 	if _, err := target(t, servers, nil).Read(ctx, d); err == nil {
 		t.Errorf("TLS reached a plaintext server")

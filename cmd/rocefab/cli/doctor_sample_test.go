@@ -71,7 +71,7 @@ func gnmiCounterLab(t *testing.T) (dir string, ports, queues int) {
 	addrs := map[string]string{}
 	for _, d := range fab.Switches() {
 		tree, n := withCounters(t, deviceTree(t, d))
-		addrs[d.Name] = startGNMI(t, tree, gnmitest.Options{}).Addr()
+		addrs[d.Name] = gnmitest.Started(t, tree, gnmitest.Options{}).Addr()
 		ports += len(d.Switch.Ports)
 		queues += n
 	}

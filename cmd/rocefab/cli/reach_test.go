@@ -118,7 +118,7 @@ func gnmiFabric(t testing.TB, dir string, tlsOn bool) map[string]*gnmitest.Serve
 		if tlsOn {
 			opts.TLS = base.TLS
 		}
-		servers[d.Name] = startGNMI(t, deviceTree(t, irtest.HalfECN(d)), opts)
+		servers[d.Name] = gnmitest.Started(t, deviceTree(t, irtest.HalfECN(d)), opts)
 		addrs[d.Name] = servers[d.Name].Addr()
 	}
 	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), ca, 0o644); err != nil {
@@ -138,21 +138,6 @@ func gnmiFabric(t testing.TB, dir string, tlsOn bool) map[string]*gnmitest.Serve
 		t.Fatal(err)
 	}
 	return servers
-}
-
-// startGNMI starts a gNMI server holding tree, stopped when the test
-// ends.
-func startGNMI(t testing.TB, tree []byte, opts gnmitest.Options) *gnmitest.Server {
-	t.Helper()
-	s, err := gnmitest.New(tree, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	return s
 }
 
 // gnmiLab writes the lab intent (three switches, four servers) alone.

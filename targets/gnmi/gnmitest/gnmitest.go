@@ -766,6 +766,21 @@ func (l *trackingListener) dropAll() {
 	}
 }
 
+// Started is a server holding initial, started, and stopped when t
+// ends; it fails t when the server cannot be made or cannot listen.
+func Started(t testing.TB, initial []byte, opts Options) *Server {
+	t.Helper()
+	s, err := New(initial, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
 // Canonical is the JSON document b with its members sorted, to compare
 // two documents' content whatever their members' order and spacing; it
 // fails t when b is not JSON.
