@@ -180,10 +180,10 @@ func dirRoute(t *testing.T, fab *ir.Fabric, devices ...string) (*routing.Route, 
 	return r, dir
 }
 
-// portState reads port's administrative state through route.
-func portState(t *testing.T, route *routing.Route, fab *ir.Fabric, port doctor.Endpoint) renderers.AdminState {
+// readRunning reads what d runs through route and the platform that
+// reads it.
+func readRunning(t *testing.T, route *routing.Route, d *ir.Device) (renderers.Platform, []renderers.Artifact) {
 	t.Helper()
-	d := devOf(t, fab, port.Device)
 	arts, err := route.Target.Read(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +192,14 @@ func portState(t *testing.T, route *routing.Route, fab *ir.Fabric, port doctor.E
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, arts
+}
+
+// portState reads port's administrative state through route.
+func portState(t *testing.T, route *routing.Route, fab *ir.Fabric, port doctor.Endpoint) renderers.AdminState {
+	t.Helper()
+	d := devOf(t, fab, port.Device)
+	p, arts := readRunning(t, route, d)
 	st, err := p.(renderers.PortAdmin).AdminState(d, arts, port.Port)
 	if err != nil {
 		t.Fatal(err)
@@ -203,14 +211,7 @@ func portState(t *testing.T, route *routing.Route, fab *ir.Fabric, port doctor.E
 // route.
 func owned(t *testing.T, route *routing.Route, d *ir.Device) []renderers.Element {
 	t.Helper()
-	arts, err := route.Target.Read(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := route.Platforms(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, arts := readRunning(t, route, d)
 	st, err := p.Parse(d, arts)
 	if err != nil {
 		t.Fatal(err)
