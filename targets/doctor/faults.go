@@ -20,10 +20,9 @@ import (
 // must (NVIDIA's "Understanding mlx5 Linux counters": the counter "should
 // not raise if RoCE Congestion Control was enabled").
 func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
-	var out []finding
-	for p := range m.sortedPorts() {
+	return m.atPorts(func(p *port) (finding, bool) {
 		if !p.nic || p.rate[telemetry.CNPIgnored] <= opt.CNPRate {
-			continue
+			return finding{}, false
 		}
 		f := finding{Finding: Finding{Kind: KindCNPIgnored, Cause: CauseDCQCNOff, Origin: p.ep}}
 		if intentDCQCN {
@@ -37,9 +36,8 @@ func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
 			f.cites = append(f.cites, cite{p: p, counter: c})
 		}
 		f.drain = []*device{p.dev}
-		out = append(out, f)
-	}
-	return out
+		return f, true
+	})
 }
 
 // losslessDrops finds the ports that drop packets of a lossless priority:
@@ -48,10 +46,9 @@ func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
 // headroom is too small for the cable, or the peer does not honour the
 // pauses (PFC off on that priority at the other end).
 func (m *model) losslessDrops() []finding {
-	var out []finding
-	for p := range m.sortedPorts() {
+	return m.atPorts(func(p *port) (finding, bool) {
 		if p.drops < 1 {
-			continue
+			return finding{}, false
 		}
 		f := atPort(p, KindLosslessDrops)
 		if p.nic {
@@ -65,9 +62,8 @@ func (m *model) losslessDrops() []finding {
 				p.drops)
 		}
 		f.cites = append(f.cites, cite{p: p, counter: telemetry.Drops, positive: true})
-		out = append(out, f)
-	}
-	return out
+		return f, true
+	})
 }
 
 // pfcWatchdog finds the switch ports whose PFC watchdog detected a storm
@@ -82,10 +78,9 @@ func (m *model) losslessDrops() []finding {
 // caught; the peer that kept pausing it is what does not drain, and is
 // drained when it is a server's NIC.
 func (m *model) pfcWatchdog() []finding {
-	var out []finding
-	for p := range m.sortedPorts() {
+	return m.atPorts(func(p *port) (finding, bool) {
 		if p.storms < 1 {
-			continue
+			return finding{}, false
 		}
 		f := atPort(p, KindPFCWatchdog)
 		f.Cause = CauseStormDetected
@@ -102,7 +97,20 @@ func (m *model) pfcWatchdog() []finding {
 		}
 		f.Message = fmt.Sprintf("its PFC watchdog detected %.0f pause storms on a lossless queue in the window: %s paused the queue for longer than the watchdog's detection time, and the switch stopped honouring the pauses (dropping or forwarding that traffic) until they stopped",
 			p.storms, peer)
-		out = append(out, f)
+		return f, true
+	})
+}
+
+// atPorts returns the findings find makes at the fabric's ports, in
+// sortedPorts' order; find reports false for a port it finds nothing at.
+// Each port rule is that one function, so that every rule walks the
+// ports the same way.
+func (m *model) atPorts(find func(p *port) (finding, bool)) []finding {
+	var out []finding
+	for p := range m.sortedPorts() {
+		if f, ok := find(p); ok {
+			out = append(out, f)
+		}
 	}
 	return out
 }
