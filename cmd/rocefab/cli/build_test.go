@@ -33,15 +33,11 @@ address: {"*": "{name}.mgmt.example.net", "leaf-r0-00": "10.0.0.9:9339"}
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
+	says(t, "gnmic.yaml", string(b),
 		"  'leaf-r0-00':\n    address: '10.0.0.9:9339'\n",                    // the address's own port
 		"  'spine-00':\n    address: 'spine-00.mgmt.example.net'\n",          // ssh: gnmic's default port
 		"  'leaf-r1-00':\n    address: 'leaf-r1-00.mgmt.example.net:8080'\n", // gnmi: the inventory's port
-	} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("gnmic.yaml lacks %q", want)
-		}
-	}
+	)
 	bad := filepath.Join(dir, "bad.cue")
 	if err := os.WriteFile(bad, []byte(`address: 3`), 0o644); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -12,10 +11,6 @@ import (
 func TestDoctorSampleProgressOnTerminal(t *testing.T) {
 	dir, _, _ := gnmiCounterLab(t)
 	got := onTerminalExit(t, exitDoctorError, "doctor", dir, "--sample", "300ms", "--inventory", filepath.Join(dir, "inventory.json"), "--insecure-plaintext")
-	for _, want := range []string{"sampling the counters (1 of 2) ", "/7 devices", "waiting 300ms between the samples ... ",
-		"sampling the counters (2 of 2) ", "3/3 devices", "100 %"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the terminal did not show %q:\n%s", want, got)
-		}
-	}
+	says(t, "the terminal", got, "sampling the counters (1 of 2) ", "/7 devices", "waiting 300ms between the samples ... ",
+		"sampling the counters (2 of 2) ", "3/3 devices", "100 %")
 }
