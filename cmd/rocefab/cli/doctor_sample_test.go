@@ -180,20 +180,7 @@ func TestDoctorSampleServers(t *testing.T) {
 			first = srv
 		}
 	}
-	inv, err := json.Marshal(map[string]any{
-		"defaults":  map[string]any{"username": "root", "auth": "key", "keyFile": "id_ed25519", "knownHosts": "known_hosts"},
-		"platforms": map[string]any{"eos": map[string]any{"transport": "ssh"}, "nvue": map[string]any{"transport": "dir"}},
-		"hosts":     map[string]any{"transport": "ssh"},
-		"address":   addrs,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range map[string][]byte{"known_hosts": []byte(strings.Join(known, "\n") + "\n"), "inventory.json": inv} {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSSHInventory(t, dir, map[string]string{"eos": "ssh", "nvue": "dir"}, addrs, known)
 	first.SSHD.WriteClientKey(t, filepath.Join(dir, "id_ed25519"))
 
 	code, out, errOut := rocefab(t, dir, "", "doctor", ".", "--sample", "200ms", "--inventory", "inventory.json", "--format", "json")

@@ -16,6 +16,36 @@ import (
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
+// writeSSHInventory writes dir/inventory.json and dir/known_hosts: the
+// servers are reached over SSH at addrs as root with the key
+// dir/id_ed25519, which the host keys known vouch for, and each switch
+// platform by the transport platforms names.
+func writeSSHInventory(t *testing.T, dir string, platforms, addrs map[string]string, known []string) {
+	t.Helper()
+	transports := map[string]any{}
+	for p, tr := range platforms {
+		transports[p] = map[string]any{"transport": tr}
+	}
+	inv, err := json.Marshal(map[string]any{
+		"defaults":  map[string]any{"username": "root", "auth": "key", "keyFile": "id_ed25519", "knownHosts": "known_hosts"},
+		"platforms": transports,
+		"hosts":     map[string]any{"transport": "ssh"},
+		"address":   addrs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known = slices.Sorted(slices.Values(known))
+	for name, content := range map[string][]byte{
+		"known_hosts":    []byte(strings.Join(known, "\n") + "\n"),
+		"inventory.json": inv,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // mixedSSHIntent is a small mixed fleet: one server of each NIC vendor
 // (ConnectX-7 with mlnx_qos, Thor 2 and E810 with dcb) on one rail at
 // 100G (the E810's most), RDMA netdev eth2, and storage traffic shaped
@@ -120,24 +150,7 @@ func mixedFleetOverSSH(t *testing.T, dir string) map[string]*fleetServer {
 	if len(servers) != 3 {
 		t.Fatalf("the intent has %d servers, want 3", len(servers))
 	}
-	inv, err := json.Marshal(map[string]any{
-		"defaults":  map[string]any{"username": "root", "auth": "key", "keyFile": "id_ed25519", "knownHosts": "known_hosts"},
-		"platforms": map[string]any{"sonic": map[string]any{"transport": "dir"}, "nvue": map[string]any{"transport": "dir"}},
-		"hosts":     map[string]any{"transport": "ssh"},
-		"address":   addrs,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(known)
-	for name, content := range map[string][]byte{
-		"known_hosts":    []byte(strings.Join(known, "\n") + "\n"),
-		"inventory.json": inv,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSSHInventory(t, dir, map[string]string{"sonic": "dir", "nvue": "dir"}, addrs, known)
 	// Every server lets the same key log in: the inventory names one.
 	servers["gpu-0000"].SSHD.WriteClientKey(t, filepath.Join(dir, "id_ed25519"))
 	return servers
