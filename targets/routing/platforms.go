@@ -189,12 +189,5 @@ func (m models) native(d *ir.Device) (renderers.Platform, error) {
 // files, for the directory target: its platform, when it can.
 func (m models) appliers(d *ir.Device) (renderers.Applier, error) {
 	p, err := m.native(d)
-	if err != nil {
-		return nil, err
-	}
-	a, ok := p.(renderers.Applier)
-	if !ok {
-		return nil, fmt.Errorf("rocefab cannot apply changes to %s running configuration files yet", d.Platform)
-	}
-	return a, nil
+	return capable[renderers.Applier](p, err, fmt.Errorf("rocefab cannot apply changes to %s running configuration files yet", d.Platform))
 }

@@ -157,27 +157,31 @@ func (r *routed) Confirm(ctx context.Context, d *ir.Device) error {
 // themselves unless confirmed.
 func (r *routed) confirmer(d *ir.Device) (targets.Confirmer, error) {
 	t, err := r.to(d)
-	if err != nil {
-		return nil, err
-	}
-	c, ok := t.(targets.Confirmer)
-	if !ok {
-		return nil, fmt.Errorf("%s: its target has no commit-confirm", d.Name)
-	}
-	return c, nil
+	return capable[targets.Confirmer](t, err, fmt.Errorf("%s: its target has no commit-confirm", d.Name))
 }
 
 // Rollback takes back d's pending push.
 func (r *routed) Rollback(ctx context.Context, d *ir.Device) error {
 	t, err := r.to(d)
+	rb, err := capable[targets.RollBacker](t, err, fmt.Errorf("%s: its target cannot roll back", d.Name))
 	if err != nil {
 		return err
 	}
-	rb, ok := t.(targets.RollBacker)
-	if !ok {
-		return fmt.Errorf("%s: its target cannot roll back", d.Name)
-	}
 	return rb.Rollback(ctx, d)
+}
+
+// capable returns v, a device's target or platform, as the T an operation
+// needs: err where v could not be had, lacks where v is no T.
+func capable[T any](v any, err error, lacks error) (T, error) {
+	var none T
+	if err != nil {
+		return none, err
+	}
+	c, ok := v.(T)
+	if !ok {
+		return none, lacks
+	}
+	return c, nil
 }
 
 // Pending returns d's unconfirmed commit where its transport can tell
