@@ -17,10 +17,7 @@ func TestApplyShowsDeviceDiffs(t *testing.T) {
 			if code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json"); code != exitOK {
 				t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
 			}
-			code, out, errOut := rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "50%", "--format", format)
-			if code != exitOK {
-				t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
-			}
+			out, errOut := rocefabExits(t, exitOK, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "50%", "--format", format)
 			if format == "json" {
 				var rep struct {
 					DeviceDiffs map[string]string `json:"device_diffs"`

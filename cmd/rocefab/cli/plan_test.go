@@ -136,6 +136,18 @@ func lab(t *testing.T) (dir string, before map[string]string) {
 	return dir, before
 }
 
+// rocefabExits runs the command line in dir with stdin as rocefab does,
+// and fails t at once unless it exits want: the step a test takes before
+// it looks at what the command said.
+func rocefabExits(t *testing.T, want int, dir, stdin string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := rocefab(t, dir, stdin, args...)
+	if code != want {
+		t.Fatalf("rocefab %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
 // rocefab runs the command line in dir with stdin, as Run does.
 func rocefab(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -311,10 +323,7 @@ func TestApplyFailureReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "running", "gpu-0003", "running.cfg"), []byte(before["gpu-0003"]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := rocefab(t, dir, "", "apply", ".", "--auto-approve", "--format", "json", "--canary", "0", "--wave", "3")
-	if code != exitPlanError {
-		t.Fatalf("exit %d\n%s%s", code, out, errOut)
-	}
+	out, errOut := rocefabExits(t, exitPlanError, dir, "", "apply", ".", "--auto-approve", "--format", "json", "--canary", "0", "--wave", "3")
 	var rep struct {
 		Failed  bool
 		Reason  string

@@ -137,10 +137,7 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("an edited plan drained %v", got)
 	}
 
-	code, out, errs = rocefab(t, dir, "yes\n", "apply", "q.plan")
-	if code != exitOK {
-		t.Fatalf("apply: exit %d\n%s%s", code, out, errs)
-	}
+	out, errs = rocefabExits(t, exitOK, dir, "yes\n", "apply", "q.plan")
 	got := slurmtest.Drained(t, scontrol)
 	want := map[string]string{
 		"gpu-0003": "rocefab: pause-storm not-draining at gpu-0003:eth4",
@@ -153,10 +150,7 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("after apply %s:%s is %s", leaf.Name, port, st)
 	}
 
-	code, out, errs = rocefab(t, dir, "", "doctor", "--release", "q.plan", "--out", "r.plan")
-	if code != exitOK {
-		t.Fatalf("doctor --release: exit %d\n%s%s", code, out, errs)
-	}
+	out, errs = rocefabExits(t, exitOK, dir, "", "doctor", "--release", "q.plan", "--out", "r.plan")
 	code, out, errs = rocefab(t, dir, "", "apply", "r.plan", "--auto-approve", "--format", "json")
 	var rep quarantineReport
 	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil {
