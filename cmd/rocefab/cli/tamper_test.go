@@ -82,10 +82,7 @@ func retamperHostConf(t *testing.T) func(string) string {
 func TestApplyRefusesEditedPlan(t *testing.T) {
 	t.Setenv(testPasswordEnv, testSecret)
 	dir, devs := mixedFabric(t, mixedIntent, mixedInventory(t))
-	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json")
-	if code != exitOK {
-		t.Fatalf("plan: exit %d\n%s%s", code, out, errOut)
-	}
+	rocefabExits(t, exitOK, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json")
 	planPath := filepath.Join(dir, "plan.json")
 	saved, err := os.ReadFile(planPath)
 	if err != nil {
