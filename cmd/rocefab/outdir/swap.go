@@ -1,10 +1,29 @@
 package outdir
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
+
+// swap puts the directory tmp at dir. When dir exists the two are
+// exchanged in one step where the platform can (exchange), or else by
+// two renames; old is then where the replaced build lies, for the caller
+// to clear.
+func swap(tmp, dir string) (old string, err error) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", os.Rename(tmp, dir)
+	}
+	switch done, err := exchange(tmp, dir); {
+	case err != nil:
+		return "", err
+	case done:
+		return tmp, nil
+	}
+	return swapByRenames(tmp, dir)
+}
 
 // swapByRenames replaces dir with tmp in two renames, for file systems
 // without an atomic exchange. Between them dir is briefly missing, never

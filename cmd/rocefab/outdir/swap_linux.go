@@ -2,26 +2,22 @@ package outdir
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// swap puts the directory tmp at dir. When dir exists the two are
-// exchanged in one step (renameat2 RENAME_EXCHANGE), so there is no moment
-// at which dir is missing or half-written; old is then where the replaced
-// build lies, for the caller to clear.
-func swap(tmp, dir string) (old string, err error) {
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		return "", os.Rename(tmp, dir)
-	}
-	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
+// exchange swaps the directories tmp and dir in one step (renameat2
+// RENAME_EXCHANGE), so there is no moment at which dir is missing or
+// half-written. It reports false, with no error, where the kernel or the
+// file system has no such exchange.
+func exchange(tmp, dir string) (bool, error) {
+	err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-		return swapByRenames(tmp, dir)
+		return false, nil
 	}
 	if err != nil {
-		return "", &os.LinkError{Op: "exchange", Old: tmp, New: dir, Err: err}
+		return false, &os.LinkError{Op: "exchange", Old: tmp, New: dir, Err: err}
 	}
-	return tmp, nil
+	return true, nil
 }

@@ -2,17 +2,8 @@
 
 package outdir
 
-import (
-	"errors"
-	"io/fs"
-	"os"
-)
-
-// swap puts the directory tmp at dir, moving an existing dir aside first;
-// old is where the replaced build lies, for the caller to clear.
-func swap(tmp, dir string) (old string, err error) {
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		return "", os.Rename(tmp, dir)
-	}
-	return swapByRenames(tmp, dir)
+// exchange reports false: only Linux has an atomic exchange of two
+// directories (renameat2), elsewhere dir is replaced by two renames.
+func exchange(tmp, dir string) (bool, error) {
+	return false, nil
 }
