@@ -120,12 +120,7 @@ func setup(t *testing.T) (string, *dir.Target, linePlatform) {
 
 func write(t testing.TB, p, s string, mode os.FileMode) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), mode); err != nil {
-		t.Fatal(err)
-	}
+	dirtest.Write(t, p, []byte(s), mode)
 }
 
 // lineLeaves writes n leaves of the line platform under root, named by

@@ -24,12 +24,7 @@ func tree(t *testing.T, dir string) map[string]string {
 
 func write(t *testing.T, p, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dirtest.Write(t, p, []byte(content), 0o644)
 }
 
 // build writes files as one build into dir.

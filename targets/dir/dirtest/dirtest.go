@@ -80,3 +80,16 @@ func SetUnset(running, desired renderers.State, dis renderers.Disruptions) ([]re
 	}
 	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
 }
+
+// Write writes content to the file at path with mode, making the
+// directories above it, and fails t when it cannot: how a test lays out
+// a tree of files before the operation it checks.
+func Write(t testing.TB, path string, content []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, content, mode); err != nil {
+		t.Fatal(err)
+	}
+}
