@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // TestExitCodes checks each command's exit codes exactly, as INTENT.md
@@ -157,12 +159,7 @@ func TestLoadErrorsExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, src string) string {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dirtest.Write(t, p, []byte(src), 0o644)
 		return p
 	}
 	intent := "name: \"lab\"\ntopology: servers: 16\n"

@@ -111,13 +111,7 @@ func lab(t *testing.T) (dir string, before map[string]string) {
 	dir = t.TempDir()
 	before = map[string]string{}
 	write := func(rel, s string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dirtest.Write(t, filepath.Join(dir, filepath.FromSlash(rel)), []byte(s), 0o644)
 	}
 	write("fabric.cue", labIntent)
 	for _, sw := range []string{"leaf-r0-00", "leaf-r1-00", "spine-00"} {
