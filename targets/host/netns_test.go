@@ -24,6 +24,7 @@ import (
 	rhost "github.com/rocefab/rocefab/renderers/host"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 )
 
@@ -466,12 +467,7 @@ func vendorNIC(t *testing.T, tc irtest.VendorCC, via string) {
 	knob := func(name string) string { return filepath.Join(sys, "kernel/config", tc.Driver, hca, tc.Sub, name) }
 	put := func(path, v string) {
 		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dirtest.Write(t, path, []byte(v), 0o644)
 	}
 	for _, k := range tc.Knobs {
 		put(knob(k.Name), "0\n")
