@@ -24,6 +24,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/monitoring"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/schema"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // TestRules renders the examples' rule files: each parses as rule groups
@@ -400,12 +401,6 @@ func runNodeExporter(t *testing.T, argsFile []byte, dir string, extra ...string)
 func writeArtifacts(t *testing.T, dir string, arts []renderers.Artifact) {
 	t.Helper()
 	for _, a := range arts {
-		f := filepath.Join(dir, filepath.FromSlash(a.Path))
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, a.Content, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dirtest.Write(t, filepath.Join(dir, filepath.FromSlash(a.Path)), a.Content, 0o644)
 	}
 }
