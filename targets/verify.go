@@ -54,6 +54,11 @@ func lineText(s string) string {
 	if s == "" {
 		return "nothing"
 	}
+	return quoteShort(s)
+}
+
+// quoteShort quotes s, shortened as lineText shortens it.
+func quoteShort(s string) string {
 	const most = 200
 	if len(s) > most {
 		return fmt.Sprintf("%q... (%d bytes)", s[:most], len(s))
@@ -100,6 +105,45 @@ func verify(dp DevicePlan, empty bool, changes []renderers.Change, rem renderers
 		return bad(fmt.Sprintf("the plan says its disruption is %q, the changes are %q", dp.Disruption, w))
 	}
 	return nil
+}
+
+// sameDesired compares the desired state the plan records for a device
+// with the one the platform computes from the intent now; nil when they
+// are the same, element for element. The recorded state is what apply
+// gates the device's wave on, so an edit of it is refused as an edit of
+// the remediation is.
+func sameDesired(device string, recorded, computed []renderers.Element) *TamperedDevice {
+	for i := range max(len(recorded), len(computed)) {
+		var r, c *renderers.Element
+		if i < len(recorded) {
+			r = &recorded[i]
+		}
+		if i < len(computed) {
+			c = &computed[i]
+		}
+		if r != nil && c != nil && *r == *c {
+			continue
+		}
+		what := fmt.Sprintf("the desired state differs at element %d of %d: the plan has %s, the intent gives %s",
+			i+1, len(computed), elementText(r), elementText(c))
+		if r != nil && c != nil && r.Path == c.Path {
+			what = fmt.Sprintf("the desired state differs at %s: the plan has %s, the intent gives %s", quoteShort(c.Path), elementText(r), elementText(c))
+		}
+		return &TamperedDevice{Device: device, What: what}
+	}
+	return nil
+}
+
+// elementText shows an element of a desired state in an error.
+func elementText(e *renderers.Element) string {
+	if e == nil {
+		return "nothing"
+	}
+	s := quoteShort(e.Path) + " = " + quoteShort(e.Value)
+	if e.Kind != "" {
+		s += " (element " + quoteShort(e.Kind) + ")"
+	}
+	return s
 }
 
 func sameChange(a, b renderers.Change) bool {
