@@ -12,13 +12,16 @@ import (
 // A saved plan is a record of what plan computed, not an authority on what
 // to push: anyone who can write the file can change it, and a checksum the
 // file states about itself proves only that it agrees with itself. So
-// apply recomputes every device's changes and remediation from the intent
-// (which the plan binds by digest) and the running configuration it has
-// just read (whose digest must be the one the plan recorded), and refuses
-// the plan, before anything is pushed to any device, when one differs.
+// apply recomputes every device's desired state, changes and remediation
+// from the intent (which the plan binds by digest) and the running
+// configuration it has just read (whose digest must be the one the plan
+// recorded), and refuses the plan, before anything is pushed to any
+// device, when one differs. Only then does it use the desired states the
+// plan recorded, to gate each wave.
 
-// TamperedError refuses a plan whose changes or remediation are not what
-// the intent and the recorded running configurations give.
+// TamperedError refuses a plan whose desired states, changes or
+// remediation are not what the intent and the recorded running
+// configurations give.
 type TamperedError struct {
 	Devices []TamperedDevice
 }
