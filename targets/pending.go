@@ -204,9 +204,6 @@ func (ro *rollout) runsDesired(ctx context.Context, d *ir.Device) error {
 	// plan, and whatever plan comes next is made against what they
 	// leave.
 	want, err := safeDesired(p, d)
-	if err == nil && want == nil {
-		err = errors.New("no desired state was computed for it")
-	}
 	if err != nil {
 		return err
 	}

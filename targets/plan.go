@@ -416,9 +416,15 @@ func safeParse(p renderers.Platform, d *ir.Device, running []renderers.Artifact)
 	return p.Parse(d, running)
 }
 
+// safeDesired is also an error for a platform that gives no state and no
+// error: every caller reads the state's elements.
 func safeDesired(p renderers.Platform, d *ir.Device) (s renderers.State, err error) {
 	defer recoverAs(&err)
-	return p.Desired(d)
+	s, err = p.Desired(d)
+	if err == nil && s == nil {
+		err = errors.New("the platform gave no desired state")
+	}
+	return s, err
 }
 
 func safeDiff(p renderers.Platform, d *ir.Device, have, want renderers.State) (cs []renderers.Change, rem renderers.Remediation, err error) {

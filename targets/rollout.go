@@ -191,10 +191,11 @@ type rollout struct {
 // and that running configuration; then it pushes wave after wave (Waves).
 // In each wave it pushes every device (with commit-confirm where the
 // target has it), re-reads each one and checks it converged to the
-// desired state the plan recorded for it, and then confirms. On the first failure it rolls the wave back (at once where the
-// target can, else by letting the commit timer lapse, else by pushing the
-// inverse change), checks each device by reading it back, and leaves the
-// later waves untouched.
+// desired state the plan recorded for it, and then confirms. On the
+// first failure it rolls the wave back (at once where the target can,
+// else by letting the commit timer lapse, else by pushing the inverse
+// change), checks each device by reading it back, and leaves the later
+// waves untouched.
 //
 // When ctx is cancelled Apply starts no new push. A wave whose pushes all
 // started is finished (gated, then confirmed or rolled back); a wave cut

@@ -939,3 +939,62 @@ func TestApplyStaleInWave(t *testing.T) {
 		t.Errorf("%s was pushed after it changed", second)
 	}
 }
+
+// heldState is a running state whose device reported that it cannot take
+// some of its settings, as renderers/host's State does for a server.
+type heldState struct {
+	es   renderers.Elements
+	held []string
+}
+
+func (s heldState) Elements() []renderers.Element { return s.es.Elements() }
+func (s heldState) Unmanaged() []string           { return s.held }
+
+// heldPlatform is fakePlatform on devices that cannot take the settings
+// held names: their running state says so, and the diff leaves those
+// settings alone, as renderers/host's does.
+type heldPlatform struct {
+	*fakePlatform
+	held map[string][]string
+}
+
+func (p heldPlatform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	s, err := p.fakePlatform.Parse(d, running)
+	if err != nil || p.held[d.Name] == nil {
+		return s, err
+	}
+	return heldState{renderers.Elements(s.Elements()), p.held[d.Name]}, nil
+}
+
+func (p heldPlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	keep := func(s renderers.State) renderers.Elements {
+		return slices.DeleteFunc(s.Elements(), func(e renderers.Element) bool { return slices.Contains(p.held[d.Name], e.Path) })
+	}
+	return p.fakePlatform.Diff(d, keep(running), keep(desired))
+}
+
+// TestApplyGateLeavesUnmanaged: a setting its device reported it cannot
+// take, which the plan therefore does not change, does not fail the gate
+// although it differs from the recorded desired state.
+func TestApplyGateLeavesUnmanaged(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	hp := heldPlatform{w.p, map[string][]string{"leaf-r0-00": {"owned.pfc"}}}
+	platforms := func(*ir.Device) (renderers.Platform, error) { return hp, nil }
+	p, err := targets.Make(t.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: platforms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.rollout(savedAndRead(t, p), tg)
+	r.Platforms = platforms
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed || rep.Counts()[targets.Applied] != p.Summary().Change {
+		t.Errorf("apply: %s; %v, want every device to change applied", rep.Reason, rep.Counts())
+	}
+	if cfg := w.t.cfg("leaf-r0-00"); !strings.Contains(cfg, "owned.pfc=0") || strings.Contains(cfg, "owned.mtu") {
+		t.Errorf("leaf-r0-00 after apply, want its MTU line gone and its PFC as it was:\n%s", cfg)
+	}
+}
