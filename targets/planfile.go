@@ -166,20 +166,21 @@ func WritePlan(w io.Writer, p *Plan) error {
 // repack packs a device's body (its desired state when state is set)
 // into k for writing: the bytes encode gives, or, for a device that
 // shares them, those rebuilt from its shape, checked against their digest
-// as they are rebuilt, which is then not computed again.
+// as they are rebuilt, which is then not computed again (nor are their
+// tokens counted: they are the shape's).
 func repack(k *Shapes, d DevicePlan, shared *Shared, state bool, encode func() ([]byte, error)) (*bodyRef, error) {
 	if shared == nil {
 		raw, err := encode()
 		if err != nil {
 			return nil, err
 		}
-		return k.pack(d, raw, "", state)
+		return k.pack(d, raw, "", -1, state)
 	}
-	raw, err := shared.shapes.raw(d.Device, &shared.ref, state)
+	raw, tokens, err := shared.shapes.rawTokens(d.Device, &shared.ref, state)
 	if err != nil {
 		return nil, err
 	}
-	return k.pack(d, raw, shared.ref.SHA256, state)
+	return k.pack(d, raw, shared.ref.SHA256, tokens, state)
 }
 
 // ReadPlan reads a plan file, each device with its changes, remediation

@@ -148,7 +148,7 @@ type Shared struct {
 // set, Desired nil); what a device does not have stays as it is.
 func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
 	if dp.Desired != nil {
-		ref, err := k.pack(dp, encodeElements(dp.Desired), "", true)
+		ref, err := k.pack(dp, encodeElements(dp.Desired), "", -1, true)
 		if err != nil {
 			return dp, err
 		}
@@ -161,7 +161,7 @@ func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
 	if err != nil {
 		return dp, fmt.Errorf("device %s: %w", dp.Device, err)
 	}
-	ref, err := k.pack(dp, raw, "", false)
+	ref, err := k.pack(dp, raw, "", -1, false)
 	if err != nil {
 		return dp, err
 	}
@@ -179,8 +179,10 @@ const maxLen = 1<<31 - 1
 // pack returns the body raw of device dp (its desired state's JSON when
 // state is set) as a reference to a shape, adding the shape when raw is
 // like none before it. id is raw's digest when the caller has just
-// checked it, "" to compute it.
-func (k *Shapes) pack(dp DevicePlan, raw []byte, id string, state bool) (*bodyRef, error) {
+// checked it, "" to compute it; tokens is how many tokens raw has when
+// the caller knows (a body rebuilt from a shape has the shape's), -1 to
+// count them.
+func (k *Shapes) pack(dp DevicePlan, raw []byte, id string, tokens int, state bool) (*bodyRef, error) {
 	if len(raw) > maxLen {
 		return nil, fmt.Errorf("device %s: its %s takes %d bytes, more than a plan file holds for one device (%d)", dp.Device, shapeWhat(state), len(raw), maxLen)
 	}
@@ -193,7 +195,10 @@ func (k *Shapes) pack(dp DevicePlan, raw []byte, id string, state bool) (*bodyRe
 	if known {
 		return &bodyRef{Shape: id, SHA256: id}, nil
 	}
-	kind := fmt.Sprintf("%t\x00%s\x00%s\x00%d", state, dp.Platform, dp.Role, countTokens(raw))
+	if tokens < 0 {
+		tokens = countTokens(raw)
+	}
+	kind := fmt.Sprintf("%t\x00%s\x00%s\x00%d", state, dp.Platform, dp.Role, tokens)
 	k.mu.Lock()
 	s := k.byKind[kind]
 	k.mu.Unlock()
@@ -321,6 +326,16 @@ func shapeWhat(state bool) string {
 // raw rebuilds the body (the desired state when state is set) the
 // reference makes, checked against its digest.
 func (k *Shapes) raw(device string, r *bodyRef, state bool) ([]byte, error) {
+	raw, _, err := k.rawTokens(device, r, state)
+	return raw, err
+}
+
+// rawTokens is raw, and how many tokens the body has: its shape's, as
+// each value values makes stands for one token of the shape. (Values
+// edited into a file may not; the count only picks the shape a body is
+// compared with when it is shared again, and values either rebuilds the
+// body exactly or shares nothing.)
+func (k *Shapes) rawTokens(device string, r *bodyRef, state bool) ([]byte, int, error) {
 	k.mu.Lock()
 	s := k.byID[r.Shape]
 	if s != nil && s.state != state {
@@ -331,7 +346,7 @@ func (k *Shapes) raw(device string, r *bodyRef, state bool) ([]byte, error) {
 	}
 	k.mu.Unlock()
 	if s == nil {
-		return nil, fmt.Errorf("device %s: %s shape %q: the plan has no such shape", device, shapeWhat(state), r.Shape)
+		return nil, 0, fmt.Errorf("device %s: %s shape %q: the plan has no such shape", device, shapeWhat(state), r.Shape)
 	}
 	raw := s.raw
 	if len(r.Values) > 0 {
@@ -342,7 +357,7 @@ func (k *Shapes) raw(device string, r *bodyRef, state bool) ([]byte, error) {
 			is, tok, ok := strings.Cut(v, ":")
 			i, err := strconv.Atoi(is)
 			if !ok || err != nil || i < next || i >= s.tokens() {
-				return nil, fmt.Errorf("device %s: value %q: an index:token whose index is above the one before and below %d, the shape's tokens, is needed", device, v, s.tokens())
+				return nil, 0, fmt.Errorf("device %s: value %q: an index:token whose index is above the one before and below %d, the shape's tokens, is needed", device, v, s.tokens())
 			}
 			b.Write(s.raw[s.at[next]:s.at[i]])
 			b.WriteString(tok)
@@ -352,9 +367,9 @@ func (k *Shapes) raw(device string, r *bodyRef, state bool) ([]byte, error) {
 		raw = b.Bytes()
 	}
 	if got := digestOf(raw); got != r.SHA256 {
-		return nil, fmt.Errorf("device %s: its shape and values give a %s of SHA-256 %s, and the plan binds it to %s (the file was edited)", device, shapeWhat(state), got, r.SHA256)
+		return nil, 0, fmt.Errorf("device %s: its shape and values give a %s of SHA-256 %s, and the plan binds it to %s (the file was edited)", device, shapeWhat(state), got, r.SHA256)
 	}
-	return raw, nil
+	return raw, s.tokens(), nil
 }
 
 // unpack rebuilds a device's body from its reference.
