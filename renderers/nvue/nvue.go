@@ -150,9 +150,16 @@ func (r *render) document() ([]byte, error) {
 		return nil, err
 	}
 	// Forms no source confirms get a "# verify:" line above their key, from
-	// the statement table the device carries (ir.Device.Verify).
-	markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return r.d.Verify[form] })
-	return emit(r.header(), set)
+	// the statement table the device carries (ir.Device.Verify). Without
+	// such a form there is nothing to mark, and the forms of a thousand
+	// leaves are not worth computing.
+	if len(r.d.Verify) > 0 {
+		markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return r.d.Verify[form] })
+	}
+	out, err := emit(r.header(), set)
+	// The document is written: the tree's nodes go to the next switch.
+	set.slab.release()
+	return out, err
 }
 
 // tree builds the document's `set` tree: what the artifact prints and what

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -35,21 +36,45 @@ func newNode(key string) *node { return (&slab{}).node(key) }
 
 // slab hands out a tree's nodes from blocks, so that a document of a
 // thousand keys costs a few allocations rather than one per key: the nodes
-// of a tree live and die together.
-type slab struct{ free []node }
+// of a tree live and die together. A tree whose document is written gives
+// its blocks back (release) for the next switch's tree.
+type slab struct {
+	free   []node
+	blocks []*[]node
+}
 
 // slabBlock is how many nodes a slab allocates at once: a few blocks hold
 // a 64-port switch's document.
 const slabBlock = 128
 
+// slabBlocks keeps the blocks of released trees: a fabric's NVUE switches
+// build trees of the same size one after the other, and reusing their
+// nodes spares the collector hundreds of kilobytes a switch.
+var slabBlocks = sync.Pool{New: func() any {
+	b := make([]node, slabBlock)
+	return &b
+}}
+
 func (s *slab) node(key string) *node {
 	if len(s.free) == 0 {
-		s.free = make([]node, slabBlock)
+		b := slabBlocks.Get().(*[]node)
+		s.blocks = append(s.blocks, b)
+		s.free = *b
 	}
 	n := &s.free[0]
 	s.free = s.free[1:]
 	n.key, n.slab = key, s
 	return n
+}
+
+// release gives the slab's blocks back, cleared, for other trees; no node
+// of its tree may be used after.
+func (s *slab) release() {
+	for _, b := range s.blocks {
+		clear(*b)
+		slabBlocks.Put(b)
+	}
+	s.blocks, s.free = nil, nil
 }
 
 // indexAt is the number of children from which a mapping indexes them by
@@ -223,6 +248,7 @@ const flowWidth = 100
 // that `nv config patch` merges into the pending revision.
 func emit(header []string, set *node) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(documentSize.Size())
 	for _, h := range header {
 		if err := checkText("comment", h); err != nil {
 			return nil, err
@@ -234,8 +260,13 @@ func emit(header []string, set *node) ([]byte, error) {
 	if err := emitChildren(&buf, set, "    "); err != nil {
 		return nil, err
 	}
+	documentSize.Saw(buf.Len())
 	return buf.Bytes(), nil
 }
+
+// documentSize is the size of the largest document emitted so far: the
+// next one's buffer starts at it.
+var documentSize renderers.SizeHint
 
 func writeComment(buf *bytes.Buffer, indent, text string) {
 	buf.WriteString(indent)
