@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -88,10 +89,17 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := renderers.CheckDevice(d); err != nil {
 		return nil, err
 	}
-	es, _, err := build(d)
+	buf := entryBufs.Get().(*[]entry)
+	defer func() {
+		// Cleared whole, so that the pool holds no switch's strings.
+		clear((*buf)[:cap(*buf)])
+		entryBufs.Put(buf)
+	}()
+	es, _, err := buildInto(d, (*buf)[:0])
 	if err != nil {
 		return nil, err
 	}
+	*buf = es
 	breakout, db := split(es, tableBreakout)
 	arts := []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: writeJSON(db)}}
 	if len(breakout) > 0 {
@@ -99,6 +107,11 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	}
 	return arts, nil
 }
+
+// entryBufs holds the entries of switches already printed: Render needs
+// them only until config_db.json is written, and the next switch of a
+// fabric sets about as many.
+var entryBufs = sync.Pool{New: func() any { return new([]entry) }}
 
 // tableBreakout is SONiC's dynamic port breakout table: BREAKOUT_CFG|<parent>
 // brkout_mode (sonic-yang-models sonic-breakout_cfg.yang at
@@ -143,14 +156,18 @@ func (b *builder) gapf(format string, args ...any) {
 }
 
 // build computes the tables of d, as sorted entries, and its gap list.
-func build(d *ir.Device) ([]entry, []string, error) {
+func build(d *ir.Device) ([]entry, []string, error) { return buildInto(d, nil) }
+
+// buildInto is build appending the entries to dst[:0], whose array it
+// reuses when it is large enough.
+func buildInto(d *ir.Device, dst []entry) ([]entry, []string, error) {
 	b, err := newBuilder(d)
 	if err != nil {
 		return nil, nil, err
 	}
 	// About 30 fields per port and 150 for the rest: one allocation for
 	// the common switch.
-	b.t.e = make([]entry, 0, 32*len(d.Switch.Ports)+160)
+	b.t.e = slices.Grow(dst[:0], 32*len(d.Switch.Ports)+160)
 	steps := []func() error{
 		b.classify,
 		b.maps,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -58,6 +59,28 @@ func (t *tables) finish() error {
 	if len(t.e) > math.MaxInt32 {
 		return fmt.Errorf("internal error: %d CONFIG_DB fields, more than this renderer orders", len(t.e))
 	}
+	if o := orders.find(t.e); o != nil {
+		// Another switch set the same fields in the same sequence: the
+		// same order puts them in place, and it had no field set twice.
+		scratch := orderScratch.Get().(*[]int32)
+		idx := append((*scratch)[:0], o.idx...)
+		t.permute(idx)
+		*scratch = idx
+		orderScratch.Put(scratch)
+		return nil
+	}
+	idx, err := t.order()
+	if err != nil {
+		return err
+	}
+	orders.add(t.e, idx)
+	t.permute(idx)
+	return nil
+}
+
+// order returns the permutation that puts the entries in order: place k
+// takes entry idx[k]. It refuses a field set twice.
+func (t *tables) order() ([]int32, error) {
 	rows := make([]row, 0, len(t.e)/2+1)
 	for i := 0; i < len(t.e); {
 		j := i + 1
@@ -96,7 +119,7 @@ func (t *tables) finish() error {
 				c := strings.Compare(t.e[fields[j-1]].field, t.e[fields[j]].field)
 				if c == 0 {
 					a, b := t.e[fields[j-1]], t.e[fields[j]]
-					return fmt.Errorf("internal error: %s|%s field %s is set twice (%q, %q)", a.table, a.key, a.field, a.value, b.value)
+					return nil, fmt.Errorf("internal error: %s|%s field %s is set twice (%q, %q)", a.table, a.key, a.field, a.value, b.value)
 				}
 				if c < 0 {
 					break
@@ -105,9 +128,14 @@ func (t *tables) finish() error {
 			}
 		}
 	}
-	// Permute in place, cycle by cycle: place k takes entry idx[k]. Moving
-	// indices while sorting and each entry once here spares the garbage
-	// collector's write barrier a move of four strings per swap.
+	return idx, nil
+}
+
+// permute puts entry idx[k] in place k, in place, cycle by cycle; it
+// overwrites idx. Moving indices while sorting and each entry once here
+// spares the garbage collector's write barrier a move of four strings per
+// swap.
+func (t *tables) permute(idx []int32) {
 	for i := range idx {
 		if idx[i] < 0 {
 			continue
@@ -124,7 +152,87 @@ func (t *tables) finish() error {
 			cur = next
 		}
 	}
+}
+
+// An orderedShape is a sequence of fields as a switch set them (table, key
+// and field of each entry; no values) and the permutation that puts them
+// in order. Switches of one shape (model, ports, QoS) set the same fields
+// in the same sequence, only some values differ, so the rows are sorted
+// once per shape rather than once per switch: on a fabric of a thousand
+// leaves the sort was most of rendering one.
+type orderedShape struct {
+	fields []entry
+	idx    []int32
+}
+
+// matches reports whether es sets exactly o's fields in o's sequence.
+func (o *orderedShape) matches(es []entry) bool {
+	if len(o.fields) != len(es) {
+		return false
+	}
+	for i := range es {
+		a, b := &o.fields[i], &es[i]
+		if a.field != b.field || a.key != b.key || a.table != b.table {
+			return false
+		}
+	}
+	return true
+}
+
+// minOrderedShape is the fewest fields whose order is kept: a small table
+// sorts in less time than matching it takes.
+const minOrderedShape = 256
+
+// maxOrderedShapes bounds the orders kept, and the memory they hold: a
+// fabric has a few switch shapes, not hundreds.
+const maxOrderedShapes = 32
+
+// orders are the orders of the shapes rendered so far in this process.
+var orders orderCache
+
+// orderScratch holds the copies of a kept order that permute overwrites.
+var orderScratch = sync.Pool{New: func() any { return new([]int32) }}
+
+type orderCache struct {
+	mu     sync.RWMutex
+	shapes []*orderedShape
+}
+
+// find returns the kept order of es's sequence of fields, or nil.
+func (c *orderCache) find(es []entry) *orderedShape {
+	if len(es) < minOrderedShape {
+		return nil
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, o := range c.shapes {
+		if o.matches(es) {
+			return o
+		}
+	}
 	return nil
+}
+
+// add keeps the order idx of es's sequence of fields, while there is room.
+func (c *orderCache) add(es []entry, idx []int32) {
+	if len(es) < minOrderedShape {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.shapes) >= maxOrderedShapes {
+		return
+	}
+	for _, o := range c.shapes {
+		if o.matches(es) {
+			return
+		}
+	}
+	o := &orderedShape{fields: make([]entry, len(es)), idx: slices.Clone(idx)}
+	for i, e := range es {
+		o.fields[i] = entry{table: e.table, key: e.key, field: e.field}
+	}
+	c.shapes = append(c.shapes, o)
 }
 
 // split returns the entries of table and the others, both in order.
