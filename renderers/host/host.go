@@ -67,7 +67,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := checkServer(d); err != nil {
 		return nil, err
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + SettingsFile, Format: renderers.Text, Content: conf(d)}}, nil
+	return []renderers.Artifact{confs.Artifact(d.Name+"/"+SettingsFile, renderers.Text, conf(d))}, nil
 }
 
 // ScriptRenderer renders the single-file form for one server:

@@ -33,7 +33,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + File, Format: renderers.YAML, Content: content}}, nil
+	return []renderers.Artifact{documents.Artifact(d.Name+"/"+File, renderers.YAML, content)}, nil
 }
 
 // newRender checks that d is an NVUE switch the renderer can write and

@@ -247,26 +247,24 @@ const flowWidth = 100
 // emit writes the document: header comments, then the single `- set:` item
 // that `nv config patch` merges into the pending revision.
 func emit(header []string, set *node) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(documentSize.Size())
+	buf := bytes.NewBuffer(documents.Get(0))
 	for _, h := range header {
 		if err := checkText("comment", h); err != nil {
 			return nil, err
 		}
-		writeComment(&buf, "", h)
+		writeComment(buf, "", h)
 	}
 	buf.WriteString("- set:\n")
 	sortChildren(set)
-	if err := emitChildren(&buf, set, "    "); err != nil {
+	if err := emitChildren(buf, set, "    "); err != nil {
 		return nil, err
 	}
-	documentSize.Saw(buf.Len())
 	return buf.Bytes(), nil
 }
 
-// documentSize is the size of the largest document emitted so far: the
-// next one's buffer starts at it.
-var documentSize renderers.SizeHint
+// documents holds the buffers documents are written into (Render makes
+// the artifact).
+var documents renderers.ContentPool
 
 func writeComment(buf *bytes.Buffer, indent, text string) {
 	buf.WriteString(indent)

@@ -90,23 +90,26 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 		return nil, err
 	}
 	buf := entryBufs.Get().(*[]entry)
-	defer func() {
-		// Cleared whole, so that the pool holds no switch's strings.
-		clear((*buf)[:cap(*buf)])
-		entryBufs.Put(buf)
-	}()
+	// Not cleared: the next switch overwrites the entries it sets, and
+	// clearing strings while the collector marks costs a write barrier
+	// each.
+	defer entryBufs.Put(buf)
 	es, _, err := buildInto(d, (*buf)[:0])
 	if err != nil {
 		return nil, err
 	}
 	*buf = es
 	breakout, db := split(es, tableBreakout)
-	arts := []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: writeJSON(db)}}
+	arts := []renderers.Artifact{configs.Artifact(d.Name+"/"+FileName, renderers.JSON, appendJSON(configs.Get(0), db))}
 	if len(breakout) > 0 {
-		arts = append(arts, renderers.Artifact{Path: d.Name + "/" + BreakoutFileName, Format: renderers.JSON, Content: writeJSON(breakout)})
+		arts = append(arts, breakouts.Artifact(d.Name+"/"+BreakoutFileName, renderers.JSON, appendJSON(breakouts.Get(0), breakout)))
 	}
 	return arts, nil
 }
+
+// configs and breakouts hold the buffers config_db.json and
+// breakout_cfg.json are printed into.
+var configs, breakouts renderers.ContentPool
 
 // entryBufs holds the entries of switches already printed: Render needs
 // them only until config_db.json is written, and the next switch of a

@@ -261,9 +261,12 @@ func split(es []entry, table string) (in, out []entry) {
 // sized up front: encoding/json's reflection and re-indentation of a map
 // per row cost more than the rest of rendering a switch. A test checks the
 // bytes equal encoding/json's.
-func writeJSON(es []entry) []byte {
+func writeJSON(es []entry) []byte { return appendJSON(nil, es) }
+
+// appendJSON is writeJSON appending to b.
+func appendJSON(b []byte, es []entry) []byte {
 	if len(es) == 0 {
-		return []byte("{}\n")
+		return append(b, "{}\n"...)
 	}
 	n := 4
 	for i, e := range es {
@@ -275,7 +278,7 @@ func writeJSON(es []entry) []byte {
 			n += len(e.table) + 18
 		}
 	}
-	b := make([]byte, 0, n)
+	b = slices.Grow(b, n)
 	b = append(b, "{\n"...)
 	for i, e := range es {
 		newTable := i == 0 || e.table != es[i-1].table
