@@ -469,11 +469,11 @@ func writeMaxrate(b textWriter, d *ir.Device, s *settings) {
 			strings.ReplaceAll(ints(sh.Class.DSCP), " ", ","), rateArg(sh.RateBits), strings.Join(sh.NICs, ", "))
 	}
 	for i, r := range s.maxrate {
-		rec := s.netdevs[i]
+		rec := append(make([]byte, 0, len(s.netdevs[i])+2*len(r)), s.netdevs[i]...)
 		for _, v := range r {
-			rec += " " + strconv.FormatInt(v, 10)
+			rec = strconv.AppendInt(append(rec, ' '), v, 10)
 		}
-		recs = append(recs, rec)
+		recs = append(recs, string(rec))
 	}
 	b.WriteString("# Per RDMA netdev: name, then the limit of traffic classes 0-7 in kbit/s.\n")
 	writeArray(b, "TC_MAXRATE", recs, 1)
