@@ -94,15 +94,30 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	// clearing strings while the collector marks costs a write barrier
 	// each.
 	defer entryBufs.Put(buf)
-	es, _, err := buildInto(d, (*buf)[:0])
+	t, _, err := buildTables(d, (*buf)[:0])
 	if err != nil {
 		return nil, err
 	}
+	es := t.e
 	*buf = es
-	breakout, db := split(es, tableBreakout)
-	arts := []renderers.Artifact{configs.Artifact(d.Name+"/"+FileName, renderers.JSON, appendJSON(configs.Get(0), db))}
+	var db, breakout []byte
+	switch lo, hi := tableRange(es, tableBreakout); {
+	case t.shape != nil && lo < 0:
+		db = t.shape.print(configs.Get(0), es, 0, len(es))
+	case t.shape != nil && lo == 0:
+		// BREAKOUT_CFG sorts first.
+		breakout = t.shape.print(breakouts.Get(0), es, 0, hi)
+		db = t.shape.print(configs.Get(0), es, hi, len(es))
+	default:
+		in, out := split(es, tableBreakout)
+		db = appendJSON(configs.Get(0), out)
+		if len(in) > 0 {
+			breakout = appendJSON(breakouts.Get(0), in)
+		}
+	}
+	arts := []renderers.Artifact{configs.Artifact(d.Name+"/"+FileName, renderers.JSON, db)}
 	if len(breakout) > 0 {
-		arts = append(arts, breakouts.Artifact(d.Name+"/"+BreakoutFileName, renderers.JSON, appendJSON(breakouts.Get(0), breakout)))
+		arts = append(arts, breakouts.Artifact(d.Name+"/"+BreakoutFileName, renderers.JSON, breakout))
 	}
 	return arts, nil
 }
@@ -159,11 +174,18 @@ func (b *builder) gapf(format string, args ...any) {
 }
 
 // build computes the tables of d, as sorted entries, and its gap list.
-func build(d *ir.Device) ([]entry, []string, error) { return buildInto(d, nil) }
+func build(d *ir.Device) ([]entry, []string, error) {
+	t, gaps, err := buildTables(d, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.e, gaps, nil
+}
 
-// buildInto is build appending the entries to dst[:0], whose array it
-// reuses when it is large enough.
-func buildInto(d *ir.Device, dst []entry) ([]entry, []string, error) {
+// buildTables is build appending the entries to dst[:0], whose array it
+// reuses when it is large enough; the tables say what order they were put
+// in.
+func buildTables(d *ir.Device, dst []entry) (*tables, []string, error) {
 	b, err := newBuilder(d)
 	if err != nil {
 		return nil, nil, err
@@ -189,7 +211,7 @@ func buildInto(d *ir.Device, dst []entry) ([]entry, []string, error) {
 	if err := b.t.finish(); err != nil {
 		return nil, nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
 	}
-	return b.t.e, b.gaps, nil
+	return &b.t, b.gaps, nil
 }
 
 // newBuilder checks that d is a SONiC switch with what rendering needs.

@@ -35,6 +35,9 @@ func compareEntry(a, b entry) int {
 // state is the same entries.
 type tables struct {
 	e []entry
+	// shape is the kept order the entries were put in by, nil when they
+	// were sorted on their own.
+	shape *orderedShape
 }
 
 // set adds the fields of table|key, given as field, value pairs.
@@ -67,13 +70,14 @@ func (t *tables) finish() error {
 		t.permute(idx)
 		*scratch = idx
 		orderScratch.Put(scratch)
+		t.shape = o
 		return nil
 	}
 	idx, err := t.order()
 	if err != nil {
 		return err
 	}
-	orders.add(t.e, idx)
+	t.shape = orders.add(t.e, idx)
 	t.permute(idx)
 	return nil
 }
@@ -163,6 +167,49 @@ func (t *tables) permute(idx []int32) {
 type orderedShape struct {
 	fields []entry
 	idx    []int32
+	// layouts are the printed forms of ranges of the ordered fields
+	// ([2]int of the range, *layout).
+	layouts sync.Map
+}
+
+// A layout is config_db.json of a range of a shape's ordered fields with
+// the values left out: text, and where in it each value goes. The names,
+// the punctuation and the indentation, most of the file, are then copied
+// rather than printed for each switch of the shape.
+type layout struct {
+	text []byte
+	at   []int32 // value i goes at text[at[i]]
+}
+
+// print appends config_db.json of es[lo:hi], es being ordered by o.
+func (o *orderedShape) print(b []byte, es []entry, lo, hi int) []byte {
+	part := es[lo:hi]
+	l, ok := o.layouts.Load([2]int{lo, hi})
+	if !ok {
+		var at []int32
+		text := writeEntries(nil, part, func(b []byte, _ int) []byte {
+			at = append(at, int32(len(b)))
+			return b
+		})
+		l, _ = o.layouts.LoadOrStore([2]int{lo, hi}, &layout{text: text, at: at})
+	}
+	return l.(*layout).fill(b, part)
+}
+
+// fill appends the layout's text with the values of es put in.
+func (l *layout) fill(b []byte, es []entry) []byte {
+	n := len(l.text)
+	for _, e := range es {
+		n += len(e.value) + 2
+	}
+	b = slices.Grow(b, n)
+	prev := int32(0)
+	for i, e := range es {
+		b = append(b, l.text[prev:l.at[i]]...)
+		b = appendString(b, e.value)
+		prev = l.at[i]
+	}
+	return append(b, l.text[prev:]...)
 }
 
 // matches reports whether es sets exactly o's fields in o's sequence.
@@ -213,37 +260,49 @@ func (c *orderCache) find(es []entry) *orderedShape {
 	return nil
 }
 
-// add keeps the order idx of es's sequence of fields, while there is room.
-func (c *orderCache) add(es []entry, idx []int32) {
+// add keeps the order idx of es's sequence of fields, while there is
+// room, and returns the kept order, or nil.
+func (c *orderCache) add(es []entry, idx []int32) *orderedShape {
 	if len(es) < minOrderedShape {
-		return
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.shapes) >= maxOrderedShapes {
-		return
-	}
 	for _, o := range c.shapes {
 		if o.matches(es) {
-			return
+			return o
 		}
+	}
+	if len(c.shapes) >= maxOrderedShapes {
+		return nil
 	}
 	o := &orderedShape{fields: make([]entry, len(es)), idx: slices.Clone(idx)}
 	for i, e := range es {
 		o.fields[i] = entry{table: e.table, key: e.key, field: e.field}
 	}
 	c.shapes = append(c.shapes, o)
+	return o
+}
+
+// tableRange returns where table's entries are in the ordered es: es[lo:hi],
+// lo < 0 when there are none.
+func tableRange(es []entry, table string) (lo, hi int) {
+	lo = slices.IndexFunc(es, func(e entry) bool { return e.table == table })
+	if lo < 0 {
+		return -1, -1
+	}
+	hi = lo
+	for hi < len(es) && es[hi].table == table {
+		hi++
+	}
+	return lo, hi
 }
 
 // split returns the entries of table and the others, both in order.
 func split(es []entry, table string) (in, out []entry) {
-	lo := slices.IndexFunc(es, func(e entry) bool { return e.table == table })
+	lo, hi := tableRange(es, table)
 	if lo < 0 {
 		return nil, es
-	}
-	hi := lo
-	for hi < len(es) && es[hi].table == table {
-		hi++
 	}
 	if lo == 0 {
 		return es[:hi], es[hi:]
@@ -265,6 +324,13 @@ func writeJSON(es []entry) []byte { return appendJSON(nil, es) }
 
 // appendJSON is writeJSON appending to b.
 func appendJSON(b []byte, es []entry) []byte {
+	return writeEntries(b, es, func(b []byte, i int) []byte { return appendString(b, es[i].value) })
+}
+
+// writeEntries appends config_db.json of es with value(b, i) writing the
+// value of es[i]: the one printer of the file, with the values or, for a
+// layout, without.
+func writeEntries(b []byte, es []entry, value func(b []byte, i int) []byte) []byte {
 	if len(es) == 0 {
 		return append(b, "{}\n"...)
 	}
@@ -305,7 +371,7 @@ func appendJSON(b []byte, es []entry) []byte {
 		b = append(b, "            "...)
 		b = appendString(b, e.field)
 		b = append(b, ": "...)
-		b = appendString(b, e.value)
+		b = value(b, i)
 	}
 	return append(b, "\n        }\n    }\n}\n"...)
 }
