@@ -111,22 +111,27 @@ func (n *node) child(key string) *node {
 
 // set sets a scalar child and returns it, so that a comment can be added.
 func (n *node) set(key string, v any) *node {
-	c := n.child(key)
-	c.leaf = true
-	c.children, c.index = nil, nil
 	switch v := v.(type) {
 	case int:
-		c.value = strconv.Itoa(v)
-		c.raw = c.value
+		s := strconv.Itoa(v)
+		return n.setScalar(key, s, s)
 	case int64:
-		c.value = strconv.FormatInt(v, 10)
-		c.raw = c.value
+		s := strconv.FormatInt(v, 10)
+		return n.setScalar(key, s, s)
 	case string:
-		c.value = quote(v)
-		c.raw = v
+		return n.setScalar(key, quote(v), v)
 	default:
 		panic(fmt.Sprintf("nvue: unsupported YAML scalar %T", v))
 	}
+}
+
+// setScalar is set with the scalar given as written (value) and as meant
+// (raw), for a value set on every port, whose writing is made once.
+func (n *node) setScalar(key, value, raw string) *node {
+	c := n.child(key)
+	c.leaf = true
+	c.children, c.index = nil, nil
+	c.value, c.raw = value, raw
 	return c
 }
 
