@@ -68,14 +68,7 @@ func TestDeterministic(t *testing.T) {
 	for _, mk := range []func() *ir.Device{
 		func() *ir.Device { return irtest.Fabric().Device("leaf-eos") }, tomahawk, eosSpine,
 	} {
-		d := mk()
-		a, b := render(t, d), render(t, d)
-		if a != b {
-			t.Errorf("%s: two renders differ", d.Name)
-		}
-		if c := render(t, mk()); a != c {
-			t.Errorf("%s: renders of two equal models differ", d.Name)
-		}
+		rendertest.Deterministic(t, mk, func(d *ir.Device) string { return render(t, d) })
 	}
 }
 

@@ -327,3 +327,20 @@ func RefusesNames(t testing.TB, r renderers.Renderer, fresh func() *ir.Device, b
 		}
 	}
 }
+
+// Deterministic checks that render gives the same output for the device
+// mk returns, rendered twice, and for a second device mk returns (new
+// pointers, new maps): no map order or address may reach an artifact. It
+// returns the output for the caller's checks of its form.
+func Deterministic[T ~string | ~[]byte](t testing.TB, mk func() *ir.Device, render func(d *ir.Device) T) T {
+	t.Helper()
+	d := mk()
+	a, b := render(d), render(d)
+	if string(a) != string(b) {
+		t.Errorf("%s: two renders differ", d.Name)
+	}
+	if c := render(mk()); string(a) != string(c) {
+		t.Errorf("%s: renders of two equal models differ", d.Name)
+	}
+	return a
+}
