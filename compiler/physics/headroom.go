@@ -229,22 +229,8 @@ func PortHeadroom(in HeadroomInput) Thresholds {
 			},
 			Source: srcSONiCHeadroom,
 		},
-		Xon: Derivation{
-			Field:   "xon",
-			Value:   ceilInt(xon),
-			Unit:    "B",
-			Formula: xonFormula,
-			Inputs:  []Input{bytesIn("pipeline", pipeline), intIn("lanes", int64(lanes), "")},
-			Source:  srcSONiCHeadroom,
-		},
-		Size: Derivation{
-			Field:   "headroom",
-			Value:   ceilInt(size),
-			Unit:    "B",
-			Formula: sizeFormula,
-			Inputs:  append(sizeInputs, intIn("lanes", int64(lanes), "")),
-			Source:  srcSONiCHeadroom,
-		},
+		Xon:  inBytes("xon", xon, xonFormula, srcSONiCHeadroom, bytesIn("pipeline", pipeline), intIn("lanes", int64(lanes), "")),
+		Size: inBytes("headroom", size, sizeFormula, srcSONiCHeadroom, append(sizeInputs, intIn("lanes", int64(lanes), ""))...),
 	}
 }
 
