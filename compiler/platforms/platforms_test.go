@@ -57,12 +57,23 @@ func TestDecodeRejectsBadCatalogs(t *testing.T) {
 	}
 }
 
-func TestEverySwitchFigureIsSourced(t *testing.T) {
-	for _, m := range SwitchModels() {
-		s, ok := LookupSwitch(m)
+// lookupAll returns the catalog entry of each of models by its name,
+// failing t for a model lookup does not find.
+func lookupAll[T any](t *testing.T, models []string, lookup func(string) (T, bool)) map[string]T {
+	t.Helper()
+	out := make(map[string]T, len(models))
+	for _, m := range models {
+		x, ok := lookup(m)
 		if !ok {
-			t.Fatalf("LookupSwitch(%q) failed", m)
+			t.Fatalf("lookup of %q failed", m)
 		}
+		out[m] = x
+	}
+	return out
+}
+
+func TestEverySwitchFigureIsSourced(t *testing.T) {
+	for m, s := range lookupAll(t, SwitchModels(), LookupSwitch) {
 		checkSourced(t, m, s.Sources, switchFigures)
 		if s.BufferBytes == 0 && !strings.Contains(s.Sources["bufferBytes"], "unknown") {
 			t.Errorf("%s: zero buffer not explained", m)
@@ -74,11 +85,7 @@ func TestEverySwitchFigureIsSourced(t *testing.T) {
 }
 
 func TestEveryNICFigureIsSourced(t *testing.T) {
-	for _, m := range NICModels() {
-		n, ok := LookupNIC(m)
-		if !ok {
-			t.Fatalf("LookupNIC(%q) failed", m)
-		}
+	for m, n := range lookupAll(t, NICModels(), LookupNIC) {
 		checkSourced(t, m, n.Sources, nicFigures)
 	}
 }
