@@ -507,6 +507,16 @@ func dedupeByPath(ds diag.List) diag.List {
 	return out
 }
 
+// parseUnit returns what parse makes of raw, handing its error to bad:
+// each unit field but a size (bytes or cells) is read so.
+func parseUnit[T any](raw string, parse func(string) (T, error), bad func(error)) T {
+	n, err := parse(raw)
+	if err != nil {
+		bad(err)
+	}
+	return n
+}
+
 // parseUnits parses every unit-typed field of the decoded fabric, reporting
 // malformed ones at their positions. It walks the Go value by reflection so
 // that a unit field added to the types is parsed without another line here.
@@ -514,6 +524,9 @@ func (in *Intent) parseUnits() diag.List {
 	var ds diag.List
 	var walk func(v reflect.Value, path []string)
 	walk = func(v reflect.Value, path []string) {
+		bad := func(err error) {
+			ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+		}
 		switch x := v.Addr().Interface().(type) {
 		case *Size:
 			if x.Raw == "" || x.Raw == "auto" {
@@ -521,7 +534,7 @@ func (in *Intent) parseUnits() diag.List {
 			}
 			n, cells, err := ParseSize(x.Raw)
 			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+				bad(err)
 			} else if cells {
 				x.Cells = n
 			} else {
@@ -529,41 +542,22 @@ func (in *Intent) parseUnits() diag.List {
 			}
 			return
 		case *Rate:
-			n, err := ParseRate(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.Bits = n
+			x.Bits = parseUnit(x.Raw, ParseRate, bad)
 			return
 		case *Speed:
-			if x.Raw == "" {
-				return
+			if x.Raw != "" {
+				x.Gbps = parseUnit(x.Raw, ParseSpeed, bad)
 			}
-			n, err := ParseSpeed(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.Gbps = n
 			return
 		case *Length:
-			if x.Raw == "" {
-				return
+			if x.Raw != "" {
+				x.Metres = parseUnit(x.Raw, ParseLength, bad)
 			}
-			n, err := ParseLength(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.Metres = n
 			return
 		case *Duration:
-			if x.Raw == "" {
-				return
+			if x.Raw != "" {
+				x.D = parseUnit(x.Raw, ParseDuration, bad)
 			}
-			n, err := ParseDuration(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.D = n
 			return
 		}
 		switch v.Kind() {
