@@ -508,8 +508,13 @@ func dedupeByPath(ds diag.List) diag.List {
 }
 
 // parseUnit returns what parse makes of raw, handing its error to bad:
-// each unit field but a size (bytes or cells) is read so.
-func parseUnit[T any](raw string, parse func(string) (T, error), bad func(error)) T {
+// each unit field but a size (bytes or cells) is read so. A field that is
+// not required may be left out: an empty raw is then the zero value.
+func parseUnit[T any](raw string, required bool, parse func(string) (T, error), bad func(error)) T {
+	var n T
+	if raw == "" && !required {
+		return n
+	}
 	n, err := parse(raw)
 	if err != nil {
 		bad(err)
@@ -542,22 +547,16 @@ func (in *Intent) parseUnits() diag.List {
 			}
 			return
 		case *Rate:
-			x.Bits = parseUnit(x.Raw, ParseRate, bad)
+			x.Bits = parseUnit(x.Raw, true, ParseRate, bad)
 			return
 		case *Speed:
-			if x.Raw != "" {
-				x.Gbps = parseUnit(x.Raw, ParseSpeed, bad)
-			}
+			x.Gbps = parseUnit(x.Raw, false, ParseSpeed, bad)
 			return
 		case *Length:
-			if x.Raw != "" {
-				x.Metres = parseUnit(x.Raw, ParseLength, bad)
-			}
+			x.Metres = parseUnit(x.Raw, false, ParseLength, bad)
 			return
 		case *Duration:
-			if x.Raw != "" {
-				x.D = parseUnit(x.Raw, ParseDuration, bad)
-			}
+			x.D = parseUnit(x.Raw, false, ParseDuration, bad)
 			return
 		}
 		switch v.Kind() {
