@@ -38,9 +38,7 @@ func MinFrameCellHeadroom(in HeadroomInput) Thresholds {
 	if in.SpeedGbps <= 0 {
 		return Thresholds{}
 	}
-	s := clampSpeed(in.SpeedGbps)
-	l := clampCable(in.CableM)
-	portMTU := float64(clampMTU(in.PortMTU))
+	s, l, portMTU, _ := in.link()
 	cell := in.CellBytes
 	if cell <= 0 {
 		cell = MinFrameWireBytes
