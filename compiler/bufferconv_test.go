@@ -82,12 +82,7 @@ func mb(n int64) float64 { return float64(n) / 1e6 }
 // cell size, speed and cable keeps size = xoff + xon and does not share
 // the class.
 func TestBroadcomHeadroomIsXoff(t *testing.T) {
-	f := compile(t, `name: "h"
-topology: {servers: 64, rails: 1, nic: {speed: "400G", cable: "3m"},
-	leaf: {platform: "sonic", model: "7060X6-64PE", downlinks: 32, uplinks: 32, speed: "400G"},
-	spine: {platform: "eos", model: "7060X6-64PE", speed: "400G", cable: "30m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`)
+	f := compile(t, th5Intent(64, "3m", `platform: "sonic"`, `platform: "eos", model: "7060X6-64PE"`, "30m"))
 	var leaf, spine *ir.Device
 	for _, d := range f.Devices {
 		switch {

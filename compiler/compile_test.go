@@ -36,6 +36,21 @@ hosts: nic: ports: ["eth1"]
 hosts: nccl: hca: ["mlx5_0"]`
 }
 
+// th5Intent is a one-rail fabric of 7060X6-64PE switches at 400G whose
+// servers have one NIC each on nicCable: the leaf tier's fields but its
+// model and ports in leaf (platform, release), a downlink a server up to
+// half the 64 ports and as many uplinks, the spine tier's platform, model
+// and release in spine, on spineCable.
+func th5Intent(servers int, nicCable, leaf, spine, spineCable string) string {
+	down := itoa(min(servers, 32))
+	return `name: "x"
+topology: {servers: ` + itoa(servers) + `, rails: 1, nic: {speed: "400G", cable: "` + nicCable + `"},
+	leaf: {` + leaf + `, model: "7060X6-64PE", downlinks: ` + down + `, uplinks: ` + down + `, speed: "400G"},
+	spine: {` + spine + `, speed: "400G", cable: "` + spineCable + `"}}
+hosts: nic: ports: ["eth1"]
+hosts: nccl: hca: ["mlx5_0"]`
+}
+
 // firstLeaf is f's first leaf, which must exist.
 func firstLeaf(t *testing.T, f *ir.Fabric) *ir.Device {
 	t.Helper()

@@ -105,12 +105,7 @@ func checkXoffEntry(t *testing.T, e []string) {
 // The README quotes the Tomahawk 5 xoff at 400G/40m; it must be what the
 // compiler derives for a 7060X6-64PE port of that class.
 func TestREADMETomahawkXoff(t *testing.T) {
-	f := compile(t, `name: "x"
-topology: {servers: 16, rails: 1, nic: {speed: "400G", cable: "40m"},
-	leaf: {platform: "sonic", model: "7060X6-64PE", downlinks: 16, uplinks: 16, speed: "400G"},
-	spine: {platform: "sonic", model: "7060X6-64PE", speed: "400G", cable: "40m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`)
+	f := compile(t, th5Intent(16, "40m", `platform: "sonic"`, `platform: "sonic", model: "7060X6-64PE"`, "40m"))
 	var xoff int64
 	for _, d := range f.Devices {
 		if d.Role != ir.RoleLeaf {

@@ -22,12 +22,7 @@ func TestSONiCTables(t *testing.T) {
 		{`, release: "202505"`, "apply-patch"},
 		{`, release: "202511"`, "apply-patch"},
 	} {
-		f := compile(t, `name: "t"
-topology: {servers: 16, rails: 1, nic: {speed: "400G", cable: "3m"},
-	leaf: {platform: "sonic", model: "7060X6-64PE", downlinks: 16, uplinks: 16, speed: "400G"`+c.release+`},
-	spine: {platform: "eos", model: "7060X6-64PE", speed: "400G", cable: "30m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`)
+		f := compile(t, th5Intent(16, "3m", `platform: "sonic"`+c.release, `platform: "eos", model: "7060X6-64PE"`, "30m"))
 		n := 0
 		for _, d := range f.Devices {
 			if d.Platform != ir.PlatformSONiC {
@@ -94,12 +89,7 @@ func TestSONiCReleaseInherited(t *testing.T) {
 		{`platform: "sonic", model: "7060X6-64PE"`, "202505"},
 		{`platform: "sonic", model: "7060X6-64PE", release: "202511"`, "202511"},
 	} {
-		f := compile(t, `name: "t"
-topology: {servers: 16, rails: 1, nic: {speed: "400G", cable: "3m"},
-	leaf: {platform: "sonic", model: "7060X6-64PE", release: "202505", downlinks: 16, uplinks: 16, speed: "400G"},
-	spine: {`+c.spine+`, speed: "400G", cable: "30m"}}
-hosts: nic: ports: ["eth1"]
-hosts: nccl: hca: ["mlx5_0"]`)
+		f := compile(t, th5Intent(16, "3m", `platform: "sonic", release: "202505"`, c.spine, "30m"))
 		for _, d := range f.Switches() {
 			want := c.want
 			if d.Role == ir.RoleLeaf {

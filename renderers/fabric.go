@@ -59,6 +59,15 @@ type Sink interface {
 	Fabric(arts []Artifact) error
 }
 
+// A ContentDiscarder is a Sink that keeps nothing of an artifact's
+// Content once Device returns, as a build that writes each file and drops
+// it: RenderFabric then gives the buffers of the renderers' pooled
+// artifacts (ContentPool) back for the next devices.
+type ContentDiscarder interface {
+	Sink
+	DiscardsContent()
+}
+
 // Options tune RenderFabric; the zero value renders on every core.
 type Options struct {
 	// Workers bounds the devices rendered at once (GOMAXPROCS when 0 or
@@ -248,5 +257,13 @@ func renderDevice(d *ir.Device, reg Registry, sink Sink) (err error) {
 		}
 		out.Desired = s
 	}
-	return sink.Device(out)
+	if err := sink.Device(out); err != nil {
+		return err
+	}
+	// A desired state may share bytes with the artifacts it was printed
+	// from: only a sink that took artifacts alone has let go of them all.
+	if _, ok := sink.(ContentDiscarder); ok && out.Desired == nil {
+		recycle(out.Artifacts)
+	}
+	return nil
 }

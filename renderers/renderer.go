@@ -35,6 +35,9 @@ type Artifact struct {
 	Path    string
 	Format  Format
 	Content []byte
+	// pool is where Content's buffer goes back once written, nil for
+	// bytes that are not a ContentPool's (ContentPool.Artifact).
+	pool *ContentPool
 }
 
 // A Renderer turns one compiled device into the files that configure it.

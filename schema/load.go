@@ -507,6 +507,21 @@ func dedupeByPath(ds diag.List) diag.List {
 	return out
 }
 
+// parseUnit returns what parse makes of raw, handing its error to bad:
+// each unit field but a size (bytes or cells) is read so. A field that is
+// not required may be left out: an empty raw is then the zero value.
+func parseUnit[T any](raw string, required bool, parse func(string) (T, error), bad func(error)) T {
+	var n T
+	if raw == "" && !required {
+		return n
+	}
+	n, err := parse(raw)
+	if err != nil {
+		bad(err)
+	}
+	return n
+}
+
 // parseUnits parses every unit-typed field of the decoded fabric, reporting
 // malformed ones at their positions. It walks the Go value by reflection so
 // that a unit field added to the types is parsed without another line here.
@@ -514,6 +529,9 @@ func (in *Intent) parseUnits() diag.List {
 	var ds diag.List
 	var walk func(v reflect.Value, path []string)
 	walk = func(v reflect.Value, path []string) {
+		bad := func(err error) {
+			ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+		}
 		switch x := v.Addr().Interface().(type) {
 		case *Size:
 			if x.Raw == "" || x.Raw == "auto" {
@@ -521,7 +539,7 @@ func (in *Intent) parseUnits() diag.List {
 			}
 			n, cells, err := ParseSize(x.Raw)
 			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
+				bad(err)
 			} else if cells {
 				x.Cells = n
 			} else {
@@ -529,41 +547,16 @@ func (in *Intent) parseUnits() diag.List {
 			}
 			return
 		case *Rate:
-			n, err := ParseRate(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.Bits = n
+			x.Bits = parseUnit(x.Raw, true, ParseRate, bad)
 			return
 		case *Speed:
-			if x.Raw == "" {
-				return
-			}
-			n, err := ParseSpeed(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.Gbps = n
+			x.Gbps = parseUnit(x.Raw, false, ParseSpeed, bad)
 			return
 		case *Length:
-			if x.Raw == "" {
-				return
-			}
-			n, err := ParseLength(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.Metres = n
+			x.Metres = parseUnit(x.Raw, false, ParseLength, bad)
 			return
 		case *Duration:
-			if x.Raw == "" {
-				return
-			}
-			n, err := ParseDuration(x.Raw)
-			if err != nil {
-				ds = append(ds, schemaDiag(in.Pos(path...), "%s: %v", strings.Join(path, "."), err))
-			}
-			x.D = n
+			x.D = parseUnit(x.Raw, false, ParseDuration, bad)
 			return
 		}
 		switch v.Kind() {

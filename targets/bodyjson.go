@@ -99,3 +99,37 @@ func (r *Remediation) appendJSON(out []byte) []byte {
 	}
 	return append(out, '}')
 }
+
+// appendElements appends a recorded desired state's canonical JSON: the
+// bytes json.Marshal writes for es (a []renderers.Element), which its
+// digest, shape and values are of. A hyperscale plan records every
+// device's state, as many bytes as its bodies.
+func appendElements(out []byte, es []renderers.Element) []byte {
+	out = append(out, '[')
+	for i := range es {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		e := &es[i]
+		out = append(out, `{"path":`...)
+		out = renderers.AppendJSONString(out, e.Path, true)
+		out = append(out, `,"value":`...)
+		out = renderers.AppendJSONString(out, e.Value, true)
+		if e.Kind != "" {
+			out = append(out, `,"element":`...)
+			out = renderers.AppendJSONString(out, e.Kind, true)
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']')
+}
+
+// encodeElements is es's canonical JSON in a buffer sized once.
+func encodeElements(es []renderers.Element) []byte {
+	n := 2
+	for i := range es {
+		// Quotes and escapes take a little more than the strings.
+		n += 40 + len(es[i].Path) + len(es[i].Value) + len(es[i].Kind)
+	}
+	return appendElements(make([]byte, 0, n), es)
+}

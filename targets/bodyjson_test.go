@@ -173,3 +173,41 @@ func fuzzBody(path, before, after, kind, method, format string, content []byte, 
 	}
 	return b
 }
+
+// FuzzElementsJSON holds a recorded desired state's encoder to
+// encoding/json's bytes, and its reader to json.Unmarshal: whatever the
+// strings, an element without a kind, none at all; and whatever other
+// bytes the reader accepts, encoding/json reads the same.
+func FuzzElementsJSON(f *testing.F) {
+	f.Add("PORT|Ethernet0|mtu", "9100", "port-mtu", uint8(2), []byte(`[]`))
+	f.Add("a\"b\\c<", "\u2028&", "", uint8(1), []byte(`[{"path":"\ud800","value":"a\/b"}]`))
+	f.Add("é\t\x01", "\xff", "k", uint8(0), []byte(`[{"value":"x","path":"p"}]`))
+	f.Fuzz(func(t *testing.T, path, value, kind string, n uint8, other []byte) {
+		es := []renderers.Element{}
+		for i := range int(n % 4) {
+			es = append(es, renderers.Element{Path: fmt.Sprint(path, i), Value: value, Kind: kind[:len(kind)*(i%2)]})
+		}
+		want, err := json.Marshal(es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := encodeElements(es)
+		if !bytes.Equal(raw, want) {
+			t.Fatalf("elements:\n got %s\nwant %s", raw, want)
+		}
+		got, ok := decodeElements(raw)
+		var back []renderers.Element
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !ok || !reflect.DeepEqual(got, back) {
+			t.Fatalf("%s: decodeElements %v %+v, json.Unmarshal %+v", raw, ok, got, back)
+		}
+		if got, ok := decodeElements(other); ok {
+			var want []renderers.Element
+			if err := json.Unmarshal(other, &want); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: decodeElements %+v, json.Unmarshal %+v (%v)", other, got, want, err)
+			}
+		}
+	})
+}

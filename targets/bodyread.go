@@ -70,37 +70,40 @@ func (r *bodyReader) lit(s string) bool {
 func (r *bodyReader) change() (renderers.Change, bool) {
 	var c renderers.Change
 	var ok bool
-	if !r.lit(`{"path":`) {
-		return c, false
-	}
-	if c.Path, ok = r.str(); !ok || !r.lit(`,"before":`) {
+	if !r.field(`{"path":`, &c.Path) || !r.lit(`,"before":`) {
 		return c, false
 	}
 	if c.Before, ok = r.optStr(); !ok || !r.lit(`,"after":`) {
 		return c, false
 	}
-	if c.After, ok = r.optStr(); !ok {
+	if c.After, ok = r.optStr(); !ok || !r.optField(`,"element":`, &c.Kind) {
 		return c, false
 	}
-	if r.lit(`,"element":`) {
-		if c.Kind, ok = r.str(); !ok {
-			return c, false
-		}
-	}
-	if !r.lit(`,"disruption":`) {
-		return c, false
-	}
-	d, ok := r.str()
-	if !ok {
+	var d string
+	if !r.field(`,"disruption":`, &d) || !r.optField(`,"method":`, &c.Method) {
 		return c, false
 	}
 	c.Disruption = renderers.Disruption(d)
-	if r.lit(`,"method":`) {
-		if c.Method, ok = r.str(); !ok {
-			return c, false
-		}
-	}
 	return c, r.lit("}")
+}
+
+// field reads a string that follows key (`,"name":`) into s.
+func (r *bodyReader) field(key string, s *string) bool {
+	return r.lit(key) && r.fieldValue(s)
+}
+
+// optField reads a string that follows key into s when key is there (a
+// field encoding/json omits when empty); false for a key without its
+// string.
+func (r *bodyReader) optField(key string, s *string) bool {
+	return !r.lit(key) || r.fieldValue(s)
+}
+
+// fieldValue reads a string into s.
+func (r *bodyReader) fieldValue(s *string) bool {
+	v, ok := r.str()
+	*s = v
+	return ok
 }
 
 func (r *bodyReader) remediation() (*Remediation, bool) {
@@ -162,4 +165,27 @@ func (r *bodyReader) strRaw() (s []byte, own, ok bool) {
 	s, n, own, ok := renderers.ReadJSONString(r.b[r.i:])
 	r.i += n
 	return s, own, ok
+}
+
+// decodeElements reads a recorded desired state in the canonical form
+// appendElements writes, as json.Unmarshal would, and reports false for
+// anything else, which the caller then gives to encoding/json: apply
+// rebuilds the state of every device it pushes to, for its gate.
+func decodeElements(raw []byte) ([]renderers.Element, bool) {
+	r := bodyReader{b: raw}
+	if !r.lit("[") {
+		return nil, false
+	}
+	out := []renderers.Element{}
+	for first := true; !r.lit("]"); first = false {
+		if !first && !r.lit(",") {
+			return nil, false
+		}
+		var e renderers.Element
+		if !r.field(`{"path":`, &e.Path) || !r.field(`,"value":`, &e.Value) || !r.optField(`,"element":`, &e.Kind) || !r.lit("}") {
+			return nil, false
+		}
+		out = append(out, e)
+	}
+	return out, r.i == len(raw)
 }

@@ -200,11 +200,14 @@ func (ro *rollout) runsDesired(ctx context.Context, d *ir.Device) error {
 	if err != nil {
 		return err
 	}
+	// Computed from the intent: commits are settled before there is a
+	// plan, and whatever plan comes next is made against what they
+	// leave.
 	want, err := safeDesired(p, d)
 	if err != nil {
 		return err
 	}
-	return ro.matches(ctx, &item{d: d, p: p}, want, "its desired state")
+	return ro.matches(ctx, &item{d: d, p: p}, want.Elements(), "its desired state")
 }
 
 // MarkPending records in p each device's unconfirmed commit, as

@@ -80,10 +80,23 @@ type DevicePlan struct {
 	// recomputed it from the intent and the running configuration and
 	// found it the same (a plan file is a record, not an authority).
 	Remediation *Remediation `json:"remediation,omitempty"`
+	// Desired is the device's desired state within the owned scope as
+	// the plan computed it (Terraform's "after"): the elements, in path
+	// order, its running state was diffed against. Every device the
+	// plan diffed records it (create, update, no-op). Apply refuses the
+	// plan unless the intent still gives exactly this state; it then
+	// gates each wave on it (what a device must hold once pushed) and
+	// names with it the paths of a device that went stale, rather than
+	// rendering the device again.
+	Desired []renderers.Element `json:"-"`
 	// Shared, when set, holds the changes and remediation instead
 	// (Changes and Remediation are then nil), kept once per shape with
 	// the plan's other devices: Body returns them either way.
 	Shared *Shared `json:"-"`
+	// SharedDesired, when set, holds the desired state instead (Desired
+	// is then nil), kept once per shape as Shared keeps the changes:
+	// DesiredState returns it either way.
+	SharedDesired *Shared `json:"-"`
 	// Running is the digest of what the device ran within the scope
 	// rocefab owns there when the plan was computed (OwnedDigest); apply
 	// refuses the plan when it no longer matches.
@@ -171,7 +184,7 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 		dp.Action, dp.Reason = Unreachable, err.Error()
 		return dp
 	}
-	have, changes, rem, err := diffDevice(p, d, running)
+	have, want, changes, rem, err := diffDevice(p, d, running)
 	if have != nil {
 		dg := OwnedDigest(have)
 		dp.Running = &dg
@@ -180,6 +193,7 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 		dp.Action, dp.Reason = Failed, err.Error()
 		return dp
 	}
+	dp.Desired = desiredElements(want)
 	if len(changes) == 0 {
 		dp.Action = NoOp
 		return dp
@@ -199,21 +213,32 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 }
 
 // diffDevice parses running and diffs it against d's desired state; it
-// returns the parsed state as soon as there is one.
-func diffDevice(p renderers.Platform, d *ir.Device, running []renderers.Artifact) (renderers.State, []renderers.Change, renderers.Remediation, error) {
-	have, err := safeParse(p, d, running)
+// returns the parsed state as soon as there is one, and the desired state
+// it was diffed against.
+func diffDevice(p renderers.Platform, d *ir.Device, running []renderers.Artifact) (have, want renderers.State, changes []renderers.Change, rem renderers.Remediation, err error) {
+	have, err = safeParse(p, d, running)
 	if err != nil {
-		return nil, nil, renderers.Remediation{}, fmt.Errorf("reading its running configuration: %w", err)
+		return nil, nil, nil, rem, fmt.Errorf("reading its running configuration: %w", err)
 	}
-	want, err := safeDesired(p, d)
+	want, err = safeDesired(p, d)
 	if err != nil {
-		return have, nil, renderers.Remediation{}, fmt.Errorf("computing its desired state: %w", err)
+		return have, nil, nil, rem, fmt.Errorf("computing its desired state: %w", err)
 	}
-	changes, rem, err := safeDiff(p, d, have, want)
+	changes, rem, err = safeDiff(p, d, have, want)
 	if err != nil {
-		return have, nil, renderers.Remediation{}, fmt.Errorf("diffing: %w", err)
+		return have, nil, nil, rem, fmt.Errorf("diffing: %w", err)
 	}
-	return have, changes, rem, nil
+	return have, want, changes, rem, nil
+}
+
+// desiredElements is the desired state as a plan records it: its
+// elements in path order, an empty list (never nil) for a state of none.
+func desiredElements(want renderers.State) []renderers.Element {
+	es := want.Elements()
+	if es == nil {
+		es = []renderers.Element{}
+	}
+	return es
 }
 
 // Summary counts a plan's devices by what happens to them.
@@ -391,9 +416,15 @@ func safeParse(p renderers.Platform, d *ir.Device, running []renderers.Artifact)
 	return p.Parse(d, running)
 }
 
+// safeDesired is also an error for a platform that gives no state and no
+// error: every caller reads the state's elements.
 func safeDesired(p renderers.Platform, d *ir.Device) (s renderers.State, err error) {
 	defer recoverAs(&err)
-	return p.Desired(d)
+	s, err = p.Desired(d)
+	if err == nil && s == nil {
+		err = errors.New("the platform gave no desired state")
+	}
+	return s, err
 }
 
 func safeDiff(p renderers.Platform, d *ir.Device, have, want renderers.State) (cs []renderers.Change, rem renderers.Remediation, err error) {

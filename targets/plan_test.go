@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,13 +233,18 @@ func TestPlanFileRoundTrip(t *testing.T) {
 		t.Error("writing a plan read back gives other bytes")
 	}
 
+	if !strings.Contains(buf.String(), `"desired_shapes": [`) || !strings.Contains(buf.String(), `"path": "owned.ecn",`+"\n"+`          "value": "150",`) {
+		t.Errorf("the desired states are not in the file:\n%s", buf.String())
+	}
+	version := fmt.Sprintf(`"format_version": %d`, targets.PlanFormatVersion)
 	for name, c := range map[string]struct{ edit, want string }{
-		"newer version":   {`"format_version": 2`, `"format_version": 3`},
-		"unknown field":   {`"fabric": "pod-2"`, `"fabric": "pod-2", "extra": 1`},
-		"no version":      {`"format_version": 2,`, ``},
-		"unknown action":  {`"action": "unreachable"`, `"action": "replace"`},
-		"both encodings":  {`"base64": "/wCACg=="`, `"base64": "/wCACg==", "text": "x"`},
-		"not json at all": {`{`, `[`},
+		"newer version":    {version, fmt.Sprintf(`"format_version": %d`, targets.PlanFormatVersion+1)},
+		"previous version": {version, fmt.Sprintf(`"format_version": %d`, targets.PlanFormatVersion-1)},
+		"unknown field":    {`"fabric": "pod-2"`, `"fabric": "pod-2", "extra": 1`},
+		"no version":       {version + ",", ``},
+		"unknown action":   {`"action": "unreachable"`, `"action": "replace"`},
+		"both encodings":   {`"base64": "/wCACg=="`, `"base64": "/wCACg==", "text": "x"`},
+		"not json at all":  {`{`, `[`},
 	} {
 		in := strings.Replace(buf.String(), c.edit, c.want, 1)
 		if in == buf.String() {
@@ -248,11 +254,79 @@ func TestPlanFileRoundTrip(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: read without error", name)
 		}
-		if fe, ok := errors.AsType[*targets.FormatError](err); (name == "newer version") != ok {
+		if fe, ok := errors.AsType[*targets.FormatError](err); (name == "newer version" || name == "previous version") != ok {
 			t.Errorf("%s: FormatError %v, error %v", name, fe, err)
 		}
 	}
+
+	// A file of format 2, as the rocefab before this one wrote it: no
+	// desired states, and refused as a format to make again.
+	_, err = targets.ReadPlan(strings.NewReader(formatTwo))
+	if fe, ok := errors.AsType[*targets.FormatError](err); !ok || fe.Version != 2 || !strings.Contains(err.Error(), "make the plan again") {
+		t.Errorf("a format 2 file: %v", err)
+	}
+
+	// A device the plan diffed without its desired state, which the
+	// gate holds it to.
+	at := slices.IndexFunc(p.Devices, func(d targets.DevicePlan) bool { return d.Action == targets.Update })
+	p.Devices[at].Desired = nil
+	var none bytes.Buffer
+	if err := targets.WritePlan(&none, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := targets.ReadPlan(&none); err == nil || !strings.Contains(err.Error(), p.Devices[at].Device+": action update without its desired state") {
+		t.Errorf("a device without its desired state: %v", err)
+	}
 }
+
+// formatTwo is a plan file of format 2 (one leaf to update), as the
+// rocefab before format 3 wrote it and read it back.
+const formatTwo = `{
+  "format_version": 2,
+  "rocefab": "v1.2.3",
+  "fabric": "pod-2",
+  "intent": {
+    "path": "fabric.cue",
+    "sha256": "abc"
+  },
+  "target": "directory running",
+  "shapes": [
+    {
+      "sha256": "d4da52f8fb56e12cc8a566d4abfe85410b4a38bd00517ad9484b4ea3a9eb576f",
+      "changes": [
+        {
+          "path": "owned.pfc",
+          "before": "0",
+          "after": "3",
+          "element": "pfc",
+          "disruption": "traffic-pause"
+        }
+      ],
+      "remediation": {
+        "format": "text",
+        "text": "set owned.pfc 3\n"
+      }
+    }
+  ],
+  "devices": [
+    {
+      "device": "leaf-r0-00",
+      "role": "leaf",
+      "platform": "fake",
+      "rail": 0,
+      "action": "update",
+      "disruption": "traffic-pause",
+      "running": {
+        "sha256": "e3b0"
+      },
+      "body": {
+        "shape": "d4da52f8fb56e12cc8a566d4abfe85410b4a38bd00517ad9484b4ea3a9eb576f",
+        "sha256": "d4da52f8fb56e12cc8a566d4abfe85410b4a38bd00517ad9484b4ea3a9eb576f"
+      }
+    }
+  ]
+}
+`
 
 // TestOwnedDigest: the digest is of the elements, in any order, and
 // tells a path from its value.

@@ -16,8 +16,9 @@ import (
 // writes and the only one it reads. Change it whenever a field changes
 // meaning or a reader of the old format would misread a new file.
 // Version 2 keeps devices' changes and remediations once per shape
-// (planpack.go).
-const PlanFormatVersion = 2
+// (planpack.go); version 3 records each device's desired state beside
+// them, shared by shape too (DevicePlan.Desired).
+const PlanFormatVersion = 3
 
 // FormatError says that a plan file is of a format this rocefab does not
 // read.
@@ -41,7 +42,8 @@ type planHead struct {
 }
 
 // deviceJSON is a device as a plan file keeps it: its plan, with its
-// changes and remediation by reference (Body) rather than inline.
+// changes and remediation (Body) and its desired state (Desired) by
+// reference rather than inline.
 type deviceJSON struct {
 	DevicePlan
 	// Changes and Remediation hide the device plan's: a file carries
@@ -49,40 +51,39 @@ type deviceJSON struct {
 	Changes     []renderers.Change `json:"changes,omitempty"`
 	Remediation *Remediation       `json:"remediation,omitempty"`
 	Body        *bodyRef           `json:"body,omitempty"`
+	Desired     *bodyRef           `json:"desired,omitempty"`
 }
 
 // planFileJSON is a plan file read whole.
 type planFileJSON struct {
 	planHead
-	Shapes  []shapeJSON  `json:"shapes"`
-	Devices []deviceJSON `json:"devices"`
+	Shapes []shapeJSON `json:"shapes"`
+	// DesiredShapes are the shapes of the devices' desired states.
+	DesiredShapes []stateShapeJSON `json:"desired_shapes"`
+	Devices       []deviceJSON     `json:"devices"`
 	// Summary is for readers that want the counts without counting;
 	// ignored when read back.
 	Summary json.RawMessage `json:"summary,omitempty"`
 }
 
 // WritePlan writes p as the plan file: indented JSON, deterministic for
-// the same plan, each device's changes and remediation kept once per
-// shape. It is written as it is encoded, one shape or device at a time.
+// the same plan, each device's changes and remediation, and its desired
+// state, kept once per shape. It is written as it is encoded, one shape
+// or device at a time.
 func WritePlan(w io.Writer, p *Plan) error {
 	// Shared again in the order of the devices, whatever order they
 	// were shared in when planned: the same plan gives the same file.
 	k := NewShapes()
 	refs := make([]*bodyRef, len(p.Devices))
+	desired := make([]*bodyRef, len(p.Devices))
 	for i := range p.Devices {
 		d := &p.Devices[i]
-		if !d.HasBody() {
-			continue
+		var err error
+		if d.HasBody() {
+			refs[i], err = repack(k, *d, d.Shared, false, d.rawBody)
 		}
-		raw, err := d.rawBody()
-		if err == nil {
-			// A shared body is checked against its digest as it is
-			// rebuilt: the digest is not computed again.
-			id := ""
-			if d.Shared != nil {
-				id = d.Shared.ref.SHA256
-			}
-			refs[i], err = k.pack(*d, raw, id)
+		if err == nil && d.HasDesired() {
+			desired[i], err = repack(k, *d, d.SharedDesired, true, func() ([]byte, error) { return encodeElements(d.Desired), nil })
 		}
 		if err != nil {
 			return fmt.Errorf("encoding the plan: %w", err)
@@ -114,8 +115,16 @@ func WritePlan(w io.Writer, p *Plan) error {
 		bw.WriteString("]")
 		return nil
 	}
-	err = list("shapes", len(k.shapes), func(i int) any {
-		s := k.shapes[i]
+	var bodies, states []*shape
+	for _, s := range k.shapes {
+		if s.state {
+			states = append(states, s)
+		} else {
+			bodies = append(bodies, s)
+		}
+	}
+	err = list("shapes", len(bodies), func(i int) any {
+		s := bodies[i]
 		var b body
 		// The shape's own bytes, decoded back: its digest is of them.
 		_ = json.Unmarshal(s.raw, &b)
@@ -124,10 +133,22 @@ func WritePlan(w io.Writer, p *Plan) error {
 	if err != nil {
 		return err
 	}
+	err = list("desired_shapes", len(states), func(i int) any {
+		s := states[i]
+		es, ok := decodeElements(s.raw)
+		if !ok {
+			es = []renderers.Element{}
+			_ = json.Unmarshal(s.raw, &es)
+		}
+		return stateShapeJSON{SHA256: s.id, Elements: es}
+	})
+	if err != nil {
+		return err
+	}
 	err = list("devices", len(p.Devices), func(i int) any {
 		d := p.Devices[i]
-		d.Changes, d.Remediation, d.Shared = nil, nil, nil
-		return deviceJSON{DevicePlan: d, Body: refs[i]}
+		d.Changes, d.Remediation, d.Shared, d.Desired, d.SharedDesired = nil, nil, nil, nil, nil
+		return deviceJSON{DevicePlan: d, Body: refs[i], Desired: desired[i]}
 	})
 	if err != nil {
 		return err
@@ -142,10 +163,31 @@ func WritePlan(w io.Writer, p *Plan) error {
 	return bw.Flush()
 }
 
-// ReadPlan reads a plan file, each device with its changes and
-// remediation. It refuses a file of another format version with a
+// repack packs a device's body (its desired state when state is set)
+// into k for writing: the bytes encode gives, or, for a device that
+// shares them, those rebuilt from its shape, checked against their digest
+// as they are rebuilt, which is then not computed again (nor are their
+// tokens counted: they are the shape's).
+func repack(k *Shapes, d DevicePlan, shared *Shared, state bool, encode func() ([]byte, error)) (*bodyRef, error) {
+	if shared == nil {
+		raw, err := encode()
+		if err != nil {
+			return nil, err
+		}
+		return k.pack(d, raw, "", -1, state)
+	}
+	raw, tokens, err := shared.shapes.rawTokens(d.Device, &shared.ref, state)
+	if err != nil {
+		return nil, err
+	}
+	return k.pack(d, raw, shared.ref.SHA256, tokens, state)
+}
+
+// ReadPlan reads a plan file, each device with its changes, remediation
+// and desired state. It refuses a file of another format version with a
 // *FormatError, a file with fields this version does not know, and a
-// device whose changes and remediation are not those its digest binds.
+// device whose changes, remediation or desired state are not those its
+// digest binds.
 func ReadPlan(r io.Reader) (*Plan, error) {
 	p, err := ReadSharedPlan(r)
 	if err != nil {
@@ -153,22 +195,29 @@ func ReadPlan(r io.Reader) (*Plan, error) {
 	}
 	for i := range p.Devices {
 		d := &p.Devices[i]
-		if d.Shared == nil {
-			continue
+		if d.Shared != nil {
+			cs, rem, err := d.Body()
+			if err != nil {
+				return nil, fmt.Errorf("plan file: %w", err)
+			}
+			d.Changes, d.Remediation, d.Shared = cs, rem, nil
 		}
-		cs, rem, err := d.Body()
-		if err != nil {
-			return nil, fmt.Errorf("plan file: %w", err)
+		if d.SharedDesired != nil {
+			es, err := d.DesiredState()
+			if err != nil {
+				return nil, fmt.Errorf("plan file: %w", err)
+			}
+			d.Desired, d.SharedDesired = es, nil
 		}
-		d.Changes, d.Remediation, d.Shared = cs, rem, nil
 	}
 	return p, nil
 }
 
 // ReadSharedPlan reads a plan file as ReadPlan does, and checks it as
-// much, but keeps the devices' changes and remediations shared by shape
-// (DevicePlan.Shared, DevicePlan.Body): a fabric's plan in the memory of
-// its file, not of every device's text.
+// much, but keeps the devices' changes, remediations and desired states
+// shared by shape (DevicePlan.Shared and Body, SharedDesired and
+// DesiredState): a fabric's plan in the memory of its file, not of every
+// device's text.
 func ReadSharedPlan(r io.Reader) (*Plan, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -197,7 +246,10 @@ func ReadSharedPlan(r io.Reader) (*Plan, error) {
 	if err := k.addShapes(f.Shapes); err != nil {
 		return nil, fmt.Errorf("plan file: %w", err)
 	}
-	f.Shapes = nil
+	if err := k.addStates(f.DesiredShapes); err != nil {
+		return nil, fmt.Errorf("plan file: %w", err)
+	}
+	f.Shapes, f.DesiredShapes = nil, nil
 	p := &Plan{FormatVersion: f.FormatVersion, Rocefab: f.Rocefab, Fabric: f.Fabric, Intent: f.Intent, Target: f.Target, Only: f.Only,
 		Devices: make([]DevicePlan, len(f.Devices))}
 	for i := range f.Devices {
@@ -209,7 +261,7 @@ func ReadSharedPlan(r io.Reader) (*Plan, error) {
 		if d.Body != nil {
 			// Every device's body against its digest, before anything
 			// reads it.
-			raw, err := k.raw(d.Device, d.Body)
+			raw, err := k.raw(d.Device, d.Body, false)
 			if err != nil {
 				return nil, fmt.Errorf("plan file: %w", err)
 			}
@@ -217,6 +269,12 @@ func ReadSharedPlan(r io.Reader) (*Plan, error) {
 				return nil, fmt.Errorf("plan file: device %s: action %s without its remediation", d.Device, dp.Action)
 			}
 			dp.Shared = &Shared{shapes: k, ref: *d.Body}
+		}
+		if d.Desired != nil {
+			if _, err := k.raw(d.Device, d.Desired, true); err != nil {
+				return nil, fmt.Errorf("plan file: %w", err)
+			}
+			dp.SharedDesired = &Shared{shapes: k, ref: *d.Desired}
 		}
 		p.Devices[i] = dp
 		*d = deviceJSON{}
@@ -228,7 +286,8 @@ func ReadSharedPlan(r io.Reader) (*Plan, error) {
 }
 
 // check refuses a plan that apply could misread: a device twice, a change
-// without its remediation or digest, an unknown action.
+// without its remediation or digest, a device diffed without its desired
+// state, an unknown action.
 func (p *Plan) check() error {
 	seen := make(map[string]bool, len(p.Devices))
 	for _, d := range p.Devices {
@@ -240,11 +299,14 @@ func (p *Plan) check() error {
 		}
 		seen[d.Device] = true
 		switch d.Action {
-		case Create, Update:
-			if (d.Remediation == nil && d.Shared == nil) || d.Running == nil {
+		case Create, Update, NoOp:
+			if d.Action.Changes() && ((d.Remediation == nil && d.Shared == nil) || d.Running == nil) {
 				return fmt.Errorf("device %s: action %s without its remediation and running digest", d.Device, d.Action)
 			}
-		case NoOp, Unreachable, Unsupported, Failed:
+			if !d.HasDesired() {
+				return fmt.Errorf("device %s: action %s without its desired state", d.Device, d.Action)
+			}
+		case Unreachable, Unsupported, Failed:
 		default:
 			return fmt.Errorf("device %s: action %q: allowed are create, update, no-op, unreachable, unsupported, error", d.Device, d.Action)
 		}

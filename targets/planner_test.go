@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -107,10 +108,15 @@ func TestPlanFabric(t *testing.T) {
 				t.Errorf("other: %s %q", dp.Action, dp.Reason)
 			}
 		default:
-			// The plan shares each device's changes by shape.
+			// The plan shares each device's changes, and the desired
+			// state they were diffed against, by shape.
 			changes, _, err := dp.Body()
 			if err != nil || dp.Action != targets.Create || len(changes) != 1 || *changes[0].After != dp.Device {
 				t.Errorf("%s: %s %+v %v", dp.Device, dp.Action, changes, err)
+			}
+			want := []renderers.Element{{Path: "name", Value: dp.Device}}
+			if es, err := dp.DesiredState(); dp.SharedDesired == nil || err != nil || !slices.Equal(es, want) {
+				t.Errorf("%s: desired state %+v (shared %v), %v; want %+v", dp.Device, es, dp.SharedDesired != nil, err, want)
 			}
 		}
 	}

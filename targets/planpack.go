@@ -25,7 +25,8 @@ import (
 // plan is then a few megabytes of shapes and each device's values,
 // instead of every device's text copied whole; reading a device's body
 // back rebuilds it token for token and refuses it unless it has the
-// digest the file binds it to.
+// digest the file binds it to. A device's recorded desired state
+// (DevicePlan.Desired) is kept the same way, in shapes of its own.
 
 // body is what a device's plan lists and pushes, in the JSON its digest
 // is of.
@@ -48,7 +49,16 @@ type shapeJSON struct {
 	Remediation *Remediation       `json:"remediation"`
 }
 
-// bodyRef is a device's body in a plan file: the shape it is made from,
+// stateShapeJSON is a desired state's shape as a plan file keeps it: the
+// elements whole, and the SHA-256 of their canonical JSON
+// (appendElements), by which devices name it.
+type stateShapeJSON struct {
+	SHA256   string              `json:"sha256"`
+	Elements []renderers.Element `json:"elements"`
+}
+
+// bodyRef is a device's body (or desired state) in a plan file: the shape
+// it is made from,
 // the tokens where it differs ("index:token", the index counted from 0 in
 // the shape's tokens), and the SHA-256 of the body they make.
 type bodyRef struct {
@@ -57,10 +67,14 @@ type bodyRef struct {
 	SHA256 string   `json:"sha256"`
 }
 
-// shape is one shared body and its tokens.
+// shape is one shared body, or one shared desired state, and its
+// tokens.
 type shape struct {
 	id  string
 	raw []byte
+	// state tells a desired state's shape from a body's: a device names
+	// each of its own kind only.
+	state bool
 	// at are the offsets where its tokens start, and len(raw) last.
 	at []int32
 }
@@ -119,7 +133,8 @@ func NewShapes() *Shapes {
 	return &Shapes{byID: map[string]*shape{}, byKind: map[string]*shape{}}
 }
 
-// Shared is a device's changes and remediation kept in a set of shapes.
+// Shared is a device's changes and remediation, or its desired state,
+// kept in a set of shapes.
 type Shared struct {
 	shapes *Shapes
 	ref    bodyRef
@@ -129,9 +144,16 @@ type Shared struct {
 }
 
 // Share returns dp with its changes and remediation kept in k (Shared
-// set, Changes and Remediation nil); a device without either is
-// returned as it is.
+// set, Changes and Remediation nil), and its desired state (SharedDesired
+// set, Desired nil); what a device does not have stays as it is.
 func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
+	if dp.Desired != nil {
+		ref, err := k.pack(dp, encodeElements(dp.Desired), "", -1, true)
+		if err != nil {
+			return dp, err
+		}
+		dp.Desired, dp.SharedDesired = nil, &Shared{shapes: k, ref: *ref}
+	}
 	if dp.Changes == nil && dp.Remediation == nil {
 		return dp, nil
 	}
@@ -139,7 +161,7 @@ func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
 	if err != nil {
 		return dp, fmt.Errorf("device %s: %w", dp.Device, err)
 	}
-	ref, err := k.pack(dp, raw, "")
+	ref, err := k.pack(dp, raw, "", -1, false)
 	if err != nil {
 		return dp, err
 	}
@@ -154,12 +176,15 @@ func (k *Shapes) Share(dp DevicePlan) (DevicePlan, error) {
 // maxLen bounds a body the token offsets can address.
 const maxLen = 1<<31 - 1
 
-// pack returns the body raw of device dp as a reference to a shape,
-// adding the shape when raw is like none before it. id is raw's digest
-// when the caller has just checked it, "" to compute it.
-func (k *Shapes) pack(dp DevicePlan, raw []byte, id string) (*bodyRef, error) {
+// pack returns the body raw of device dp (its desired state's JSON when
+// state is set) as a reference to a shape, adding the shape when raw is
+// like none before it. id is raw's digest when the caller has just
+// checked it, "" to compute it; tokens is how many tokens raw has when
+// the caller knows (a body rebuilt from a shape has the shape's), -1 to
+// count them.
+func (k *Shapes) pack(dp DevicePlan, raw []byte, id string, tokens int, state bool) (*bodyRef, error) {
 	if len(raw) > maxLen {
-		return nil, fmt.Errorf("device %s: its changes and remediation take %d bytes, more than a plan file holds for one device (%d)", dp.Device, len(raw), maxLen)
+		return nil, fmt.Errorf("device %s: its %s takes %d bytes, more than a plan file holds for one device (%d)", dp.Device, shapeWhat(state), len(raw), maxLen)
 	}
 	if id == "" {
 		id = digestOf(raw)
@@ -170,7 +195,10 @@ func (k *Shapes) pack(dp DevicePlan, raw []byte, id string) (*bodyRef, error) {
 	if known {
 		return &bodyRef{Shape: id, SHA256: id}, nil
 	}
-	kind := fmt.Sprintf("%s\x00%s\x00%d", dp.Platform, dp.Role, countTokens(raw))
+	if tokens < 0 {
+		tokens = countTokens(raw)
+	}
+	kind := fmt.Sprintf("%t\x00%s\x00%s\x00%d", state, dp.Platform, dp.Role, tokens)
 	k.mu.Lock()
 	s := k.byKind[kind]
 	k.mu.Unlock()
@@ -184,7 +212,7 @@ func (k *Shapes) pack(dp DevicePlan, raw []byte, id string) (*bodyRef, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.byID[id] == nil {
-		s = &shape{id: id, raw: raw, at: at}
+		s = &shape{id: id, raw: raw, at: at, state: state}
 		k.shapes = append(k.shapes, s)
 		k.byID[id] = s
 	}
@@ -287,16 +315,38 @@ var wordClass = func() (t [256]uint8) {
 	return t
 }()
 
-// raw rebuilds the body the reference makes, checked against its digest.
-func (k *Shapes) raw(device string, r *bodyRef) ([]byte, error) {
+// shapeWhat names what a shape holds, for errors.
+func shapeWhat(state bool) string {
+	if state {
+		return "desired state"
+	}
+	return "changes and remediation"
+}
+
+// raw rebuilds the body (the desired state when state is set) the
+// reference makes, checked against its digest.
+func (k *Shapes) raw(device string, r *bodyRef, state bool) ([]byte, error) {
+	raw, _, err := k.rawTokens(device, r, state)
+	return raw, err
+}
+
+// rawTokens is raw, and how many tokens the body has: its shape's, as
+// each value values makes stands for one token of the shape. (Values
+// edited into a file may not; the count only picks the shape a body is
+// compared with when it is shared again, and values either rebuilds the
+// body exactly or shares nothing.)
+func (k *Shapes) rawTokens(device string, r *bodyRef, state bool) ([]byte, int, error) {
 	k.mu.Lock()
 	s := k.byID[r.Shape]
+	if s != nil && s.state != state {
+		s = nil
+	}
 	if s != nil && s.at == nil {
 		s.at = tokenize(s.raw)
 	}
 	k.mu.Unlock()
 	if s == nil {
-		return nil, fmt.Errorf("device %s: shape %q: the plan has no such shape", device, r.Shape)
+		return nil, 0, fmt.Errorf("device %s: %s shape %q: the plan has no such shape", device, shapeWhat(state), r.Shape)
 	}
 	raw := s.raw
 	if len(r.Values) > 0 {
@@ -307,7 +357,7 @@ func (k *Shapes) raw(device string, r *bodyRef) ([]byte, error) {
 			is, tok, ok := strings.Cut(v, ":")
 			i, err := strconv.Atoi(is)
 			if !ok || err != nil || i < next || i >= s.tokens() {
-				return nil, fmt.Errorf("device %s: value %q: an index:token whose index is above the one before and below %d, the shape's tokens, is needed", device, v, s.tokens())
+				return nil, 0, fmt.Errorf("device %s: value %q: an index:token whose index is above the one before and below %d, the shape's tokens, is needed", device, v, s.tokens())
 			}
 			b.Write(s.raw[s.at[next]:s.at[i]])
 			b.WriteString(tok)
@@ -317,14 +367,14 @@ func (k *Shapes) raw(device string, r *bodyRef) ([]byte, error) {
 		raw = b.Bytes()
 	}
 	if got := digestOf(raw); got != r.SHA256 {
-		return nil, fmt.Errorf("device %s: its shape and values give changes and a remediation of SHA-256 %s, and the plan binds it to %s (the file was edited)", device, got, r.SHA256)
+		return nil, 0, fmt.Errorf("device %s: its shape and values give a %s of SHA-256 %s, and the plan binds it to %s (the file was edited)", device, shapeWhat(state), got, r.SHA256)
 	}
-	return raw, nil
+	return raw, s.tokens(), nil
 }
 
 // unpack rebuilds a device's body from its reference.
 func (k *Shapes) unpack(device string, r *bodyRef) (body, error) {
-	raw, err := k.raw(device, r)
+	raw, err := k.raw(device, r, false)
 	if err != nil {
 		return body{}, err
 	}
@@ -348,19 +398,39 @@ func (k *Shapes) addShapes(shapes []shapeJSON) error {
 		if err != nil {
 			return fmt.Errorf("shape %d: %w", i+1, err)
 		}
-		if got := digestOf(raw); got != sj.SHA256 {
-			return fmt.Errorf("shape %d: its sha256 is %q, its changes and remediation give %s (the file was edited)", i+1, sj.SHA256, got)
+		if err := k.add(fmt.Sprintf("shape %d", i+1), sj.SHA256, raw, false); err != nil {
+			return err
 		}
-		if k.byID[sj.SHA256] != nil {
-			return fmt.Errorf("shape %d: shape %s appears twice", i+1, sj.SHA256)
-		}
-		if len(raw) > maxLen {
-			return fmt.Errorf("shape %d: %d bytes, more than a plan file holds for one device (%d)", i+1, len(raw), maxLen)
-		}
-		s := &shape{id: sj.SHA256, raw: raw}
-		k.shapes = append(k.shapes, s)
-		k.byID[sj.SHA256] = s
 	}
+	return nil
+}
+
+// addStates checks each desired state's shape of a plan file against its
+// digest and keeps it.
+func (k *Shapes) addStates(shapes []stateShapeJSON) error {
+	for i, sj := range shapes {
+		if err := k.add(fmt.Sprintf("desired shape %d", i+1), sj.SHA256, encodeElements(sj.Elements), true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add keeps a shape read from a plan file, named what in errors, once it
+// has checked it has the digest id.
+func (k *Shapes) add(what, id string, raw []byte, state bool) error {
+	if got := digestOf(raw); got != id {
+		return fmt.Errorf("%s: its sha256 is %q, its %s give %s (the file was edited)", what, id, shapeWhat(state), got)
+	}
+	if k.byID[id] != nil {
+		return fmt.Errorf("%s: shape %s appears twice", what, id)
+	}
+	if len(raw) > maxLen {
+		return fmt.Errorf("%s: %d bytes, more than a plan file holds for one device (%d)", what, len(raw), maxLen)
+	}
+	s := &shape{id: id, raw: raw, state: state}
+	k.shapes = append(k.shapes, s)
+	k.byID[id] = s
 	return nil
 }
 
@@ -376,6 +446,35 @@ func (d *DevicePlan) Body() ([]renderers.Change, *Remediation, error) {
 		return nil, nil, err
 	}
 	return b.Changes, b.Remediation, nil
+}
+
+// DesiredState returns the device's recorded desired state: its own, or
+// the one rebuilt from its shape when the plan shares it (checked against
+// the digest that binds it); nil when the plan records none.
+func (d *DevicePlan) DesiredState() ([]renderers.Element, error) {
+	if d.SharedDesired == nil {
+		return d.Desired, nil
+	}
+	raw, err := d.SharedDesired.shapes.raw(d.Device, &d.SharedDesired.ref, true)
+	if err != nil {
+		return nil, err
+	}
+	es, ok := decodeElements(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &es); err != nil {
+			return nil, fmt.Errorf("device %s: its desired state: %w", d.Device, err)
+		}
+	}
+	if es == nil {
+		return nil, fmt.Errorf("device %s: its desired state is null, not a list of elements", d.Device)
+	}
+	return es, nil
+}
+
+// HasDesired reports whether the plan records the device's desired
+// state, its own or shared.
+func (d *DevicePlan) HasDesired() bool {
+	return d.Desired != nil || d.SharedDesired != nil
 }
 
 // HasBody reports whether the device has changes or a remediation, its
@@ -398,7 +497,7 @@ type Outline struct {
 // the shape it shares, or encoded from its own.
 func (d *DevicePlan) rawBody() ([]byte, error) {
 	if d.Shared != nil {
-		return d.Shared.shapes.raw(d.Device, &d.Shared.ref)
+		return d.Shared.shapes.raw(d.Device, &d.Shared.ref, false)
 	}
 	return body{Changes: d.Changes, Remediation: d.Remediation}.encode()
 }

@@ -2,6 +2,7 @@ package targets_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -12,35 +13,40 @@ import (
 	"github.com/rocefab/rocefab/targets"
 )
 
-// sharedPlan is a plan of n leaves whose remediations and changes differ
-// only in their names and neighbours, and one server unlike them.
+// sharedPlan is a plan of n leaves whose remediations, changes and
+// desired states differ only in their names and neighbours, and one
+// server unlike them.
 func sharedPlan(n int) *targets.Plan {
 	p := &targets.Plan{FormatVersion: targets.PlanFormatVersion, Rocefab: "v1", Fabric: "f", Target: "directory running"}
 	for i := range n {
 		name := fmt.Sprintf("leaf-%04d", i)
 		var rem strings.Builder
 		var changes []renderers.Change
+		var desired []renderers.Element
 		for port := range 64 {
 			desc := fmt.Sprintf("gpu-%04d:eth%d", i*64+port, port%8)
 			fmt.Fprintf(&rem, "interface Ethernet%d\n   description %s\n   mtu 9214\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"+
 				"   qos trust dscp\n   tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 20\n", port, desc)
 			changes = append(changes, renderers.Change{Path: fmt.Sprintf("interface Ethernet%d/description", port), After: new(desc), Kind: "description", Disruption: renderers.Hitless})
+			desired = append(desired, renderers.Element{Path: fmt.Sprintf("interface Ethernet%d/description", port), Value: desc},
+				renderers.Element{Path: fmt.Sprintf("interface Ethernet%d/mtu", port), Value: "9214", Kind: "mtu"})
 		}
 		fmt.Fprintf(&rem, "hostname %s\n", name)
 		p.Devices = append(p.Devices, targets.DevicePlan{Device: name, Role: ir.RoleLeaf, Platform: "eos", Action: targets.Create,
-			Disruption: renderers.Hitless, Changes: changes, Running: &targets.Digest{SHA256: "e3b0"},
+			Disruption: renderers.Hitless, Changes: changes, Running: &targets.Digest{SHA256: "e3b0"}, Desired: desired,
 			Remediation: &targets.Remediation{Format: renderers.Text, Content: []byte(rem.String())}})
 	}
 	p.Devices = append(p.Devices, targets.DevicePlan{Device: "server", Role: ir.RoleHost, Platform: "linux", Action: targets.Update,
 		Disruption: renderers.PortFlap, Changes: []renderers.Change{{Path: "eth1/pfc", Before: new("0"), After: new("3"), Disruption: renderers.PortFlap}},
-		Running: &targets.Digest{SHA256: "abcd"}, Remediation: &targets.Remediation{Format: renderers.JSON, Content: []byte(`{"pfc": 3}`)}})
+		Running: &targets.Digest{SHA256: "abcd"}, Remediation: &targets.Remediation{Format: renderers.JSON, Content: []byte(`{"pfc": 3}`)},
+		Desired: []renderers.Element{{Path: "eth1/pfc", Value: "3", Kind: "pfc"}}})
 	return p
 }
 
 // TestPlanFileShares: a plan file keeps the devices of one shape once,
-// each device with its own values, reads back every device's changes and
-// remediation exactly, and refuses a device whose shape or values were
-// edited, naming it.
+// each device with its own values, reads back every device's changes,
+// remediation and desired state exactly, and refuses a device whose
+// shape or values were edited, naming it.
 func TestPlanFileShares(t *testing.T) {
 	p := sharedPlan(40)
 	var buf bytes.Buffer
@@ -49,18 +55,25 @@ func TestPlanFileShares(t *testing.T) {
 	}
 	copied := 0
 	for _, d := range p.Devices {
-		copied += len(d.Remediation.Content)
+		es, err := json.Marshal(d.Desired)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied += len(d.Remediation.Content) + len(es)
 	}
-	// The remediations alone, copied, take 100 times one leaf's; the
-	// file holds one leaf whole and each other's names.
+	// The remediations and desired states alone, copied, take 40 times
+	// one leaf's; the file holds one leaf whole and each other's names.
 	if buf.Len() > copied/4 {
-		t.Errorf("the plan file takes %d bytes, the remediations it pushes %d: not shared", buf.Len(), copied)
+		t.Errorf("the plan file takes %d bytes, the remediations and desired states it records %d: not shared", buf.Len(), copied)
 	}
-	if n := strings.Count(buf.String(), `"shape": "`); n != len(p.Devices) {
-		t.Errorf("%d devices name their shape, want %d", n, len(p.Devices))
+	if n := strings.Count(buf.String(), `"shape": "`); n != 2*len(p.Devices) {
+		t.Errorf("%d references name their shape, want %d (a body and a desired state for each device)", n, 2*len(p.Devices))
 	}
 	if n := strings.Count(buf.String(), "priority-flow-control priority 3 no-drop"); n != 64 {
 		t.Errorf("a leaf's line is in the file %d times, want 64 (one leaf's)", n)
+	}
+	if n := strings.Count(buf.String(), `"value": "9214"`); n != 64 {
+		t.Errorf("a leaf's desired MTU is in the file %d times, want 64 (one leaf's)", n)
 	}
 	back, err := targets.ReadPlan(bytes.NewReader(buf.Bytes()))
 	if err != nil {
@@ -79,14 +92,22 @@ func TestPlanFileShares(t *testing.T) {
 	}
 
 	// leaf-0001's first value: the first description's server number.
-	v := firstValue(t, buf.String(), "leaf-0001")
+	v := firstValue(t, buf.String(), "leaf-0001", "body")
 	i, tok, _ := strings.Cut(v, ":")
+	dv := firstValue(t, buf.String(), "leaf-0001", "desired")
+	di, _, _ := strings.Cut(dv, ":")
+	bodyShape := refAt(t, buf.String(), "leaf-0000", "body", "shape")
+	stateShape := refAt(t, buf.String(), "leaf-0000", "desired", "shape")
 	for name, c := range map[string]struct{ edit, want, err string }{
-		"a device's value":       {`"` + v + `"`, `"` + i + `:9999"`, "device leaf-0001: its shape and values give"},
+		"a device's value":       {`"` + v + `"`, `"` + i + `:9999"`, "device leaf-0001: its shape and values give a changes and remediation of"},
 		"a value's index":        {`"` + v + `"`, `"` + i + `1:` + tok + `"`, "device leaf-0001: "},
 		"a value past the shape": {`"` + v + `"`, `"999999:` + tok + `"`, "device leaf-0001: value \"999999:" + tok + `"`},
 		"the shape":              {`description gpu-0000:eth0`, `description gpu-0000:eth9`, "shape 1: its sha256 is"},
-		"a device's digest":      {`"sha256": "` + digestAt(t, buf.String(), "leaf-0002"), `"sha256": "00` + digestAt(t, buf.String(), "leaf-0002")[2:], "device leaf-0002: its shape and values give"},
+		"a device's digest":      {`"sha256": "` + refAt(t, buf.String(), "leaf-0002", "body", "sha256"), `"sha256": "00` + refAt(t, buf.String(), "leaf-0002", "body", "sha256")[2:], "device leaf-0002: its shape and values give"},
+		"a desired value":        {`"` + dv + `"`, `"` + di + `:9999"`, "device leaf-0001: its shape and values give a desired state of"},
+		"the desired shape":      {`"value": "9214"`, `"value": "1500"`, "desired shape 1: its sha256 is"},
+		"a desired digest":       {`"sha256": "` + refAt(t, buf.String(), "leaf-0002", "desired", "sha256"), `"sha256": "00` + refAt(t, buf.String(), "leaf-0002", "desired", "sha256")[2:], "device leaf-0002: its shape and values give a desired state"},
+		"a body for the desired": {`"desired": {` + "\n" + `        "shape": "` + stateShape, `"desired": {` + "\n" + `        "shape": "` + bodyShape, "device leaf-0000: desired state shape"},
 	} {
 		in := strings.Replace(buf.String(), c.edit, c.want, 1)
 		if in == buf.String() {
@@ -99,35 +120,43 @@ func TestPlanFileShares(t *testing.T) {
 	}
 }
 
-// firstValue returns the first of device's values in the plan file.
-func firstValue(t *testing.T, file, device string) string {
+// firstValue returns the first of the values of device's reference ref
+// ("body" or "desired") in the plan file.
+func firstValue(t *testing.T, file, device, ref string) string {
 	t.Helper()
-	at := strings.Index(file, `"device": "`+device+`"`)
-	i := strings.Index(file[at:], `"values": [`)
-	if at < 0 || i < 0 {
-		t.Fatalf("%s has no values in the plan file", device)
+	s := refAt(t, file, device, ref, "values")
+	if s[0] != '[' {
+		t.Fatalf("%s's %s has no values in the plan file", device, ref)
 	}
-	s := file[at+i+len(`"values": [`):]
 	s = s[strings.IndexByte(s, '"')+1:]
 	return s[:strings.IndexByte(s, '"')]
 }
 
-// digestAt returns the SHA-256 the plan file binds device's body to.
-func digestAt(t *testing.T, file, device string) string {
+// refAt returns what follows key in device's reference ref ("body" or
+// "desired") in the plan file: the string for a string, else the rest of
+// the file from the value on.
+func refAt(t *testing.T, file, device, ref, key string) string {
 	t.Helper()
 	at := strings.Index(file, `"device": "`+device+`"`)
 	if at < 0 {
 		t.Fatalf("no %s in the plan file", device)
 	}
 	rest := file[at:]
-	body := strings.Index(rest, `"body": {`)
-	key := `"sha256": "`
-	i := strings.Index(rest[body:], key)
-	if body < 0 || i < 0 {
-		t.Fatalf("%s has no body digest", device)
+	r := strings.Index(rest, `"`+ref+`": {`)
+	if r < 0 {
+		t.Fatalf("%s has no %s", device, ref)
 	}
-	s := rest[body+i+len(key):]
-	return s[:strings.IndexByte(s, '"')]
+	rest = rest[r:]
+	rest = rest[:strings.Index(rest, "}")]
+	i := strings.Index(rest, `"`+key+`": `)
+	if i < 0 {
+		t.Fatalf("%s's %s has no %s", device, ref, key)
+	}
+	s := rest[i+len(key)+4:]
+	if s[0] != '"' {
+		return s
+	}
+	return s[1 : 1+strings.IndexByte(s[1:], '"')]
 }
 
 // BenchmarkPlanFile writes and reads back the plan of 1,000 leaves.

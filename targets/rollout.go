@@ -186,15 +186,16 @@ type rollout struct {
 // Apply carries out a plan: it takes the fabric lock, re-reads every
 // device the plan read and refuses the plan (a *StaleError, nothing pushed)
 // when any changed within the owned scope, and (a *TamperedError, nothing
-// pushed) when what it would push to any device is not what the platform
-// computes from the intent and that running configuration; then it pushes
-// wave after wave (Waves). In each wave it
-// pushes every device (with commit-confirm where the target has it),
-// re-reads each one and checks it converged to its desired state, and then
-// confirms. On the first failure it rolls the wave back (at once where the
-// target can, else by letting the commit timer lapse, else by pushing the
-// inverse change), checks each device by reading it back, and leaves the
-// later waves untouched.
+// pushed) when what it would push to any device, or the desired state the
+// plan records for it, is not what the platform computes from the intent
+// and that running configuration; then it pushes wave after wave (Waves).
+// In each wave it pushes every device (with commit-confirm where the
+// target has it), re-reads each one and checks it converged to the
+// desired state the plan recorded for it, and then confirms. On the
+// first failure it rolls the wave back (at once where the target can,
+// else by letting the commit timer lapse, else by pushing the inverse
+// change), checks each device by reading it back, and leaves the later
+// waves untouched.
 //
 // When ctx is cancelled Apply starts no new push. A wave whose pushes all
 // started is finished (gated, then confirmed or rolled back); a wave cut
@@ -357,11 +358,13 @@ func (ro *rollout) run(ctx context.Context, items map[string]*item) (*Report, er
 }
 
 // checkCurrent re-reads every device the plan read and refuses the plan
-// when what any runs within the owned scope differs now (OwnedDigest),
-// naming the paths, or when what the plan pushes to a device is not what
-// its platform computes from the intent and that running configuration (a
-// *TamperedError); it keeps the parsed running state of each device to
-// change, which rollback returns to.
+// when what any runs within the owned scope differs now (OwnedDigest; a
+// *StaleError naming the paths, found with the desired state the plan
+// recorded), or (a *TamperedError) when the desired state the plan
+// records for a device, or what the plan pushes to it, is not what its
+// platform computes from the intent and that running configuration. This
+// is where an apply computes desired states; the waves use the recorded
+// ones.
 func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) error {
 	var read []DevicePlan
 	for _, dp := range ro.Plan.Devices {
@@ -376,10 +379,18 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 	stale := make([]*StaleDevice, len(read))
 	tampered := make([]*TamperedDevice, len(read))
 	done := forEach(ctx, len(read), ro.Parallelism, func(i int) {
-		// The device's changes and remediation whole, while it is
-		// checked: one device at a time, for a plan that shares them.
+		// The device's changes, remediation and recorded desired state
+		// whole, while it is checked: one device at a time, for a plan
+		// that shares them.
 		dp := read[i]
 		cs, prem, err := dp.Body()
+		var want []renderers.Element
+		if err == nil {
+			want, err = dp.DesiredState()
+		}
+		if err == nil && want == nil && (dp.Action.Changes() || dp.Action == NoOp) {
+			err = errors.New("the plan records no desired state for it")
+		}
 		if err != nil {
 			tampered[i] = &TamperedDevice{Device: dp.Device, What: err.Error()}
 			return
@@ -413,25 +424,29 @@ func (ro *rollout) checkCurrent(ctx context.Context, items map[string]*item) err
 			return
 		}
 		if OwnedDigest(have).SHA256 != dp.Running.SHA256 {
-			// The desired state only names the paths that changed.
-			desired, derr := safeDesired(p, d)
-			if derr != nil {
-				desired = nil
-			}
-			stale[i] = &StaleDevice{Device: dp.Device, Changed: staleness(dp, desired, have)}
+			// The recorded desired state names the paths that changed.
+			stale[i] = &StaleDevice{Device: dp.Device, Changed: staleness(dp, want, have)}
 			return
 		}
-		if it == nil {
-			return // read, and nothing to push: its desired state is not needed
+		if want == nil {
+			return // planned failed: nothing of it is pushed
 		}
-		// The states are dropped once checked: the wave reads them
-		// again (ready), so that an apply holds one wave's at a time.
+		// The one computation of the device's desired state in an
+		// apply: the intent must still give exactly what the plan
+		// recorded, which the gate then holds the device to, and the
+		// changes and remediation the plan pushes. The states are
+		// dropped once checked: the wave reads the device again (ready)
+		// and rebuilds its recorded state (converged), so that an apply
+		// holds one wave's at a time.
 		desired, err := safeDesired(p, d)
-		var changes []renderers.Change
-		var rem renderers.Remediation
-		if err == nil {
-			changes, rem, err = safeDiff(it.p, d, have, desired)
+		if err != nil {
+			stale[i] = &StaleDevice{Device: dp.Device, Err: fmt.Sprintf("computing its desired state: %v", err)}
+			return
 		}
+		if tampered[i] = sameDesired(dp.Device, want, desired.Elements()); tampered[i] != nil || it == nil {
+			return // read, and nothing to push
+		}
+		changes, rem, err := safeDiff(it.p, d, have, desired)
 		if err != nil {
 			stale[i] = &StaleDevice{Device: dp.Device, Err: err.Error()}
 			return
@@ -565,7 +580,17 @@ func (ro *rollout) ready(ctx context.Context, it *item) (renderers.Remediation, 
 		return renderers.Remediation{}, fmt.Errorf("cannot parse it: %w", err)
 	}
 	if it.plan.Running != nil && OwnedDigest(have).SHA256 != it.plan.Running.SHA256 {
-		return renderers.Remediation{}, errors.New("what it runs within rocefab's scope changed since the plan was checked against it")
+		// The plan's recorded desired state names what changed, as for
+		// a device found stale before the first wave.
+		what := []string{"what it runs within rocefab's scope changed"}
+		if cs, _, err := it.plan.Body(); err == nil {
+			if want, err := it.plan.DesiredState(); err == nil {
+				dp := it.plan
+				dp.Changes = cs
+				what = staleness(dp, want, have)
+			}
+		}
+		return renderers.Remediation{}, fmt.Errorf("it changed since the plan was checked against it: %s", strings.Join(what, ", "))
 	}
 	// Only a target that cannot roll back needs the state of before to
 	// reverse a push; the others are checked against the plan's digest
@@ -727,7 +752,11 @@ func (ro *rollout) reverse(ctx context.Context, it *item) error {
 // what it was before the apply.
 func (ro *rollout) restored(ctx context.Context, it *item) error {
 	if it.before != nil || it.plan.Running == nil {
-		return ro.matches(ctx, it, it.before, "before the apply")
+		var before []renderers.Element
+		if it.before != nil {
+			before = it.before.Elements()
+		}
+		return ro.matches(ctx, it, before, "before the apply")
 	}
 	// The digest of what it ran, which the plan recorded and ready
 	// checked: an apply keeps no device's state of before.
@@ -742,30 +771,52 @@ func (ro *rollout) restored(ctx context.Context, it *item) error {
 }
 
 // converged reads the device back and returns nil when its owned state is
-// its desired state.
+// the desired state the plan recorded for it: what the plan said the
+// device would hold, which the check before the first wave found the
+// intent still gives. It is rebuilt from the plan's shapes rather than
+// kept from the check, and never rendered again: an apply holds no
+// device's desired state longer than its gate.
 func (ro *rollout) converged(ctx context.Context, it *item) error {
-	// Rendered again rather than kept from the check: an apply holds no
-	// device's desired state longer than its gate.
-	desired, err := safeDesired(it.p, it.d)
-	if err != nil {
-		return fmt.Errorf("did not converge: computing its desired state: %w", err)
+	want, err := it.plan.DesiredState()
+	if err == nil && want == nil {
+		err = errors.New("the plan records no desired state for it")
 	}
-	if err := ro.matches(ctx, it, desired, "its desired state"); err != nil {
+	if err != nil {
+		return fmt.Errorf("did not converge: %w", err)
+	}
+	if err := ro.matches(ctx, it, want, "its desired state"); err != nil {
 		return fmt.Errorf("did not converge: %w", err)
 	}
 	return nil
 }
 
-// matches reads the device and diffs it against want.
-func (ro *rollout) matches(ctx context.Context, it *item, want renderers.State, what string) error {
+// unmanagedState is a running state that names the settings its device
+// reported it cannot take (renderers/host's State: a firmware setting,
+// per-priority ECN on an inbox driver). The platform's diff leaves those
+// alone rather than asking for what the device cannot do, and so does
+// matches.
+type unmanagedState interface {
+	Unmanaged() []string
+}
+
+// matches reads the device and compares its owned state with want,
+// element by element (a path and its value), as the platforms' diffs do
+// but without their models: want is a plan's recorded state or one read
+// from the device, not a platform's own desired state.
+func (ro *rollout) matches(ctx context.Context, it *item, want []renderers.Element, what string) error {
 	now, err := ro.readBack(ctx, it)
 	if err != nil {
 		return err
 	}
-	changes, _, err := safeDiff(it.p, it.d, now, want)
-	if err != nil {
-		return err
+	have := now.Elements()
+	if u, ok := now.(unmanagedState); ok {
+		if skip := u.Unmanaged(); len(skip) > 0 {
+			leave := func(e renderers.Element) bool { return slices.Contains(skip, e.Path) }
+			have = slices.DeleteFunc(have, leave)
+			want = slices.DeleteFunc(slices.Clone(want), leave)
+		}
 	}
+	changes := renderers.DiffElements(have, want, nil)
 	if len(changes) > 0 {
 		paths := make([]string, 0, 3)
 		for _, c := range changes[:min(3, len(changes))] {
@@ -775,7 +826,11 @@ func (ro *rollout) matches(ctx context.Context, it *item, want renderers.State, 
 		if len(changes) > 3 {
 			more = ", ..."
 		}
-		return fmt.Errorf("%s differ from %s (%s%s)", count(len(changes), "element", "elements"), what, strings.Join(paths, ", "), more)
+		verb := "differ"
+		if len(changes) == 1 {
+			verb = "differs"
+		}
+		return fmt.Errorf("%s %s from %s (%s%s)", count(len(changes), "element", "elements"), verb, what, strings.Join(paths, ", "), more)
 	}
 	return nil
 }

@@ -659,18 +659,25 @@ func TestApplyTamperedPlan(t *testing.T) {
 				t.Fatalf("the plan does not change %s: %+v", tc.device, p.Devices)
 			}
 			tc.edit(&p.Devices[at])
-			_, err := targets.Apply(t.Context(), w.rollout(p, tg))
-			te, ok := errors.AsType[*targets.TamperedError](err)
-			if !ok {
-				t.Fatalf("error %v, want a TamperedError", err)
-			}
-			if len(te.Devices) != 1 || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error:\n%v\nwant one device and %q", err, tc.want)
-			}
-			if len(w.t.pushes) != 0 {
-				t.Errorf("pushes after a tampered plan: %v", w.t.pushes)
-			}
+			w.refused(t, p, tg, tc.want)
 		})
+	}
+}
+
+// refused applies p and checks that it is refused as a plan that does not
+// match its intent, for one device and saying want, before any push.
+func (w *world) refused(t *testing.T, p *targets.Plan, tg targets.Target, want string) {
+	t.Helper()
+	_, err := targets.Apply(t.Context(), w.rollout(p, tg))
+	te, ok := errors.AsType[*targets.TamperedError](err)
+	if !ok {
+		t.Fatalf("error %v, want a TamperedError", err)
+	}
+	if len(te.Devices) != 1 || !strings.Contains(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant one device and %q", err, want)
+	}
+	if len(w.t.pushes) != 0 {
+		t.Errorf("pushes after a refused plan: %v", w.t.pushes)
 	}
 }
 
@@ -760,5 +767,234 @@ func TestApplyDeviceDiffs(t *testing.T) {
 	plain, err := targets.Apply(t.Context(), w.rollout(w.plan(t, w.t), w.t))
 	if err != nil || plain.DeviceDiffs != nil {
 		t.Errorf("a target that prints no diffs: %v, %v", plain.DeviceDiffs, err)
+	}
+}
+
+// savedAndRead is p written to a plan file and read back shared by shape,
+// as apply reads a saved plan.
+func savedAndRead(t *testing.T, p *targets.Plan) *targets.Plan {
+	t.Helper()
+	var b bytes.Buffer
+	if err := targets.WritePlan(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := targets.ReadSharedPlan(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// TestApplyDesiredEdited: a plan whose recorded desired state was edited,
+// and written again so that every digest in the file agrees with the
+// edit, is refused before any device is pushed to, naming the device and
+// the first element that differs: on a device the plan changes, and on
+// one it leaves.
+func TestApplyDesiredEdited(t *testing.T) {
+	for _, tc := range []struct {
+		name, device string
+		edit         func([]renderers.Element) []renderers.Element
+		want         string
+	}{
+		{"value", "spine-01", func(es []renderers.Element) []renderers.Element {
+			es[slices.IndexFunc(es, func(e renderers.Element) bool { return e.Path == "owned.pfc" })].Value = "2"
+			return es
+		}, `spine-01: the desired state differs at "owned.pfc": the plan has "owned.pfc" = "2" (element "pfc"), the intent gives "owned.pfc" = "3" (element "pfc")`},
+		{"element added", "leaf-r1-00", func(es []renderers.Element) []renderers.Element {
+			return append(es, renderers.Element{Path: "owned.zz", Value: "1"})
+		}, `leaf-r1-00: the desired state differs at element 3 of 2: the plan has "owned.zz" = "1", the intent gives nothing`},
+		{"element dropped on a device left as it is", "gpu-same", func(es []renderers.Element) []renderers.Element {
+			return es[1:]
+		}, `gpu-same: the desired state differs at element 1 of 2: the plan has "owned.pfc" = "3" (element "pfc"), the intent gives "owned.ecn" = "150" (element "ecn")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(append(fabric(4, 2, 8), &ir.Device{Name: "gpu-same", Role: ir.RoleHost, Platform: "fake", Rail: -1, Pod: -1}))
+			w.t.set("gpu-same", "owned.ecn=150\nowned.pfc=3\n")
+			tg := fullTarget{confirmTarget{w.t}}
+			p := w.plan(t, tg)
+			at := slices.IndexFunc(p.Devices, func(dp targets.DevicePlan) bool { return dp.Device == tc.device })
+			if at < 0 || p.Devices[at].Desired == nil {
+				t.Fatalf("the plan records no desired state of %s", tc.device)
+			}
+			p.Devices[at].Desired = tc.edit(slices.Clone(p.Devices[at].Desired))
+			w.refused(t, savedAndRead(t, p), tg, tc.want)
+		})
+	}
+}
+
+// shiftingPlatform is fakePlatform whose desired state of a device
+// changes once apply has checked the plan: from its second call for a
+// device on, Desired gives later instead. An apply that rendered the
+// desired state again for its gate would hold the devices to that.
+type shiftingPlatform struct {
+	*fakePlatform
+	later map[string]string
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (p *shiftingPlatform) Desired(d *ir.Device) (renderers.State, error) {
+	p.mu.Lock()
+	p.calls[d.Name]++
+	n := p.calls[d.Name]
+	p.mu.Unlock()
+	if n == 1 {
+		return p.fakePlatform.Desired(d)
+	}
+	var es renderers.Elements
+	for k, v := range p.later {
+		es = append(es, renderers.Element{Path: k, Value: v, Kind: kinds[k]})
+	}
+	return es, nil
+}
+
+// skewTarget is a full target that leaves one device, once pushed, with
+// an ECN threshold other than the one pushed: a device that took its
+// push and does not hold what the plan wants.
+type skewTarget struct {
+	fullTarget
+	device, ecn string
+}
+
+func (t skewTarget) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.Remediation, timeout time.Duration) error {
+	if err := t.fullTarget.PushConfirmed(ctx, d, rem, timeout); err != nil || d.Name != t.device {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := t.running[d.Name][0]
+	a.Content = []byte(strings.Replace(string(a.Content), "owned.ecn=150", "owned.ecn="+t.ecn, 1))
+	t.running[d.Name] = []renderers.Artifact{a}
+	return nil
+}
+
+// TestApplyGatesOnRecordedState: each wave's gate holds a device to the
+// desired state the plan recorded, not to one rendered again after the
+// check: a device that holds what a later rendering gives, and not what
+// was planned, fails its wave and is rolled back; devices that hold what
+// was planned pass, however the rendering changed since the check. An
+// apply renders each device's desired state once, to check the plan.
+func TestApplyGatesOnRecordedState(t *testing.T) {
+	t.Run("held to the plan", func(t *testing.T) {
+		w := newWorld(fabric(4, 2, 8))
+		tg := skewTarget{fullTarget{confirmTarget{w.t}}, "leaf-r0-00", "151"}
+		p := w.plan(t, tg)
+		sp := &shiftingPlatform{fakePlatform: w.p, later: map[string]string{"owned.pfc": "3", "owned.ecn": "151"}, calls: map[string]int{}}
+		r := w.rollout(savedAndRead(t, p), tg)
+		r.Platforms = func(*ir.Device) (renderers.Platform, error) { return sp, nil }
+		rep, err := targets.Apply(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Failed || rep.Completed != 0 || !strings.Contains(rep.Reason, "leaf-r0-00: did not converge: 1 element differs from its desired state (owned.ecn)") {
+			t.Errorf("report: failed %v, %d waves completed, %s", rep.Failed, rep.Completed, rep.Reason)
+		}
+		if got := w.t.cfg("leaf-r0-00"); got != w.before["leaf-r0-00"] {
+			t.Errorf("leaf-r0-00 was not rolled back:\n%s", got)
+		}
+	})
+	t.Run("rendered once", func(t *testing.T) {
+		w := newWorld(fabric(4, 2, 8))
+		tg := fullTarget{confirmTarget{w.t}}
+		p := w.plan(t, tg)
+		sp := &shiftingPlatform{fakePlatform: w.p, later: map[string]string{"owned.pfc": "9"}, calls: map[string]int{}}
+		r := w.rollout(savedAndRead(t, p), tg)
+		r.Platforms = func(*ir.Device) (renderers.Platform, error) { return sp, nil }
+		rep, err := targets.Apply(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.check(t, p, rep, false, states(p, targets.Applied, nil))
+		for _, d := range w.devs {
+			if n := sp.calls[d.Name]; n != 1 {
+				t.Errorf("%s: its desired state was computed %d times in an apply, want once (the check)", d.Name, n)
+			}
+		}
+	})
+}
+
+// TestApplyStaleInWave: a device that changes between the check and its
+// wave is not pushed, and the wave says what changed, named from the
+// plan's recorded desired state.
+func TestApplyStaleInWave(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	p := savedAndRead(t, w.plan(t, tg))
+	second := targets.Waves(p, 1, targets.Size{N: 3})[1][0].Device
+	r := w.rollout(p, tg)
+	r.Event = func(e targets.Event) {
+		if e.Step == targets.StepWave && e.Wave == 2 {
+			w.t.set(second, strings.Replace(w.before[second], "owned.mtu=1500", "owned.mtu=9000", 1))
+		}
+	}
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := second + ": not pushed: it changed since the plan was checked against it: owned.mtu changed"
+	if !rep.Failed || rep.Completed != 1 || !strings.Contains(rep.Reason, want) {
+		t.Errorf("report: failed %v, %d waves completed, %s; want %q", rep.Failed, rep.Completed, rep.Reason, want)
+	}
+	if w.t.pushes[second] != 0 {
+		t.Errorf("%s was pushed after it changed", second)
+	}
+}
+
+// heldState is a running state whose device reported that it cannot take
+// some of its settings, as renderers/host's State does for a server.
+type heldState struct {
+	es   renderers.Elements
+	held []string
+}
+
+func (s heldState) Elements() []renderers.Element { return s.es.Elements() }
+func (s heldState) Unmanaged() []string           { return s.held }
+
+// heldPlatform is fakePlatform on devices that cannot take the settings
+// held names: their running state says so, and the diff leaves those
+// settings alone, as renderers/host's does.
+type heldPlatform struct {
+	*fakePlatform
+	held map[string][]string
+}
+
+func (p heldPlatform) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
+	s, err := p.fakePlatform.Parse(d, running)
+	if err != nil || p.held[d.Name] == nil {
+		return s, err
+	}
+	return heldState{renderers.Elements(s.Elements()), p.held[d.Name]}, nil
+}
+
+func (p heldPlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
+	keep := func(s renderers.State) renderers.Elements {
+		return slices.DeleteFunc(s.Elements(), func(e renderers.Element) bool { return slices.Contains(p.held[d.Name], e.Path) })
+	}
+	return p.fakePlatform.Diff(d, keep(running), keep(desired))
+}
+
+// TestApplyGateLeavesUnmanaged: a setting its device reported it cannot
+// take, which the plan therefore does not change, does not fail the gate
+// although it differs from the recorded desired state.
+func TestApplyGateLeavesUnmanaged(t *testing.T) {
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	hp := heldPlatform{w.p, map[string][]string{"leaf-r0-00": {"owned.pfc"}}}
+	platforms := func(*ir.Device) (renderers.Platform, error) { return hp, nil }
+	p, err := targets.Make(t.Context(), targets.Request{Devices: w.devs, Target: tg, Platforms: platforms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.rollout(savedAndRead(t, p), tg)
+	r.Platforms = platforms
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed || rep.Counts()[targets.Applied] != p.Summary().Change {
+		t.Errorf("apply: %s; %v, want every device to change applied", rep.Reason, rep.Counts())
+	}
+	if cfg := w.t.cfg("leaf-r0-00"); !strings.Contains(cfg, "owned.pfc=0") || strings.Contains(cfg, "owned.mtu") {
+		t.Errorf("leaf-r0-00 after apply, want its MTU line gone and its PFC as it was:\n%s", cfg)
 	}
 }

@@ -53,16 +53,17 @@ const maxStalePaths = 10
 
 // staleness says which owned paths of a device differ now from when dp
 // was planned, one phrase per path in path order ("/qos/... changed").
-// What the device ran then is its desired state with each planned
-// change's running value put back (a path the plan did not change ran
-// its desired value); desired is nil for a device whose desired state
-// could not be computed, which is then described as a whole.
-func staleness(dp DevicePlan, desired, now renderers.State) []string {
+// What the device ran then is the desired state the plan recorded with
+// each planned change's running value put back (a path the plan did not
+// change ran its desired value); desired is nil for a device the plan
+// records no desired state of (its desired state could not be computed),
+// which is then described as a whole.
+func staleness(dp DevicePlan, desired []renderers.Element, now renderers.State) []string {
 	if desired == nil {
 		return []string{"what it runs within rocefab's scope changed"}
 	}
-	then := map[string]string{}
-	for _, e := range desired.Elements() {
+	then := make(map[string]string, len(desired))
+	for _, e := range desired {
 		then[e.Path] = e.Value
 	}
 	for _, c := range dp.Changes {

@@ -12,13 +12,16 @@ import (
 // A saved plan is a record of what plan computed, not an authority on what
 // to push: anyone who can write the file can change it, and a checksum the
 // file states about itself proves only that it agrees with itself. So
-// apply recomputes every device's changes and remediation from the intent
-// (which the plan binds by digest) and the running configuration it has
-// just read (whose digest must be the one the plan recorded), and refuses
-// the plan, before anything is pushed to any device, when one differs.
+// apply recomputes every device's desired state, changes and remediation
+// from the intent (which the plan binds by digest) and the running
+// configuration it has just read (whose digest must be the one the plan
+// recorded), and refuses the plan, before anything is pushed to any
+// device, when one differs. Only then does it use the desired states the
+// plan recorded, to gate each wave.
 
-// TamperedError refuses a plan whose changes or remediation are not what
-// the intent and the recorded running configurations give.
+// TamperedError refuses a plan whose desired states, changes or
+// remediation are not what the intent and the recorded running
+// configurations give.
 type TamperedError struct {
 	Devices []TamperedDevice
 }
@@ -54,6 +57,11 @@ func lineText(s string) string {
 	if s == "" {
 		return "nothing"
 	}
+	return quoteShort(s)
+}
+
+// quoteShort quotes s, shortened as lineText shortens it.
+func quoteShort(s string) string {
 	const most = 200
 	if len(s) > most {
 		return fmt.Sprintf("%q... (%d bytes)", s[:most], len(s))
@@ -100,6 +108,45 @@ func verify(dp DevicePlan, empty bool, changes []renderers.Change, rem renderers
 		return bad(fmt.Sprintf("the plan says its disruption is %q, the changes are %q", dp.Disruption, w))
 	}
 	return nil
+}
+
+// sameDesired compares the desired state the plan records for a device
+// with the one the platform computes from the intent now; nil when they
+// are the same, element for element. The recorded state is what apply
+// gates the device's wave on, so an edit of it is refused as an edit of
+// the remediation is.
+func sameDesired(device string, recorded, computed []renderers.Element) *TamperedDevice {
+	for i := range max(len(recorded), len(computed)) {
+		var r, c *renderers.Element
+		if i < len(recorded) {
+			r = &recorded[i]
+		}
+		if i < len(computed) {
+			c = &computed[i]
+		}
+		if r != nil && c != nil && *r == *c {
+			continue
+		}
+		what := fmt.Sprintf("the desired state differs at element %d of %d: the plan has %s, the intent gives %s",
+			i+1, len(computed), elementText(r), elementText(c))
+		if r != nil && c != nil && r.Path == c.Path {
+			what = fmt.Sprintf("the desired state differs at %s: the plan has %s, the intent gives %s", quoteShort(c.Path), elementText(r), elementText(c))
+		}
+		return &TamperedDevice{Device: device, What: what}
+	}
+	return nil
+}
+
+// elementText shows an element of a desired state in an error.
+func elementText(e *renderers.Element) string {
+	if e == nil {
+		return "nothing"
+	}
+	s := quoteShort(e.Path) + " = " + quoteShort(e.Value)
+	if e.Kind != "" {
+		s += " (element " + quoteShort(e.Kind) + ")"
+	}
+	return s
 }
 
 func sameChange(a, b renderers.Change) bool {

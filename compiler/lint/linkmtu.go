@@ -29,37 +29,44 @@ func linkMTUGaps(p *Pass) {
 		mtu      int64
 	}
 	type key struct{ small, large end }
-	type link struct {
+	// The first link of each pair of ends, and how many there are: a
+	// finding names one link and counts the others, and a fabric of
+	// mixed platforms has a hundred thousand such links.
+	type links struct {
 		dev, peer *ir.Device
-		port      ir.Port
+		port      *ir.Port
+		n         int
 	}
 	var keys []key
-	by := map[key][]link{}
+	by := map[key]*links{}
 	for _, d := range p.Fabric.Devices {
 		a := programmedMTU(d)
 		if a == 0 {
 			continue
 		}
-		for _, pt := range d.Switch.Ports {
+		for i := range d.Switch.Ports {
+			pt := &d.Switch.Ports[i]
 			peer := p.Fabric.Device(pt.Peer)
 			b := programmedMTU(peer)
 			if b == 0 || a >= b {
 				continue
 			}
 			k := key{end{d.Platform, a}, end{peer.Platform, b}}
-			if by[k] == nil {
-				keys = append(keys, k)
+			if l := by[k]; l != nil {
+				l.n++
+				continue
 			}
-			by[k] = append(by[k], link{d, peer, pt})
+			keys = append(keys, k)
+			by[k] = &links{d, peer, pt, 1}
 		}
 	}
 	for _, k := range keys {
-		ls := by[k]
-		where := fmt.Sprintf("%s:%s to %s:%s", ls[0].dev.Name, ls[0].port.Name, ls[0].peer.Name, ls[0].port.PeerPort)
-		if len(ls) > 1 {
-			where += fmt.Sprintf(" and %d more links", len(ls)-1)
+		l := by[k]
+		where := fmt.Sprintf("%s:%s to %s:%s", l.dev.Name, l.port.Name, l.peer.Name, l.port.PeerPort)
+		if l.n > 1 {
+			where += fmt.Sprintf(" and %d more links", l.n-1)
 		}
-		p.ReportDevice(p.Pos("mtu.switch"), ls[0].dev.Name, ls[0].port.Name,
+		p.ReportDevice(p.Pos("mtu.switch"), l.dev.Name, l.port.Name,
 			"%s programs MTU %d, %s %d at the other end of %s: frames between the two sizes drop at the smaller end (mtu.switch: %d programs it on both)",
 			k.small.platform, k.small.mtu, k.large.platform, k.large.mtu, where, k.small.mtu)
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // Analyzer is one lint rule.
@@ -64,6 +65,30 @@ type Pass struct {
 	// analyzer when empty.
 	Report func(diag.Diagnostic)
 	// Further fields may be added in future.
+
+	// nics are the NIC models the pass looked up (lookupNIC).
+	nics map[string]nicFound
+}
+
+type nicFound struct {
+	nic platforms.NIC
+	ok  bool
+}
+
+// lookupNIC is platforms.LookupNIC for a pass over the servers, which
+// share a few models: each model is copied out of the catalog once per
+// pass rather than once per server, and the copy is shared, to be read
+// only.
+func (p *Pass) lookupNIC(model string) (platforms.NIC, bool) {
+	if f, ok := p.nics[model]; ok {
+		return f.nic, f.ok
+	}
+	nic, ok := platforms.LookupNIC(model)
+	if p.nics == nil {
+		p.nics = map[string]nicFound{}
+	}
+	p.nics[model] = nicFound{nic, ok}
+	return nic, ok
 }
 
 // Reportf reports a finding of the pass's rule at pos.

@@ -29,7 +29,7 @@ func nicGaps(p *Pass) {
 		if d.Model != "" && !strings.EqualFold(d.Model, prof.NICModelStated) {
 			m = d.Model
 		}
-		nic, ok := platforms.LookupNIC(m)
+		nic, ok := p.lookupNIC(m)
 		if !ok {
 			continue // RF109 and the renderer name unknown models
 		}

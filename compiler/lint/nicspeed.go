@@ -6,7 +6,6 @@ import (
 
 	"github.com/rocefab/rocefab/compiler/diag"
 	"github.com/rocefab/rocefab/compiler/ir"
-	"github.com/rocefab/rocefab/compiler/platforms"
 )
 
 // NICSpeed is RF121.
@@ -23,17 +22,23 @@ model the intent names is checked against the speed of its servers (hosts.nic.mo
 a mixed fleet's hosts.nic.models, an explicit server's model); the default model is not.`,
 	Run: func(p *Pass) {
 		seen := map[string]bool{}
+		// Whether the intent names the fleet's model is one lookup of its
+		// positions, not one per server.
+		var modelWritten, looked bool
 		for _, d := range p.Fabric.Hosts() {
 			prof := d.Host.Profile
 			if prof == nil {
 				continue
 			}
-			nic, ok := platforms.LookupNIC(prof.NICModel)
+			nic, ok := p.lookupNIC(prof.NICModel)
 			if !ok || seen[nic.Model] {
 				continue // RF109 and the renderer name unknown models
 			}
 			fleet := p.Fabric.HostProfile
-			if fleet != nil && !written(p, "hosts", "nic", "model") && strings.EqualFold(nic.Model, fleet.NICModel) && !d.Pos.IsValid() {
+			if fleet != nil && !looked {
+				modelWritten, looked = written(p, "hosts", "nic", "model"), true
+			}
+			if fleet != nil && !modelWritten && strings.EqualFold(nic.Model, fleet.NICModel) && !d.Pos.IsValid() {
 				continue // the schema's default model, which the intent does not claim the servers have
 			}
 			i := slices.IndexFunc(d.Host.NICs, func(n ir.NIC) bool { return n.SpeedGbps > nic.MaxSpeedGbps })

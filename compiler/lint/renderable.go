@@ -93,6 +93,15 @@ func nxosBreakouts(p *Pass) {
 // speed.
 func sonicPortModes(p *Pass) {
 	seen := map[string]bool{}
+	// The speeds of each model's cage and mode, parsed once: a fabric of a
+	// thousand SONiC switches has a hundred thousand ports of a few modes.
+	type mode struct{ model, parent, mode string }
+	type speeds struct {
+		parent platforms.SONiCParent
+		ms     []int
+		ok     bool
+	}
+	modes := map[mode]speeds{}
 	for _, d := range p.Fabric.Switches() {
 		if d.Platform != ir.PlatformSONiC {
 			continue
@@ -105,12 +114,18 @@ func sonicPortModes(p *Pass) {
 			if port.SKU == nil {
 				continue
 			}
-			parent, ok := sku.Parent(port.SKU.BreakoutParent)
-			if !ok {
-				continue
+			mk := mode{d.Model, port.SKU.BreakoutParent, port.SKU.BreakoutMode}
+			sp, known := modes[mk]
+			if !known {
+				if sp.parent, sp.ok = sku.Parent(port.SKU.BreakoutParent); sp.ok {
+					var err error
+					sp.ms, err = sp.parent.ModeSpeeds(port.SKU.BreakoutMode)
+					sp.ok = err == nil
+				}
+				modes[mk] = sp
 			}
-			ms, err := parent.ModeSpeeds(port.SKU.BreakoutMode)
-			if err != nil || slices.Contains(ms, port.SpeedGbps*1000) {
+			parent, ms := sp.parent, sp.ms
+			if !sp.ok || slices.Contains(ms, port.SpeedGbps*1000) {
 				continue
 			}
 			k := fmt.Sprintf("%s %s %d", d.Model, port.SKU.BreakoutMode, port.SpeedGbps)

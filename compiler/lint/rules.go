@@ -913,7 +913,7 @@ sizes its headroom in firmware: RF117 reports that instead.`,
 			if d.Host == nil || d.Host.Profile == nil {
 				continue
 			}
-			if nic, ok := platforms.LookupNIC(d.Host.Profile.NICModel); ok {
+			if nic, ok := p.lookupNIC(d.Host.Profile.NICModel); ok {
 				if _, none := nic.Gap("cable-length"); none {
 					continue // no cable length to set: RF117 says so
 				}

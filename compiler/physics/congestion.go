@@ -1,7 +1,6 @@
 package physics
 
 import (
-	"math"
 	"math/bits"
 	"strconv"
 )
@@ -89,7 +88,7 @@ func CongestedXoffPoint(poolBytes int64, alphaLog2 int, n int) Derivation {
 func CongestedQueues(ports, losslessPriorities, stated int) Derivation {
 	p := max(0, ports)
 	k := max(0, losslessPriorities)
-	all := int64(max(1, satMulInt(p, k)))
+	all := max(1, satMul(int64(p), int64(k)))
 	n := all
 	formula := "N = lossless_ports·lossless_priorities"
 	inputs := []Input{intIn("lossless_ports", int64(p), ""), intIn("lossless_priorities", int64(k), "")}
@@ -105,16 +104,6 @@ func CongestedQueues(ports, losslessPriorities, stated int) Derivation {
 		Inputs:  inputs,
 		Source:  "all-to-all collectives congest every downlink at once (physics.md §2); buffers.congestion.queues",
 	}
-}
-
-func satMulInt(a, b int) int {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	if a > math.MaxInt/b {
-		return math.MaxInt
-	}
-	return a * b
 }
 
 // MarkProbability returns the probability, in percent, with which a

@@ -83,6 +83,13 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
+// inBytes is the Derivation of a figure in bytes, v rounded up to a whole
+// byte (ceilInt): the headroom models give xoff, xon and the headroom each
+// so.
+func inBytes(field string, v float64, formula, source string, inputs ...Input) Derivation {
+	return Derivation{Field: field, Value: ceilInt(v), Unit: "B", Formula: formula, Inputs: inputs, Source: source}
+}
+
 // ceilInt converts a non-negative float to int64, rounding up and saturating.
 func ceilInt(x float64) int64 {
 	if !(x > 0) {

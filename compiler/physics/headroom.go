@@ -156,10 +156,7 @@ func PortHeadroom(in HeadroomInput) Thresholds {
 	if in.Model == ModelMinFrameCell {
 		return MinFrameCellHeadroom(in)
 	}
-	s := clampSpeed(in.SpeedGbps)
-	l := clampCable(in.CableM)
-	portMTU := float64(clampMTU(in.PortMTU))
-	losslessMTU := float64(clampMTU(in.LosslessMTU))
+	s, l, portMTU, losslessMTU := in.link()
 	cell := max(1, min(in.CellBytes, MaxCellBytes))
 	p := float64(clampPercent(in.SmallPacketPercent))
 	pipeline := float64(DefaultPipelineLatencyBytes)
@@ -229,23 +226,15 @@ func PortHeadroom(in HeadroomInput) Thresholds {
 			},
 			Source: srcSONiCHeadroom,
 		},
-		Xon: Derivation{
-			Field:   "xon",
-			Value:   ceilInt(xon),
-			Unit:    "B",
-			Formula: xonFormula,
-			Inputs:  []Input{bytesIn("pipeline", pipeline), intIn("lanes", int64(lanes), "")},
-			Source:  srcSONiCHeadroom,
-		},
-		Size: Derivation{
-			Field:   "headroom",
-			Value:   ceilInt(size),
-			Unit:    "B",
-			Formula: sizeFormula,
-			Inputs:  append(sizeInputs, intIn("lanes", int64(lanes), "")),
-			Source:  srcSONiCHeadroom,
-		},
+		Xon:  inBytes("xon", xon, xonFormula, srcSONiCHeadroom, bytesIn("pipeline", pipeline), intIn("lanes", int64(lanes), "")),
+		Size: inBytes("headroom", size, sizeFormula, srcSONiCHeadroom, append(sizeInputs, intIn("lanes", int64(lanes), ""))...),
 	}
+}
+
+// link returns in's speed, cable length and port and lossless MTUs
+// clamped to the ranges every headroom model reads them in.
+func (in HeadroomInput) link() (speed int, cable, portMTU, losslessMTU float64) {
+	return clampSpeed(in.SpeedGbps), clampCable(in.CableM), float64(clampMTU(in.PortMTU)), float64(clampMTU(in.LosslessMTU))
 }
 
 // MinHeadroom returns the first-principles floor of the headroom one
@@ -267,10 +256,7 @@ func MinHeadroom(in HeadroomInput) Derivation {
 	if in.SpeedGbps <= 0 {
 		return Derivation{}
 	}
-	s := clampSpeed(in.SpeedGbps)
-	l := clampCable(in.CableM)
-	portMTU := float64(clampMTU(in.PortMTU))
-	losslessMTU := float64(clampMTU(in.LosslessMTU))
+	s, l, portMTU, losslessMTU := in.link()
 	quanta := PauseQuanta(s)
 	resp := float64(quanta) * 512 / 8
 	// 2·L·t_prop·S/8 with t_prop in ns and S in Gbit/s gives bits·1e-9·1e9.

@@ -38,9 +38,7 @@ func MinFrameCellHeadroom(in HeadroomInput) Thresholds {
 	if in.SpeedGbps <= 0 {
 		return Thresholds{}
 	}
-	s := clampSpeed(in.SpeedGbps)
-	l := clampCable(in.CableM)
-	portMTU := float64(clampMTU(in.PortMTU))
+	s, l, portMTU, _ := in.link()
 	cell := in.CellBytes
 	if cell <= 0 {
 		cell = MinFrameWireBytes
@@ -76,22 +74,8 @@ func MinFrameCellHeadroom(in HeadroomInput) Thresholds {
 			},
 			Source: srcMinFrameCell,
 		},
-		Xon: Derivation{
-			Field:   "xon",
-			Value:   ceilInt(xon),
-			Unit:    "B",
-			Formula: "xon = ceil_cell(xon_offset)",
-			Inputs:  []Input{bytesIn("xon_offset", xonIn), intIn("cell", int64(cell), "B")},
-			Source:  srcMinFrameCell,
-		},
-		Size: Derivation{
-			Field:   "headroom",
-			Value:   ceilInt(size),
-			Unit:    "B",
-			Formula: "headroom = xoff + xon",
-			Inputs:  []Input{bytesIn("xoff", xoff), bytesIn("xon", xon)},
-			Source:  srcMinFrameCell,
-		},
+		Xon:  inBytes("xon", xon, "xon = ceil_cell(xon_offset)", srcMinFrameCell, bytesIn("xon_offset", xonIn), intIn("cell", int64(cell), "B")),
+		Size: inBytes("headroom", size, "headroom = xoff + xon", srcMinFrameCell, bytesIn("xoff", xoff), bytesIn("xon", xon)),
 	}
 }
 

@@ -72,21 +72,15 @@ func TestTomahawkNeedsMoreThanSpectrum(t *testing.T) {
 }
 
 func TestMinFrameCellGrowsAndClamps(t *testing.T) {
-	prev := int64(-1)
-	for _, l := range []float64{0, 1, 5, 40, 300, 5000} {
-		v := PortHeadroom(th5Input(400, l)).Size.Value
-		if v < prev {
-			t.Errorf("400G: size shrank to %d at %g m", v, l)
-		}
-		prev = v
+	cables := []float64{0, 1, 5, 40, 300, 5000}
+	size := series(cables, func(l float64) int64 { return PortHeadroom(th5Input(400, l)).Size.Value })
+	if i := fall(size); i > 0 {
+		t.Errorf("400G: size shrank to %d at %g m", size[i], cables[i])
 	}
-	prev = -1
-	for _, s := range []int{10, 100, 200, 400, 800, 1600} {
-		v := PortHeadroom(th5Input(s, 30)).Xoff.Value
-		if v < prev {
-			t.Errorf("30 m: xoff shrank to %d at %dG", v, s)
-		}
-		prev = v
+	speeds := []int{10, 100, 200, 400, 800, 1600}
+	xoff := series(speeds, func(s int) int64 { return PortHeadroom(th5Input(s, 30)).Xoff.Value })
+	if i := fall(xoff); i > 0 {
+		t.Errorf("30 m: xoff shrank to %d at %dG", xoff[i], speeds[i])
 	}
 	for _, in := range []HeadroomInput{
 		{Model: ModelMinFrameCell},

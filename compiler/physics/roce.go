@@ -83,16 +83,7 @@ const srcTOS = "RFC 2474 (DSCP = upper 6 bits of the TOS/Traffic Class byte); ho
 // 106 mark the same DSCP (hosts.md §4.2). A DSCP outside 0..63 yields the
 // zero Derivation.
 func NCCLTrafficClass(dscp int) Derivation {
-	if !ValidDSCP(dscp) {
-		return Derivation{}
-	}
-	return Derivation{
-		Field:   "nccl-traffic-class",
-		Value:   int64(dscp) << 2,
-		Formula: "NCCL_IB_TC = DSCP << 2   (TOS byte, ECN bits 00)",
-		Inputs:  []Input{{"DSCP", strconv.Itoa(dscp)}},
-		Source:  srcTOS + "; NVIDIA/nccl src/transport/net_ib",
-	}
+	return tosByte(dscp, "nccl-traffic-class", "NCCL_IB_TC", "NVIDIA/nccl src/transport/net_ib")
 }
 
 // RoCETOS returns the value for cma_roce_tos (rdma_cm default_roce_tos) that
@@ -101,14 +92,22 @@ func NCCLTrafficClass(dscp int) Derivation {
 // (NVMe-oF, iSER, some MPI/UCX paths), not to NCCL (hosts.md §1.4). A DSCP
 // outside 0..63 yields the zero Derivation.
 func RoCETOS(dscp int) Derivation {
+	return tosByte(dscp, "roce-tos", "cma_roce_tos", "Documentation/ABI/testing/configfs-rdma_cm; hosts.md §1.4")
+}
+
+// tosByte is the TOS byte that marks dscp with ECN bits 00, DSCP << 2, as
+// the setting named setting takes it (field in explain), its source beside
+// RFC 2474's. NCCL_IB_TC and cma_roce_tos both take this byte, so one
+// formula serves both. A DSCP outside 0..63 yields the zero Derivation.
+func tosByte(dscp int, field, setting, source string) Derivation {
 	if !ValidDSCP(dscp) {
 		return Derivation{}
 	}
 	return Derivation{
-		Field:   "roce-tos",
+		Field:   field,
 		Value:   int64(dscp) << 2,
-		Formula: "cma_roce_tos = DSCP << 2   (TOS byte, ECN bits 00)",
+		Formula: setting + " = DSCP << 2   (TOS byte, ECN bits 00)",
 		Inputs:  []Input{{"DSCP", strconv.Itoa(dscp)}},
-		Source:  srcTOS + "; Documentation/ABI/testing/configfs-rdma_cm; hosts.md §1.4",
+		Source:  srcTOS + "; " + source,
 	}
 }

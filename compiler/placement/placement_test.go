@@ -250,23 +250,10 @@ hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`, map[string]string{"
 // TestExplicitMiswired: a server with one NIC on another group's leaf is a
 // group of its own, and a server without links is unwired.
 func TestExplicitMiswired(t *testing.T) {
-	devs := `{"devices": [
-  {"name": "spine-00", "role": "spine", "platform": "sonic", "model": "DS5000"},
-  {"name": "leaf-a", "role": "leaf", "platform": "sonic", "model": "DS5000"},
-  {"name": "leaf-b", "role": "leaf", "platform": "sonic", "model": "DS5000"},
-  {"name": "n1", "role": "host", "platform": "linux", "model": "connectx-7"},
-  {"name": "n2", "role": "host", "platform": "linux", "model": "connectx-7"},
-  {"name": "n3", "role": "host", "platform": "linux", "model": "connectx-7"},
-  {"name": "n4", "role": "host", "platform": "linux", "model": "connectx-7"}],
- "links": [
-  {"a": "n1:eth2", "b": "leaf-a:Ethernet0", "speed": "400G", "cable": "3m"},
-  {"a": "n1:eth3", "b": "leaf-a:Ethernet8", "speed": "400G", "cable": "3m"},
-  {"a": "n2:eth2", "b": "leaf-a:Ethernet16", "speed": "400G", "cable": "3m"},
-  {"a": "n2:eth3", "b": "leaf-a:Ethernet24", "speed": "400G", "cable": "3m"},
-  {"a": "n3:eth2", "b": "leaf-a:Ethernet32", "speed": "400G", "cable": "3m"},
-  {"a": "n3:eth3", "b": "leaf-b:Ethernet0", "speed": "400G", "cable": "3m"},
-  {"a": "leaf-a:Ethernet248", "b": "spine-00:Ethernet0", "speed": "400G", "cable": "30m"},
-  {"a": "leaf-b:Ethernet248", "b": "spine-00:Ethernet8", "speed": "400G", "cable": "30m"}]}`
+	devs := linttest.TwoLeafInventory([]string{"n1", "n2", "n3", "n4"},
+		"n1:eth2 leaf-a:Ethernet0", "n1:eth3 leaf-a:Ethernet8",
+		"n2:eth2 leaf-a:Ethernet16", "n2:eth3 leaf-a:Ethernet24",
+		"n3:eth2 leaf-a:Ethernet32", "n3:eth3 leaf-b:Ethernet0")
 	fab := expand(t, `name: "x"
 topology: {style: "explicit", inventory: "devices.json", rails: 2}
 hosts: nic: ports: ["eth2", "eth3"]

@@ -68,14 +68,7 @@ func TestDeterministic(t *testing.T) {
 	for _, mk := range []func() *ir.Device{
 		func() *ir.Device { return irtest.Fabric().Device("leaf-eos") }, tomahawk, eosSpine,
 	} {
-		d := mk()
-		a, b := render(t, d), render(t, d)
-		if a != b {
-			t.Errorf("%s: two renders differ", d.Name)
-		}
-		if c := render(t, mk()); a != c {
-			t.Errorf("%s: renders of two equal models differ", d.Name)
-		}
+		rendertest.Deterministic(t, mk, func(d *ir.Device) string { return render(t, d) })
 	}
 }
 
@@ -437,22 +430,7 @@ func TestRefusesBadValues(t *testing.T) {
 // something to a CLI or a shell reaches the artifact.
 func TestRefusesUnsafeNames(t *testing.T) {
 	bad := []string{"a\nb", "a;b", "a$(b)", "a`b`", `a"b`, "a'b", "a b"}
-	for _, s := range bad {
-		for what, mutate := range map[string]func(d *ir.Device){
-			"device":    func(d *ir.Device) { d.Name = s },
-			"port":      func(d *ir.Device) { d.Switch.Ports[0].Name = s },
-			"peer":      func(d *ir.Device) { d.Switch.Ports[0].Peer = s },
-			"peer port": func(d *ir.Device) { d.Switch.Ports[1].PeerPort = s },
-			"class":     func(d *ir.Device) { d.Switch.QoS.Queues[0].Class.Name = s },
-			"headroom":  func(d *ir.Device) { d.Switch.Headrooms[0].Name = s },
-		} {
-			d := tomahawk()
-			mutate(d)
-			if arts, err := (eos.Renderer{}).Render(d); err == nil {
-				t.Errorf("%s %q: rendered %d artifacts, want an error", what, s, len(arts))
-			}
-		}
-	}
+	rendertest.RefusesNames(t, eos.Renderer{}, tomahawk, bad, rendertest.SwitchNames(1, 0))
 	// Free text (model, ASIC) may hold spaces but nothing that ends a line
 	// or reaches a shell.
 	for _, s := range []string{"7060\nreload", "x;y", "$(x)", "`x`", `"x"`} {

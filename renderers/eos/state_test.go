@@ -80,19 +80,10 @@ func TestRunningNotText(t *testing.T) { h.RunningNotText(t) }
 // one line in its interface, a changed DSCP list is negated first, and a
 // queue section that goes is removed after the lines that change.
 func TestRemediation(t *testing.T) {
-	d := h.Switches(t)[0]
-	port := d.Switch.Ports[0].Name
-	run := strings.Replace(string(h.RenderText(t, d)), "interface "+port+"\n", "interface "+port+"\n   mtu 1500\n", 1)
-	run = strings.Replace(run, "   mtu 9214\n", "", 1)
-	_, rem := h.Diff(t, d, h.Parse(t, d, []byte(run)), h.Desired(t, d))
-	want := "interface " + port + "\n   mtu 9214\n   exit\n"
-	if string(rem.Content) != want {
-		t.Errorf("MTU remediation:\n%s\nwant\n%s", rem.Content, want)
-	}
-	ch, _ := h.Diff(t, d, h.Parse(t, d, []byte(run)), h.Desired(t, d))
-	if len(ch) != 1 || ch[0].Action() != "modify" || ch[0].Kind != "mtu" || ch[0].Path != "interface "+port+" > mtu" {
-		t.Errorf("MTU change: %+v", ch)
-	}
+	h.MTURemediation(t, func(_ *ir.Device, text, port string) string {
+		run := strings.Replace(text, "interface "+port+"\n", "interface "+port+"\n   mtu 1500\n", 1)
+		return strings.Replace(run, "   mtu 9214\n", "", 1)
+	}, func(_ *ir.Device, port string) string { return "interface " + port + "\n   mtu 9214\n   exit\n" })
 }
 
 // FuzzParse feeds arbitrary text to the parser, the diff and the Applier:

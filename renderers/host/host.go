@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -67,7 +69,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := checkServer(d); err != nil {
 		return nil, err
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + SettingsFile, Format: renderers.Text, Content: conf(d)}}, nil
+	return []renderers.Artifact{confs.Artifact(d.Name+"/"+SettingsFile, renderers.Text, conf(d))}, nil
 }
 
 // ScriptRenderer renders the single-file form for one server:
@@ -360,9 +362,50 @@ func rateArg(bits int64) string {
 	return strconv.FormatInt(bits, 10) + units[i] + "bit"
 }
 
+// prioKey is everything of a profile prioSummary reads.
+type prioKey struct {
+	dscpToPrio [64]int
+	prioToTC   [8]int
+	pfc        [8]bool
+	tsa        [8]string
+	ets        [8]int
+	ecn        uint8 // bit p: priority p is an ECN priority
+	cnp        int
+}
+
+// prioSummaries are the summaries made so far, by what they read: the
+// servers of a fabric share a handful of profiles, and each summary is a
+// dozen formatted lines. At most maxPrioSummaries are kept.
+var (
+	prioSummaries    sync.Map // prioKey -> []string
+	prioSummaryCount atomic.Int64
+)
+
+const maxPrioSummaries = 256
+
 // prioSummary lists, per priority, the DSCPs that map to it, the largest
-// group last as "every other DSCP".
+// group last as "every other DSCP". The lines are shared: read them only.
 func prioSummary(p *ir.HostProfile) []string {
+	k := prioKey{dscpToPrio: p.DSCPToPrio, prioToTC: p.PrioToTC, pfc: p.PFC, tsa: p.TSA, ets: p.ETS, cnp: p.CNPPriority}
+	for _, e := range p.ECNPriorities {
+		if e >= 0 && e <= 7 {
+			k.ecn |= 1 << e
+		}
+	}
+	if s, ok := prioSummaries.Load(k); ok {
+		return s.([]string)
+	}
+	s := makePrioSummary(p)
+	if prioSummaryCount.Load() < maxPrioSummaries {
+		if _, loaded := prioSummaries.LoadOrStore(k, s); !loaded {
+			prioSummaryCount.Add(1)
+		}
+	}
+	return s
+}
+
+// makePrioSummary is prioSummary made anew.
+func makePrioSummary(p *ir.HostProfile) []string {
 	var groups [8][]int
 	for d, prio := range p.DSCPToPrio {
 		groups[prio] = append(groups[prio], d)

@@ -75,6 +75,37 @@ func sendUDP(t *testing.T, in func(args ...string) (string, error), addr string,
 	}
 }
 
+// A burst is ten UDP datagrams to addr with a DSCP.
+type burst struct {
+	addr string
+	dscp int
+}
+
+// counted sends each burst from inside the namespace in and returns how
+// many packets each HTB class of eth0 counted meanwhile.
+func counted(t *testing.T, in func(args ...string) (string, error), bursts ...burst) map[string]int64 {
+	t.Helper()
+	before := hosttest.HTBClasses(t, in, "eth0")
+	for _, b := range bursts {
+		sendUDP(t, in, b.addr, b.dscp)
+	}
+	n := map[string]int64{}
+	for id, c := range hosttest.HTBClasses(t, in, "eth0") {
+		n[id] = c.Packets - before[id].Packets
+	}
+	return n
+}
+
+// inSync runs the shaping section with --check, which must find it in
+// sync: when says after what.
+func inSync(t *testing.T, host func(args ...string) (string, error), when string) {
+	t.Helper()
+	out, err := host("--check", "--only", "shaping")
+	if code := exitCode(t, err); code != 0 {
+		t.Errorf("--check %s: exit %d\n%s", when, code, out)
+	}
+}
+
 func TestNetnsShaping(t *testing.T) {
 	in := netns(t)
 	host := shapingHost(t, in, gpu(t))
@@ -128,21 +159,14 @@ func TestNetnsShaping(t *testing.T) {
 	if err != nil || !strings.Contains(out, "in sync with the intent, nothing changed") || strings.Contains(out, "CHANGE") {
 		t.Errorf("second run: %v\n%s", err, out)
 	}
-	out, err = host("--check", "--only", "shaping")
-	if code := exitCode(t, err); code != 0 {
-		t.Errorf("--check after a run: exit %d\n%s", code, out)
-	}
+	inSync(t, host, "after a run")
 
 	// Packets marked with a storage DSCP land in 1:11, others in 1:ff.
-	before := hosttest.HTBClasses(t, in, "eth0")
-	sendUDP(t, in, "10.66.0.2:9", 10)
-	sendUDP(t, in, "[fd66::2]:9", 18)
-	sendUDP(t, in, "10.66.0.2:9", 26)
-	after := hosttest.HTBClasses(t, in, "eth0")
-	if got := after["1:11"].Packets - before["1:11"].Packets; got < 20 {
+	n := counted(t, in, burst{"10.66.0.2:9", 10}, burst{"[fd66::2]:9", 18}, burst{"10.66.0.2:9", 26})
+	if got := n["1:11"]; got < 20 {
 		t.Errorf("1:11 (storage) counted %d packets, want the 20 sent with DSCP 10 and 18", got)
 	}
-	if got := after["1:ff"].Packets - before["1:ff"].Packets; got < 10 {
+	if got := n["1:ff"]; got < 10 {
 		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
 	}
 
@@ -181,10 +205,7 @@ func TestNetnsShaping(t *testing.T) {
 	if _, ok := classes["1:1"]; ok || len(classes) != 2 {
 		t.Errorf("after replacing a foreign tree the classes are %v", classes)
 	}
-	out, err = host("--check", "--only", "shaping")
-	if code := exitCode(t, err); code != 0 {
-		t.Errorf("--check after replacing a foreign tree: exit %d\n%s", code, out)
-	}
+	inSync(t, host, "after replacing a foreign tree")
 }
 
 // TestNetnsShapingUnmarked runs the shaping section with the real tc on a
@@ -203,20 +224,12 @@ func TestNetnsShapingUnmarked(t *testing.T) {
 	if err != nil || !strings.Contains(out, "htb default 0x11") {
 		t.Fatalf("first run: %v\n%s", err, out)
 	}
-	out, err = host("--check", "--only", "shaping")
-	if code := exitCode(t, err); code != 0 {
-		t.Errorf("--check after a run: exit %d\n%s", code, out)
-	}
-	before := hosttest.HTBClasses(t, in, "eth0")
-	sendUDP(t, in, "10.66.0.2:9", 0)
-	sendUDP(t, in, "[fd66::2]:9", 0)
-	sendUDP(t, in, "10.66.0.2:9", 10)
-	sendUDP(t, in, "10.66.0.2:9", 26)
-	after := hosttest.HTBClasses(t, in, "eth0")
-	if got := after["1:11"].Packets - before["1:11"].Packets; got < 30 {
+	inSync(t, host, "after a run")
+	n := counted(t, in, burst{"10.66.0.2:9", 0}, burst{"[fd66::2]:9", 0}, burst{"10.66.0.2:9", 10}, burst{"10.66.0.2:9", 26})
+	if got := n["1:11"]; got < 30 {
 		t.Errorf("1:11 (storage) counted %d packets, want the 30 sent unmarked and with DSCP 10", got)
 	}
-	if got := after["1:ff"].Packets - before["1:ff"].Packets; got < 10 || got >= 20 {
+	if got := n["1:ff"]; got < 10 || got >= 20 {
 		t.Errorf("1:ff counted %d packets, want the 10 sent with DSCP 26", got)
 	}
 }

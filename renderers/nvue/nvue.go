@@ -33,7 +33,7 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvue: %s: %w", d.Name, err)
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + File, Format: renderers.YAML, Content: content}}, nil
+	return []renderers.Artifact{documents.Artifact(d.Name+"/"+File, renderers.YAML, content)}, nil
 }
 
 // newRender checks that d is an NVUE switch the renderer can write and
@@ -150,9 +150,16 @@ func (r *render) document() ([]byte, error) {
 		return nil, err
 	}
 	// Forms no source confirms get a "# verify:" line above their key, from
-	// the statement table the device carries (ir.Device.Verify).
-	markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return r.d.Verify[form] })
-	return emit(r.header(), set)
+	// the statement table the device carries (ir.Device.Verify). Without
+	// such a form there is nothing to mark, and the forms of a thousand
+	// leaves are not worth computing.
+	if len(r.d.Verify) > 0 {
+		markVerify(set, []string{"set"}, renderers.NVUEKeyForm([]string{"set"}), func(form string) bool { return r.d.Verify[form] })
+	}
+	out, err := emit(r.header(), set)
+	// The document is written: the tree's nodes go to the next switch.
+	set.slab.release()
+	return out, err
 }
 
 // tree builds the document's `set` tree: what the artifact prints and what
@@ -600,10 +607,28 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 	if w.Enabled {
 		wdState = "enable"
 	}
+	// The strings ports of one kind share (comment, speed, PFC profile)
+	// are made once per kind, not per port.
+	type kind struct {
+		facing   ir.Role
+		gbps     int
+		cable    float64
+		headroom *ir.Headroom
+	}
+	comments := map[kind]string{}
+	speeds := map[int]string{}
+	quoted := map[string]string{}
+	mtu := strconv.Itoa(r.s.MTU)
 	var noClass, noAR []string
 	for _, p := range ports {
 		n := ifs.child(p.Name)
-		n.above = append(n.above, portComment(p))
+		k := kind{p.Facing, p.SpeedGbps, p.CableM, p.Headroom}
+		c, ok := comments[k]
+		if !ok {
+			c = portComment(p)
+			comments[k] = c
+		}
+		n.above = append(n.above, c)
 		if p.Peer != "" {
 			desc := "to " + p.Peer
 			if p.PeerPort != "" {
@@ -612,14 +637,19 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 			n.set("description", desc)
 		}
 		link := n.child("link")
-		link.set("mtu", r.s.MTU)
+		link.setScalar("mtu", mtu, mtu)
 		if p.SpeedGbps > 0 {
-			link.set("speed", speed(p.SpeedGbps))
+			s, ok := speeds[p.SpeedGbps]
+			if !ok {
+				s = speed(p.SpeedGbps)
+				speeds[p.SpeedGbps] = s
+			}
+			link.setScalar("speed", quoteOnce(quoted, s), s)
 		}
 		if len(r.pfc) > 0 {
 			if name, ok := profiles[p.Headroom]; ok {
 				qos := n.child("qos")
-				qos.child("pfc").set("profile", name).trailing = pfcNote
+				qos.child("pfc").setScalar("profile", quoteOnce(quoted, name), name).trailing = pfcNote
 				qos.child("pfc-watchdog").set("state", wdState)
 			} else {
 				noClass = append(noClass, p.Name)
@@ -647,6 +677,16 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 		r.gap("adaptive routing runs at 200G and 400G only (Spectrum-4); these switch-facing ports keep ECMP hashing: %s", strings.Join(noAR, ","))
 	}
 	return nil
+}
+
+// quoteOnce returns quote(s), made once per s of the document (in m).
+func quoteOnce(m map[string]string, s string) string {
+	q, ok := m[s]
+	if !ok {
+		q = quote(s)
+		m[s] = q
+	}
+	return q
 }
 
 // splitRE matches a split port, swp<parent>s<child>: Cumulus Linux names the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/renderers"
 )
@@ -35,21 +36,45 @@ func newNode(key string) *node { return (&slab{}).node(key) }
 
 // slab hands out a tree's nodes from blocks, so that a document of a
 // thousand keys costs a few allocations rather than one per key: the nodes
-// of a tree live and die together.
-type slab struct{ free []node }
+// of a tree live and die together. A tree whose document is written gives
+// its blocks back (release) for the next switch's tree.
+type slab struct {
+	free   []node
+	blocks []*[]node
+}
 
 // slabBlock is how many nodes a slab allocates at once: a few blocks hold
 // a 64-port switch's document.
 const slabBlock = 128
 
+// slabBlocks keeps the blocks of released trees: a fabric's NVUE switches
+// build trees of the same size one after the other, and reusing their
+// nodes spares the collector hundreds of kilobytes a switch.
+var slabBlocks = sync.Pool{New: func() any {
+	b := make([]node, slabBlock)
+	return &b
+}}
+
 func (s *slab) node(key string) *node {
 	if len(s.free) == 0 {
-		s.free = make([]node, slabBlock)
+		b := slabBlocks.Get().(*[]node)
+		s.blocks = append(s.blocks, b)
+		s.free = *b
 	}
 	n := &s.free[0]
 	s.free = s.free[1:]
 	n.key, n.slab = key, s
 	return n
+}
+
+// release gives the slab's blocks back, cleared, for other trees; no node
+// of its tree may be used after.
+func (s *slab) release() {
+	for _, b := range s.blocks {
+		clear(*b)
+		slabBlocks.Put(b)
+	}
+	s.blocks, s.free = nil, nil
 }
 
 // indexAt is the number of children from which a mapping indexes them by
@@ -86,22 +111,27 @@ func (n *node) child(key string) *node {
 
 // set sets a scalar child and returns it, so that a comment can be added.
 func (n *node) set(key string, v any) *node {
-	c := n.child(key)
-	c.leaf = true
-	c.children, c.index = nil, nil
 	switch v := v.(type) {
 	case int:
-		c.value = strconv.Itoa(v)
-		c.raw = c.value
+		s := strconv.Itoa(v)
+		return n.setScalar(key, s, s)
 	case int64:
-		c.value = strconv.FormatInt(v, 10)
-		c.raw = c.value
+		s := strconv.FormatInt(v, 10)
+		return n.setScalar(key, s, s)
 	case string:
-		c.value = quote(v)
-		c.raw = v
+		return n.setScalar(key, quote(v), v)
 	default:
 		panic(fmt.Sprintf("nvue: unsupported YAML scalar %T", v))
 	}
+}
+
+// setScalar is set with the scalar given as written (value) and as meant
+// (raw), for a value set on every port, whose writing is made once.
+func (n *node) setScalar(key, value, raw string) *node {
+	c := n.child(key)
+	c.leaf = true
+	c.children, c.index = nil, nil
+	c.value, c.raw = value, raw
 	return c
 }
 
@@ -222,20 +252,24 @@ const flowWidth = 100
 // emit writes the document: header comments, then the single `- set:` item
 // that `nv config patch` merges into the pending revision.
 func emit(header []string, set *node) ([]byte, error) {
-	var buf bytes.Buffer
+	buf := bytes.NewBuffer(documents.Get(0))
 	for _, h := range header {
 		if err := checkText("comment", h); err != nil {
 			return nil, err
 		}
-		writeComment(&buf, "", h)
+		writeComment(buf, "", h)
 	}
 	buf.WriteString("- set:\n")
 	sortChildren(set)
-	if err := emitChildren(&buf, set, "    "); err != nil {
+	if err := emitChildren(buf, set, "    "); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
+
+// documents holds the buffers documents are written into (Render makes
+// the artifact).
+var documents renderers.ContentPool
 
 func writeComment(buf *bytes.Buffer, indent, text string) {
 	buf.WriteString(indent)

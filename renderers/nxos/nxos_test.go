@@ -46,12 +46,7 @@ func TestGolden(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	for _, d := range handled(irtest.Fabric()) {
-		a := render(t, d)
-		b := render(t, d)
-		c := render(t, irtest.Fabric().Device(d.Name)) // a fresh model, fresh pointers
-		if a != b || a != c {
-			t.Errorf("%s: two renders differ", d.Name)
-		}
+		rendertest.Deterministic(t, func() *ir.Device { return irtest.Fabric().Device(d.Name) }, func(d *ir.Device) string { return render(t, d) })
 	}
 }
 
@@ -403,23 +398,9 @@ func TestRefusesOtherDevices(t *testing.T) {
 
 func TestRefusesUnsafeNames(t *testing.T) {
 	bad := []string{"x\nfeature bash", "x;reload", "x$(reboot)", "x`id`", `x"y`, "x'y"}
-	set := map[string]func(d *ir.Device, v string){
-		"device":    func(d *ir.Device, v string) { d.Name = v },
-		"port":      func(d *ir.Device, v string) { d.Switch.Ports[0].Name = v },
-		"peer":      func(d *ir.Device, v string) { d.Switch.Ports[0].Peer = v },
-		"peer port": func(d *ir.Device, v string) { d.Switch.Ports[0].PeerPort = v },
-		"class":     func(d *ir.Device, v string) { d.Switch.QoS.Queues[0].Class.Name = v },
-		"model":     func(d *ir.Device, v string) { d.Model = v },
-	}
-	for what, f := range set {
-		for _, v := range bad {
-			d := cloneSwitch(leaf(t))
-			f(d, v)
-			if arts, err := (Renderer{}).Render(d); err == nil {
-				t.Errorf("%s %q: rendered (%d bytes)", what, v, len(arts[0].Content))
-			}
-		}
-	}
+	names := rendertest.SwitchNames(0, 0)
+	names["model"] = func(d *ir.Device, v string) { d.Model = v }
+	rendertest.RefusesNames(t, Renderer{}, func() *ir.Device { return cloneSwitch(leaf(t)) }, bad, names)
 }
 
 // TestCommentsAreTopLevel keeps comments out of sub-modes and makes sure no

@@ -43,7 +43,10 @@ import (
 // byte-for-byte what ygot emits for the switch itself (a test checks it).
 //
 // compact drops the indentation (and every other insignificant space).
-func emit(c *config, compact bool) ([]byte, error) {
+func emit(c *config, compact bool) ([]byte, error) { return emitInto(nil, c, compact) }
+
+// emitInto is emit appending to dst.
+func emitInto(dst []byte, c *config, compact bool) ([]byte, error) {
 	key := strconv.FormatBool(compact) + "|" + shape(c)
 	e, ok := templates.Load(key)
 	if !ok {
@@ -56,7 +59,7 @@ func emit(c *config, compact bool) ([]byte, error) {
 	if once.err != nil {
 		return nil, once.err
 	}
-	return once.t.fill(c), nil
+	return once.t.fill(dst, c), nil
 }
 
 // compactJSON removes js's insignificant white space, keeping the final
@@ -154,12 +157,12 @@ func makeTemplate(c *config, compact bool) (*template, error) {
 // fill puts c's descriptions into the template. Descriptions are
 // "to <peer>:<port>" of checked names, so they need no JSON escaping; a
 // description that would is encoded all the same.
-func (t *template) fill(c *config) []byte {
+func (t *template) fill(b []byte, c *config) []byte {
 	n := 0
 	for _, p := range t.parts {
 		n += len(p)
 	}
-	b := make([]byte, 0, n+len(t.ports)*48)
+	b = slices.Grow(b, n+len(t.ports)*48)
 	for i, p := range t.parts {
 		b = append(b, p...)
 		if i < len(t.ports) {

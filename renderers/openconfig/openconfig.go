@@ -59,12 +59,15 @@ func (r Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
-	js, err := emit(c, r.Compact)
+	js, err := emitInto(documents.Get(0), c, r.Compact)
 	if err != nil {
 		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
-	return []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: js}}, nil
+	return []renderers.Artifact{documents.Artifact(d.Name+"/"+FileName, renderers.JSON, js)}, nil
 }
+
+// documents holds the buffers openconfig.json is written into.
+var documents renderers.ContentPool
 
 // Names returns the path Render writes for d, after the checks Render
 // makes before the tree is built: the tree of a new shape costs tens of

@@ -308,3 +308,53 @@ func LookPath(t testing.TB, name, why string) string {
 	}
 	return p
 }
+
+// SwitchNames returns a setter for each name of a switch that an artifact
+// writes out: the device, its first port's name and peer, peer port's
+// peer port (the first port may have no peer port to replace), the class
+// of queue, and its first headroom's port class. A name a hand-written
+// intent could make end a line or reach a shell must be refused by every
+// switch renderer, so each tests the same names.
+func SwitchNames(peerPort, queue int) map[string]func(d *ir.Device, v string) {
+	return map[string]func(d *ir.Device, v string){
+		"device":    func(d *ir.Device, v string) { d.Name = v },
+		"port":      func(d *ir.Device, v string) { d.Switch.Ports[0].Name = v },
+		"peer":      func(d *ir.Device, v string) { d.Switch.Ports[0].Peer = v },
+		"peer port": func(d *ir.Device, v string) { d.Switch.Ports[peerPort].PeerPort = v },
+		"class":     func(d *ir.Device, v string) { d.Switch.QoS.Queues[queue].Class.Name = v },
+		"headroom":  func(d *ir.Device, v string) { d.Switch.Headrooms[0].Name = v },
+	}
+}
+
+// RefusesNames checks that r renders no artifact for the device fresh
+// returns with any of bad set by any of names (SwitchNames, or some of
+// them).
+func RefusesNames(t testing.TB, r renderers.Renderer, fresh func() *ir.Device, bad []string, names map[string]func(d *ir.Device, v string)) {
+	t.Helper()
+	for what, set := range names {
+		for _, v := range bad {
+			d := fresh()
+			set(d, v)
+			if arts, err := r.Render(d); err == nil {
+				t.Errorf("%s %q: rendered %d artifacts, want an error", what, v, len(arts))
+			}
+		}
+	}
+}
+
+// Deterministic checks that render gives the same output for the device
+// mk returns, rendered twice, and for a second device mk returns (new
+// pointers, new maps): no map order or address may reach an artifact. It
+// returns the output for the caller's checks of its form.
+func Deterministic[T ~string | ~[]byte](t testing.TB, mk func() *ir.Device, render func(d *ir.Device) T) T {
+	t.Helper()
+	d := mk()
+	a, b := render(d), render(d)
+	if string(a) != string(b) {
+		t.Errorf("%s: two renders differ", d.Name)
+	}
+	if c := render(mk()); string(a) != string(c) {
+		t.Errorf("%s: renders of two equal models differ", d.Name)
+	}
+	return a
+}

@@ -45,23 +45,10 @@ hosts: nccl: hca: ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`, nil},
 	{"explicit", `name: "lab_"
 topology: {style: "explicit", inventory: "devices.json", rails: 2}
 hosts: nic: ports: ["eth2", "eth3"]
-hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`, map[string]string{"devices.json": `{"devices": [
-  {"name": "spine-00", "role": "spine", "platform": "sonic", "model": "DS5000"},
-  {"name": "leaf-a", "role": "leaf", "platform": "sonic", "model": "DS5000"},
-  {"name": "leaf-b", "role": "leaf", "platform": "sonic", "model": "DS5000"},
-  {"name": "Node-1", "role": "host", "platform": "linux", "model": "connectx-7"},
-  {"name": "node_2", "role": "host", "platform": "linux", "model": "connectx-7"},
-  {"name": "node-3", "role": "host", "platform": "linux", "model": "connectx-7"},
-  {"name": "node-4", "role": "host", "platform": "linux", "model": "connectx-7"}],
- "links": [
-  {"a": "Node-1:eth2", "b": "leaf-a:Ethernet0", "speed": "400G", "cable": "3m"},
-  {"a": "Node-1:eth3", "b": "leaf-b:Ethernet0", "speed": "400G", "cable": "3m"},
-  {"a": "node_2:eth2", "b": "leaf-a:Ethernet8", "speed": "400G", "cable": "3m"},
-  {"a": "node_2:eth3", "b": "leaf-b:Ethernet8", "speed": "400G", "cable": "3m"},
-  {"a": "node-3:eth2", "b": "leaf-a:Ethernet16", "speed": "400G", "cable": "3m"},
-  {"a": "node-3:eth3", "b": "leaf-a:Ethernet24", "speed": "400G", "cable": "3m"},
-  {"a": "leaf-a:Ethernet248", "b": "spine-00:Ethernet0", "speed": "400G", "cable": "30m"},
-  {"a": "leaf-b:Ethernet248", "b": "spine-00:Ethernet8", "speed": "400G", "cable": "30m"}]}`}},
+hosts: nccl: hca: ["mlx5_0", "mlx5_1"]`, map[string]string{"devices.json": linttest.TwoLeafInventory([]string{"Node-1", "node_2", "node-3", "node-4"},
+		"Node-1:eth2 leaf-a:Ethernet0", "Node-1:eth3 leaf-b:Ethernet0",
+		"node_2:eth2 leaf-a:Ethernet8", "node_2:eth3 leaf-b:Ethernet8",
+		"node-3:eth2 leaf-a:Ethernet16", "node-3:eth3 leaf-a:Ethernet24")}},
 }
 
 // expand compiles src, with files beside it, without lint.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -88,17 +89,47 @@ func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
 	if err := renderers.CheckDevice(d); err != nil {
 		return nil, err
 	}
-	es, _, err := build(d)
+	buf := entryBufs.Get().(*[]entry)
+	// Not cleared: the next switch overwrites the entries it sets, and
+	// clearing strings while the collector marks costs a write barrier
+	// each.
+	defer entryBufs.Put(buf)
+	t, _, err := buildTables(d, (*buf)[:0])
 	if err != nil {
 		return nil, err
 	}
-	breakout, db := split(es, tableBreakout)
-	arts := []renderers.Artifact{{Path: d.Name + "/" + FileName, Format: renderers.JSON, Content: writeJSON(db)}}
+	es := t.e
+	*buf = es
+	var db, breakout []byte
+	switch lo, hi := tableRange(es, tableBreakout); {
+	case t.shape != nil && lo < 0:
+		db = t.shape.print(configs.Get(0), es, 0, len(es))
+	case t.shape != nil && lo == 0:
+		// BREAKOUT_CFG sorts first.
+		breakout = t.shape.print(breakouts.Get(0), es, 0, hi)
+		db = t.shape.print(configs.Get(0), es, hi, len(es))
+	default:
+		in, out := split(es, tableBreakout)
+		db = appendJSON(configs.Get(0), out)
+		if len(in) > 0 {
+			breakout = appendJSON(breakouts.Get(0), in)
+		}
+	}
+	arts := []renderers.Artifact{configs.Artifact(d.Name+"/"+FileName, renderers.JSON, db)}
 	if len(breakout) > 0 {
-		arts = append(arts, renderers.Artifact{Path: d.Name + "/" + BreakoutFileName, Format: renderers.JSON, Content: writeJSON(breakout)})
+		arts = append(arts, breakouts.Artifact(d.Name+"/"+BreakoutFileName, renderers.JSON, breakout))
 	}
 	return arts, nil
 }
+
+// configs and breakouts hold the buffers config_db.json and
+// breakout_cfg.json are printed into.
+var configs, breakouts renderers.ContentPool
+
+// entryBufs holds the entries of switches already printed: Render needs
+// them only until config_db.json is written, and the next switch of a
+// fabric sets about as many.
+var entryBufs = sync.Pool{New: func() any { return new([]entry) }}
 
 // tableBreakout is SONiC's dynamic port breakout table: BREAKOUT_CFG|<parent>
 // brkout_mode (sonic-yang-models sonic-breakout_cfg.yang at
@@ -144,13 +175,24 @@ func (b *builder) gapf(format string, args ...any) {
 
 // build computes the tables of d, as sorted entries, and its gap list.
 func build(d *ir.Device) ([]entry, []string, error) {
+	t, gaps, err := buildTables(d, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.e, gaps, nil
+}
+
+// buildTables is build appending the entries to dst[:0], whose array it
+// reuses when it is large enough; the tables say what order they were put
+// in.
+func buildTables(d *ir.Device, dst []entry) (*tables, []string, error) {
 	b, err := newBuilder(d)
 	if err != nil {
 		return nil, nil, err
 	}
 	// About 30 fields per port and 150 for the rest: one allocation for
 	// the common switch.
-	b.t.e = make([]entry, 0, 32*len(d.Switch.Ports)+160)
+	b.t.e = slices.Grow(dst[:0], 32*len(d.Switch.Ports)+160)
 	steps := []func() error{
 		b.classify,
 		b.maps,
@@ -169,7 +211,7 @@ func build(d *ir.Device) ([]entry, []string, error) {
 	if err := b.t.finish(); err != nil {
 		return nil, nil, fmt.Errorf("sonic: %s: %w", d.Name, err)
 	}
-	return b.t.e, b.gaps, nil
+	return &b.t, b.gaps, nil
 }
 
 // newBuilder checks that d is a SONiC switch with what rendering needs.

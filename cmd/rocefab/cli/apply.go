@@ -38,10 +38,11 @@ model, shows it, asks (--auto-approve does not), runs its scontrol commands, and
 port it shuts through the switch's transport (--inventory, as for a device plan) with
 commit-confirm, reading the port back before it confirms; a release brings its ports up first.
 
-Before it pushes, apply recomputes every device's changes and remediation from the intent and the
-running configuration it has just read, and refuses a plan whose remediation differs (a plan file is
-a record, not an authority: it names the device and the first line that differs); each platform
-also refuses a remediation with a line, patch operation or setting outside the scope rocefab owns.
+Before it pushes, apply recomputes every device's desired state, changes and remediation from the
+intent and the running configuration it has just read, and refuses a plan whose recorded desired
+state or remediation differs (a plan file is a record, not an authority: it names the device and the
+first element or line that differs); each platform also refuses a remediation with a line, patch
+operation or setting outside the scope rocefab owns.
 Commits an earlier apply pushed and never confirmed (it was killed) are settled first: apply lists
 them and, with 'yes' (or --auto-approve), confirms those whose devices run their desired state and
 rolls back the others; any other answer rolls them all back.
@@ -53,8 +54,8 @@ server-to-leaf link carry the new lossless settings (PFC, DSCP maps, ECN, MTU) b
 carry their traffic change, and a failed edge wave stops the rollout before the core is touched.
 
 In each wave every device is pushed as a commit that rolls back by itself unless confirmed
-(--confirm-timeout; the directory target keeps a backup), then read back and checked to match its
-desired state, and only then confirmed. On the first failure (a push refused, a timeout, a device
+(--confirm-timeout; the directory target keeps a backup), then read back and checked to match the
+desired state the plan recorded for it, and only then confirmed. On the first failure (a push refused, a timeout, a device
 that does not converge, a commit not confirmed) apply stops: it rolls the wave back, reads each
 device back to check it, and leaves the later waves untouched. Ctrl-C starts no new push: a wave
 whose pushes had all started is finished, one cut short is rolled back. A lock (running/.rocefab.lock

@@ -302,6 +302,10 @@ func (s stageSink) Device(r renderers.Rendered) error { return writeArtifacts(s.
 
 func (s stageSink) Fabric(arts []renderers.Artifact) error { return writeArtifacts(s.stage, arts) }
 
+// DiscardsContent says that a file's bytes are not kept once written
+// (renderers.ContentDiscarder): the renderers reuse them.
+func (stageSink) DiscardsContent() {}
+
 // writeArtifacts writes files into the stage; it checks that each path
 // stays inside the output directory before opening anything.
 func writeArtifacts(stage *outdir.Stage, arts []renderers.Artifact) error {

@@ -368,12 +368,13 @@ func TestApplyRefusals(t *testing.T) {
 	os.Remove(lock)
 
 	saved, _ := os.ReadFile(filepath.Join(dir, "lab.plan"))
-	v1 := bytes.Replace(saved, []byte(`"format_version": 2`), []byte(`"format_version": 1`), 1)
-	if err := os.WriteFile(filepath.Join(dir, "v1.plan"), v1, 0o644); err != nil {
+	v := targets.PlanFormatVersion
+	old := bytes.Replace(saved, fmt.Appendf(nil, `"format_version": %d`, v), fmt.Appendf(nil, `"format_version": %d`, v-1), 1)
+	if err := os.WriteFile(filepath.Join(dir, "old.plan"), old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := rocefab(t, dir, "", "apply", "v1.plan"); code != exitPlanError || !strings.Contains(errOut, "plan file format version 1: this rocefab reads version 2") {
-		t.Errorf("format 1: exit %d\n%s", code, errOut)
+	if code, _, errOut := rocefab(t, dir, "", "apply", "old.plan"); code != exitPlanError || !strings.Contains(errOut, fmt.Sprintf("plan file format version %d: this rocefab reads version %d only; make the plan again", v-1, v)) {
+		t.Errorf("format %d: exit %d\n%s", v-1, code, errOut)
 	}
 
 	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(labIntent+"// edited\n"), 0o644); err != nil {
@@ -470,5 +471,49 @@ func TestPlanViewCounts(t *testing.T) {
 	printPlan(&small, createPlan(2))
 	if !strings.Contains(small.String(), "set port 3 description gpu-00007-port-3") || strings.Contains(small.String(), "too many to list") {
 		t.Errorf("the view of 10 creates does not list them:\n%s", small.String())
+	}
+}
+
+// TestApplyRefusesEditedDesiredState: a saved plan whose recorded desired
+// state of a switch was edited, and written again so that its digests
+// agree with the edit, is refused before anything is pushed, naming the
+// switch and the element: the state apply gates the wave on is the one
+// the intent gives.
+func TestApplyRefusesEditedDesiredState(t *testing.T) {
+	dir, _ := smallPod(t)
+	if code, _, errOut := rocefab(t, dir, "", "plan", ".", "--only", "leaf-r0-00", "-o", "p.plan"); code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", code, errOut)
+	}
+	planPath := filepath.Join(dir, "p.plan")
+	p := readPlanFile(t, planPath)
+	es := p.Devices[0].Desired
+	at := slices.IndexFunc(es, func(e renderers.Element) bool { return e.Value != "" })
+	if p.Devices[0].Device != "leaf-r0-00" || !p.Devices[0].Action.Changes() || at < 0 {
+		t.Fatalf("the plan does not change leaf-r0-00 to a state with values: %+v", p.Devices)
+	}
+	es[at].Value += "0"
+	var b bytes.Buffer
+	if err := targets.WritePlan(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "running", "leaf-r0-00", "eos.cfg")
+	before, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := rocefab(t, dir, "", "apply", "p.plan", "--auto-approve")
+	if code != exitPlanError {
+		t.Errorf("apply of an edited desired state: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"the plan does not match its intent", "\n  leaf-r0-00: the desired state differs at " + strconv.Quote(es[at].Path), "nothing was pushed"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("apply does not say %q:\n%s", want, errOut)
+		}
+	}
+	if after, _ := os.ReadFile(cfg); !bytes.Equal(after, before) {
+		t.Error("leaf-r0-00 changed after a refused apply")
 	}
 }

@@ -1,7 +1,6 @@
 package clitree
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 )
@@ -189,17 +188,19 @@ func (t *Tree) MarkBlocks(mark func(line string) string) {
 
 // print writes the tree's lines in order, each ending in a newline: the
 // artifact text of a built model.
-func (t *Tree) print() []byte {
-	var b bytes.Buffer
-	b.Grow(t.size)
+func (t *Tree) print() []byte { return t.printTo(nil) }
+
+// printTo is print appending to b.
+func (t *Tree) printTo(b []byte) []byte {
+	b = slices.Grow(b, t.size)
 	var walk func(ns []*Node)
 	walk = func(ns []*Node) {
 		for _, n := range ns {
-			b.WriteString(n.Raw)
-			b.WriteByte('\n')
+			b = append(b, n.Raw...)
+			b = append(b, '\n')
 			walk(n.Children)
 		}
 	}
 	walk(t.Nodes)
-	return b.Bytes()
+	return b
 }

@@ -39,8 +39,15 @@ type Platform struct {
 // Print prints switch d's model t as its one artifact, File in d's
 // directory.
 func (p *Platform) Print(d *ir.Device, t *Tree) []renderers.Artifact {
-	return []renderers.Artifact{{Path: d.Name + "/" + p.File, Format: renderers.Text, Content: t.Bytes()}}
+	path := d.Name + "/" + p.File
+	if t.built {
+		return []renderers.Artifact{printed.Artifact(path, renderers.Text, t.printTo(printed.Get(t.size)))}
+	}
+	return []renderers.Artifact{{Path: path, Format: renderers.Text, Content: t.Bytes()}}
 }
+
+// printed holds the buffers built models are printed into.
+var printed renderers.ContentPool
 
 // Render returns switch d's artifacts, printed from its model.
 func (p *Platform) Render(d *ir.Device) ([]renderers.Artifact, error) {

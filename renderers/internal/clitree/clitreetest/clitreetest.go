@@ -572,6 +572,25 @@ func (h *Harness) ScopeRefuses(t *testing.T) {
 	}
 }
 
+// MTURemediation: on the first switch, a running configuration that
+// differs from the rendered text only in its first port's MTU (edit makes
+// it from the switch, the text and the port) is remediated by want (given
+// the switch and the port), and the diff is that one mtu change in the
+// port.
+func (h *Harness) MTURemediation(t *testing.T, edit func(d *ir.Device, text, port string) string, want func(d *ir.Device, port string) string) {
+	t.Helper()
+	d := h.Switches(t)[0]
+	port := d.Switch.Ports[0].Name
+	run := []byte(edit(d, string(h.RenderText(t, d)), port))
+	ch, rem := h.Diff(t, d, h.Parse(t, d, run), h.Desired(t, d))
+	if w := want(d, port); string(rem.Content) != w {
+		t.Errorf("MTU remediation:\n%s\nwant\n%s", rem.Content, w)
+	}
+	if len(ch) != 1 || ch[0].Action() != "modify" || ch[0].Kind != "mtu" || ch[0].Path != "interface "+port+" > mtu" {
+		t.Errorf("MTU change: %+v", ch)
+	}
+}
+
 // RunningNotText: a running file that is not `show running-config` text
 // (random bytes, a NUL, a 10 MB line, a file cut short) is an error that
 // names the file, line and column and what was expected, never a
