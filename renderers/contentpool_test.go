@@ -77,8 +77,9 @@ func TestContentPoolReusesWrittenBuffers(t *testing.T) {
 	}
 	check("discarded", func(name string) string { return d.files[name+"/file"] })
 	// The collector may empty a sync.Pool between devices; a few fresh
-	// buffers are fine, one per device is the regression.
-	if len(r.buffers) > len(f.Devices)/4 {
+	// buffers are fine, one per device is the regression. The contents
+	// above are checked under the race detector too; the count is not.
+	if !raceDetector && len(r.buffers) > len(f.Devices)/4 {
 		t.Errorf("a sink that keeps no content: %d buffers for %d devices, want the written ones reused", len(r.buffers), len(f.Devices))
 	}
 
