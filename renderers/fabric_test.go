@@ -187,8 +187,13 @@ func TestRenderFabricCancel(t *testing.T) {
 	var rendered atomic.Int64
 	reg := renderers.Registry{
 		Device: func(d *ir.Device) []renderers.Renderer {
-			if rendered.Add(1) == 5 {
+			switch n := rendered.Add(1); {
+			case n == 5:
 				cancel()
+			case n > 5:
+				// The worker that counted 5 may not have cancelled yet:
+				// the devices after it are in flight once it has.
+				<-ctx.Done()
 			}
 			return []renderers.Renderer{nameRenderer{file: "a.cfg"}}
 		},
