@@ -16,8 +16,8 @@ import (
 const (
 	// ViaGNMI is a switch whose gNMI server answers Counters.GetState.
 	ViaGNMI = "gnmi"
-	// ViaCLI is a switch reached over SSH: its CLI, which rocefab does
-	// not read counters from (docs/doctor.md, "--sample").
+	// ViaCLI is a switch reached over SSH, whose CLI (or, on SONiC,
+	// shell) answers Counters.Show.
 	ViaCLI = "cli"
 	// ViaShell is a server whose shell answers Counters.Run.
 	ViaShell = "shell"
@@ -69,6 +69,15 @@ func (c *Counters) GetState(ctx context.Context, d *ir.Device, paths []string) (
 func (c *Counters) Run(ctx context.Context, d *ir.Device, argv []string) ([]byte, error) {
 	if h, ok := c.route(d).(*host.Target); ok {
 		return h.Run(ctx, d, argv)
+	}
+	return nil, fmt.Errorf("%s: not reached over SSH", d.Name)
+}
+
+// Show runs commands that only read on switch d over SSH and returns
+// what each printed.
+func (c *Counters) Show(ctx context.Context, d *ir.Device, cmds []string) ([]string, error) {
+	if s, ok := c.route(d).(*ssh.Target); ok {
+		return s.Show(ctx, d, cmds)
 	}
 	return nil, fmt.Errorf("%s: not reached over SSH", d.Name)
 }
