@@ -13,6 +13,8 @@ type device struct {
 	mu       sync.Mutex
 	faults   Faults
 	received []string
+	counters map[string]Counters // by port, printed by the counters commands
+	step     map[string]Counters // what counters grow by after each print
 }
 
 // SetFaults replaces the device's faults. What each fault does on a

@@ -34,6 +34,8 @@ import (
 //     "uptime" it counts from (napalm's EOS driver reads pending commits
 //     this way: napalm-automation/napalm@ee70e634 napalm/eos/eos.py
 //     _get_pending_commits, _lock);
+//   - `show interfaces | json`: the counters SetCounters gave, as napalm's
+//     fixture of it holds them (see Counters), and a management port;
 //   - a line the device does not take prints `% Invalid input` and is not
 //     added to the session; an unknown exec command too.
 //
@@ -276,6 +278,10 @@ func (e *EOS) exec(line string) (out, enter string, hangup bool) {
 		return string(e.Running()), "", false
 	case line == "show configuration sessions detail | json":
 		return e.sessionsJSON(), "", false
+	case line == "show interfaces | json":
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.eosInterfacesJSON(), "", false
 	case line == "show version | json":
 		b, _ := json.Marshal(map[string]any{"uptime": time.Since(e.booted).Seconds()})
 		return string(b) + "\n", "", false

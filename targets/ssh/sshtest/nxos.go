@@ -20,6 +20,8 @@ import (
 //     "Rollback completed successfully."), `delete NAME`, `show diff
 //     rollback-patch file NAME running-config`, `copy running-config
 //     startup-config`;
+//   - `show interface | json`: the counters SetCounters gave, as napalm's
+//     fixture of NX-API's answer holds them (see Counters), and mgmt0;
 //   - `configure terminal` (prompt `hostname(config)#`, a mode entered
 //     below it `hostname(config-<first word>)#`), lines with their
 //     indentation, an indented `exit` leaving a mode, `end`;
@@ -179,6 +181,8 @@ func (n *NXOS) exec(line string) string {
 		return ""
 	case line == "show running-config":
 		return showRunningNXOS(n.running)
+	case line == "show interface | json":
+		return n.nxosInterfaceJSON()
 	case line == "copy running-config startup-config":
 		if n.faults.RefuseConfirm {
 			return "ERROR: the startup configuration is locked by another session\n"

@@ -19,6 +19,8 @@ import (
 // generic_config_updater/) prints and refuses:
 //
 //   - `sonic-cfggen -d --print-data`: CONFIG_DB as JSON;
+//   - `sonic-db-dump -n COUNTERS_DB -k 'COUNTERS*'`: the counters
+//     SetCounters gave, as COUNTERS_DB holds them (see Counters);
 //   - `umask 077; cat > /tmp/NAME.json` keeps its input as a file, `cat
 //     FILE` prints one (also /etc/sonic/config_db.json), `rm -f FILE`
 //     removes one; `sudo -n install -m 644 /tmp/A.json /etc/sonic/B.json`
@@ -176,6 +178,9 @@ func (s *SONiC) Exec(cmd string, stdin io.Reader, stdout, stderr io.Writer) (int
 	switch cmd {
 	case "sonic-cfggen -d --print-data":
 		stdout.Write(s.configDB)
+		return 0, false
+	case "sonic-db-dump -n COUNTERS_DB -k 'COUNTERS*'":
+		fmt.Fprint(stdout, s.sonicCountersDump())
 		return 0, false
 	case "sudo -n config save -y":
 		if s.faults.RefuseConfirm {
