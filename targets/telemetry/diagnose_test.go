@@ -57,6 +57,11 @@ func (r *stormReach) GetState(_ context.Context, d *ir.Device, _ []string) ([]*g
 		Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(js)}}}}}}, nil
 }
 
+// Show is asked of no switch: they answer over gNMI.
+func (r *stormReach) Show(_ context.Context, d *ir.Device, cmds []string) ([]string, error) {
+	return nil, fmt.Errorf("%s: Show %q", d.Name, cmds)
+}
+
 func (r *stormReach) Run(_ context.Context, d *ir.Device, argv []string) ([]byte, error) {
 	r.mu.Lock()
 	r.reads[d.Name]++

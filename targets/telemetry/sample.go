@@ -30,6 +30,9 @@ type Reach interface {
 	GetState(ctx context.Context, d *ir.Device, paths []string) ([]*gpb.Notification, error)
 	// Run runs a command that only reads on a server.
 	Run(ctx context.Context, d *ir.Device, argv []string) ([]byte, error)
+	// Show runs commands that only read on a switch over SSH and
+	// returns what each printed.
+	Show(ctx context.Context, d *ir.Device, cmds []string) ([]string, error)
 }
 
 // How Reach.Via names the ways to a device (routing's ViaGNMI, ViaCLI,
@@ -195,7 +198,7 @@ func sampleDevice(ctx context.Context, reach Reach, d *ir.Device) ([]byte, error
 	case d.Switch != nil && via == viaGNMI:
 		err = sampleGNMI(ctx, reach, d, bw)
 	case d.Switch != nil && via == viaCLI:
-		err = notOverCLI(d)
+		err = sampleCLI(ctx, reach, d, bw)
 	default:
 		err = fmt.Errorf("%s: the inventory reaches this %s over %s, which holds no counters rocefab reads", d.Name, d.Role, via)
 	}
@@ -206,17 +209,6 @@ func sampleDevice(ctx context.Context, reach Reach, d *ir.Device) ([]byte, error
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// notOverCLI says why a switch reached over SSH is not sampled: its
-// counters command would have to print, in a structured output, every
-// counter docs/doctor.md section 4 reads, and no public source was found
-// showing such a command with the JSON it prints, on EOS (`| json`),
-// NX-OS (`| json`), NVUE (`-o json`) or SONiC; rocefab reads none rather
-// than guess at a shape.
-func notOverCLI(d *ir.Device) error {
-	return fmt.Errorf("%s: not sampleable over SSH: rocefab knows no %s counters command whose structured output a public source shows; "+
-		"reach it over gNMI in the inventory (transport gnmi), or read the fabric from Prometheus (--prometheus, gnmic collecting it)", d.Name, d.Platform)
 }
 
 // midpoint is the time between start and now, in milliseconds since the

@@ -104,6 +104,12 @@ hw mlx5_1/ports/1/hw_counters/np_cnp_sent 0
 `, 3000*n, 100*n, 2*n, 40*n), nil
 }
 
+// Show is asked of no switch here: the switch reached over SSH is an
+// NVUE one, which is not sampleable over SSH.
+func (f *fakeReach) Show(_ context.Context, d *ir.Device, cmds []string) ([]string, error) {
+	return nil, fmt.Errorf("%s: Show %q", d.Name, cmds)
+}
+
 // TestSample: two rounds, Wait apart, each device's counters named as
 // their collectors name them, a rate for each; devices that cannot be
 // read are listed and asked once.
@@ -111,7 +117,7 @@ func TestSample(t *testing.T) {
 	server := &ir.Device{Name: "gpu-0001", Role: "server", Platform: "linux",
 		Host: &ir.Host{NICs: []ir.NIC{{Port: "eth0", HCA: "mlx5_0"}, {Port: "eth1", HCA: "mlx5_1"}}}}
 	leaf := &ir.Device{Name: "leaf-00", Role: "leaf", Platform: "nvue", Switch: &ir.Switch{Ports: []ir.Port{{Name: "swp1"}}}}
-	cliLeaf := &ir.Device{Name: "leaf-01", Role: "leaf", Platform: "eos", Switch: &ir.Switch{}}
+	cliLeaf := &ir.Device{Name: "leaf-01", Role: "leaf", Platform: "nvue", Switch: &ir.Switch{}}
 	gone := &ir.Device{Name: "gpu-0002", Role: "server", Platform: "linux", Host: &ir.Host{}}
 	reach := &fakeReach{reads: map[string]int{},
 		via:  map[string]string{"gpu-0001": viaShell, "leaf-00": viaGNMI, "leaf-01": viaCLI},
