@@ -41,11 +41,13 @@ sample.
 
 --sample DURATION reads the counters from the devices themselves, for a fabric without
 Prometheus: every device of --inventory (the file plan and apply take) is read twice, DURATION
-apart, through its transport (switches with a gNMI Get of their OpenConfig counters, servers with
-ethtool -S and the RDMA devices' hw_counters over SSH), up to --parallelism at once, and the
-reads are diagnosed as two scrapes of the collectors. A device that cannot be read is reported and
-the rest are diagnosed; switches reached over SSH are not sampled (no public source shows their
-counters commands' structured output): reach them over gNMI, or use --prometheus.
+apart, through its transport (switches with a gNMI Get of their OpenConfig counters, or over SSH
+with their counters command's JSON: EOS show interfaces | json, NX-OS show interface | json,
+SONiC's COUNTERS_DB through sonic-db-dump; servers with ethtool -S and the RDMA devices'
+hw_counters over SSH), up to --parallelism at once, and the reads are diagnosed as two scrapes of
+the collectors. A device that cannot be read is reported and the rest are diagnosed; NVUE switches
+reached over SSH are not sampled (no public source shows their counters command's JSON): reach
+them over gNMI, or use --prometheus.
 
 The text report is grouped by origin; --format json prints the report (findings with evidence,
 victims and paths).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
+	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 )
 
 // withCounters adds to a switch's tree the state counters of each of its
@@ -53,11 +54,29 @@ type sampleReport struct {
 	Rates     int `json:"rates"`
 	Unmatched int `json:"unmatched"`
 	Findings  []struct {
-		Kind string `json:"kind"`
+		Kind   string `json:"kind"`
+		Cause  string `json:"cause"`
+		Origin struct {
+			Device, Port string
+		} `json:"origin"`
 	} `json:"findings"`
 	Unsampled []struct {
 		Device, Error string
 	} `json:"unsampled"`
+}
+
+// unsampledAre checks that the devices not sampled are those of want,
+// each with an error that says want's text.
+func (rep *sampleReport) unsampledAre(t *testing.T, want map[string]string) {
+	t.Helper()
+	if len(rep.Unsampled) != len(want) {
+		t.Errorf("unsampled %+v, want %v", rep.Unsampled, want)
+	}
+	for _, u := range rep.Unsampled {
+		if w, ok := want[u.Device]; !ok || !strings.Contains(u.Error, w) {
+			t.Errorf("unsampled %s: %s, want %q", u.Device, u.Error, w)
+		}
+	}
 }
 
 // gnmiCounterLab writes the lab intent and an inventory that reaches its
@@ -144,9 +163,8 @@ func TestDoctorSampleGNMI(t *testing.T) {
 // sshd in each server's network namespace, its veth netdevs eth1 and
 // eth2): `ethtool -S` of the netdevs the intent names, which a veth
 // answers, and the RDMA devices' hw_counters in the server's /sys, named
-// as node_exporter names them. A server nothing listens for, the leaves
-// reached over SSH and the spine read from running/ are reported, not
-// read.
+// as node_exporter names them. A server and the leaves (SSH) nothing
+// listens for, and the spine read from running/, are reported, not read.
 func TestDoctorSampleServers(t *testing.T) {
 	hosttest.Need(t, "ethtool", "ethtool")
 	dir := gnmiLab(t)
@@ -155,7 +173,8 @@ func TestDoctorSampleServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addrs := map[string]string{"gpu-0003": "127.0.0.1:1"}
+	// Nothing listens for gpu-0003 nor for the leaves, reached over SSH.
+	addrs := map[string]string{"gpu-0003": "127.0.0.1:1", "leaf-r0-00": "127.0.0.1:1", "leaf-r1-00": "127.0.0.1:1"}
 	var known []string
 	var first *hosttest.Server
 	hcas := 0
@@ -194,15 +213,8 @@ func TestDoctorSampleServers(t *testing.T) {
 		t.Errorf("%d rates, %d unmatched, %d findings; want %d, 0, 0\n%s", rep.Rates, rep.Unmatched, len(rep.Findings), 4*hcas, out)
 	}
 	want := map[string]string{"gpu-0003": "connection refused", "spine-00": "holds no counters",
-		"leaf-r0-00": "not sampleable over SSH", "leaf-r1-00": "not sampleable over SSH"}
-	if len(rep.Unsampled) != len(want) {
-		t.Errorf("unsampled %+v, want %v", rep.Unsampled, want)
-	}
-	for _, u := range rep.Unsampled {
-		if w, ok := want[u.Device]; !ok || !strings.Contains(u.Error, w) {
-			t.Errorf("unsampled %s: %s, want %q", u.Device, u.Error, w)
-		}
-	}
+		"leaf-r0-00": "connection refused", "leaf-r1-00": "connection refused"}
+	rep.unsampledAre(t, want)
 	if code != exitDoctorError {
 		t.Errorf("exit %d, want %d\n%s", code, exitDoctorError, errOut)
 	}
@@ -220,4 +232,72 @@ func TestDoctorSampleServers(t *testing.T) {
 	if !found || rep.Rates != 4*(hcas-2) {
 		t.Errorf("a server without eth2: %d rates, unsampled %+v", rep.Rates, rep.Unsampled)
 	}
+}
+
+// TestDoctorSampleSwitchesOverSSH: doctor --sample reads the lab's EOS
+// leaves over SSH (emulated, password auth, host keys in known_hosts)
+// with `show interfaces | json`, twice, and diagnoses what they print:
+// every counter read names a port of the fabric, and a leaf port that
+// sends pauses without draining is the origin of a pause storm. The NVUE
+// spine, whose counters command's JSON no public source shows, and the
+// servers read from running/ are reported.
+func TestDoctorSampleSwitchesOverSSH(t *testing.T) {
+	dir := gnmiLab(t)
+	fab := compileIntent(t, dir)
+	var names []string
+	ports, origin := 0, ""
+	for _, d := range fab.Switches() {
+		names = append(names, d.Name)
+		if d.Platform == "eos" {
+			ports += len(d.Switch.Ports)
+			if origin == "" {
+				origin = d.Name + ":" + d.Switch.Ports[0].Name
+			}
+		}
+	}
+	serveSwitches(t, dir, names, func(name string) sshtest.Shell {
+		d := fab.Device(name)
+		if d.Platform != "eos" {
+			return sshtest.NewNVUE(name, "netops", nil, nil)
+		}
+		now, step := map[string]sshtest.Counters{}, map[string]sshtest.Counters{}
+		for _, p := range d.Switch.Ports {
+			now[p.Name] = sshtest.Counters{InOctets: 1000, OutOctets: 2000}
+		}
+		if dev, port, _ := strings.Cut(origin, ":"); dev == name {
+			step[port] = sshtest.Counters{OutPause: 1_000_000}
+		}
+		e := sshtest.NewEOS(name, nil, nil)
+		e.SetCounters(now, step)
+		return e
+	}, map[string]any{
+		"defaults":  map[string]any{"username": "netops", "auth": "password", "knownHosts": "known_hosts", "transport": "dir"},
+		"platforms": map[string]any{"eos": map[string]any{"transport": "ssh"}, "nvue": map[string]any{"transport": "ssh"}},
+	})
+	t.Setenv(testPasswordEnv, testSecret)
+
+	code, out, errOut := rocefab(t, dir, "", "doctor", ".", "--sample", "200ms", "--inventory", "inventory.json", "--format", "json")
+	var rep sampleReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
+	}
+	// The seven counters of `show interfaces | json` of each leaf port.
+	if rep.Rates != 7*ports || rep.Unmatched != 0 {
+		t.Errorf("%d rates, %d unmatched; want %d, 0\n%s", rep.Rates, rep.Unmatched, 7*ports, out)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != "pause-storm" || rep.Findings[0].Cause != "not-draining" ||
+		rep.Findings[0].Origin.Device+":"+rep.Findings[0].Origin.Port != origin {
+		t.Errorf("findings %+v, want one pause-storm not-draining at %s", rep.Findings, origin)
+	}
+	want := map[string]string{"spine-00": "not sampleable over SSH"}
+	for _, d := range fab.Devices {
+		if d.Host != nil {
+			want[d.Name] = "holds no counters"
+		}
+	}
+	rep.unsampledAre(t, want)
+	if code != exitDoctorFindings {
+		t.Errorf("exit %d, want %d\n%s", code, exitDoctorFindings, errOut)
+	}
+	noSecret(t, dir, out, errOut)
 }
