@@ -60,15 +60,17 @@ var cliReaders = map[string]cliReader{
 	"sonic": {cmds: []string{sonicDumpCounters}, parse: parseSONiC},
 }
 
-// EOS: `show interfaces | json`, the command napalm's EOS driver runs for
-// get_interfaces_counters (napalm-automation/napalm@ee70e634
-// napalm/eos/eos.py), whose output its fixture
+// EOS: `show interfaces | json`: `show interfaces`, which napalm's EOS
+// driver asks in JSON over eAPI for get_interfaces_counters
+// (napalm-automation/napalm@ee70e634 napalm/eos/eos.py), whose answer its
+// fixture
 // test/eos/mocked_data/test_get_interfaces_counters/normal/show_interfaces.json
 // holds: {"interfaces": {"<name>": {"interfaceCounters": {...}}}}, the
 // pauses and the FCS and symbol errors detailed in inputErrorsDetail and
-// outputErrorsDetail, the link's flaps in linkStatusChanges. `| json` is
-// how rocefab already reads EOS (targets/ssh eos.go). It has no per-queue
-// or per-priority counter.
+// outputErrorsDetail, the link's flaps in linkStatusChanges. The CLI
+// prints a command's JSON model with `| json`, as rocefab already reads
+// EOS (targets/ssh eos.go, and its sources). It has no per-queue or
+// per-priority counter.
 const eosShowInterfaces = "show interfaces | json"
 
 var eosFields = []cliField{
