@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -88,4 +89,28 @@ func alive(pid int) bool {
 	}
 	err = p.Signal(syscall.Signal(0))
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// DeviceLocks holds one mutex per device name, made on first use, so that
+// a target's calls for one device (a push, a lapsing commit timer, a
+// confirm) run one at a time while other devices go on. The zero value is
+// ready for use.
+type DeviceLocks struct {
+	mu sync.Mutex
+	m  map[string]*sync.Mutex
+}
+
+// Of returns the mutex of the device name.
+func (l *DeviceLocks) Of(name string) *sync.Mutex {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.m[name]
+	if m == nil {
+		if l.m == nil {
+			l.m = map[string]*sync.Mutex{}
+		}
+		m = &sync.Mutex{}
+		l.m[name] = m
+	}
+	return m
 }

@@ -41,7 +41,7 @@ type Target struct {
 	appliers func(d *ir.Device) (renderers.Applier, error)
 
 	mu      sync.Mutex
-	devices map[string]*sync.Mutex
+	devices targets.DeviceLocks
 	timers  map[string]*time.Timer
 }
 
@@ -57,7 +57,7 @@ var (
 // yet). appliers gives the platform that applies a remediation to a
 // device's files; a device without one can be read but not pushed to.
 func New(root string, appliers func(d *ir.Device) (renderers.Applier, error)) *Target {
-	return &Target{root: root, appliers: appliers, devices: map[string]*sync.Mutex{}, timers: map[string]*time.Timer{}}
+	return &Target{root: root, appliers: appliers, timers: map[string]*time.Timer{}}
 }
 
 // Root returns the directory the target reads.
@@ -81,18 +81,6 @@ func checkName(what, name string) error {
 		return fmt.Errorf("%s %q: a name of letters, digits, '.', '_' and '-' is needed to name a file", what, name)
 	}
 	return nil
-}
-
-// device locks one device against concurrent use by this process.
-func (t *Target) device(name string) *sync.Mutex {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m := t.devices[name]
-	if m == nil {
-		m = &sync.Mutex{}
-		t.devices[name] = m
-	}
-	return m
 }
 
 // Format returns the format of a running file from its name.
@@ -145,7 +133,7 @@ func (t *Target) current(d *ir.Device) (unlock func(), err error) {
 	if err := checkName("device", d.Name); err != nil {
 		return nil, err
 	}
-	m := t.device(d.Name)
+	m := t.devices.Of(d.Name)
 	m.Lock()
 	if err := t.lapse(d.Name); err != nil {
 		m.Unlock()
@@ -348,7 +336,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	}
 	t.mu.Lock()
 	t.timers[d.Name] = time.AfterFunc(timeout, func() {
-		m := t.device(d.Name)
+		m := t.devices.Of(d.Name)
 		m.Lock()
 		defer m.Unlock()
 		_ = t.lapse(d.Name)
@@ -409,7 +397,7 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	if err := checkName("device", d.Name); err != nil {
 		return err
 	}
-	m := t.device(d.Name)
+	m := t.devices.Of(d.Name)
 	m.Lock()
 	defer m.Unlock()
 	p, err := t.pending(d.Name)

@@ -101,7 +101,7 @@ type Target struct {
 	runtimeDigest string // its RUNTIME_DIGEST, which host.conf names
 
 	mu      sync.Mutex
-	devices map[string]*sync.Mutex
+	devices targets.DeviceLocks
 	pending map[string]*pushed
 }
 
@@ -140,7 +140,7 @@ func New(opts Options) (*Target, error) {
 		opts.CommandTimeout = 15 * time.Minute
 	}
 	return &Target{opts: opts, runtimeSHA: sha256Hex(opts.Runtime), runtimeDigest: string(m[1]),
-		devices: map[string]*sync.Mutex{}, pending: map[string]*pushed{}}, nil
+		pending: map[string]*pushed{}}, nil
 }
 
 // sha256Hex is b's SHA-256 as sha256sum prints it, the form in which the
@@ -155,19 +155,6 @@ func (t *Target) String() string { return "host runtime " + t.runtimePath() }
 
 func (t *Target) runtimePath() string  { return path.Join("/", t.opts.Root, t.opts.RuntimePath) }
 func (t *Target) settingsPath() string { return path.Join("/", t.opts.Root, t.opts.SettingsPath) }
-
-// device locks one server against concurrent use by this target (a
-// lapsing timer and a call of the rollout).
-func (t *Target) device(name string) *sync.Mutex {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m := t.devices[name]
-	if m == nil {
-		m = &sync.Mutex{}
-		t.devices[name] = m
-	}
-	return m
-}
 
 // session is one login to a server for one call.
 type session struct {
@@ -662,7 +649,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 
 // lapse rolls back a push whose confirmation did not come in time.
 func (t *Target) lapse(d *ir.Device, p *pushed) {
-	m := t.device(d.Name)
+	m := t.devices.Of(d.Name)
 	m.Lock()
 	defer m.Unlock()
 	t.mu.Lock()
@@ -766,7 +753,7 @@ func (t *Target) lock(d *ir.Device) (unlock func(), err error) {
 	if d == nil {
 		return nil, errors.New("host target: nil device")
 	}
-	m := t.device(d.Name)
+	m := t.devices.Of(d.Name)
 	m.Lock()
 	return m.Unlock, nil
 }
