@@ -190,13 +190,7 @@ func (ro *rollout) settlePending(ctx context.Context, s Settlement) ([]Settled, 
 // runsDesired reads d and returns nil when its owned state is its desired
 // state.
 func (ro *rollout) runsDesired(ctx context.Context, d *ir.Device) error {
-	if ro.Platforms == nil {
-		return errors.New("no platform models its running configuration")
-	}
-	p, err := ro.Platforms(d)
-	if err == nil && p == nil {
-		err = errors.New("no platform models it")
-	}
+	p, err := Lookup(ro.Platforms, d, "no platform models it")
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,22 @@ func (a Action) Changes() bool { return a == Create || a == Update }
 // Unsupported with that reason.
 type Platforms func(d *ir.Device) (renderers.Platform, error)
 
+// Lookup returns what find gives for d: the platform that models it, or
+// the one that applies changes to it. A nil find, or one that gives
+// nothing and no error, is the error none: the callers name the device
+// and say what it cannot do then, so the check is written once.
+func Lookup[P comparable](find func(d *ir.Device) (P, error), d *ir.Device, none string) (P, error) {
+	var zero P
+	if find == nil {
+		return zero, errors.New(none)
+	}
+	p, err := find(d)
+	if err == nil && p == zero {
+		err = errors.New(none)
+	}
+	return p, err
+}
+
 // DefaultParallelism is how many devices are read or pushed at once when
 // a request does not say.
 const DefaultParallelism = 64
@@ -161,14 +177,7 @@ func planDevice(ctx context.Context, req Request, d *ir.Device) DevicePlan {
 	if d.Rail >= 0 && d.Role == ir.RoleLeaf {
 		dp.Rail = new(d.Rail)
 	}
-	if req.Platforms == nil {
-		dp.Action, dp.Reason = Unsupported, "no platform models running configurations"
-		return dp
-	}
-	p, err := req.Platforms(d)
-	if err == nil && p == nil {
-		err = errors.New("no platform models it")
-	}
+	p, err := Lookup(req.Platforms, d, "no platform models it")
 	if err != nil {
 		dp.Action, dp.Reason = Unsupported, err.Error()
 		return dp

@@ -254,13 +254,7 @@ func (ro *rollout) items() (map[string]*item, error) {
 		if d == nil {
 			return nil, fmt.Errorf("the plan changes %s, which the intent does not have: the plan was made from another intent", dp.Device)
 		}
-		if ro.Platforms == nil {
-			return nil, fmt.Errorf("%s: no platform models running configurations", dp.Device)
-		}
-		p, err := ro.Platforms(d)
-		if err == nil && p == nil {
-			err = errors.New("no platform models it")
-		}
+		p, err := Lookup(ro.Platforms, d, "no platform models it")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dp.Device, err)
 		}

@@ -180,13 +180,7 @@ func (t *Target) Push(ctx context.Context, d *ir.Device, rem renderers.Remediati
 
 // push applies rem and returns the files it created.
 func (t *Target) push(d *ir.Device, rem renderers.Remediation) (created []string, err error) {
-	if t.appliers == nil {
-		return nil, fmt.Errorf("%s: no platform applies changes to its files", d.Name)
-	}
-	a, err := t.appliers(d)
-	if err == nil && a == nil {
-		err = errors.New("no platform applies changes to its files")
-	}
+	a, err := targets.Lookup(t.appliers, d, "no platform applies changes to its files")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.Name, err)
 	}
