@@ -175,6 +175,29 @@ func (w *world) rollout(p *targets.Plan, tg targets.Target) targets.Rollout {
 		Parallelism: 4, ConfirmTimeout: 300 * time.Millisecond, Timeout: 2 * time.Second, LapseGrace: 2 * time.Second}
 }
 
+// apply runs r and fails the test when the rollout returns an error.
+func apply(t *testing.T, r targets.Rollout) *targets.Report {
+	t.Helper()
+	rep, err := targets.Apply(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// outcome returns what rep says of device, failing the test when it says
+// nothing of it.
+func outcome(t *testing.T, rep *targets.Report, device string) targets.Outcome {
+	t.Helper()
+	for _, o := range rep.Devices {
+		if o.Device == device {
+			return o
+		}
+	}
+	t.Fatalf("the report does not name %s", device)
+	return targets.Outcome{}
+}
+
 func TestApplyAll(t *testing.T) {
 	w := newWorld(fabric(4, 2, 8))
 	tg := fullTarget{confirmTarget{w.t}}
@@ -186,10 +209,7 @@ func TestApplyAll(t *testing.T) {
 			events = append(events, fmt.Sprintf("%d/%d %s %s", e.Wave, e.Waves, e.Step, e.Device))
 		}
 	}
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	w.check(t, p, rep, false, states(p, targets.Applied, nil))
 	if rep.Failed || rep.Interrupted || rep.Waves != 6 || rep.Completed != 6 {
 		t.Errorf("report %+v", rep)
@@ -219,10 +239,7 @@ func TestApplyNothingToDo(t *testing.T) {
 	}
 	p := w.plan(t, w.t)
 	delete(w.t.readErr, "gpu-000")
-	rep, err := targets.Apply(t.Context(), w.rollout(p, w.t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, w.rollout(p, w.t))
 	w.check(t, p, rep, true, map[string]targets.State{"leaf-r0-00": targets.Unchanged, "spine-00": targets.Unchanged, "gpu-000": targets.Untouched})
 	if rep.Waves != 0 || rep.Devices[0].Reason != "unreachable when planned: no route to host" {
 		t.Errorf("report %+v", rep)
@@ -236,29 +253,19 @@ func TestApplyRejected(t *testing.T) {
 	tg := fullTarget{confirmTarget{w.t}}
 	p := w.plan(t, tg)
 	w.t.reject["leaf-r1-00"] = errors.New("% Invalid input (at token 3: 'pfc')")
-	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, w.rollout(p, tg))
 	w.check(t, p, rep, true, waveStates(p, 1, targets.Size{N: 3}, 2))
 	if !rep.Failed || rep.Completed != 1 || !strings.Contains(rep.Reason, "wave 2 of 6: leaf-r1-00: push failed: % Invalid input") {
 		t.Errorf("report %+v", rep)
 	}
-	for _, o := range rep.Devices {
-		switch o.Device {
-		case "leaf-r1-00":
-			if !strings.Contains(o.Reason, "it runs what it ran before the apply") {
-				t.Errorf("rejecting device: %+v", o)
-			}
-		case "leaf-r0-01":
-			if !strings.Contains(o.Reason, "its wave failed") || !strings.HasSuffix(o.Reason, "rolled back") {
-				t.Errorf("wave-mate: %+v", o)
-			}
-		case "spine-00":
-			if !strings.HasPrefix(o.Reason, "not pushed: the rollout stopped") {
-				t.Errorf("later wave: %+v", o)
-			}
-		}
+	if o := outcome(t, rep, "leaf-r1-00"); !strings.Contains(o.Reason, "it runs what it ran before the apply") {
+		t.Errorf("rejecting device: %+v", o)
+	}
+	if o := outcome(t, rep, "leaf-r0-01"); !strings.Contains(o.Reason, "its wave failed") || !strings.HasSuffix(o.Reason, "rolled back") {
+		t.Errorf("wave-mate: %+v", o)
+	}
+	if o := outcome(t, rep, "spine-00"); !strings.HasPrefix(o.Reason, "not pushed: the rollout stopped") {
+		t.Errorf("later wave: %+v", o)
 	}
 	if n := w.t.pushes["spine-00"]; n != 0 {
 		t.Errorf("spine-00 took %d pushes after the rollout stopped", n)
@@ -275,10 +282,7 @@ func TestApplyTimeout(t *testing.T) {
 	r := w.rollout(p, tg)
 	r.Timeout = 100 * time.Millisecond
 	start := time.Now()
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	w.check(t, p, rep, true, waveStates(p, 1, targets.Size{N: 3}, 1))
 	if !strings.Contains(rep.Reason, "context deadline exceeded") {
 		t.Errorf("reason %q", rep.Reason)
@@ -296,10 +300,7 @@ func TestApplyNeverConfirmed(t *testing.T) {
 	tg := confirmTarget{w.t}
 	p := w.plan(t, tg)
 	w.t.confirmErr["gpu-001"] = errors.New("session closed")
-	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, w.rollout(p, tg))
 	want := waveStates(p, 1, targets.Size{N: 3}, 3) // gpu-000..002 are wave 3
 	want["gpu-000"], want["gpu-002"] = targets.Applied, targets.Applied
 	want["gpu-001"] = targets.RolledBack
@@ -307,10 +308,8 @@ func TestApplyNeverConfirmed(t *testing.T) {
 	if !rep.Failed || rep.Completed != 2 {
 		t.Errorf("report %+v", rep)
 	}
-	for _, o := range rep.Devices {
-		if o.Device == "gpu-001" && !strings.Contains(o.Reason, "commit not confirmed: session closed; its commit timer lapsed") {
-			t.Errorf("gpu-001: %s", o.Reason)
-		}
+	if o := outcome(t, rep, "gpu-001"); !strings.Contains(o.Reason, "commit not confirmed: session closed; its commit timer lapsed") {
+		t.Errorf("gpu-001: %s", o.Reason)
 	}
 }
 
@@ -329,10 +328,7 @@ func TestApplyOneFailingInWaveOfMany(t *testing.T) {
 	// wave's rollback waits out the timer of the device that ignored its
 	// push, so not much longer).
 	r.ConfirmTimeout = 3 * time.Second
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	w.check(t, p, rep, true, states(p, targets.RolledBack, nil))
 	if !strings.Contains(rep.Reason, "gpu-042: did not converge: 1 element differ") {
 		t.Errorf("reason %q", rep.Reason)
@@ -354,17 +350,12 @@ func TestApplyDisconnect(t *testing.T) {
 	w.t.drop["leaf-r1-01"] = true
 	r := w.rollout(p, tg)
 	r.LapseGrace = 200 * time.Millisecond
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	want := waveStates(p, 1, targets.Size{N: 3}, 2)
 	want["leaf-r1-01"] = targets.Unknown
 	w.check(t, p, rep, true, want)
-	for _, o := range rep.Devices {
-		if o.Device == "leaf-r1-01" && !strings.Contains(o.Reason, "cannot read it back: connection refused") {
-			t.Errorf("leaf-r1-01: %s", o.Reason)
-		}
+	if o := outcome(t, rep, "leaf-r1-01"); !strings.Contains(o.Reason, "cannot read it back: connection refused") {
+		t.Errorf("leaf-r1-01: %s", o.Reason)
 	}
 }
 
@@ -374,15 +365,10 @@ func TestApplyPlainTargetReverses(t *testing.T) {
 	w := newWorld(fabric(4, 2, 8))
 	p := w.plan(t, w.t)
 	w.t.reject["leaf-r1-01"] = errors.New("line 2 rejected")
-	rep, err := targets.Apply(t.Context(), w.rollout(p, w.t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, w.rollout(p, w.t))
 	w.check(t, p, rep, false, waveStates(p, 1, targets.Size{N: 3}, 2))
-	for _, o := range rep.Devices {
-		if o.Device == "leaf-r0-01" && !strings.HasSuffix(o.Reason, "its change was reversed") {
-			t.Errorf("leaf-r0-01: %s", o.Reason)
-		}
+	if o := outcome(t, rep, "leaf-r0-01"); !strings.HasSuffix(o.Reason, "its change was reversed") {
+		t.Errorf("leaf-r0-01: %s", o.Reason)
 	}
 }
 
@@ -424,14 +410,9 @@ func TestApplyPutBackFailed(t *testing.T) {
 	tg := fullTarget{confirmTarget{w.t}}
 	p := w.plan(t, tg)
 	w.t.reject["leaf-r0-00"] = &targets.PutBackError{Err: errors.New("the runtime failed"), PutBack: errors.New("sudo: a password is required")}
-	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range rep.Devices {
-		if o.Device == "leaf-r0-00" && (o.State != targets.Unknown || !strings.Contains(o.Reason, "putting it back failed")) {
-			t.Errorf("leaf-r0-00: %s: %s, want unknown", o.State, o.Reason)
-		}
+	rep := apply(t, w.rollout(p, tg))
+	if o := outcome(t, rep, "leaf-r0-00"); o.State != targets.Unknown || !strings.Contains(o.Reason, "putting it back failed") {
+		t.Errorf("leaf-r0-00: %s: %s, want unknown", o.State, o.Reason)
 	}
 }
 
@@ -485,10 +466,7 @@ func TestApplyLocked(t *testing.T) {
 	if err := release(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	w.check(t, p, rep, false, states(p, targets.Applied, nil))
 	if _, err := targets.LockFile(lock); err != nil {
 		t.Errorf("the lock file was not released: %v", err)
@@ -615,10 +593,7 @@ func TestDeviceNamedOnce(t *testing.T) {
 	p = w.plan(t, tg)
 	rejected := errors.New("leaf-r1-00: leaf-r1-00: % Invalid input (at token 3: 'pfc')")
 	w.t.reject["leaf-r1-00"] = rejected
-	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, w.rollout(p, tg))
 	if !strings.Contains(rep.Reason, "wave 2 of 6: leaf-r1-00: push failed: % Invalid input") || strings.Count(rep.Reason, "leaf-r1-00") != 1 {
 		t.Errorf("report reason %q", rep.Reason)
 	}
@@ -757,10 +732,7 @@ func TestApplyDeviceDiffs(t *testing.T) {
 	w := newWorld(fabric(2, 1, 0))
 	tg := &differTarget{fullTarget: fullTarget{confirmTarget{w.t}}, diffs: map[string]string{}}
 	p := w.plan(t, tg)
-	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, w.rollout(p, tg))
 	if len(rep.DeviceDiffs) != 3 || !strings.HasPrefix(rep.DeviceDiffs["spine-00"], "+") {
 		t.Errorf("device diffs %v, want one for each of the 3 devices pushed", rep.DeviceDiffs)
 	}
@@ -882,10 +854,7 @@ func TestApplyGatesOnRecordedState(t *testing.T) {
 		sp := &shiftingPlatform{fakePlatform: w.p, later: map[string]string{"owned.pfc": "3", "owned.ecn": "151"}, calls: map[string]int{}}
 		r := w.rollout(savedAndRead(t, p), tg)
 		r.Platforms = func(*ir.Device) (renderers.Platform, error) { return sp, nil }
-		rep, err := targets.Apply(t.Context(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := apply(t, r)
 		if !rep.Failed || rep.Completed != 0 || !strings.Contains(rep.Reason, "leaf-r0-00: did not converge: 1 element differs from its desired state (owned.ecn)") {
 			t.Errorf("report: failed %v, %d waves completed, %s", rep.Failed, rep.Completed, rep.Reason)
 		}
@@ -900,10 +869,7 @@ func TestApplyGatesOnRecordedState(t *testing.T) {
 		sp := &shiftingPlatform{fakePlatform: w.p, later: map[string]string{"owned.pfc": "9"}, calls: map[string]int{}}
 		r := w.rollout(savedAndRead(t, p), tg)
 		r.Platforms = func(*ir.Device) (renderers.Platform, error) { return sp, nil }
-		rep, err := targets.Apply(t.Context(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := apply(t, r)
 		w.check(t, p, rep, false, states(p, targets.Applied, nil))
 		for _, d := range w.devs {
 			if n := sp.calls[d.Name]; n != 1 {
@@ -927,10 +893,7 @@ func TestApplyStaleInWave(t *testing.T) {
 			w.t.set(second, strings.Replace(w.before[second], "owned.mtu=1500", "owned.mtu=9000", 1))
 		}
 	}
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	want := second + ": not pushed: it changed since the plan was checked against it: owned.mtu changed"
 	if !rep.Failed || rep.Completed != 1 || !strings.Contains(rep.Reason, want) {
 		t.Errorf("report: failed %v, %d waves completed, %s; want %q", rep.Failed, rep.Completed, rep.Reason, want)
@@ -987,10 +950,7 @@ func TestApplyGateLeavesUnmanaged(t *testing.T) {
 	}
 	r := w.rollout(savedAndRead(t, p), tg)
 	r.Platforms = platforms
-	rep, err := targets.Apply(t.Context(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := apply(t, r)
 	if rep.Failed || rep.Counts()[targets.Applied] != p.Summary().Change {
 		t.Errorf("apply: %s; %v, want every device to change applied", rep.Reason, rep.Counts())
 	}
