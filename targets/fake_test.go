@@ -1,11 +1,9 @@
 package targets_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/dir/dirtest"
 )
 
 // fakePlatform models a device's configuration as "key=value" lines in
@@ -72,16 +71,7 @@ func (p *fakePlatform) Parse(d *ir.Device, running []renderers.Artifact) (render
 // Diff returns the element changes and, as remediation, one "set k v" or
 // "unset k" line per change.
 func (p *fakePlatform) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
-	changes := renderers.DiffElements(running.Elements(), desired.Elements(), disruptions)
-	var b bytes.Buffer
-	for _, c := range changes {
-		if c.After == nil {
-			fmt.Fprintf(&b, "unset %s\n", c.Path)
-		} else {
-			fmt.Fprintf(&b, "set %s %s\n", c.Path, *c.After)
-		}
-	}
-	return changes, renderers.Remediation{Format: renderers.Text, Content: b.Bytes()}, nil
+	return dirtest.SetUnset(running, desired, disruptions)
 }
 
 // Apply edits cfg.txt in place: a set replaces the key's line where it
@@ -97,31 +87,10 @@ func (p *fakePlatform) Apply(running []renderers.Artifact, rem renderers.Remedia
 	if idx < 0 {
 		return nil, errors.New("no cfg.txt to apply to")
 	}
-	lines := strings.SplitAfter(string(out[idx].Content), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	content, err := dirtest.EditLines(out[idx].Content, rem.Content)
+	if err != nil {
+		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(rem.Content))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) == 3 && f[0] == "set":
-			at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, f[1]+"=") })
-			if at >= 0 {
-				lines[at] = f[1] + "=" + f[2] + "\n"
-			} else {
-				if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
-					lines[n-1] += "\n"
-				}
-				lines = append(lines, f[1]+"="+f[2]+"\n")
-			}
-		case len(f) == 2 && f[0] == "unset":
-			lines = slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, f[1]+"=") })
-		default:
-			return nil, fmt.Errorf("remediation line %q: not set or unset", sc.Text())
-		}
-	}
-	content := []byte(strings.Join(lines, ""))
 	out[idx] = renderers.Artifact{Path: out[idx].Path, Format: out[idx].Format, Content: content}
 	return out, nil
 }

@@ -61,24 +61,11 @@ func (linesPlatform) Apply(running []renderers.Artifact, rem renderers.Remediati
 	if bytes.Contains(out[i].Content, []byte("reject-me")) {
 		return nil, errors.New("% Invalid input detected at '^' marker")
 	}
-	lines := strings.SplitAfter(string(out[i].Content), "\n")
-	for l := range strings.Lines(string(rem.Content)) {
-		f := strings.Fields(l)
-		switch {
-		case len(f) == 3 && f[0] == "set":
-			at := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
-			if at < 0 {
-				lines = append(lines, f[1]+"="+f[2]+"\n")
-			} else {
-				lines[at] = f[1] + "=" + f[2] + "\n"
-			}
-		case len(f) == 2 && f[0] == "unset":
-			lines = slices.DeleteFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
-		default:
-			return nil, fmt.Errorf("%q: not set or unset", l)
-		}
+	content, err := dirtest.EditLines(out[i].Content, rem.Content)
+	if err != nil {
+		return nil, err
 	}
-	out[i].Content = []byte(strings.Join(lines, ""))
+	out[i].Content = content
 	return out, nil
 }
 

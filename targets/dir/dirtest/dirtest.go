@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,37 @@ func SetUnset(running, desired renderers.State, dis renderers.Disruptions) ([]re
 		}
 	}
 	return cs, renderers.Remediation{Format: renderers.Text, Content: []byte(b.String())}, nil
+}
+
+// EditLines applies a remediation of SetUnset to content, the device's
+// "key=value" lines: a set replaces the key's line where it is or
+// appends it, an unset drops it, every other line stays as it is; any
+// other remediation line is an error naming it.
+func EditLines(content, rem []byte) ([]byte, error) {
+	lines := strings.SplitAfter(string(content), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for l := range strings.Lines(string(rem)) {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 3 && f[0] == "set":
+			at := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
+			if at >= 0 {
+				lines[at] = f[1] + "=" + f[2] + "\n"
+				continue
+			}
+			if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
+				lines[n-1] += "\n"
+			}
+			lines = append(lines, f[1]+"="+f[2]+"\n")
+		case len(f) == 2 && f[0] == "unset":
+			lines = slices.DeleteFunc(lines, func(s string) bool { return strings.HasPrefix(s, f[1]+"=") })
+		default:
+			return nil, fmt.Errorf("remediation line %q: not set or unset", strings.TrimSuffix(l, "\n"))
+		}
+	}
+	return []byte(strings.Join(lines, "")), nil
 }
 
 // Write writes content to the file at path with mode, making the
