@@ -687,32 +687,27 @@ func SortDevices(ds []*Device) {
 
 // Switches returns the switches, in device order.
 func (f *Fabric) Switches() []*Device {
-	var out []*Device
-	for _, d := range f.Devices {
-		if d.Switch != nil {
-			out = append(out, d)
-		}
-	}
-	return out
+	return where(f.Devices, func(d *Device) bool { return d.Switch != nil })
 }
 
 // Hosts returns the servers, in device order.
 func (f *Fabric) Hosts() []*Device {
-	var out []*Device
-	for _, d := range f.Devices {
-		if d.Host != nil {
-			out = append(out, d)
-		}
-	}
-	return out
+	return where(f.Devices, func(d *Device) bool { return d.Host != nil })
 }
 
 // LosslessClasses returns the lossless classes, by priority.
 func (f *Fabric) LosslessClasses() []*Class {
-	var out []*Class
-	for _, c := range f.Classes {
-		if c.Lossless {
-			out = append(out, c)
+	return where(f.Classes, func(c *Class) bool { return c.Lossless })
+}
+
+// where returns the elements of xs that keep keeps, in their order, and
+// nil for none: a new slice, which the caller may change without
+// changing the fabric.
+func where[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
 		}
 	}
 	return out
