@@ -39,8 +39,8 @@ func DefaultClasses() map[string]Class {
 // round trips of 2 to 20 µs (99 % at 2 µs, 95 % at 800G and 20 µs;
 // physics.md §3.3).
 func DefaultECN() *ECN {
-	return &ECN{Enabled: true, Min: Size{Raw: "50KB", Bytes: 50_000},
-		Max: Size{Raw: "100KB", Bytes: 100_000}, Probability: 100}
+	return &ECN{Enabled: true, Min: Size{Written: Written{Raw: "50KB"}, Bytes: 50_000},
+		Max: Size{Written: Written{Raw: "100KB"}, Bytes: 100_000}, Probability: 100}
 }
 
 // DefaultReservePercent is the share of the shared buffer held for the

@@ -273,68 +273,52 @@ func raw(b []byte) string {
 	return string(bytes.TrimSpace(b))
 }
 
+// Written is a unit field's text as the user wrote it. Each unit type
+// embeds it, so that each reads and writes JSON as that text alone: it is
+// parsed with its position at load time (parseUnits), and written back
+// as the user wrote it.
+type Written struct {
+	Raw string
+}
+
+// UnmarshalJSON keeps the text; parsing happens with positions at load time.
+func (w *Written) UnmarshalJSON(b []byte) error { w.Raw = raw(b); return nil }
+
+// MarshalJSON writes the text as the user wrote it.
+func (w Written) MarshalJSON() ([]byte, error) { return json.Marshal(w.Raw) }
+
 // Size is a size as the user wrote it and as parsed. Cells is set when the
 // user wrote "N cells"; then Bytes is zero until the compiler knows the
 // platform's cell size.
 type Size struct {
-	Raw   string
+	Written
 	Bytes int64
 	Cells int64
 }
 
-// UnmarshalJSON keeps the text; parsing happens with positions at load time.
-func (s *Size) UnmarshalJSON(b []byte) error { s.Raw = raw(b); return nil }
-
-// MarshalJSON writes the size as the user wrote it.
-func (s Size) MarshalJSON() ([]byte, error) { return json.Marshal(s.Raw) }
-
 // Rate is a rate in bits per second.
 type Rate struct {
-	Raw  string
+	Written
 	Bits int64
 }
 
-// UnmarshalJSON keeps the text; parsing happens with positions at load time.
-func (r *Rate) UnmarshalJSON(b []byte) error { r.Raw = raw(b); return nil }
-
-// MarshalJSON writes the rate as the user wrote it.
-func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(r.Raw) }
-
 // Speed is a port speed in Gbit/s.
 type Speed struct {
-	Raw  string
+	Written
 	Gbps int
 }
 
-// UnmarshalJSON keeps the text; parsing happens with positions at load time.
-func (s *Speed) UnmarshalJSON(b []byte) error { s.Raw = raw(b); return nil }
-
-// MarshalJSON writes the speed as the user wrote it.
-func (s Speed) MarshalJSON() ([]byte, error) { return json.Marshal(s.Raw) }
-
 // Length is a cable length in metres.
 type Length struct {
-	Raw    string
+	Written
 	Metres float64
 }
 
-// UnmarshalJSON keeps the text; parsing happens with positions at load time.
-func (l *Length) UnmarshalJSON(b []byte) error { l.Raw = raw(b); return nil }
-
-// MarshalJSON writes the length as the user wrote it.
-func (l Length) MarshalJSON() ([]byte, error) { return json.Marshal(l.Raw) }
-
 // Duration is a duration.
 type Duration struct {
-	Raw string
-	D   time.Duration
+	Written
+	D time.Duration
 }
-
-// UnmarshalJSON keeps the text; parsing happens with positions at load time.
-func (d *Duration) UnmarshalJSON(b []byte) error { d.Raw = raw(b); return nil }
-
-// MarshalJSON writes the duration as the user wrote it.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.Raw) }
 
 // Ms is the duration in whole milliseconds, as most platforms take it.
 func (d Duration) Ms() int { return int(d.D.Milliseconds()) }
