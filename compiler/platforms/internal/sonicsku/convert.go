@@ -325,27 +325,27 @@ func encode(s platforms.SONiCSKU) ([]byte, error) {
 		}
 		b.WriteString(",\n")
 	}
+	// list writes the n items of an array, one a line.
+	list := func(n int, item func(i int) any) error {
+		for i := range n {
+			b.WriteString("    ")
+			if err := line(item(i)); err != nil {
+				return err
+			}
+			if i < n-1 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n")
+		}
+		return nil
+	}
 	b.WriteString("  \"ports\": [\n")
-	for i, p := range s.Ports {
-		b.WriteString("    ")
-		if err := line(p); err != nil {
-			return nil, err
-		}
-		if i < len(s.Ports)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
+	if err := list(len(s.Ports), func(i int) any { return s.Ports[i] }); err != nil {
+		return nil, err
 	}
 	b.WriteString("  ],\n  \"portConfig\": [\n")
-	for i, r := range s.Default {
-		b.WriteString("    ")
-		if err := line(r); err != nil {
-			return nil, err
-		}
-		if i < len(s.Default)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
+	if err := list(len(s.Default), func(i int) any { return s.Default[i] }); err != nil {
+		return nil, err
 	}
 	b.WriteString("  ]\n}\n")
 	if _, err := platforms.DecodeSONiCSKU(b.Bytes()); err != nil {
