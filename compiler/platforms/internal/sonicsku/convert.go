@@ -29,33 +29,28 @@ func convert(o options) ([]byte, error) {
 	platJSON := path.Join(o.platformDir, "platform.json")
 	hwskuJSON := path.Join(o.platformDir, o.hwsku, "hwsku.json")
 	portINI := path.Join(o.platformDir, o.hwsku, "port_config.ini")
-	read := func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(o.root, filepath.FromSlash(p))) }
-
-	pj, err := read(platJSON)
-	if err != nil {
-		return nil, err
-	}
-	parents, err := parsePlatformJSON(pj)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", platJSON, err)
-	}
-	hj, err := read(hwskuJSON)
-	if err != nil {
-		return nil, err
-	}
+	var parents []platforms.SONiCParent
 	var hw struct {
 		Interfaces map[string]map[string]string `json:"interfaces"`
 	}
-	if err := json.Unmarshal(hj, &hw); err != nil {
-		return nil, fmt.Errorf("%s: %w", hwskuJSON, err)
-	}
-	ini, err := read(portINI)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := parsePortConfig(ini)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", portINI, err)
+	var rows []platforms.SONiCPortEntry
+	// Each file of the vendor tree is read and parsed in turn; a parse
+	// error names the file.
+	for _, f := range []struct {
+		path  string
+		parse func([]byte) error
+	}{
+		{platJSON, func(b []byte) (err error) { parents, err = parsePlatformJSON(b); return err }},
+		{hwskuJSON, func(b []byte) error { return json.Unmarshal(b, &hw) }},
+		{portINI, func(b []byte) (err error) { rows, err = parsePortConfig(b); return err }},
+	} {
+		b, err := os.ReadFile(filepath.Join(o.root, filepath.FromSlash(f.path)))
+		if err != nil {
+			return nil, err
+		}
+		if err := f.parse(b); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.path, err)
+		}
 	}
 
 	sku := platforms.SONiCSKU{
