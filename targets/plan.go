@@ -126,6 +126,14 @@ type DevicePlan struct {
 // Plan is what plan computed and apply carries out. JSON is its source of
 // truth: the text view and the plan file are both made from it.
 type Plan struct {
+	PlanHead
+	Devices []DevicePlan `json:"devices"`
+}
+
+// PlanHead is what a plan says of itself before its devices: the plan
+// file writes and reads it as it is, ahead of the shapes and devices it
+// streams.
+type PlanHead struct {
 	// FormatVersion is the plan file format (PlanFormatVersion).
 	FormatVersion int `json:"format_version"`
 	// Rocefab is the version that made the plan; apply refuses a plan of
@@ -137,8 +145,7 @@ type Plan struct {
 	// Target says where running configurations were read.
 	Target string `json:"target"`
 	// Only is the --only pattern that restricted the devices, if any.
-	Only    string       `json:"only,omitempty"`
-	Devices []DevicePlan `json:"devices"`
+	Only string `json:"only,omitempty"`
 }
 
 // IntentRef binds a plan to its intent.
@@ -164,7 +171,7 @@ func Make(ctx context.Context, req Request) (*Plan, error) {
 		return nil, fmt.Errorf("plan interrupted: %w", context.Cause(ctx))
 	}
 	slices.SortFunc(out, func(a, b DevicePlan) int { return strings.Compare(a.Device, b.Device) })
-	p := &Plan{FormatVersion: PlanFormatVersion, Devices: out}
+	p := &Plan{PlanHead: PlanHead{FormatVersion: PlanFormatVersion}, Devices: out}
 	if err := MarkPending(ctx, p, req.Target, req.Devices, req.Parallelism); err != nil {
 		return nil, err
 	}

@@ -31,16 +31,6 @@ func (e *FormatError) Error() string {
 		e.Version, PlanFormatVersion)
 }
 
-// planHead is what a plan file says before its shapes and devices.
-type planHead struct {
-	FormatVersion int       `json:"format_version"`
-	Rocefab       string    `json:"rocefab"`
-	Fabric        string    `json:"fabric"`
-	Intent        IntentRef `json:"intent"`
-	Target        string    `json:"target"`
-	Only          string    `json:"only,omitempty"`
-}
-
 // deviceJSON is a device as a plan file keeps it: its plan, with its
 // changes and remediation (Body) and its desired state (Desired) by
 // reference rather than inline.
@@ -56,7 +46,7 @@ type deviceJSON struct {
 
 // planFileJSON is a plan file read whole.
 type planFileJSON struct {
-	planHead
+	PlanHead
 	Shapes []shapeJSON `json:"shapes"`
 	// DesiredShapes are the shapes of the devices' desired states.
 	DesiredShapes []stateShapeJSON `json:"desired_shapes"`
@@ -90,8 +80,9 @@ func WritePlan(w io.Writer, p *Plan) error {
 		}
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	head, err := json.MarshalIndent(planHead{FormatVersion: PlanFormatVersion, Rocefab: p.Rocefab, Fabric: p.Fabric,
-		Intent: p.Intent, Target: p.Target, Only: p.Only}, "", "  ")
+	h := p.PlanHead
+	h.FormatVersion = PlanFormatVersion
+	head, err := json.MarshalIndent(h, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the plan: %w", err)
 	}
@@ -250,8 +241,7 @@ func ReadSharedPlan(r io.Reader) (*Plan, error) {
 		return nil, fmt.Errorf("plan file: %w", err)
 	}
 	f.Shapes, f.DesiredShapes = nil, nil
-	p := &Plan{FormatVersion: f.FormatVersion, Rocefab: f.Rocefab, Fabric: f.Fabric, Intent: f.Intent, Target: f.Target, Only: f.Only,
-		Devices: make([]DevicePlan, len(f.Devices))}
+	p := &Plan{PlanHead: f.PlanHead, Devices: make([]DevicePlan, len(f.Devices))}
 	for i := range f.Devices {
 		d := &f.Devices[i]
 		if d.Changes != nil || d.Remediation != nil {

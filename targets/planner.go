@@ -54,7 +54,7 @@ func PlanFabric(ctx context.Context, req FabricRequest) (*Plan, error) {
 			failed[de.Device] = de.Err
 		}
 	}
-	p := &Plan{FormatVersion: PlanFormatVersion, Devices: make([]DevicePlan, 0, len(req.Devices))}
+	p := &Plan{PlanHead: PlanHead{FormatVersion: PlanFormatVersion}, Devices: make([]DevicePlan, 0, len(req.Devices))}
 	for _, d := range req.Devices {
 		dp, ok := sink.plans[d]
 		if !ok {

@@ -17,7 +17,7 @@ import (
 // desired states differ only in their names and neighbours, and one
 // server unlike them.
 func sharedPlan(n int) *targets.Plan {
-	p := &targets.Plan{FormatVersion: targets.PlanFormatVersion, Rocefab: "v1", Fabric: "f", Target: "directory running"}
+	p := &targets.Plan{PlanHead: targets.PlanHead{FormatVersion: targets.PlanFormatVersion, Rocefab: "v1", Fabric: "f", Target: "directory running"}}
 	for i := range n {
 		name := fmt.Sprintf("leaf-%04d", i)
 		var rem strings.Builder

@@ -156,7 +156,7 @@ func TestOneIsSingular(t *testing.T) {
 		t.Errorf("build of an intent with one error: exit %d\nstderr: %s", code, stderr.String())
 	}
 	var b bytes.Buffer
-	printPlan(&b, &targets.Plan{Fabric: "lab", Target: "running", Devices: []targets.DevicePlan{{Device: "leaf-1", Platform: "eos", Action: targets.NoOp}}})
+	printPlan(&b, &targets.Plan{PlanHead: targets.PlanHead{Fabric: "lab", Target: "running"}, Devices: []targets.DevicePlan{{Device: "leaf-1", Platform: "eos", Action: targets.NoOp}}})
 	if !strings.HasPrefix(b.String(), "Plan for lab: 1 device, running configurations from running\n") {
 		t.Errorf("a plan of one device:\n%s", b.String())
 	}

@@ -414,7 +414,7 @@ func TestWritePlanFileInterrupted(t *testing.T) {
 // createPlan is the plan of a fabric that runs nothing yet: n leaves and
 // 4n servers to create, each with changes and a remediation of its own.
 func createPlan(n int) *targets.Plan {
-	p := &targets.Plan{Fabric: "big", Target: "directory running"}
+	p := &targets.Plan{PlanHead: targets.PlanHead{Fabric: "big", Target: "directory running"}}
 	add := func(name string, role ir.Role, platform string, d renderers.Disruption) {
 		var rem strings.Builder
 		var cs []renderers.Change
