@@ -62,10 +62,7 @@ func newExplainCmd() *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return runExplain(cmd, a, args) },
 	}
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
-	// -o json: the deprecated spelling (see formatAlias).
-	cmd.Flags().StringVarP(&a.format, "output-format", "o", "text", "deprecated: use --format")
-	_ = cmd.Flags().MarkHidden("output-format")
-	cmd.SetFlagErrorFunc(formatFlagHint)
+	formatAlias(cmd, cmd.Flags().Lookup("format").Value)
 	return cmd
 }
 
