@@ -335,10 +335,17 @@ func compact(ps []ir.Port) []ir.Port {
 	return out
 }
 
-// uplink connects a leaf's next uplink: its port index continues after
-// its downlinks.
-func (w *wiring) uplink(leaf *ir.Device, lt *Tier, spine *ir.Device, st *Tier, speed int, cable float64) {
-	w.connect(leaf, lt, spine, st, speed, cable)
+// leafUplinks connects each leaf's uplinks, whose port indexes continue
+// after its downlinks, to the spines in turn: the round robin spreads
+// every leaf's uplinks evenly over them.
+func (w *wiring) leafUplinks(leaves []*ir.Device, lt *Tier, uplinks int, spines []*ir.Device, st *Tier) {
+	g := 0
+	for _, leaf := range leaves {
+		for range uplinks {
+			w.connect(leaf, lt, spines[g%len(spines)], st, st.Speed, st.Cable)
+			g++
+		}
+	}
 }
 
 // upperTier makes the switches of a tier that takes links uplinks from the
@@ -368,15 +375,7 @@ func twoTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 	if err != nil {
 		return err
 	}
-	n := len(spines)
-	// Round robin over the spines spreads every leaf's uplinks evenly.
-	g := 0
-	for _, leaf := range leaves {
-		for range U {
-			w.uplink(leaf, &p.Leaf, spines[g%n], sp, sp.Speed, sp.Cable)
-			g++
-		}
-	}
+	w.leafUplinks(leaves, &p.Leaf, U, spines, sp)
 	r.Tiers = 2
 	r.Devices = append(r.Devices, spines...)
 	return nil
@@ -439,13 +438,7 @@ func threeTier(p Params, leaves []*ir.Device, w *wiring, r *Result) error {
 		for i := range perPod {
 			ps[i] = switchDev(nm.name(pod*perPod+i, -1, pod), ir.RoleSpine, sp, -1, pod, sp.Ports)
 		}
-		g := 0
-		for _, leaf := range podLeaves[pod] {
-			for range U {
-				w.uplink(leaf, &p.Leaf, ps[g%perPod], sp, sp.Speed, sp.Cable)
-				g++
-			}
-		}
+		w.leafUplinks(podLeaves[pod], &p.Leaf, U, ps, sp)
 		spines = append(spines, ps...)
 	}
 	// Every spine sends as many links up as it has ports facing down, so the
