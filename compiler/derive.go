@@ -456,13 +456,7 @@ func (c *compilation) hosts() {
 	h := c.f.Hosts
 	prof := &ir.HostProfile{NICModel: h.NIC.Model, Tool: h.NIC.Tool, Trust: "dscp", CableM: h.NIC.Cable.Metres,
 		MTU: c.f.MTU.Host, CNPDSCP: -1, CNPPriority: -1, Pos: c.pos("hosts")}
-	var qos *ir.QoS
-	for _, d := range c.fab.Devices {
-		if d.Switch != nil {
-			qos = d.Switch.QoS
-			break
-		}
-	}
+	qos := c.fab.FirstSwitchQoS()
 	if qos == nil {
 		qos = c.qos()
 	}

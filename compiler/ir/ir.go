@@ -690,6 +690,18 @@ func (f *Fabric) Switches() []*Device {
 	return where(f.Devices, func(d *Device) bool { return d.Switch != nil })
 }
 
+// FirstSwitchQoS returns the QoS policy every switch shares, as the
+// first switch in device order carries it; nil without a switch, or
+// before the compiler has set it.
+func (f *Fabric) FirstSwitchQoS() *QoS {
+	for _, d := range f.Devices {
+		if d.Switch != nil {
+			return d.Switch.QoS
+		}
+	}
+	return nil
+}
+
 // Hosts returns the servers, in device order.
 func (f *Fabric) Hosts() []*Device {
 	return where(f.Devices, func(d *Device) bool { return d.Host != nil })

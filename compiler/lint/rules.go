@@ -528,13 +528,7 @@ nccl.trafficClass the intent sets, must map to a lossless priority. A tenant on 
 off RDMA (NCCL_IB_DISABLE=1 in its environment), so an NCCL_IB_* setting of its own is an error too.`,
 	Run: func(p *Pass) {
 		lossyTenantNCCL(p)
-		var qos *ir.QoS
-		for _, d := range p.Fabric.Devices {
-			if d.Switch != nil {
-				qos = d.Switch.QoS
-				break
-			}
-		}
+		qos := p.Fabric.FirstSwitchQoS()
 		if qos == nil {
 			return
 		}
