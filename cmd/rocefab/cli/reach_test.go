@@ -165,6 +165,40 @@ func noSecret(t *testing.T, dir string, outputs ...string) {
 	}
 }
 
+// secretKept runs rocefab in a lab whose devices take testSecret and
+// keeps what each run printed: when the test ends, noSecret checks that
+// no output and no file left in the lab shows the password.
+type secretKept struct {
+	t       *testing.T
+	dir     string
+	outputs []string
+}
+
+func keepsSecret(t *testing.T, dir string) *secretKept {
+	k := &secretKept{t: t, dir: dir}
+	t.Cleanup(func() { noSecret(t, dir, k.outputs...) })
+	return k
+}
+
+// run runs rocefab in the lab with no input.
+func (k *secretKept) run(args ...string) (code int, stdout, stderr string) {
+	k.t.Helper()
+	code, stdout, stderr = rocefab(k.t, k.dir, "", args...)
+	k.outputs = append(k.outputs, stdout, stderr)
+	return code, stdout, stderr
+}
+
+// exits runs rocefab as run does and fails the test unless it exits
+// with want, as rocefabExits does; the output is kept either way.
+func (k *secretKept) exits(want int, args ...string) (stdout, stderr string) {
+	k.t.Helper()
+	code, stdout, stderr := k.run(args...)
+	if code != want {
+		k.t.Fatalf("rocefab %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
 // TestInventoryGNMIPlanApplyPlan is plan -> apply -> plan against gNMI
 // servers over TLS with a test CA: the plan changes every switch, reports
 // the servers (ssh) unsupported, apply converges them, the next plan has
@@ -178,10 +212,9 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 		foreign[name] = foreignPart(t, s.Config())
 	}
 	t.Setenv(testPasswordEnv, testSecret)
-	var outputs []string
+	k := keepsSecret(t, dir)
 
-	out, errOut := rocefabExits(t, exitPlanChanges, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
-	outputs = append(outputs, out, errOut)
+	out, errOut := k.exits(exitPlanChanges, "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
 	says(t, "plan", out,
 		"running configurations from inventory inventory.json",
 		"replace: {",
@@ -207,8 +240,7 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 		}
 	}
 
-	out, errOut = rocefabExits(t, exitOK, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "1")
-	outputs = append(outputs, out, errOut)
+	out, errOut = k.exits(exitOK, "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "1")
 	if !strings.Contains(out, "Apply: 3 applied, 0 rolled back, 4 untouched, 0 unknown") {
 		t.Errorf("apply report:\n%s", out)
 	}
@@ -224,15 +256,13 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 		}
 	}
 
-	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut := k.run("plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
 	if code != exitOK {
 		t.Errorf("plan after apply: exit %d, want 0\n%s%s", code, out, errOut)
 	}
 	if !strings.Contains(out, "Plan: no changes") {
 		t.Errorf("plan after apply:\n%s", out)
 	}
-	noSecret(t, dir, outputs...)
 }
 
 // TestInventoryGNMICredentials: the password comes only from its
@@ -241,18 +271,16 @@ func TestInventoryGNMIPlanApplyPlan(t *testing.T) {
 func TestInventoryGNMICredentials(t *testing.T) {
 	dir := gnmiLab(t)
 	servers := gnmiFabric(t, dir, true)
-	var outputs []string
+	k := keepsSecret(t, dir)
 
 	t.Setenv(testPasswordEnv, "")
-	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut := k.run("plan", ".", "--inventory", "inventory.json")
 	if code != exitPlanError || !strings.Contains(errOut, "environment variable "+testPasswordEnv+", which is not set or empty") {
 		t.Errorf("without the password: exit %d\n%s%s", code, out, errOut)
 	}
 
 	t.Setenv(testPasswordEnv, testSecret+"-wrong")
-	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--format", "json")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("plan", ".", "--inventory", "inventory.json", "--format", "json")
 	if code != exitPlanError || !strings.Contains(out, `"action": "unreachable"`) || !strings.Contains(out, "Unauthenticated") {
 		t.Errorf("with a wrong password: exit %d\n%s%s", code, out, errOut)
 	}
@@ -264,7 +292,6 @@ func TestInventoryGNMICredentials(t *testing.T) {
 			t.Errorf("%s was changed", name)
 		}
 	}
-	noSecret(t, dir, outputs...)
 }
 
 // TestInventoryGNMIPlaintext: a plaintext lab is reached only with
@@ -274,16 +301,14 @@ func TestInventoryGNMIPlaintext(t *testing.T) {
 	dir := gnmiLab(t)
 	servers := gnmiFabric(t, dir, false)
 	t.Setenv(testPasswordEnv, testSecret)
-	var outputs []string
+	k := keepsSecret(t, dir)
 
-	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--format", "json")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut := k.run("plan", ".", "--inventory", "inventory.json", "--format", "json")
 	if code != exitPlanError || strings.Count(out, `"action": "unreachable"`) != 3 {
 		t.Errorf("TLS to plaintext servers: exit %d\n%s%s", code, out, errOut)
 	}
 
-	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--insecure-plaintext", "-o", "plain.plan")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("plan", ".", "--inventory", "inventory.json", "--insecure-plaintext", "-o", "plain.plan")
 	if code != exitOK || !strings.Contains(errOut, "WARNING: --insecure-plaintext: 3 devices are reached over gNMI WITHOUT TLS") {
 		t.Errorf("--insecure-plaintext: exit %d\n%s%s", code, out, errOut)
 	}
@@ -292,14 +317,12 @@ func TestInventoryGNMIPlaintext(t *testing.T) {
 	}
 
 	// The warning counts the devices reached, not those routed.
-	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--insecure-plaintext", "--only", "leaf-r0-00")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("plan", ".", "--inventory", "inventory.json", "--insecure-plaintext", "--only", "leaf-r0-00")
 	if code != exitOK || !strings.Contains(errOut, "WARNING: --insecure-plaintext: 1 device is reached over gNMI WITHOUT TLS") {
 		t.Errorf("--insecure-plaintext --only: exit %d\n%s%s", code, out, errOut)
 	}
 
-	code, out, errOut = rocefab(t, dir, "", "apply", "plain.plan", "--inventory", "inventory.json", "--auto-approve")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("apply", "plain.plan", "--inventory", "inventory.json", "--auto-approve")
 	if code != exitPlanError || !strings.Contains(errOut, "was made against inventory inventory.json (gNMI without TLS)") {
 		t.Errorf("apply of a plaintext plan over TLS: exit %d\n%s%s", code, out, errOut)
 	}
@@ -309,12 +332,10 @@ func TestInventoryGNMIPlaintext(t *testing.T) {
 		}
 	}
 
-	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--insecure-plaintext")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("plan", ".", "--insecure-plaintext")
 	if code != exitPlanError || !strings.Contains(errOut, "without --inventory nothing is reached over gNMI") {
 		t.Errorf("--insecure-plaintext without --inventory: exit %d\n%s%s", code, out, errOut)
 	}
-	noSecret(t, dir, outputs...)
 }
 
 // inventoryCase is an inventory plan refuses and what its error says.
@@ -497,9 +518,8 @@ func TestInventorySSHPlanApplyPlan(t *testing.T) {
 	for n, d := range devs {
 		foreign[n] = eos.Foreign(d.Running())
 	}
-	var outputs []string
-	out, errOut := rocefabExits(t, exitPlanChanges, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
-	outputs = append(outputs, out, errOut)
+	k := keepsSecret(t, dir)
+	out, errOut := k.exits(exitPlanChanges, "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
 	says(t, "plan", out, "running configurations from inventory inventory.json", "leaf-r0-00", "qos profile")
 	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
 	leaves := 0
@@ -515,8 +535,7 @@ func TestInventorySSHPlanApplyPlan(t *testing.T) {
 		t.Fatalf("the plan has %d of the %d SSH leaves", leaves, len(devs))
 	}
 
-	out, errOut = rocefabExits(t, exitOK, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "50%")
-	outputs = append(outputs, out, errOut)
+	out, errOut = k.exits(exitOK, "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1", "--wave", "50%")
 	if !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
 		t.Errorf("apply report:\n%s", out)
 	}
@@ -532,12 +551,10 @@ func TestInventorySSHPlanApplyPlan(t *testing.T) {
 		}
 	}
 
-	code, out, errOut := rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode", "--only", "leaf-*")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut := k.run("plan", ".", "--inventory", "inventory.json", "--detailed-exitcode", "--only", "leaf-*")
 	if code != exitOK || !strings.Contains(out, "Plan: no changes") {
 		t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
 	}
-	noSecret(t, dir, outputs...)
 }
 
 // TestInventorySSHHostKeys: a leaf whose key known_hosts does not have is
@@ -820,9 +837,8 @@ func mixedFabric(t *testing.T, intent string, devices []byte) (string, map[strin
 func TestInventoryMixedFabric(t *testing.T) {
 	t.Setenv(testPasswordEnv, testSecret)
 	dir, devs := mixedFabric(t, mixedIntent, mixedInventory(t))
-	var outputs []string
-	code, out, errOut := rocefab(t, dir, "", "lint", ".")
-	outputs = append(outputs, out, errOut)
+	k := keepsSecret(t, dir)
+	code, out, errOut := k.run("lint", ".")
 	if code != exitOK || !strings.Contains(out+errOut, "0 errors") {
 		t.Fatalf("lint: exit %d, want 0 and no errors\n%s%s", code, out, errOut)
 	}
@@ -834,8 +850,7 @@ func TestInventoryMixedFabric(t *testing.T) {
 			t.Fatalf("%s: no foreign configuration to keep", n)
 		}
 	}
-	out, errOut = rocefabExits(t, exitPlanChanges, dir, "", "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
-	outputs = append(outputs, out, errOut)
+	out, errOut = k.exits(exitPlanChanges, "plan", ".", "--inventory", "inventory.json", "--out", "plan.json", "--detailed-exitcode")
 	p := readPlanFile(t, filepath.Join(dir, "plan.json"))
 	for _, d := range p.Devices {
 		platforms[d.Platform]++
@@ -851,14 +866,12 @@ func TestInventoryMixedFabric(t *testing.T) {
 	if len(p.Devices)-len(devs) != 4 {
 		t.Errorf("plan has %d devices besides the %d switches, want the 4 servers: %v", len(p.Devices)-len(devs), len(devs), platforms)
 	}
-	code, out, errOut = rocefab(t, dir, "", "apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("apply", "plan.json", "--inventory", "inventory.json", "--auto-approve", "--canary", "1")
 	if code != exitOK || !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Logf("%s", out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
-	code, out, errOut = rocefab(t, dir, "", "plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
-	outputs = append(outputs, out, errOut)
+	code, out, errOut = k.run("plan", ".", "--inventory", "inventory.json", "--detailed-exitcode")
 	if code != exitOK || !strings.Contains(out, "Plan: no changes") {
 		t.Errorf("plan after apply: exit %d, want 0 and no changes\n%s%s", code, out, errOut)
 	}
@@ -871,7 +884,6 @@ func TestInventoryMixedFabric(t *testing.T) {
 			t.Errorf("%s: running configuration no longer starts with its foreign text %q:\n%s", n, d.head, running)
 		}
 	}
-	noSecret(t, dir, outputs...)
 }
 
 // sshScaleIntent has 500 EOS leaves.
