@@ -175,6 +175,16 @@ func (w *world) rollout(p *targets.Plan, tg targets.Target) targets.Rollout {
 		Parallelism: 4, ConfirmTimeout: 300 * time.Millisecond, Timeout: 2 * time.Second, LapseGrace: 2 * time.Second}
 }
 
+// fullPlan returns the world of a fabric of 4 leaves, 2 spines and 8
+// servers, a target over it with commit-confirm and rollback, and the
+// plan made through that target: where most rollout tests start.
+func fullPlan(t *testing.T) (*world, fullTarget, *targets.Plan) {
+	t.Helper()
+	w := newWorld(fabric(4, 2, 8))
+	tg := fullTarget{confirmTarget{w.t}}
+	return w, tg, w.plan(t, tg)
+}
+
 // apply runs r and fails the test when the rollout returns an error.
 func apply(t *testing.T, r targets.Rollout) *targets.Report {
 	t.Helper()
@@ -199,9 +209,7 @@ func outcome(t *testing.T, rep *targets.Report, device string) targets.Outcome {
 }
 
 func TestApplyAll(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	var events []string
 	r := w.rollout(p, tg)
 	r.Event = func(e targets.Event) {
@@ -249,9 +257,7 @@ func TestApplyNothingToDo(t *testing.T) {
 // A device that rejects its change in the second wave: the wave is rolled
 // back, the first stays applied, the later ones are never touched.
 func TestApplyRejected(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	w.t.reject["leaf-r1-00"] = errors.New("% Invalid input (at token 3: 'pfc')")
 	rep := apply(t, w.rollout(p, tg))
 	w.check(t, p, rep, true, waveStates(p, 1, targets.Size{N: 3}, 2))
@@ -344,9 +350,7 @@ func TestApplyOneFailingInWaveOfMany(t *testing.T) {
 // unreachable: it is reported unknown, saying why, and nothing else is
 // left in doubt.
 func TestApplyDisconnect(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	w.t.drop["leaf-r1-01"] = true
 	r := w.rollout(p, tg)
 	r.LapseGrace = 200 * time.Millisecond
@@ -376,9 +380,7 @@ func TestApplyPlainTargetReverses(t *testing.T) {
 // before any push, naming the devices and the paths; a change outside
 // the scope (an ACL on spine-01) does not stale it.
 func TestApplyStalePlan(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	w.t.set("spine-01", w.before["spine-01"]+"ip access-list MGMT\n")
 	w.t.set("gpu-003", strings.Replace(w.before["gpu-003"], "owned.ecn=100", "owned.ecn=120", 1))
 	w.t.readErr["leaf-r0-00"] = errors.New("timeout")
@@ -406,9 +408,7 @@ func TestApplyStalePlan(t *testing.T) {
 // the push had changed is reported unknown, never rolled back, even when
 // it reads as before.
 func TestApplyPutBackFailed(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	w.t.reject["leaf-r0-00"] = &targets.PutBackError{Err: errors.New("the runtime failed"), PutBack: errors.New("sudo: a password is required")}
 	rep := apply(t, w.rollout(p, tg))
 	if o := outcome(t, rep, "leaf-r0-00"); o.State != targets.Unknown || !strings.Contains(o.Reason, "putting it back failed") {
@@ -419,9 +419,7 @@ func TestApplyPutBackFailed(t *testing.T) {
 // A plan whose devices changed since only outside the owned scope (an
 // ACL, the hostname) is applied, and the foreign change stays.
 func TestApplyForeignChangeNotStale(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	w.t.set("spine-01", w.before["spine-01"]+"ip access-list MGMT\n")
 	w.t.set("leaf-r0-00", strings.Replace(w.before["leaf-r0-00"], "hostname leaf-r0-00", "hostname leaf-r0-00-new", 1))
 	rep, err := targets.Apply(t.Context(), w.rollout(p, tg))
@@ -477,9 +475,7 @@ func TestApplyLocked(t *testing.T) {
 // finishes, no other starts, the wave is rolled back and the later waves
 // are left untouched.
 func TestApplyInterrupted(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	gate := make(chan struct{})
 	w.t.gate["leaf-r0-01"] = gate // the first push of wave 2
@@ -513,9 +509,7 @@ func TestApplyInterrupted(t *testing.T) {
 // An interrupt after every push of a wave started lets the wave finish:
 // it is gated and confirmed, and the rollout stops after it.
 func TestApplyInterruptedLetsWaveFinish(t *testing.T) {
-	w := newWorld(fabric(4, 2, 8))
-	tg := fullTarget{confirmTarget{w.t}}
-	p := w.plan(t, tg)
+	w, tg, p := fullPlan(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	r := w.rollout(p, tg)
 	r.Event = func(e targets.Event) {
@@ -626,9 +620,7 @@ func TestApplyTamperedPlan(t *testing.T) {
 		}, "leaf-r1-00", "leaf-r1-00: the plan lists 1 change, the intent gives 2 changes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(fabric(4, 2, 8))
-			tg := fullTarget{confirmTarget{w.t}}
-			p := w.plan(t, tg)
+			w, tg, p := fullPlan(t)
 			at := slices.IndexFunc(p.Devices, func(dp targets.DevicePlan) bool { return dp.Device == tc.device })
 			if at < 0 || !p.Devices[at].Action.Changes() {
 				t.Fatalf("the plan does not change %s: %+v", tc.device, p.Devices)
@@ -863,9 +855,7 @@ func TestApplyGatesOnRecordedState(t *testing.T) {
 		}
 	})
 	t.Run("rendered once", func(t *testing.T) {
-		w := newWorld(fabric(4, 2, 8))
-		tg := fullTarget{confirmTarget{w.t}}
-		p := w.plan(t, tg)
+		w, tg, p := fullPlan(t)
 		sp := &shiftingPlatform{fakePlatform: w.p, later: map[string]string{"owned.pfc": "9"}, calls: map[string]int{}}
 		r := w.rollout(savedAndRead(t, p), tg)
 		r.Platforms = func(*ir.Device) (renderers.Platform, error) { return sp, nil }
