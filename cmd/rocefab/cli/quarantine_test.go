@@ -85,6 +85,36 @@ func faultyMultitenant(t *testing.T) (string, *ir.Fabric, *ir.Device, string) {
 	return "", nil, nil, ""
 }
 
+// quarantine is faultyMultitenant's fabric with a slurmctld that knows
+// its servers, and the quarantine plan q.plan that doctor --out wrote of
+// writeFaultySnapshots in dir.
+type quarantine struct {
+	intent, dir string
+	leaf        *ir.Device
+	port        string
+	// scontrol is the slurmctld's scontrol (slurmtest.Start).
+	scontrol string
+	// doctorErr is what doctor printed on stderr.
+	doctorErr string
+}
+
+// quarantinePlan starts the quarantine tests: the slurmctld knows every
+// server but those unknown names, and doctor must exit with findings.
+func quarantinePlan(t *testing.T, unknown ...string) quarantine {
+	t.Helper()
+	intent, fab, leaf, port := faultyMultitenant(t)
+	var nodes []string
+	for _, d := range fab.Hosts() {
+		if !slices.Contains(unknown, d.Name) {
+			nodes = append(nodes, d.Name)
+		}
+	}
+	q := quarantine{intent: intent, dir: t.TempDir(), leaf: leaf, port: port, scontrol: slurmtest.Start(t, nodes, nil)}
+	writeFaultySnapshots(t, q.dir)
+	_, q.doctorErr = rocefabExits(t, exitDoctorFindings, q.dir, "", "doctor", intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan")
+	return q
+}
+
 // TestQuarantineApply runs the quarantine end to end against a real
 // slurmctld that knows multitenant's servers: doctor --out writes the
 // plan and drains nothing; apply shows it and asks, and an answer other
@@ -94,26 +124,16 @@ func faultyMultitenant(t *testing.T) (string, *ir.Fabric, *ir.Device, string) {
 // of the cable shut; the release plan undrains them and brings the port
 // back up, and then none is drained.
 func TestQuarantineApply(t *testing.T) {
-	intent, fab, leaf, port := faultyMultitenant(t)
-	var nodes []string
-	for _, d := range fab.Devices {
-		if d.Host != nil {
-			nodes = append(nodes, d.Name)
-		}
+	q := quarantinePlan(t)
+	if !strings.Contains(q.doctorErr, "Wrote the quarantine plan q.plan: it drains 2 servers in Slurm and shuts 1 switch port") {
+		t.Fatalf("doctor:\n%s", q.doctorErr)
 	}
-	scontrol := slurmtest.Start(t, nodes, nil)
-	dir := t.TempDir()
-	writeFaultySnapshots(t, dir)
-	code, out, errs := rocefab(t, dir, "", "doctor", intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan")
-	if code != exitDoctorFindings || !strings.Contains(errs, "Wrote the quarantine plan q.plan: it drains 2 servers in Slurm and shuts 1 switch port") {
-		t.Fatalf("doctor: exit %d\n%s%s", code, out, errs)
-	}
-	drained := func() []string { return slices.Sorted(maps.Keys(slurmtest.Drained(t, scontrol))) }
+	drained := func() []string { return slices.Sorted(maps.Keys(slurmtest.Drained(t, q.scontrol))) }
 	if got := drained(); len(got) != 0 {
 		t.Fatalf("doctor --out drained %v", got)
 	}
 
-	code, out, errs = rocefab(t, dir, "no\n", "apply", "q.plan")
+	code, out, errs := rocefab(t, q.dir, "no\n", "apply", "q.plan")
 	if code != exitPlanError || !strings.Contains(errs, "apply cancelled") || !strings.Contains(out, "scontrol update NodeName=gpu-0003 State=DRAIN Reason='rocefab: pause-storm not-draining at gpu-0003:eth4'") {
 		t.Fatalf("apply answered no: exit %d\n%s%s", code, out, errs)
 	}
@@ -121,15 +141,15 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("apply answered no drained %v", got)
 	}
 
-	plan, err := os.ReadFile(filepath.Join(dir, "q.plan"))
+	plan, err := os.ReadFile(filepath.Join(q.dir, "q.plan"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	edited := strings.Replace(string(plan), `"gpu-0005"`, `"gpu-0001"`, 1)
-	if err := os.WriteFile(filepath.Join(dir, "edited.plan"), []byte(edited), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(q.dir, "edited.plan"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = rocefab(t, dir, "yes\n", "apply", "edited.plan", "--auto-approve")
+	code, _, errs = rocefab(t, q.dir, "yes\n", "apply", "edited.plan", "--auto-approve")
 	if code != exitPlanError || !strings.Contains(errs, "edited") {
 		t.Fatalf("edited plan: exit %d, %s", code, errs)
 	}
@@ -137,8 +157,8 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("an edited plan drained %v", got)
 	}
 
-	out, errs = rocefabExits(t, exitOK, dir, "yes\n", "apply", "q.plan")
-	got := slurmtest.Drained(t, scontrol)
+	out, errs = rocefabExits(t, exitOK, q.dir, "yes\n", "apply", "q.plan")
+	got := slurmtest.Drained(t, q.scontrol)
 	want := map[string]string{
 		"gpu-0003": "rocefab: pause-storm not-draining at gpu-0003:eth4",
 		"gpu-0005": "rocefab: link-errors fcs-errors at gpu-0005:eth2",
@@ -146,12 +166,12 @@ func TestQuarantineApply(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("drained %v, want %v", got, want)
 	}
-	if st := adminState(t, intent, leaf, port); st != renderers.AdminDown {
-		t.Fatalf("after apply %s:%s is %s", leaf.Name, port, st)
+	if st := adminState(t, q.intent, q.leaf, q.port); st != renderers.AdminDown {
+		t.Fatalf("after apply %s:%s is %s", q.leaf.Name, q.port, st)
 	}
 
-	out, errs = rocefabExits(t, exitOK, dir, "", "doctor", "--release", "q.plan", "--out", "r.plan")
-	code, out, errs = rocefab(t, dir, "", "apply", "r.plan", "--auto-approve", "--format", "json")
+	out, errs = rocefabExits(t, exitOK, q.dir, "", "doctor", "--release", "q.plan", "--out", "r.plan")
+	code, out, errs = rocefab(t, q.dir, "", "apply", "r.plan", "--auto-approve", "--format", "json")
 	var rep quarantineReport
 	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil {
 		t.Fatalf("apply release: exit %d, %v\n%s%s", code, err, out, errs)
@@ -159,8 +179,8 @@ func TestQuarantineApply(t *testing.T) {
 	if !slices.Equal(rep.Nodes, []string{"gpu-0003", "gpu-0005"}) || len(rep.Ran) != 2 || rep.Ran[0][3] != "State=UNDRAIN" || rep.Failed != "" || len(rep.Ports) != 1 {
 		t.Errorf("release report %+v", rep)
 	}
-	if st := adminState(t, intent, leaf, port); st != renderers.AdminUp {
-		t.Fatalf("after the release %s:%s is %s", leaf.Name, port, st)
+	if st := adminState(t, q.intent, q.leaf, q.port); st != renderers.AdminUp {
+		t.Fatalf("after the release %s:%s is %s", q.leaf.Name, q.port, st)
 	}
 	if got := drained(); len(got) != 0 {
 		t.Fatalf("drained after the release: %v", got)
@@ -172,20 +192,8 @@ func TestQuarantineApply(t *testing.T) {
 // apply stops there with exit 1, before it shuts the port, and says which
 // command failed, in its JSON report too.
 func TestQuarantineApplyStops(t *testing.T) {
-	intent, fab, leaf, port := faultyMultitenant(t)
-	var nodes []string
-	for _, d := range fab.Devices {
-		if d.Host != nil && d.Name != "gpu-0005" {
-			nodes = append(nodes, d.Name)
-		}
-	}
-	scontrol := slurmtest.Start(t, nodes, nil)
-	dir := t.TempDir()
-	writeFaultySnapshots(t, dir)
-	if code, out, errs := rocefab(t, dir, "", "doctor", intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan"); code != exitDoctorFindings {
-		t.Fatalf("doctor: exit %d\n%s%s", code, out, errs)
-	}
-	code, out, errs := rocefab(t, dir, "", "apply", "q.plan", "--auto-approve", "--format", "json")
+	q := quarantinePlan(t, "gpu-0005")
+	code, out, errs := rocefab(t, q.dir, "", "apply", "q.plan", "--auto-approve", "--format", "json")
 	var rep quarantineReport
 	if err := json.Unmarshal([]byte(out), &rep); code != exitPlanError || err != nil {
 		t.Fatalf("apply: exit %d, %v\n%s%s", code, err, out, errs)
@@ -194,11 +202,11 @@ func TestQuarantineApplyStops(t *testing.T) {
 		len(rep.Ports) != 1 || rep.Ports[0].State != targets.Untouched {
 		t.Errorf("report %+v\nstderr %s", rep, errs)
 	}
-	if got := slurmtest.Drained(t, scontrol); len(got) != 0 {
+	if got := slurmtest.Drained(t, q.scontrol); len(got) != 0 {
 		t.Errorf("drained %v after the first drain failed", got)
 	}
-	if st := adminState(t, intent, leaf, port); st != renderers.AdminUp {
-		t.Errorf("%s:%s is %s after the first drain failed", leaf.Name, port, st)
+	if st := adminState(t, q.intent, q.leaf, q.port); st != renderers.AdminUp {
+		t.Errorf("%s:%s is %s after the first drain failed", q.leaf.Name, q.port, st)
 	}
 }
 
