@@ -36,6 +36,26 @@ func printString(t *testing.T, l List, f Format, c Config) string {
 	return b.String()
 }
 
+// printCase is a list and the whole output a format prints of it.
+type printCase struct {
+	name string
+	l    List
+	want string
+}
+
+// checkPrints prints each case's list in f, paths relative to cwd, and
+// compares the output; %q shows the escapes and line ends that differ.
+func checkPrints(t *testing.T, f Format, tests []printCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := printString(t, tt.l, f, Config{Cwd: cwd}); got != tt.want {
+				t.Errorf("got:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseFormat(t *testing.T) {
 	for _, f := range Formats() {
 		got, err := ParseFormat(string(f))
@@ -173,11 +193,7 @@ func TestSummaryCounts(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	tests := []struct {
-		name string
-		l    List
-		want string
-	}{
+	checkPrints(t, FormatJSON, []printCase{
 		{"nil", nil, "[]\n"},
 		{"empty", List{}, "[]\n"},
 		{"device and port", sample[:1], `[
@@ -233,14 +249,7 @@ func TestJSON(t *testing.T) {
   }
 ]
 `},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := printString(t, tt.l, FormatJSON, Config{Cwd: cwd}); got != tt.want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestJSONKeys(t *testing.T) {
@@ -281,11 +290,7 @@ func TestJSONKeys(t *testing.T) {
 }
 
 func TestGitHub(t *testing.T) {
-	tests := []struct {
-		name string
-		l    List
-		want string
-	}{
+	checkPrints(t, FormatGitHub, []printCase{
 		{"empty", nil, ""},
 		{"error with device and port", sample[:1],
 			"::error file=intent/qos.cue,line=12,col=5,title=RF102 ecn-before-pfc::leaf1:Ethernet0: ECN max 600 KB is at or above the PFC xoff point 500 KB\n"},
@@ -301,14 +306,7 @@ func TestGitHub(t *testing.T) {
 			"::error title=RF104 buffer-budget::leaf1: budget exceeded\n"},
 		{"title escaping", List{{Rule: "RF9", Name: "a:b,c", Message: "m"}},
 			"::error title=RF9 a%3Ab%2Cc::m\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := printString(t, tt.l, FormatGitHub, Config{Cwd: cwd}); got != tt.want {
-				t.Errorf("got:\n%q\nwant:\n%q", got, tt.want)
-			}
-		})
-	}
+	})
 	out := printString(t, sample, FormatGitHub, Config{Cwd: cwd})
 	if n := strings.Count(out, "\n"); n != len(sample) {
 		t.Errorf("%d lines for %d diagnostics", n, len(sample))
