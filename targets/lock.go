@@ -91,26 +91,35 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// DeviceLocks holds one mutex per device name, made on first use, so that
-// a target's calls for one device (a push, a lapsing commit timer, a
-// confirm) run one at a time while other devices go on. The zero value is
-// ready for use.
-type DeviceLocks struct {
+// Keyed holds one V per key, made on first use, safe for concurrent
+// use: a target's lock or connection per device, its agent per set of
+// credentials. The zero value is ready for use.
+type Keyed[K comparable, V any] struct {
 	mu sync.Mutex
-	m  map[string]*sync.Mutex
+	m  map[K]*V
 }
 
-// Of returns the mutex of the device name.
-func (l *DeviceLocks) Of(name string) *sync.Mutex {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	m := l.m[name]
-	if m == nil {
-		if l.m == nil {
-			l.m = map[string]*sync.Mutex{}
+// Get returns key's V, making a zero one the first time.
+func (k *Keyed[K, V]) Get(key K) *V {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	v := k.m[key]
+	if v == nil {
+		if k.m == nil {
+			k.m = map[K]*V{}
 		}
-		m = &sync.Mutex{}
-		l.m[name] = m
+		v = new(V)
+		k.m[key] = v
 	}
+	return v
+}
+
+// Take returns every V made so far and forgets them, for a Close that
+// releases what they hold; a later Get makes a new one.
+func (k *Keyed[K, V]) Take() map[K]*V {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	m := k.m
+	k.m = nil
 	return m
 }

@@ -41,7 +41,7 @@ type Target struct {
 	appliers func(d *ir.Device) (renderers.Applier, error)
 
 	mu      sync.Mutex
-	devices targets.DeviceLocks
+	devices targets.Keyed[string, sync.Mutex]
 	timers  map[string]*time.Timer
 }
 
@@ -133,7 +133,7 @@ func (t *Target) current(d *ir.Device) (unlock func(), err error) {
 	if err := checkName("device", d.Name); err != nil {
 		return nil, err
 	}
-	m := t.devices.Of(d.Name)
+	m := t.devices.Get(d.Name)
 	m.Lock()
 	if err := t.lapse(d.Name); err != nil {
 		m.Unlock()
@@ -330,7 +330,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 	}
 	t.mu.Lock()
 	t.timers[d.Name] = time.AfterFunc(timeout, func() {
-		m := t.devices.Of(d.Name)
+		m := t.devices.Get(d.Name)
 		m.Lock()
 		defer m.Unlock()
 		_ = t.lapse(d.Name)
@@ -391,7 +391,7 @@ func (t *Target) Rollback(ctx context.Context, d *ir.Device) error {
 	if err := checkName("device", d.Name); err != nil {
 		return err
 	}
-	m := t.devices.Of(d.Name)
+	m := t.devices.Get(d.Name)
 	m.Lock()
 	defer m.Unlock()
 	p, err := t.pending(d.Name)

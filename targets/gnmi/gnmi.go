@@ -118,9 +118,10 @@ type Options struct {
 type Target struct {
 	opts Options
 
-	mu      sync.Mutex
-	devices map[string]*device
-	notes   []string
+	devices targets.Keyed[string, device]
+
+	mu    sync.Mutex
+	notes []string
 }
 
 var (
@@ -171,16 +172,14 @@ func New(opts Options) (*Target, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	return &Target{opts: opts, devices: map[string]*device{}}, nil
+	return &Target{opts: opts}, nil
 }
 
 // Close closes every connection and stops the timers of pushes not
 // confirmed (which leaves them applied: say so in the report).
 func (t *Target) Close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	var errs []error
-	for name, dev := range t.devices {
+	for _, dev := range t.devices.Take() {
 		dev.mu.Lock()
 		if dev.pending != nil && dev.pending.timer != nil {
 			dev.pending.timer.Stop()
@@ -189,7 +188,6 @@ func (t *Target) Close() error {
 			errs = append(errs, dev.conn.Close())
 		}
 		dev.mu.Unlock()
-		delete(t.devices, name)
 	}
 	return errors.Join(errs...)
 }
@@ -213,13 +211,7 @@ func (t *Target) Notes() []string {
 
 // device returns d's connection, dialling it the first time.
 func (t *Target) device(d *ir.Device) (*device, error) {
-	t.mu.Lock()
-	dev := t.devices[d.Name]
-	if dev == nil {
-		dev = &device{}
-		t.devices[d.Name] = dev
-	}
-	t.mu.Unlock()
+	dev := t.devices.Get(d.Name)
 	dev.mu.Lock()
 	defer dev.mu.Unlock()
 	if dev.conn != nil {

@@ -101,7 +101,7 @@ type Target struct {
 	runtimeDigest string // its RUNTIME_DIGEST, which host.conf names
 
 	mu      sync.Mutex
-	devices targets.DeviceLocks
+	devices targets.Keyed[string, sync.Mutex]
 	pending map[string]*pushed
 }
 
@@ -649,7 +649,7 @@ func (t *Target) PushConfirmed(ctx context.Context, d *ir.Device, rem renderers.
 
 // lapse rolls back a push whose confirmation did not come in time.
 func (t *Target) lapse(d *ir.Device, p *pushed) {
-	m := t.devices.Of(d.Name)
+	m := t.devices.Get(d.Name)
 	m.Lock()
 	defer m.Unlock()
 	t.mu.Lock()
@@ -753,7 +753,7 @@ func (t *Target) lock(d *ir.Device) (unlock func(), err error) {
 	if d == nil {
 		return nil, errors.New("host target: nil device")
 	}
-	m := t.devices.Of(d.Name)
+	m := t.devices.Get(d.Name)
 	m.Lock()
 	return m.Unlock, nil
 }

@@ -87,8 +87,9 @@ type Options struct {
 type Target struct {
 	opts Options
 
+	methods targets.Keyed[*Credentials, authMethods]
+
 	mu      sync.Mutex
-	methods map[*Credentials]*authMethods
 	pending map[string]*pendingTx // by device: its unconfirmed transaction
 }
 
@@ -119,17 +120,14 @@ func New(opts Options) (*Target, error) {
 	if opts.CommandTimeout <= 0 {
 		opts.CommandTimeout = 60 * time.Second
 	}
-	return &Target{opts: opts, methods: map[*Credentials]*authMethods{}, pending: map[string]*pendingTx{}}, nil
+	return &Target{opts: opts, pending: map[string]*pendingTx{}}, nil
 }
 
 // Close forgets the credentials' agent connections.
 func (t *Target) Close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, m := range t.methods {
+	for _, m := range t.methods.Take() {
 		m.close()
 	}
-	t.methods = map[*Credentials]*authMethods{}
 	return nil
 }
 
@@ -313,13 +311,7 @@ func (t *Target) open(ctx context.Context, d *ir.Device) (*cli, driver, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: address %q: %w", d.Name, ep.Address, err)
 	}
-	t.mu.Lock()
-	m := t.methods[ep.Credentials]
-	if m == nil {
-		m = &authMethods{}
-		t.methods[ep.Credentials] = m
-	}
-	t.mu.Unlock()
+	m := t.methods.Get(ep.Credentials)
 	keys := ep.HostKeys
 	if keys == nil {
 		keys = t.opts.HostKeys
