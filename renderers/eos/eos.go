@@ -46,29 +46,26 @@ const (
 	minPollMs = 5
 )
 
-// Renderer renders EOS switches. The zero value is ready to use.
-type Renderer struct{}
+// Renderer renders EOS switches: eos.cfg, printed from the model
+// Model returns, and the plan, apply and quarantine of an EOS
+// switch, all through EOS's tables (cli). The zero value is ready to use.
+type Renderer struct{ clitree.Methods[tables] }
 
 var _ renderers.ModelRenderer = Renderer{}
 
-// Render returns eos.cfg for d, printed from its model ([Renderer.Model]).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+// tables names cli for the methods Renderer embeds.
+type tables struct{}
 
-// RenderDesired returns eos.cfg and the desired state of d from one model
-// (renderers.ModelRenderer).
-func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
-	return cli.RenderDesired(d)
-}
+// CLI returns EOS's plumbing (clitree.Tables).
+func (tables) CLI() *clitree.Platform { return cli }
 
-// Model returns d's configuration model: the stanza tree of eos.cfg, each
+// model builds d's configuration model: the stanza tree of eos.cfg, each
 // line naming the catalog element it realises, comments included. It
 // refuses, with an error, a device that is not an EOS switch, that carries
 // an unsafe name, or whose model holds a value EOS cannot take and lint
 // would have rejected (a DSCP map entry outside 0..7, an ECN probability
 // outside 1..100, an unknown watchdog action or load-balancing mode, an
 // MTU below 68).
-func (Renderer) Model(d *ir.Device) (*clitree.Tree, error) { return model(d) }
-
 func model(d *ir.Device) (*clitree.Tree, error) {
 	if d == nil {
 		return nil, errors.New("eos: nil device")

@@ -67,21 +67,19 @@ const (
 	numQueues     = 8    // the 8q template: c-out-8q-q1..q7 and q-default
 )
 
-// Renderer renders devices whose platform is "nxos". The zero value is
-// ready to use.
-type Renderer struct{}
+// Renderer renders devices whose platform is "nxos": nxos.cfg, printed
+// from the model Model returns, and the plan, apply and
+// quarantine of an NX-OS switch, all through NX-OS's tables (cli). The
+// zero value is ready to use.
+type Renderer struct{ clitree.Methods[tables] }
 
 var _ renderers.ModelRenderer = Renderer{}
 
-// Render returns the device's nxos.cfg, printed from its model
-// ([Renderer.Model]).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+// tables names cli for the methods Renderer embeds.
+type tables struct{}
 
-// RenderDesired returns nxos.cfg and the desired state of d from one model
-// (renderers.ModelRenderer).
-func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
-	return cli.RenderDesired(d)
-}
+// CLI returns NX-OS's plumbing (clitree.Tables).
+func (tables) CLI() *clitree.Platform { return cli }
 
 // verifyMark returns the "! verify:" comment of a line whose form is one
 // of the verify forms no source confirms, and "" for another.
@@ -92,15 +90,13 @@ func verifyMark(verify map[string]bool, line string) string {
 	return ""
 }
 
-// Model returns the device's configuration model: the stanza tree of
+// model builds the device's configuration model: the stanza tree of
 // nxos.cfg, each line naming the catalog element it realises, comments
 // included (a "! verify:" line above a block with a form no source
 // confirms). It fails on a device that is not an NX-OS switch, on unsafe
 // names, and on model values NX-OS cannot take (an MTU above 9216, two
 // lossless priorities in one queue), rather than build a line the device
 // would reject.
-func (Renderer) Model(d *ir.Device) (*clitree.Tree, error) { return model(d) }
-
 func model(d *ir.Device) (*clitree.Tree, error) {
 	if d == nil {
 		return nil, errors.New("nxos: nil device")

@@ -34,6 +34,9 @@ type Platform struct {
 	// Model builds switch d's configuration model (a [Builder]'s tree),
 	// which [Platform.Print] prints as File.
 	Model func(d *ir.Device) (*Tree, error)
+	// AdminUnset is the administrative state of an interface whose
+	// running configuration has neither `shutdown` nor `no shutdown`.
+	AdminUnset renderers.AdminState
 }
 
 // Print prints switch d's model t as its one artifact, File in d's
