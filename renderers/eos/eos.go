@@ -46,12 +46,13 @@ const (
 	minPollMs = 5
 )
 
-// Renderer renders EOS switches: eos.cfg, printed from the model
-// Model returns, and the plan, apply and quarantine of an EOS
-// switch, all through EOS's tables (cli). The zero value is ready to use.
+// Renderer renders EOS switches: eos.cfg, printed from the model Model
+// returns. It is also EOS's platform of plan, apply and quarantine, all
+// through EOS's tables (cli): a switch's desired state is its model within
+// the owned scope (docs/ownership.md), its running configuration is `show
+// running-config` text, and a remediation is the CLI lines of a
+// configuration session. The zero value is ready to use.
 type Renderer struct{ clitree.Methods[tables] }
-
-var _ renderers.ModelRenderer = Renderer{}
 
 // tables names cli for the methods Renderer embeds.
 type tables struct{}

@@ -8,21 +8,6 @@ import (
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
 
-// Platform is the EOS platform of plan and apply: a switch's desired state
-// is its model, the stanza tree eos.cfg is printed from, within the owned
-// scope (docs/ownership.md), its running configuration is `show
-// running-config` text, and a remediation is the CLI lines of a
-// configuration session. It is the renderer itself, so that plan and apply
-// find it on the device's native renderer.
-type Platform = Renderer
-
-var (
-	_ renderers.Platform     = Renderer{}
-	_ renderers.Applier      = Renderer{}
-	_ renderers.ScopeChecker = Renderer{}
-	_ renderers.PortAdmin    = Renderer{}
-)
-
 // dialect is how EOS prints its configuration: three columns a level,
 // `end` last (Arista EOS User Manual, "Configuration sessions" and the
 // running-config examples throughout; aristanetworks/avd's eos_cli_config_gen

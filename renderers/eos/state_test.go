@@ -14,7 +14,7 @@ import (
 // h runs the properties EOS shares with the other CLI platforms
 // (clitreetest) with EOS's renderer and foreign configuration.
 var h = &clitreetest.Harness{
-	Platform:    eos.Platform{},
+	Platform:    eos.Renderer{},
 	Foreign:     eos.Foreign,
 	Name:        ir.PlatformEOS,
 	Label:       "EOS",

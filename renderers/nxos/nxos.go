@@ -68,12 +68,11 @@ const (
 )
 
 // Renderer renders devices whose platform is "nxos": nxos.cfg, printed
-// from the model Model returns, and the plan, apply and
-// quarantine of an NX-OS switch, all through NX-OS's tables (cli). The
-// zero value is ready to use.
+// from the model Model returns. It is also NX-OS's platform of plan, apply
+// and quarantine through NX-OS's tables (cli), which differ from EOS's in
+// the dialect and the owned scope, not in how a state is read or diffed.
+// The zero value is ready to use.
 type Renderer struct{ clitree.Methods[tables] }
-
-var _ renderers.ModelRenderer = Renderer{}
 
 // tables names cli for the methods Renderer embeds.
 type tables struct{}

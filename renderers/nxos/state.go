@@ -8,21 +8,6 @@ import (
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
 
-// Platform is the NX-OS platform of plan and apply: a switch's desired
-// state is its model, the stanza tree nxos.cfg is printed from, within the
-// owned scope (docs/ownership.md), its running configuration is `show
-// running-config` text, and a remediation is the CLI lines of a
-// configuration session. It is the renderer itself, so that plan and apply
-// find it on the device's native renderer.
-type Platform = Renderer
-
-var (
-	_ renderers.Platform     = Renderer{}
-	_ renderers.Applier      = Renderer{}
-	_ renderers.ScopeChecker = Renderer{}
-	_ renderers.PortAdmin    = Renderer{}
-)
-
 // dialect is how NX-OS prints its configuration: two columns a level,
 // `!Command:`/`!Time:` comment lines first, `version` and `feature` lines
 // (Cisco Nexus 9000 NX-OS Fundamentals Configuration Guide, "Working with

@@ -15,7 +15,7 @@ import (
 // h runs the properties NX-OS shares with the other CLI platforms
 // (clitreetest) with NX-OS's renderer and foreign configuration.
 var h = &clitreetest.Harness{
-	Platform:    nxos.Platform{},
+	Platform:    nxos.Renderer{},
 	Foreign:     nxos.Foreign,
 	Name:        ir.PlatformNXOS,
 	Label:       "NX-OS",

@@ -17,6 +17,16 @@ type Tables interface{ CLI() *Platform }
 // ready-to-use zero value.
 type Methods[T Tables] struct{}
 
+// A renderer embedding Methods is all of these (Tables itself is a type
+// argument here only for the compiler to check the method sets).
+var (
+	_ renderers.ModelRenderer = Methods[Tables]{}
+	_ renderers.Platform      = Methods[Tables]{}
+	_ renderers.Applier       = Methods[Tables]{}
+	_ renderers.ScopeChecker  = Methods[Tables]{}
+	_ renderers.PortAdmin     = Methods[Tables]{}
+)
+
 func (Methods[T]) cli() *Platform {
 	var t T
 	return t.CLI()
