@@ -441,9 +441,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 		return out, nil
 	}
 	var r remedy
-	dec := json.NewDecoder(bytes.NewReader(rem.Content))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := renderers.DecodeRemediation(rem.Content, &r); err != nil {
 		return nil, fmt.Errorf("host: remediation: %w", err)
 	}
 	if err := renderers.CheckName("device", r.Device); err != nil {
