@@ -72,27 +72,20 @@ const (
 func kindOf(p string) (kind, section string) {
 	_, rest, _ := strings.Cut(p, "/")
 	head, _, _ := strings.Cut(rest, "/")
-	switch head {
-	case "mtu":
-		return kindMTU, "mtu"
-	case "dcbx", "trust", "dscp2prio":
-		return kindDSCPMap, "qos"
-	case "ets":
-		return kindETS, "qos"
-	case "maxrate":
-		return kindShaping, "qos"
-	case "cable_len":
-		return kindCable, "qos"
-	case "ecn", "dcqcn", "cc":
-		return kindECN, "ecn"
-	case "tos":
-		return kindDSCPMap, "tos"
-	case "shaping":
-		return kindShaping, "shaping"
-	case "pfc":
-		return kindPFC, "pfc"
-	}
-	return "", ""
+	k := settingKinds[head]
+	return k.kind, k.section
+}
+
+// settingKinds are kindOf's answers by the first name of a setting path
+// after the device, grouped by section.
+var settingKinds = map[string]struct{ kind, section string }{
+	"mtu":  {kindMTU, "mtu"},
+	"dcbx": {kindDSCPMap, "qos"}, "trust": {kindDSCPMap, "qos"}, "dscp2prio": {kindDSCPMap, "qos"},
+	"ets": {kindETS, "qos"}, "maxrate": {kindShaping, "qos"}, "cable_len": {kindCable, "qos"},
+	"ecn": {kindECN, "ecn"}, "dcqcn": {kindECN, "ecn"}, "cc": {kindECN, "ecn"},
+	"tos":     {kindDSCPMap, "tos"},
+	"shaping": {kindShaping, "shaping"},
+	"pfc":     {kindPFC, "pfc"},
 }
 
 // sectionOrder is the order the runtime runs its sections in.
