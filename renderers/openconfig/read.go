@@ -335,21 +335,12 @@ type scanner struct {
 	depth int
 }
 
+// errorf is an error at the scanner's position, as jparser's are.
 func (s *scanner) errorf(format string, args ...any) error {
-	line, col := lineCol(s.src, s.i)
-	return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
+	return (&jparser{src: s.src, i: s.i}).errorf(format, args...)
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.src) {
-		switch s.src[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) ws() { s.i = renderers.SkipJSONSpace(s.src, s.i) }
 
 // peek is the next value's first byte (0 at the end).
 func (s *scanner) peek() byte {
@@ -436,19 +427,12 @@ func (s *scanner) open(c, close byte, what string) (done bool, err error) {
 }
 
 // next reads what follows a member or element of a container (what): a
-// comma, done false, or its closing byte, done true.
+// comma, done false, or its closing byte, done true (jparser's next).
 func (s *scanner) next(close byte, what string) (done bool, err error) {
-	switch s.peek() {
-	case ',':
-		s.i++
-		return false, nil
-	case close:
-		s.i++
-		return true, nil
-	case 0:
-		return false, s.errorf("unexpected end of the document in %s", what)
-	}
-	return false, s.errorf("want ',' or '%c' in %s, not %q", close, what, s.src[s.i])
+	p := jparser{src: s.src, i: s.i}
+	done, err = p.next(close, what)
+	s.i = p.i
+	return done, err
 }
 
 // name reads a member name, decoded.
