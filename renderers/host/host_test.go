@@ -334,33 +334,6 @@ func TestUnitVerifies(t *testing.T) {
 	}
 }
 
-func TestRefusesOtherDevices(t *testing.T) {
-	f := irtest.Fabric()
-	for _, d := range f.Switches() {
-		if _, err := (Renderer{}).Render(d); err == nil {
-			t.Errorf("Render(%s) of a switch succeeded", d.Name)
-		}
-	}
-	d := cloneHost(gpu(t))
-	d.Platform = "windows"
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("a non-Linux host was rendered")
-	}
-	d = cloneHost(gpu(t))
-	d.Host = nil
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("a device without Host was rendered")
-	}
-	d = cloneHost(gpu(t))
-	d.Host.Profile = nil
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("a host without a profile was rendered")
-	}
-	if _, err := (Renderer{}).Render(nil); err == nil {
-		t.Error("a nil device was rendered")
-	}
-}
-
 func TestRefusesBadValues(t *testing.T) {
 	cases := map[string]func(p *ir.HostProfile){
 		"tool":      func(p *ir.HostProfile) { p.Tool = "lldptool" },
