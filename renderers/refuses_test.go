@@ -1,6 +1,8 @@
 package renderers_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -59,6 +61,30 @@ func TestRefusesOtherDevices(t *testing.T) {
 			if arts, err := c.r.Render(d); err == nil {
 				t.Errorf("%s: %s: rendered %d artifacts, want an error", c.platform, name, len(arts))
 			}
+		}
+	}
+}
+
+// TestCheckQoSRanges: the test fabric's policy passes, and a class, queue
+// or lossless priority outside 0..7 in any of the four places is refused,
+// naming the place and the value.
+func TestCheckQoSRanges(t *testing.T) {
+	for name, c := range map[string]struct {
+		edit func(q *ir.QoS)
+		want string
+	}{
+		"valid":    {func(*ir.QoS) {}, ""},
+		"dscp map": {func(q *ir.QoS) { q.DSCPToTC[5] = 8 }, "DSCP 5 maps to traffic class 8, outside 0..7"},
+		"tc map":   {func(q *ir.QoS) { q.TCToQueue[2] = -1 }, "traffic class 2 maps to queue -1, outside 0..7"},
+		"queue":    {func(q *ir.QoS) { q.Queues = append(q.Queues, ir.Queue{ID: 9}) }, "queue 9 outside 0..7"},
+		"pfc":      {func(q *ir.QoS) { q.PFC = []int{3, 8} }, "lossless priority 8 outside 0..7"},
+	} {
+		q := *irtest.Fabric().Device("leaf-eos").Switch.QoS
+		q.Queues = slices.Clone(q.Queues)
+		c.edit(&q)
+		err := renderers.CheckQoSRanges(&q)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
 	}
 }

@@ -121,22 +121,12 @@ type render struct {
 // check rejects values EOS has no way to take, before anything is written,
 // and orders what is rendered from slices.
 func (r *render) check() error {
-	for dscp, tc := range r.q.DSCPToTC {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", dscp, tc)
-		}
-	}
-	for tc, q := range r.q.TCToQueue {
-		if q < 0 || q > 7 {
-			return fmt.Errorf("traffic class %d maps to queue %d, outside 0..7", tc, q)
-		}
+	if err := renderers.CheckQoSRanges(r.q); err != nil {
+		return err
 	}
 	r.queues = slices.Clone(r.q.Queues)
 	slices.SortStableFunc(r.queues, func(a, b ir.Queue) int { return cmp.Compare(a.ID, b.ID) })
 	for i, q := range r.queues {
-		if q.ID < 0 || q.ID > 7 {
-			return fmt.Errorf("queue %d outside 0..7", q.ID)
-		}
 		if i > 0 && r.queues[i-1].ID == q.ID {
 			return fmt.Errorf("queue %d listed twice", q.ID)
 		}
@@ -153,9 +143,6 @@ func (r *render) check() error {
 		}
 	}
 	for _, p := range r.q.PFC {
-		if p < 0 || p > 7 {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
 		if !slices.Contains(r.lossless, p) {
 			r.lossless = append(r.lossless, p)
 		}

@@ -194,21 +194,11 @@ func (r *render) tree() (*node, error) {
 
 // index checks the ranges NVUE takes and indexes classes by priority.
 func (r *render) index() error {
-	for i, tc := range r.q.DSCPToTC {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", i, tc)
-		}
-	}
-	for sp, tc := range r.q.TCToQueue {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("switch priority %d maps to queue %d, outside 0..7", sp, tc)
-		}
+	if err := renderers.CheckQoSRanges(r.q); err != nil {
+		return err
 	}
 	seen := map[int]bool{}
 	for _, qu := range r.q.Queues {
-		if qu.ID < 0 || qu.ID > 7 {
-			return fmt.Errorf("queue %d outside 0..7", qu.ID)
-		}
 		if seen[qu.ID] {
 			return fmt.Errorf("queue %d listed twice", qu.ID)
 		}
@@ -218,9 +208,6 @@ func (r *render) index() error {
 		}
 	}
 	for _, p := range r.q.PFC {
-		if p < 0 || p > 7 {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
 		if !slices.Contains(r.pfc, p) {
 			r.pfc = append(r.pfc, p)
 		}

@@ -236,25 +236,10 @@ func (b *builder) check() error {
 	if b.sw.MTU < minMTU || b.sw.MTU > maxMTU {
 		return fmt.Errorf("switch MTU %d outside NX-OS's %d..%d", b.sw.MTU, minMTU, maxMTU)
 	}
-	for dscp, tc := range q.DSCPToTC {
-		if !validTC(tc) {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", dscp, tc)
-		}
-	}
-	for tc, queue := range q.TCToQueue {
-		if !validTC(queue) {
-			return fmt.Errorf("traffic class %d maps to queue %d, outside 0..7", tc, queue)
-		}
-	}
-	for _, p := range q.PFC {
-		if !validTC(p) {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
+	if err := renderers.CheckQoSRanges(q); err != nil {
+		return err
 	}
 	for _, qu := range q.Queues {
-		if !validTC(qu.ID) {
-			return fmt.Errorf("queue %d outside 0..7", qu.ID)
-		}
 		if qu.Class != nil && !validTC(qu.Class.Priority) {
 			return fmt.Errorf("class %q has priority %d, outside 0..7", qu.Class.Name, qu.Class.Priority)
 		}

@@ -238,21 +238,16 @@ func newBuilder(d *ir.Device) (*builder, error) {
 // classify splits priority groups and queues into lossless and lossy.
 func (b *builder) classify() error {
 	q := b.qos
+	if err := renderers.CheckQoSRanges(q); err != nil {
+		return err
+	}
 	for tc, v := range q.TCToPG {
 		if v < 0 || v > 7 {
 			return fmt.Errorf("traffic class %d maps to priority group %d, outside 0..7", tc, v)
 		}
 	}
-	for tc, v := range q.TCToQueue {
-		if v < 0 || v > 7 {
-			return fmt.Errorf("traffic class %d maps to queue %d, outside 0..7", tc, v)
-		}
-	}
 	lossless := map[int]bool{}
 	for _, p := range q.PFC {
-		if p < 0 || p > 7 {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
 		lossless[p] = true
 	}
 	pgs, lossyPGs, queues := map[int]bool{}, map[int]bool{}, map[int]bool{}
@@ -287,9 +282,6 @@ func (b *builder) classify() error {
 func (b *builder) maps() error {
 	q := b.qos
 	for v, tc := range q.DSCPToTC {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", v, tc)
-		}
 		b.t.set("DSCP_TO_TC_MAP", mapName, strconv.Itoa(v), strconv.Itoa(tc))
 	}
 	for tc := range 8 {
@@ -541,9 +533,6 @@ func wredNameOK(s string) bool {
 func (b *builder) schedulersAndECN() error {
 	wredOwner := map[string]int{}
 	for _, q := range b.qos.Queues {
-		if q.ID < 0 || q.ID > 7 {
-			return fmt.Errorf("queue %d outside 0..7", q.ID)
-		}
 		switch {
 		case q.Strict:
 			b.t.set("SCHEDULER", schedulerName(q), "type", "STRICT")
