@@ -604,7 +604,7 @@ func (r *render) profile() {
 		r.comment(1, "No lossless class: PFC off.")
 		r.line(1, ir.ElementPFC, "no priority-flow-control")
 	} else {
-		r.comment(1, "PFC on exactly the lossless priorities (%s); every other priority drops.", joinInts(r.lossless))
+		r.comment(1, "PFC on exactly the lossless priorities (%s); every other priority drops.", renderers.JoinInts(r.lossless, ", "))
 		r.line(1, ir.ElementPFC, "priority-flow-control on")
 		for p := range 8 {
 			if slices.Contains(r.lossless, p) {
@@ -877,11 +877,3 @@ func milliseconds(ms int) string {
 }
 
 func roundUp(n, step int) int { return (n + step - 1) / step * step }
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
-}

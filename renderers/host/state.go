@@ -117,7 +117,7 @@ func desiredElements(s *settings) []renderers.Element {
 	}
 	dscp := dscpRuns(want)
 	ets := s.etsValue()
-	pfc := commas(s.pfc)
+	pfc := renderers.JoinInts(s.pfc, ",")
 	tos := map[string]bool{}
 	for i, port := range s.netdevs {
 		dev := port + "/"
@@ -128,7 +128,7 @@ func desiredElements(s *settings) []renderers.Element {
 		}
 		add(dev+"dscp2prio", dscp)
 		add(dev+"ets", ets)
-		add(dev+"maxrate", commas(int64s(s.maxrate[i][:])))
+		add(dev+"maxrate", renderers.JoinInts(int64s(s.maxrate[i][:]), ","))
 		if s.cableLen > 0 {
 			add(dev+"cable_len", strconv.Itoa(s.cableLen))
 		}

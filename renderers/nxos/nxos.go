@@ -334,19 +334,11 @@ func (b *builder) breakouts() {
 	for _, c := range cages {
 		if c.Map == "" {
 			b.comment("GAP: Ethernet1/%d carries ports at %s Gbit/s, which no NX-OS breakout map (%s) of a %d Gbit/s cage makes: not broken out",
-				c.Port, joinInts(c.Speeds), strings.Join(ir.NXOSBreakoutMaps(), ", "), cage)
+				c.Port, renderers.JoinInts(c.Speeds, ", "), strings.Join(ir.NXOSBreakoutMaps(), ", "), cage)
 			continue
 		}
 		b.line(0, "", "interface breakout module 1 port %d map %s", c.Port, c.Map)
 	}
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 // line writes one configuration line at depth, realising the catalog

@@ -589,21 +589,13 @@ func idRanges(ids []int) []string {
 	return out
 }
 
-func joinInts(ids []int) string {
-	s := make([]string, len(ids))
-	for i, v := range ids {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
-}
-
 // ports writes everything keyed by port: PORT, CABLE_LENGTH, PORT_QOS_MAP,
 // BUFFER_PG, BUFFER_QUEUE and QUEUE.
 func (b *builder) ports() error {
 	if b.sw.MTU < minMTU || b.sw.MTU > maxMTU {
 		return fmt.Errorf("switch MTU %d outside SONiC's %d..%d", b.sw.MTU, minMTU, maxMTU)
 	}
-	pfc := joinInts(slices.Sorted(slices.Values(b.qos.PFC)))
+	pfc := renderers.JoinInts(slices.Sorted(slices.Values(b.qos.PFC)), ",")
 	wd := ""
 	if b.qos.Watchdog.Enabled {
 		wd = pfc
@@ -649,7 +641,7 @@ func (b *builder) ports() error {
 			// The SKU's own identity of the port: lanes, alias and index as
 			// SONiC creates it from platform.json and the breakout mode, so
 			// that a merge rewrites none of them (lanes are create-only).
-			b.t.set("PORT", p.Name, "lanes", joinInts(sku.SerDes))
+			b.t.set("PORT", p.Name, "lanes", renderers.JoinInts(sku.SerDes, ","))
 			if sku.Alias != "" {
 				b.t.set("PORT", p.Name, "alias", sku.Alias)
 			}
