@@ -1,7 +1,9 @@
 package renderers
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 )
@@ -38,3 +40,28 @@ func CheckQoSRanges(q *ir.QoS) error {
 
 // inEight reports whether n is one of eight classes, queues or priorities.
 func inEight(n int) bool { return n >= 0 && n <= 7 }
+
+// HeadroomClasses returns a switch's port classes, each once: the ones the
+// model lists, then any of ports points at that the list lacks, in that
+// order.
+func HeadroomClasses(listed []*ir.Headroom, ports []ir.Port) []*ir.Headroom {
+	var hs []*ir.Headroom
+	add := func(h *ir.Headroom) {
+		if h != nil && !slices.Contains(hs, h) {
+			hs = append(hs, h)
+		}
+	}
+	for _, h := range listed {
+		add(h)
+	}
+	for i := range ports {
+		add(ports[i].Headroom)
+	}
+	return hs
+}
+
+// ComparePortClasses orders port classes by speed, cable length and name,
+// as the model orders them and the CLI platforms print them.
+func ComparePortClasses(a, b *ir.Headroom) int {
+	return cmp.Or(cmp.Compare(a.SpeedGbps, b.SpeedGbps), cmp.Compare(a.CableM, b.CableM), cmp.Compare(a.Name, b.Name))
+}

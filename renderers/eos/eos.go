@@ -523,21 +523,8 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 // then any a port points at that the list lacks, ordered by speed, cable
 // length and name.
 func (r *render) headrooms() []*ir.Headroom {
-	var hs []*ir.Headroom
-	add := func(h *ir.Headroom) {
-		if h != nil && !slices.Contains(hs, h) {
-			hs = append(hs, h)
-		}
-	}
-	for _, h := range r.s.Headrooms {
-		add(h)
-	}
-	for i := range r.s.Ports {
-		add(r.s.Ports[i].Headroom)
-	}
-	slices.SortStableFunc(hs, func(a, b *ir.Headroom) int {
-		return cmp.Or(cmp.Compare(a.SpeedGbps, b.SpeedGbps), cmp.Compare(a.CableM, b.CableM), cmp.Compare(a.Name, b.Name))
-	})
+	hs := renderers.HeadroomClasses(r.s.Headrooms, r.s.Ports)
+	slices.SortStableFunc(hs, renderers.ComparePortClasses)
 	return hs
 }
 

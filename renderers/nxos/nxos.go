@@ -676,21 +676,8 @@ func (b *builder) buffers() {
 // headroomClasses returns the distinct headroom classes of the switch and
 // its ports, by speed then cable length as the model orders them.
 func (b *builder) headroomClasses() []*ir.Headroom {
-	var hrs []*ir.Headroom
-	add := func(h *ir.Headroom) {
-		if h != nil && !slices.Contains(hrs, h) {
-			hrs = append(hrs, h)
-		}
-	}
-	for _, h := range b.sw.Headrooms {
-		add(h)
-	}
-	for _, p := range b.ports {
-		add(p.Headroom)
-	}
-	slices.SortStableFunc(hrs, func(x, y *ir.Headroom) int {
-		return cmp.Or(cmp.Compare(x.SpeedGbps, y.SpeedGbps), cmp.Compare(x.CableM, y.CableM), cmp.Compare(x.Name, y.Name))
-	})
+	hrs := renderers.HeadroomClasses(b.sw.Headrooms, b.ports)
+	slices.SortStableFunc(hrs, renderers.ComparePortClasses)
 	return hrs
 }
 

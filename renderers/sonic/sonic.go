@@ -428,23 +428,12 @@ func (b *builder) headroomProfiles() error {
 	}
 	// Port classes in a stable order: those the switch lists, then any a
 	// port refers to that the list lacks.
-	var classes []*ir.Headroom
-	seen := map[*ir.Headroom]bool{}
-	add := func(h *ir.Headroom) {
-		if h != nil && !seen[h] {
-			seen[h] = true
-			classes = append(classes, h)
-		}
-	}
-	for _, h := range b.sw.Headrooms {
-		add(h)
-	}
 	for _, p := range b.sw.Ports {
 		if p.Headroom == nil {
 			return fmt.Errorf("port %s has no headroom for its lossless priorities", p.Name)
 		}
-		add(p.Headroom)
 	}
+	classes := renderers.HeadroomClasses(b.sw.Headrooms, b.sw.Ports)
 	byName := map[string]*ir.Headroom{}
 	var names []string
 	for _, h := range classes {
