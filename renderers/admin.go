@@ -20,6 +20,25 @@ const (
 	AdminUnknown AdminState = "unknown"
 )
 
+// AdminOf is the administrative state a quarantine's up asks for.
+func AdminOf(up bool) AdminState {
+	if up {
+		return AdminUp
+	}
+	return AdminDown
+}
+
+// ReadAdminState returns the state of a platform's running configuration
+// that names it "up" or "down"; false for any other word, which the
+// platform's AdminState refuses.
+func ReadAdminState(word string) (AdminState, bool) {
+	switch s := AdminState(word); s {
+	case AdminUp, AdminDown:
+		return s, true
+	}
+	return "", false
+}
+
 // PortAdmin is a platform that sets one port's administrative state on
 // its own, outside any plan: a quarantine shuts a faulty cable's switch
 // port and its release brings it back. The remediation it returns sets

@@ -1,6 +1,9 @@
 package renderers
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -33,6 +36,38 @@ type Applier interface {
 // that configuration rocefab does not own is never touched.
 type ScopeChecker interface {
 	CheckScope(d *ir.Device, rem Remediation) error
+}
+
+// ScopeInput is how every platform's CheckScope begins: it refuses a nil
+// device and a remediation in another format than want (form says what
+// the platform's remediations are, for the error), and says whether rem
+// holds anything to check; one of blanks only reaches nothing.
+func ScopeInput(platform string, d *ir.Device, rem Remediation, want Format, form string) (bool, error) {
+	if d == nil {
+		return false, errors.New(platform + ": nil device")
+	}
+	if len(bytes.TrimSpace(rem.Content)) == 0 {
+		return false, nil
+	}
+	if rem.Format != want {
+		return false, fmt.Errorf("%s: %s: a remediation in %q, not %s in %q", platform, d.Name, rem.Format, form, want)
+	}
+	return true, nil
+}
+
+// OutsideScope is CheckScope's error for a part of a remediation, what,
+// that reaches outside device d's owned scope.
+func OutsideScope(platform string, d *ir.Device, what string) error {
+	return fmt.Errorf("%s: %s: %s: outside the owned scope, which a remediation never leaves", platform, d.Name, what)
+}
+
+// DecodeRemediation decodes a remediation in JSON into v, refusing a
+// field v does not have: a remediation names only what its platform
+// writes, and a misspelt field must not be dropped silently.
+func DecodeRemediation(content []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(content))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // NewArtifactPath is the path of a file an Applier creates for a device

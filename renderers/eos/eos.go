@@ -46,29 +46,27 @@ const (
 	minPollMs = 5
 )
 
-// Renderer renders EOS switches. The zero value is ready to use.
-type Renderer struct{}
+// Renderer renders EOS switches: eos.cfg, printed from the model Model
+// returns. It is also EOS's platform of plan, apply and quarantine, all
+// through EOS's tables (cli): a switch's desired state is its model within
+// the owned scope (docs/ownership.md), its running configuration is `show
+// running-config` text, and a remediation is the CLI lines of a
+// configuration session. The zero value is ready to use.
+type Renderer struct{ clitree.Methods[tables] }
 
-var _ renderers.ModelRenderer = Renderer{}
+// tables names cli for the methods Renderer embeds.
+type tables struct{}
 
-// Render returns eos.cfg for d, printed from its model ([Renderer.Model]).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
+// CLI returns EOS's plumbing (clitree.Tables).
+func (tables) CLI() *clitree.Platform { return cli }
 
-// RenderDesired returns eos.cfg and the desired state of d from one model
-// (renderers.ModelRenderer).
-func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
-	return cli.RenderDesired(d)
-}
-
-// Model returns d's configuration model: the stanza tree of eos.cfg, each
+// model builds d's configuration model: the stanza tree of eos.cfg, each
 // line naming the catalog element it realises, comments included. It
 // refuses, with an error, a device that is not an EOS switch, that carries
 // an unsafe name, or whose model holds a value EOS cannot take and lint
 // would have rejected (a DSCP map entry outside 0..7, an ECN probability
 // outside 1..100, an unknown watchdog action or load-balancing mode, an
 // MTU below 68).
-func (Renderer) Model(d *ir.Device) (*clitree.Tree, error) { return model(d) }
-
 func model(d *ir.Device) (*clitree.Tree, error) {
 	if d == nil {
 		return nil, errors.New("eos: nil device")
@@ -123,22 +121,12 @@ type render struct {
 // check rejects values EOS has no way to take, before anything is written,
 // and orders what is rendered from slices.
 func (r *render) check() error {
-	for dscp, tc := range r.q.DSCPToTC {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", dscp, tc)
-		}
-	}
-	for tc, q := range r.q.TCToQueue {
-		if q < 0 || q > 7 {
-			return fmt.Errorf("traffic class %d maps to queue %d, outside 0..7", tc, q)
-		}
+	if err := renderers.CheckQoSRanges(r.q); err != nil {
+		return err
 	}
 	r.queues = slices.Clone(r.q.Queues)
 	slices.SortStableFunc(r.queues, func(a, b ir.Queue) int { return cmp.Compare(a.ID, b.ID) })
 	for i, q := range r.queues {
-		if q.ID < 0 || q.ID > 7 {
-			return fmt.Errorf("queue %d outside 0..7", q.ID)
-		}
 		if i > 0 && r.queues[i-1].ID == q.ID {
 			return fmt.Errorf("queue %d listed twice", q.ID)
 		}
@@ -155,9 +143,6 @@ func (r *render) check() error {
 		}
 	}
 	for _, p := range r.q.PFC {
-		if p < 0 || p > 7 {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
 		if !slices.Contains(r.lossless, p) {
 			r.lossless = append(r.lossless, p)
 		}
@@ -538,21 +523,8 @@ func (r *render) tridentMMU(classes []*ir.Headroom) {
 // then any a port points at that the list lacks, ordered by speed, cable
 // length and name.
 func (r *render) headrooms() []*ir.Headroom {
-	var hs []*ir.Headroom
-	add := func(h *ir.Headroom) {
-		if h != nil && !slices.Contains(hs, h) {
-			hs = append(hs, h)
-		}
-	}
-	for _, h := range r.s.Headrooms {
-		add(h)
-	}
-	for i := range r.s.Ports {
-		add(r.s.Ports[i].Headroom)
-	}
-	slices.SortStableFunc(hs, func(a, b *ir.Headroom) int {
-		return cmp.Or(cmp.Compare(a.SpeedGbps, b.SpeedGbps), cmp.Compare(a.CableM, b.CableM), cmp.Compare(a.Name, b.Name))
-	})
+	hs := renderers.HeadroomClasses(r.s.Headrooms, r.s.Ports)
+	slices.SortStableFunc(hs, renderers.ComparePortClasses)
 	return hs
 }
 
@@ -619,7 +591,7 @@ func (r *render) profile() {
 		r.comment(1, "No lossless class: PFC off.")
 		r.line(1, ir.ElementPFC, "no priority-flow-control")
 	} else {
-		r.comment(1, "PFC on exactly the lossless priorities (%s); every other priority drops.", joinInts(r.lossless))
+		r.comment(1, "PFC on exactly the lossless priorities (%s); every other priority drops.", renderers.JoinInts(r.lossless, ", "))
 		r.line(1, ir.ElementPFC, "priority-flow-control on")
 		for p := range 8 {
 			if slices.Contains(r.lossless, p) {
@@ -892,11 +864,3 @@ func milliseconds(ms int) string {
 }
 
 func roundUp(n, step int) int { return (n + step - 1) / step * step }
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
-}

@@ -377,31 +377,6 @@ func TestMTUUnclamped(t *testing.T) {
 	}
 }
 
-func TestRefusesOtherDevices(t *testing.T) {
-	f := irtest.Fabric()
-	for _, d := range f.Devices {
-		if d.Switch != nil && d.Platform == ir.PlatformEOS {
-			continue
-		}
-		if _, err := (eos.Renderer{}).Render(d); err == nil {
-			t.Errorf("%s (%s, %s): no error", d.Name, d.Role, d.Platform)
-		}
-	}
-	host := f.Device("gpu-0000")
-	host.Platform = ir.PlatformEOS
-	if _, err := (eos.Renderer{}).Render(host); err == nil {
-		t.Error("a host on platform eos: no error")
-	}
-	if _, err := (eos.Renderer{}).Render(nil); err == nil {
-		t.Error("nil device: no error")
-	}
-	noQoS := irtest.Fabric().Device("leaf-eos")
-	noQoS.Switch.QoS = nil
-	if _, err := (eos.Renderer{}).Render(noQoS); err == nil {
-		t.Error("no QoS: no error")
-	}
-}
-
 func TestRefusesBadValues(t *testing.T) {
 	for name, mutate := range map[string]func(d *ir.Device){
 		"dscp map":      func(d *ir.Device) { d.Switch.QoS.DSCPToTC[5] = 9 },

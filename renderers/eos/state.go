@@ -8,19 +8,6 @@ import (
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
 
-// Platform is the EOS platform of plan and apply: a switch's desired state
-// is its model, the stanza tree eos.cfg is printed from, within the owned
-// scope (docs/ownership.md), its running configuration is `show
-// running-config` text, and a remediation is the CLI lines of a
-// configuration session. It is the renderer itself, so that plan and apply
-// find it on the device's native renderer.
-type Platform = Renderer
-
-var (
-	_ renderers.Platform = Renderer{}
-	_ renderers.Applier  = Renderer{}
-)
-
 // dialect is how EOS prints its configuration: three columns a level,
 // `end` last (Arista EOS User Manual, "Configuration sessions" and the
 // running-config examples throughout; aristanetworks/avd's eos_cli_config_gen
@@ -138,43 +125,20 @@ var cli = &clitree.Platform{
 	Floor:   floor,
 	Scope:   scope,
 	Model:   model,
-}
-
-// Desired returns switch d's desired state: its model (the one eos.cfg is
-// printed from) within the owned scope (clitree.Platform).
-func (Renderer) Desired(d *ir.Device) (renderers.State, error) { return cli.Desired(d) }
-
-// State returns the desired state of switch d given its model t (from
-// [Renderer.Model]): t within the owned scope. It refuses a tree that a
-// parser read from text.
-func (Renderer) State(d *ir.Device, t *clitree.Tree) (renderers.State, error) { return cli.State(d, t) }
-
-// Parse reads d's running configuration (eos.cfg, `show running-config`
-// text) within the owned scope: BGP, management, ACLs, users, other
-// interfaces and the lines of d's ports that rocefab does not write are
-// not read. A device without the file runs nothing of rocefab's yet.
-func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
-	return cli.Parse(d, running)
-}
-
-// Diff returns the changes that make running into desired, each with the
-// disruption the catalog gives its element on EOS, and the CLI lines
-// that make them, in the order a configuration session takes them
-// (clitree's Remediate).
-func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
-	return cli.Diff(d, running, desired)
-}
-
-// Apply enters a remediation's lines into the running eos.cfg as EOS
-// would, every line outside the owned scope kept byte for byte.
-func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
-	return cli.Apply(running, rem)
-}
-
-// CheckScope refuses a remediation with a line outside switch d's owned
-// scope, reading the remediation alone (renderers.ScopeChecker).
-func (Renderer) CheckScope(d *ir.Device, rem renderers.Remediation) error {
-	return cli.CheckScope(d, rem)
+	// A quarantine shuts a faulty cable's switch port and its release brings
+	// it back (renderers.PortAdmin), each pushed as any remediation: in a
+	// configuration session committed with a timer over SSH (targets/ssh), or
+	// applied to the running eos.cfg by the directory target. The lines are
+	// `interface EthernetX` and `shutdown` or `no shutdown` below it, the
+	// commands Ansible's eos_interfaces module sends for an interface's
+	// "enabled" (ansible-collections/arista.eos@01a7b943
+	// plugins/module_utils/network/eos/config/interfaces/interfaces.py,
+	// generate_commands). `show running-config` prints `shutdown` under an
+	// interface that is administratively down and nothing for one that is up:
+	// the same module reads "enabled" as the absence of that line
+	// (arista.eos@015a8303 plugins/module_utils/network/eos/facts/interfaces/
+	// interfaces.py, render_config).
+	AdminUnset: renderers.AdminUp,
 }
 
 // Foreign returns the lines of an EOS running configuration that lie

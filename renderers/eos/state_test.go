@@ -14,10 +14,7 @@ import (
 // h runs the properties EOS shares with the other CLI platforms
 // (clitreetest) with EOS's renderer and foreign configuration.
 var h = &clitreetest.Harness{
-	Platform:    eos.Platform{},
-	Render:      eos.Renderer{}.Render,
-	Model:       eos.Renderer{}.Model,
-	State:       eos.Renderer{}.State,
+	Platform:    eos.Renderer{},
 	Foreign:     eos.Foreign,
 	Name:        ir.PlatformEOS,
 	Label:       "EOS",
@@ -52,29 +49,14 @@ func reorder(text []byte) []byte {
 	return []byte(shuffled)
 }
 
-// TestPrintParse checks that every EOS switch's printed model reads
-// back, as a running configuration, into the model's owned tree with the
-// elements the renderer named (clitreetest).
-func TestPrintParse(t *testing.T) { h.PrintParse(t) }
-
-// TestHandEdit checks that a line taken out of the model, or a value
-// edited in it, is what the diff shows (clitreetest).
-func TestHandEdit(t *testing.T) { h.HandEdit(t) }
-
-// TestParseForeign checks that foreign configuration, reordered sections
-// and another interface parse to the owned model (clitreetest).
-func TestParseForeign(t *testing.T) { h.ParseForeign(t) }
-
-// TestApplyConverges checks, for every EOS switch and intent variant,
-// that applying a diff converges and keeps every foreign line (clitreetest).
-func TestApplyConverges(t *testing.T) { h.ApplyConverges(t) }
-
-// A remediation line outside the owned scope is refused by CheckScope.
-func TestScopeRefuses(t *testing.T) { h.ScopeRefuses(t) }
-
-// A running file that is not configuration text is an error with its
-// position.
-func TestRunningNotText(t *testing.T) { h.RunningNotText(t) }
+// TestProperties checks the properties EOS shares with the other CLI
+// platforms (clitreetest): every EOS switch's printed model reads back
+// into its owned model with the elements the renderer named, a hand edit
+// of the model is what the diff shows, foreign configuration parses to
+// the owned model, applying a diff converges and keeps every foreign
+// line, a remediation line outside the owned scope is refused, and a
+// running file that is not text is an error with its position.
+func TestProperties(t *testing.T) { h.Properties(t) }
 
 // TestRemediation pins the CLI lines of small changes: a modified MTU is
 // one line in its interface, a changed DSCP list is negated first, and a

@@ -334,14 +334,6 @@ func quoteAll(ss []string) string {
 	return strings.Join(q, " ")
 }
 
-func ints(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, " ")
-}
-
 // cableLen is the cable length mlx5 takes: whole metres, rounded up so the
 // headroom is never short, within what the driver accepts.
 func cableLen(m float64) int {
@@ -437,7 +429,7 @@ func makePrioSummary(p *ir.HostProfile) []string {
 		} else {
 			what = append(what, fmt.Sprintf("tc %d ETS %d %%", tc, p.ETS[tc]))
 		}
-		dscps := "DSCP " + strings.ReplaceAll(ints(g), " ", ",")
+		dscps := "DSCP " + renderers.JoinInts(g, ",")
 		if prio == largest && len(g) > 8 {
 			dscps = "every other DSCP"
 		}

@@ -71,18 +71,39 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, a := range arts {
-				rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
+				golden(t, a)
 			}
 		}
 	}
 	for _, a := range RenderFabric(f) {
-		rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
+		golden(t, a)
 	}
 	a, err := RenderTenant(f.Tenants[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), a.Content)
+	golden(t, a)
+}
+
+// golden compares artifact a with its golden file under testdata. The
+// runtime (hosts/rocefab-host.sh) and a single-file host.sh end with the
+// whole of script.bash, 1,700 lines a golden file would only copy: their
+// golden files hold what comes before it (the header and a server's
+// settings), and the rest of the artifact must be script.bash byte for
+// byte, so the artifact is still checked whole. A change to script.bash
+// still shows in the golden files: each head carries its digest.
+func golden(t *testing.T, a renderers.Artifact) {
+	t.Helper()
+	content := a.Content
+	if a.Path == RuntimeFile || strings.HasSuffix(a.Path, "/"+ScriptFile) {
+		head, ok := bytes.CutSuffix(content, []byte(runtime))
+		if !ok {
+			t.Errorf("%s does not end with script.bash byte for byte", a.Path)
+			return
+		}
+		content = head
+	}
+	rendertest.Golden(t, filepath.Join("testdata", filepath.FromSlash(a.Path)), content)
 }
 
 // TestEveryServer renders every server of the test fabric, in both forms.
@@ -310,33 +331,6 @@ func TestUnitVerifies(t *testing.T) {
 	out, err := exec.Command(tool, "verify", "--man=no", inst).CombinedOutput()
 	if err != nil || len(out) > 0 {
 		t.Errorf("systemd-analyze verify %s: %v\n%s", inst, err, out)
-	}
-}
-
-func TestRefusesOtherDevices(t *testing.T) {
-	f := irtest.Fabric()
-	for _, d := range f.Switches() {
-		if _, err := (Renderer{}).Render(d); err == nil {
-			t.Errorf("Render(%s) of a switch succeeded", d.Name)
-		}
-	}
-	d := cloneHost(gpu(t))
-	d.Platform = "windows"
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("a non-Linux host was rendered")
-	}
-	d = cloneHost(gpu(t))
-	d.Host = nil
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("a device without Host was rendered")
-	}
-	d = cloneHost(gpu(t))
-	d.Host.Profile = nil
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("a host without a profile was rendered")
-	}
-	if _, err := (Renderer{}).Render(nil); err == nil {
-		t.Error("a nil device was rendered")
 	}
 }
 

@@ -1,8 +1,6 @@
 package host
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -26,19 +24,14 @@ func (Renderer) CheckScope(d *ir.Device, rem renderers.Remediation) error {
 	if err := checkServer(d); err != nil {
 		return err
 	}
-	if len(bytes.TrimSpace(rem.Content)) == 0 {
-		return nil
+	if ok, err := renderers.ScopeInput("host", d, rem, renderers.JSON, "a server's settings and sections"); !ok {
+		return err
 	}
 	outside := func(format string, args ...any) error {
-		return fmt.Errorf("host: %s: %s: outside the owned scope, which a remediation never leaves", d.Name, fmt.Sprintf(format, args...))
-	}
-	if rem.Format != renderers.JSON {
-		return fmt.Errorf("host: %s: a remediation in %s: want json", d.Name, rem.Format)
+		return renderers.OutsideScope("host", d, fmt.Sprintf(format, args...))
 	}
 	var r remedy
-	dec := json.NewDecoder(bytes.NewReader(rem.Content))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := renderers.DecodeRemediation(rem.Content, &r); err != nil {
 		return fmt.Errorf("host: %s: remediation: %w", d.Name, err)
 	}
 	if r.Device != d.Name {

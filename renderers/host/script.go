@@ -160,15 +160,15 @@ func writeSettings(b textWriter, d *ir.Device, s *settings) {
 	w("readonly TRUST=%s\n", quote(s.trust))
 	b.WriteString("readonly -a DSCP2PRIO=(\n")
 	for row := 0; row < 64; row += 8 {
-		w("\t%s # DSCP %d-%d\n", ints(s.dscp2prio[row:row+8]), row, row+7)
+		w("\t%s # DSCP %d-%d\n", renderers.JoinInts(s.dscp2prio[row:row+8], " "), row, row+7)
 	}
 	b.WriteString(")\n\n")
 
 	b.WriteString("# Priority -> traffic class, index = priority.\n")
-	w("readonly -a PRIO_TC=(%s)\n", ints(s.prioTC[:]))
+	w("readonly -a PRIO_TC=(%s)\n", renderers.JoinInts(s.prioTC[:], " "))
 	b.WriteString("# Per traffic class: strict priority or ETS, and the ETS share in percent.\n")
 	w("readonly -a TSA=(%s)\n", quoteAll(s.tsa[:]))
-	w("readonly -a TCBW=(%s)\n\n", ints(s.tcbw[:]))
+	w("readonly -a TCBW=(%s)\n\n", renderers.JoinInts(s.tcbw[:], " "))
 
 	var lossless []string
 	for prio, on := range s.pfc {
@@ -177,7 +177,7 @@ func writeSettings(b textWriter, d *ir.Device, s *settings) {
 		}
 	}
 	w("# PFC enable per priority, index = priority (lossless: %s).\n", orNone(lossless))
-	w("readonly -a PFC=(%s)\n\n", ints(s.pfc))
+	w("readonly -a PFC=(%s)\n\n", renderers.JoinInts(s.pfc, " "))
 
 	cl := s.cableLen
 	switch {
@@ -214,7 +214,7 @@ func writeSettings(b textWriter, d *ir.Device, s *settings) {
 		w(" CNP_DSCP_P1=%d CNP_802P_PRIO_P1=%d", s.cnpDSCP, s.cnpPrio)
 	}
 	b.WriteString("\n")
-	w("readonly -a ECN_ENABLE=(%s)\n", ints(s.ecn))
+	w("readonly -a ECN_ENABLE=(%s)\n", renderers.JoinInts(s.ecn, " "))
 	if s.cnpDSCP >= 0 {
 		w("# CNPs leave with DSCP %d and 802.1p priority %d.\n", s.cnpDSCP, s.cnpPrio)
 	} else {
@@ -421,7 +421,7 @@ func writeShaping(b textWriter, d *ir.Device, s *settings) {
 	var ifaces, classes, filters []string
 	for _, si := range plan {
 		for _, s := range si.shapes {
-			what := "DSCP " + strings.ReplaceAll(ints(s.Class.DSCP), " ", ",")
+			what := "DSCP " + renderers.JoinInts(s.Class.DSCP, ",")
 			if len(s.Class.DSCP) == 0 {
 				what = "every DSCP no other class lists"
 			}
@@ -466,7 +466,7 @@ func writeMaxrate(b textWriter, d *ir.Device, s *settings) {
 		}
 		tc := p.PrioToTC[sh.Class.Priority]
 		w("# class %s (priority %d, tc %d, DSCP %s) over RDMA: at most %s on %s.\n", sh.Class.Name, sh.Class.Priority, tc,
-			strings.ReplaceAll(ints(sh.Class.DSCP), " ", ","), rateArg(sh.RateBits), strings.Join(sh.NICs, ", "))
+			renderers.JoinInts(sh.Class.DSCP, ","), rateArg(sh.RateBits), strings.Join(sh.NICs, ", "))
 	}
 	for i, r := range s.maxrate {
 		rec := append(make([]byte, 0, len(s.netdevs[i])+2*len(r)), s.netdevs[i]...)

@@ -72,27 +72,20 @@ const (
 func kindOf(p string) (kind, section string) {
 	_, rest, _ := strings.Cut(p, "/")
 	head, _, _ := strings.Cut(rest, "/")
-	switch head {
-	case "mtu":
-		return kindMTU, "mtu"
-	case "dcbx", "trust", "dscp2prio":
-		return kindDSCPMap, "qos"
-	case "ets":
-		return kindETS, "qos"
-	case "maxrate":
-		return kindShaping, "qos"
-	case "cable_len":
-		return kindCable, "qos"
-	case "ecn", "dcqcn", "cc":
-		return kindECN, "ecn"
-	case "tos":
-		return kindDSCPMap, "tos"
-	case "shaping":
-		return kindShaping, "shaping"
-	case "pfc":
-		return kindPFC, "pfc"
-	}
-	return "", ""
+	k := settingKinds[head]
+	return k.kind, k.section
+}
+
+// settingKinds are kindOf's answers by the first name of a setting path
+// after the device, grouped by section.
+var settingKinds = map[string]struct{ kind, section string }{
+	"mtu":  {kindMTU, "mtu"},
+	"dcbx": {kindDSCPMap, "qos"}, "trust": {kindDSCPMap, "qos"}, "dscp2prio": {kindDSCPMap, "qos"},
+	"ets": {kindETS, "qos"}, "maxrate": {kindShaping, "qos"}, "cable_len": {kindCable, "qos"},
+	"ecn": {kindECN, "ecn"}, "dcqcn": {kindECN, "ecn"}, "cc": {kindECN, "ecn"},
+	"tos":     {kindDSCPMap, "tos"},
+	"shaping": {kindShaping, "shaping"},
+	"pfc":     {kindPFC, "pfc"},
 }
 
 // sectionOrder is the order the runtime runs its sections in.
@@ -124,7 +117,7 @@ func desiredElements(s *settings) []renderers.Element {
 	}
 	dscp := dscpRuns(want)
 	ets := s.etsValue()
-	pfc := commas(s.pfc)
+	pfc := renderers.JoinInts(s.pfc, ",")
 	tos := map[string]bool{}
 	for i, port := range s.netdevs {
 		dev := port + "/"
@@ -135,7 +128,7 @@ func desiredElements(s *settings) []renderers.Element {
 		}
 		add(dev+"dscp2prio", dscp)
 		add(dev+"ets", ets)
-		add(dev+"maxrate", commas(int64s(s.maxrate[i][:])))
+		add(dev+"maxrate", renderers.JoinInts(int64s(s.maxrate[i][:]), ","))
 		if s.cableLen > 0 {
 			add(dev+"cable_len", strconv.Itoa(s.cableLen))
 		}
@@ -441,9 +434,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 		return out, nil
 	}
 	var r remedy
-	dec := json.NewDecoder(bytes.NewReader(rem.Content))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := renderers.DecodeRemediation(rem.Content, &r); err != nil {
 		return nil, fmt.Errorf("host: remediation: %w", err)
 	}
 	if err := renderers.CheckName("device", r.Device); err != nil {

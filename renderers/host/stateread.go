@@ -27,38 +27,26 @@ func readState(src []byte) (*stateDoc, bool) {
 		case "errors":
 			return r.strings(&doc.Errors)
 		case "settings":
-			doc.Settings = []stateSetting{}
-			return r.array(func() bool {
-				var s stateSetting
-				ok := r.members(func(k string) bool {
-					switch k {
-					case "path":
-						return r.str(&s.Path)
-					case "have":
-						return r.optStr(&s.Have)
-					case "want":
-						return r.optStr(&s.Want)
-					}
-					return false
-				})
-				doc.Settings = append(doc.Settings, s)
-				return ok
+			return objects(&r, &doc.Settings, func(s *stateSetting, k string) bool {
+				switch k {
+				case "path":
+					return r.str(&s.Path)
+				case "have":
+					return r.optStr(&s.Have)
+				case "want":
+					return r.optStr(&s.Want)
+				}
+				return false
 			})
 		case "unmanaged":
-			doc.Unmanaged = []unmanagedDoc{}
-			return r.array(func() bool {
-				var u unmanagedDoc
-				ok := r.members(func(k string) bool {
-					switch k {
-					case "path":
-						return r.str(&u.Path)
-					case "why":
-						return r.str(&u.Why)
-					}
-					return false
-				})
-				doc.Unmanaged = append(doc.Unmanaged, u)
-				return ok
+			return objects(&r, &doc.Unmanaged, func(u *unmanagedDoc, k string) bool {
+				switch k {
+				case "path":
+					return r.str(&u.Path)
+				case "why":
+					return r.str(&u.Why)
+				}
+				return false
 			})
 		}
 		return false
@@ -68,6 +56,19 @@ func readState(src []byte) (*stateDoc, bool) {
 		return nil, false
 	}
 	return &doc, true
+}
+
+// objects reads an array of objects into *out, an empty array as an
+// empty slice, as encoding/json does; member reads one member of an
+// object by its key, false for a key the object does not have.
+func objects[T any](r *jsonCursor, out *[]T, member func(v *T, key string) bool) bool {
+	*out = []T{}
+	return r.array(func() bool {
+		var v T
+		ok := r.members(func(k string) bool { return member(&v, k) })
+		*out = append(*out, v)
+		return ok
+	})
 }
 
 // keySet is the keys an object has had, among the few (at most eight)

@@ -99,7 +99,7 @@ func RenderTenant(t *ir.Tenant) (renderers.Artifact, error) {
 	}
 	fmt.Fprintf(&b, "# Class %s: priority %d", c.Name, c.Priority)
 	if len(c.DSCP) > 0 {
-		fmt.Fprintf(&b, ", DSCP %s", strings.ReplaceAll(ints(c.DSCP), " ", ","))
+		fmt.Fprintf(&b, ", DSCP %s", renderers.JoinInts(c.DSCP, ","))
 	}
 	if c.Lossless {
 		b.WriteString(", lossless")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // settings are a server's settings, derived once from the model: host.conf
@@ -159,7 +160,7 @@ func (s *settings) etsValue() string {
 	for prio := range 8 {
 		used[s.prioTC[prio]] = true
 	}
-	parts := []string{"prio_tc=" + strings.ReplaceAll(ints(s.prioTC[:]), " ", ",")}
+	parts := []string{"prio_tc=" + renderers.JoinInts(s.prioTC[:], ",")}
 	for tc := range 8 {
 		if s.tool == "dcb" || used[tc] {
 			parts = append(parts, fmt.Sprintf("tc%d=%s/%d", tc, s.tsa[tc], s.tcbw[tc]))
@@ -167,5 +168,3 @@ func (s *settings) etsValue() string {
 	}
 	return strings.Join(parts, " ")
 }
-
-func commas(v []int) string { return strings.ReplaceAll(ints(v), " ", ",") }

@@ -194,21 +194,11 @@ func (r *render) tree() (*node, error) {
 
 // index checks the ranges NVUE takes and indexes classes by priority.
 func (r *render) index() error {
-	for i, tc := range r.q.DSCPToTC {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", i, tc)
-		}
-	}
-	for sp, tc := range r.q.TCToQueue {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("switch priority %d maps to queue %d, outside 0..7", sp, tc)
-		}
+	if err := renderers.CheckQoSRanges(r.q); err != nil {
+		return err
 	}
 	seen := map[int]bool{}
 	for _, qu := range r.q.Queues {
-		if qu.ID < 0 || qu.ID > 7 {
-			return fmt.Errorf("queue %d outside 0..7", qu.ID)
-		}
 		if seen[qu.ID] {
 			return fmt.Errorf("queue %d listed twice", qu.ID)
 		}
@@ -218,9 +208,6 @@ func (r *render) index() error {
 		}
 	}
 	for _, p := range r.q.PFC {
-		if p < 0 || p > 7 {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
 		if !slices.Contains(r.pfc, p) {
 			r.pfc = append(r.pfc, p)
 		}
@@ -307,7 +294,7 @@ func (r *render) scheduler(qos *node) {
 		}
 	}
 	if unused := unusedQueues(used); len(unused) > 0 {
-		tcs.comment("Traffic classes %s carry no class and are not scheduled here.", joinInts(unused))
+		tcs.comment("Traffic classes %s carry no class and are not scheduled here.", renderers.JoinInts(unused, ","))
 	}
 }
 
@@ -407,7 +394,7 @@ func (r *render) pfcProfiles(qos *node) (map[*ir.Headroom]string, error) {
 	pfc.comment("NVUE places these switch priorities in its lossless priority group and the rest in the lossy bulk group,")
 	pfc.comment("which is the model's priority-group map (a lossless class in its own group, the others in group 0).")
 	if len(r.pfc) > 1 {
-		pfc.comment("%s", r.gap("lossless priorities %s share one lossless priority group: NVUE supports a single lossless group, the model gives each its own", joinInts(r.pfc)))
+		pfc.comment("%s", r.gap("lossless priorities %s share one lossless priority group: NVUE supports a single lossless group, the model gives each its own", renderers.JoinInts(r.pfc, ",")))
 	}
 	names := make([]string, 0, len(byName))
 	for n := range byName {
@@ -547,7 +534,7 @@ func (r *render) pools(qos *node) error {
 		lsp.child(strconv.Itoa(p))
 	}
 	lossless.comment("%d %% of the buffer held for %s (the lossless priorities %s); NVUE keeps one lossless pool.",
-		pct, strings.Join(reserved, ", "), joinInts(r.pfc))
+		pct, strings.Join(reserved, ", "), renderers.JoinInts(r.pfc, ","))
 	lossy := tp.child("default-lossy")
 	lossy.set("memory-percent", 100-pct)
 	ysp := lossy.child("switch-priority")
@@ -602,7 +589,7 @@ func (r *render) interfaces(set *node, profiles map[*ir.Headroom]string) error {
 	r.breakouts(ifs, ports)
 	w := r.q.Watchdog
 	// Per port, the same note and states: made once, not per port.
-	pfcNote := "lossless priorities " + joinInts(r.pfc)
+	pfcNote := "lossless priorities " + renderers.JoinInts(r.pfc, ",")
 	wdState := "disable"
 	if w.Enabled {
 		wdState = "enable"
@@ -776,14 +763,6 @@ func portComment(p ir.Port) string {
 
 // speed writes a port speed as NVUE's link speed takes it (400G).
 func speed(gbps int) string { return strconv.Itoa(gbps) + "G" }
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}
 
 // releaseLine says which release's spelling the document follows.
 func (r *render) releaseLine() string {

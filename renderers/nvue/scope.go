@@ -2,7 +2,6 @@ package nvue
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/renderers"
@@ -14,14 +13,8 @@ import (
 // `nv set system hostname X` or `nv unset router bgp` never reach the
 // switch.
 func (Renderer) CheckScope(d *ir.Device, rem renderers.Remediation) error {
-	if d == nil {
-		return fmt.Errorf("nvue: nil device")
-	}
-	if len(strings.TrimSpace(string(rem.Content))) == 0 {
-		return nil
-	}
-	if rem.Format != renderers.Text {
-		return fmt.Errorf("nvue: %s: a remediation in %q, not nv set/unset lines in %q", d.Name, rem.Format, renderers.Text)
+	if ok, err := renderers.ScopeInput("nvue", d, rem, renderers.Text, "nv set/unset lines"); !ok {
+		return err
 	}
 	if err := checkCommands(scopeOf(d), rem.Content); err != nil {
 		return fmt.Errorf("nvue: %s: %w", d.Name, err)

@@ -29,14 +29,7 @@ func (Renderer) AdminRemediation(d *ir.Device, port string, up bool) (renderers.
 	if err := renderers.CheckAdminPort(d, port); err != nil {
 		return renderers.Remediation{}, fmt.Errorf("nvue: %w", err)
 	}
-	return renderers.Remediation{Format: renderers.Text, Content: []byte(fmt.Sprintf("nv set interface %s link state %s\n", port, adminWord(up)))}, nil
-}
-
-func adminWord(up bool) string {
-	if up {
-		return string(renderers.AdminUp)
-	}
-	return string(renderers.AdminDown)
+	return renderers.Remediation{Format: renderers.Text, Content: []byte(fmt.Sprintf("nv set interface %s link state %s\n", port, renderers.AdminOf(up)))}, nil
 }
 
 // adminPort returns the interface a remediation sets the link state of,
@@ -95,11 +88,8 @@ func (Renderer) AdminState(d *ir.Device, running []renderers.Artifact, port stri
 		// A value NVUE keys as an object, as it prints `breakout: 2x: {}`.
 		v = node.Content[0].Value
 	}
-	switch v {
-	case "up":
-		return renderers.AdminUp, nil
-	case "down":
-		return renderers.AdminDown, nil
+	if s, ok := renderers.ReadAdminState(v); ok {
+		return s, nil
 	}
 	return "", fmt.Errorf("nvue: interface %s: link state %q: allowed are up, down", port, v)
 }

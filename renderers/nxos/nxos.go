@@ -67,21 +67,18 @@ const (
 	numQueues     = 8    // the 8q template: c-out-8q-q1..q7 and q-default
 )
 
-// Renderer renders devices whose platform is "nxos". The zero value is
-// ready to use.
-type Renderer struct{}
+// Renderer renders devices whose platform is "nxos": nxos.cfg, printed
+// from the model Model returns. It is also NX-OS's platform of plan, apply
+// and quarantine through NX-OS's tables (cli), which differ from EOS's in
+// the dialect and the owned scope, not in how a state is read or diffed.
+// The zero value is ready to use.
+type Renderer struct{ clitree.Methods[tables] }
 
-var _ renderers.ModelRenderer = Renderer{}
+// tables names cli for the methods Renderer embeds.
+type tables struct{}
 
-// Render returns the device's nxos.cfg, printed from its model
-// ([Renderer.Model]).
-func (Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) { return cli.Render(d) }
-
-// RenderDesired returns nxos.cfg and the desired state of d from one model
-// (renderers.ModelRenderer).
-func (Renderer) RenderDesired(d *ir.Device) ([]renderers.Artifact, renderers.State, error) {
-	return cli.RenderDesired(d)
-}
+// CLI returns NX-OS's plumbing (clitree.Tables).
+func (tables) CLI() *clitree.Platform { return cli }
 
 // verifyMark returns the "! verify:" comment of a line whose form is one
 // of the verify forms no source confirms, and "" for another.
@@ -92,15 +89,13 @@ func verifyMark(verify map[string]bool, line string) string {
 	return ""
 }
 
-// Model returns the device's configuration model: the stanza tree of
+// model builds the device's configuration model: the stanza tree of
 // nxos.cfg, each line naming the catalog element it realises, comments
 // included (a "! verify:" line above a block with a form no source
 // confirms). It fails on a device that is not an NX-OS switch, on unsafe
 // names, and on model values NX-OS cannot take (an MTU above 9216, two
 // lossless priorities in one queue), rather than build a line the device
 // would reject.
-func (Renderer) Model(d *ir.Device) (*clitree.Tree, error) { return model(d) }
-
 func model(d *ir.Device) (*clitree.Tree, error) {
 	if d == nil {
 		return nil, errors.New("nxos: nil device")
@@ -241,25 +236,10 @@ func (b *builder) check() error {
 	if b.sw.MTU < minMTU || b.sw.MTU > maxMTU {
 		return fmt.Errorf("switch MTU %d outside NX-OS's %d..%d", b.sw.MTU, minMTU, maxMTU)
 	}
-	for dscp, tc := range q.DSCPToTC {
-		if !validTC(tc) {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", dscp, tc)
-		}
-	}
-	for tc, queue := range q.TCToQueue {
-		if !validTC(queue) {
-			return fmt.Errorf("traffic class %d maps to queue %d, outside 0..7", tc, queue)
-		}
-	}
-	for _, p := range q.PFC {
-		if !validTC(p) {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
+	if err := renderers.CheckQoSRanges(q); err != nil {
+		return err
 	}
 	for _, qu := range q.Queues {
-		if !validTC(qu.ID) {
-			return fmt.Errorf("queue %d outside 0..7", qu.ID)
-		}
 		if qu.Class != nil && !validTC(qu.Class.Priority) {
 			return fmt.Errorf("class %q has priority %d, outside 0..7", qu.Class.Name, qu.Class.Priority)
 		}
@@ -354,19 +334,11 @@ func (b *builder) breakouts() {
 	for _, c := range cages {
 		if c.Map == "" {
 			b.comment("GAP: Ethernet1/%d carries ports at %s Gbit/s, which no NX-OS breakout map (%s) of a %d Gbit/s cage makes: not broken out",
-				c.Port, joinInts(c.Speeds), strings.Join(ir.NXOSBreakoutMaps(), ", "), cage)
+				c.Port, renderers.JoinInts(c.Speeds, ", "), strings.Join(ir.NXOSBreakoutMaps(), ", "), cage)
 			continue
 		}
 		b.line(0, "", "interface breakout module 1 port %d map %s", c.Port, c.Map)
 	}
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 // line writes one configuration line at depth, realising the catalog
@@ -704,21 +676,8 @@ func (b *builder) buffers() {
 // headroomClasses returns the distinct headroom classes of the switch and
 // its ports, by speed then cable length as the model orders them.
 func (b *builder) headroomClasses() []*ir.Headroom {
-	var hrs []*ir.Headroom
-	add := func(h *ir.Headroom) {
-		if h != nil && !slices.Contains(hrs, h) {
-			hrs = append(hrs, h)
-		}
-	}
-	for _, h := range b.sw.Headrooms {
-		add(h)
-	}
-	for _, p := range b.ports {
-		add(p.Headroom)
-	}
-	slices.SortStableFunc(hrs, func(x, y *ir.Headroom) int {
-		return cmp.Or(cmp.Compare(x.SpeedGbps, y.SpeedGbps), cmp.Compare(x.CableM, y.CableM), cmp.Compare(x.Name, y.Name))
-	})
+	hrs := renderers.HeadroomClasses(b.sw.Headrooms, b.ports)
+	slices.SortStableFunc(hrs, renderers.ComparePortClasses)
 	return hrs
 }
 

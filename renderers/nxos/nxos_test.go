@@ -374,28 +374,6 @@ func TestInvalidModel(t *testing.T) {
 	}
 }
 
-func TestRefusesOtherDevices(t *testing.T) {
-	f := irtest.Fabric()
-	for _, name := range []string{"leaf-eos", "leaf-nvue", "leaf-sonic", "spine-00", "gpu-0000"} {
-		if _, err := (Renderer{}).Render(f.Device(name)); err == nil {
-			t.Errorf("%s: rendered a device that is not an NX-OS switch", name)
-		}
-	}
-	if _, err := (Renderer{}).Render(nil); err == nil {
-		t.Error("rendered a nil device")
-	}
-	d := cloneSwitch(leaf(t))
-	d.Switch = nil
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("rendered an NX-OS device without a switch")
-	}
-	d = cloneSwitch(leaf(t))
-	d.Switch.QoS = nil
-	if _, err := (Renderer{}).Render(d); err == nil {
-		t.Error("rendered a switch without QoS")
-	}
-}
-
 func TestRefusesUnsafeNames(t *testing.T) {
 	bad := []string{"x\nfeature bash", "x;reload", "x$(reboot)", "x`id`", `x"y`, "x'y"}
 	names := rendertest.SwitchNames(0, 0)

@@ -8,19 +8,6 @@ import (
 	"github.com/rocefab/rocefab/renderers/internal/clitree"
 )
 
-// Platform is the NX-OS platform of plan and apply: a switch's desired
-// state is its model, the stanza tree nxos.cfg is printed from, within the
-// owned scope (docs/ownership.md), its running configuration is `show
-// running-config` text, and a remediation is the CLI lines of a
-// configuration session. It is the renderer itself, so that plan and apply
-// find it on the device's native renderer.
-type Platform = Renderer
-
-var (
-	_ renderers.Platform = Renderer{}
-	_ renderers.Applier  = Renderer{}
-)
-
 // dialect is how NX-OS prints its configuration: two columns a level,
 // `!Command:`/`!Time:` comment lines first, `version` and `feature` lines
 // (Cisco Nexus 9000 NX-OS Fundamentals Configuration Guide, "Working with
@@ -143,44 +130,21 @@ var cli = &clitree.Platform{
 	Floor:   floor,
 	Scope:   scope,
 	Model:   model,
-}
-
-// Desired returns switch d's desired state: its model (the one nxos.cfg is
-// printed from) within the owned scope (clitree.Platform).
-func (Renderer) Desired(d *ir.Device) (renderers.State, error) { return cli.Desired(d) }
-
-// State returns the desired state of switch d given its model t (from
-// [Renderer.Model]): t within the owned scope. It refuses a tree that a
-// parser read from text.
-func (Renderer) State(d *ir.Device, t *clitree.Tree) (renderers.State, error) { return cli.State(d, t) }
-
-// Parse reads d's running configuration (nxos.cfg, `show running-config`
-// text) within the owned scope: features, BGP, management, ACLs, other
-// interfaces and the lines of d's ports that rocefab does not write are
-// not read. A device without the file runs nothing of rocefab's yet.
-func (Renderer) Parse(d *ir.Device, running []renderers.Artifact) (renderers.State, error) {
-	return cli.Parse(d, running)
-}
-
-// Diff returns the changes that make running into desired, each with the
-// disruption the catalog gives its element on NX-OS, and the CLI lines
-// that make them, in the order a configuration session takes them
-// (clitree's Remediate: a class map that goes is removed after the
-// policy map that names it changed).
-func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderers.Change, renderers.Remediation, error) {
-	return cli.Diff(d, running, desired)
-}
-
-// Apply enters a remediation's lines into the running nxos.cfg as NX-OS
-// would, every line outside the owned scope kept byte for byte.
-func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) ([]renderers.Artifact, error) {
-	return cli.Apply(running, rem)
-}
-
-// CheckScope refuses a remediation with a line outside switch d's owned
-// scope, reading the remediation alone (renderers.ScopeChecker).
-func (Renderer) CheckScope(d *ir.Device, rem renderers.Remediation) error {
-	return cli.CheckScope(d, rem)
+	// A quarantine shuts a faulty cable's switch port and its release brings
+	// it back (renderers.PortAdmin), each pushed as any remediation: over SSH
+	// inside the checkpoint rocefab takes and rolls back to (targets/ssh), or
+	// applied to the running nxos.cfg by the directory target. The lines are
+	// `interface EthernetX/Y` and `shutdown` or `no shutdown` below it, the
+	// commands Ansible's nxos_interfaces module sends for an interface's
+	// "enabled" (ansible-collections/cisco.nxos@08fd28f5
+	// plugins/module_utils/network/nxos/config/interfaces/interfaces.py).
+	// NX-OS keeps `no shutdown` in the running configuration; an interface
+	// with neither line has the platform's default, which "(no) system
+	// default switchport shutdown" sets for layer-2 ports and which differs
+	// between Nexus families for layer-3 ones (the same file,
+	// get_interface_defaults): rocefab does not read it, so such a port's
+	// state is unknown and a release never brings it up.
+	AdminUnset: renderers.AdminUnknown,
 }
 
 // Foreign returns the lines of an NX-OS running configuration that lie

@@ -15,10 +15,7 @@ import (
 // h runs the properties NX-OS shares with the other CLI platforms
 // (clitreetest) with NX-OS's renderer and foreign configuration.
 var h = &clitreetest.Harness{
-	Platform:    nxos.Platform{},
-	Render:      nxos.Renderer{}.Render,
-	Model:       nxos.Renderer{}.Model,
-	State:       nxos.Renderer{}.State,
+	Platform:    nxos.Renderer{},
 	Foreign:     nxos.Foreign,
 	Name:        ir.PlatformNXOS,
 	Label:       "NX-OS",
@@ -91,10 +88,14 @@ func reverseSections(text []byte) []byte {
 	return []byte(strings.Join(sections, ""))
 }
 
-// TestPrintParse checks that every NX-OS switch's printed model reads
-// back, as a running configuration, into the model's owned tree with the
-// elements the renderer named (clitreetest).
-func TestPrintParse(t *testing.T) { h.PrintParse(t) }
+// TestProperties checks the properties NX-OS shares with the other CLI
+// platforms (clitreetest): every NX-OS switch's printed model reads back
+// into its owned model with the elements the renderer named, a hand edit
+// of the model is what the diff shows, foreign configuration parses to
+// the owned model, applying a diff converges and keeps every foreign
+// line, a remediation line outside the owned scope is refused, and a
+// running file that is not text is an error with its position.
+func TestProperties(t *testing.T) { h.Properties(t) }
 
 // TestVerifyMarksAsMarkVerifyCLI holds the marks the model puts above
 // each block to what renderers.MarkVerifyCLI puts in the unmarked text
@@ -102,25 +103,6 @@ func TestPrintParse(t *testing.T) { h.PrintParse(t) }
 func TestVerifyMarksAsMarkVerifyCLI(t *testing.T) {
 	h.VerifyMarks(t, func(form string) bool { return platforms.IsVerify(ir.PlatformNXOS, form) }, false)
 }
-
-// TestHandEdit checks that a line taken out of the model, or a value
-// edited in it, is what the diff shows (clitreetest).
-func TestHandEdit(t *testing.T) { h.HandEdit(t) }
-
-// TestParseForeign checks that foreign configuration, reordered sections
-// and another interface parse to the owned model (clitreetest).
-func TestParseForeign(t *testing.T) { h.ParseForeign(t) }
-
-// TestApplyConverges checks, for every NX-OS switch and intent variant,
-// that applying a diff converges and keeps every foreign line (clitreetest).
-func TestApplyConverges(t *testing.T) { h.ApplyConverges(t) }
-
-// A remediation line outside the owned scope is refused by CheckScope.
-func TestScopeRefuses(t *testing.T) { h.ScopeRefuses(t) }
-
-// A running file that is not configuration text is an error with its
-// position.
-func TestRunningNotText(t *testing.T) { h.RunningNotText(t) }
 
 // TestRemediation pins the CLI lines of small changes: a modified MTU is
 // one line in its interface, a changed DSCP list is negated first, and a

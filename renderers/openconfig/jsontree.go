@@ -138,19 +138,13 @@ func (p *jparser) object(depth int) (*jnode, error) {
 			return nil, err
 		}
 		n.members = append(n.members, jmember{name: name, start: at, value: v})
-		p.space()
-		if p.i >= len(p.src) {
-			return nil, p.errorf("unexpected end of the document in an object")
+		done, err := p.next('}', "an object")
+		if err != nil {
+			return nil, err
 		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if done {
 			n.end = p.i
 			return n, nil
-		default:
-			return nil, p.errorf("want ',' or '}' in an object, not %q", p.src[p.i])
 		}
 	}
 }
@@ -171,21 +165,33 @@ func (p *jparser) array(depth int) (*jnode, error) {
 			return nil, err
 		}
 		n.elems = append(n.elems, v)
-		p.space()
-		if p.i >= len(p.src) {
-			return nil, p.errorf("unexpected end of the document in an array")
+		done, err := p.next(']', "an array")
+		if err != nil {
+			return nil, err
 		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			n.end = p.i
 			return n, nil
-		default:
-			return nil, p.errorf("want ',' or ']' in an array, not %q", p.src[p.i])
 		}
 	}
+}
+
+// next reads what follows a member or element of a container (what): a
+// comma, done false, or its closing byte, done true.
+func (p *jparser) next(close byte, what string) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.src) {
+		return false, p.errorf("unexpected end of the document in %s", what)
+	}
+	switch p.src[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case close:
+		p.i++
+		return true, nil
+	}
+	return false, p.errorf("want ',' or '%c' in %s, not %q", close, what, p.src[p.i])
 }
 
 // str reads a string and returns it decoded. Strings without escapes (all

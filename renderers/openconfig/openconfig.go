@@ -49,15 +49,9 @@ var (
 // OpenConfig or the model's ranges cannot hold (an unknown port speed, an
 // MTU above 65535, a DSCP that maps to a class no queue carries).
 func (r Renderer) Render(d *ir.Device) ([]renderers.Artifact, error) {
-	if d == nil {
-		return nil, fmt.Errorf("openconfig: nil device")
-	}
-	if err := renderers.CheckDevice(d); err != nil {
-		return nil, err
-	}
-	c, err := plan(d)
+	c, err := checkedPlan(d)
 	if err != nil {
-		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
+		return nil, err
 	}
 	js, err := emitInto(documents.Get(0), c, r.Compact)
 	if err != nil {
@@ -74,14 +68,8 @@ var documents renderers.ContentPool
 // milliseconds to build and emit. Render fails where Names does not only
 // if ygot cannot emit the tree it built.
 func (Renderer) Names(d *ir.Device) ([]string, error) {
-	if d == nil {
-		return nil, fmt.Errorf("openconfig: nil device")
-	}
-	if err := renderers.CheckDevice(d); err != nil {
+	if _, err := checkedPlan(d); err != nil {
 		return nil, err
-	}
-	if _, err := plan(d); err != nil {
-		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
 	return []string{d.Name + "/" + FileName}, nil
 }
@@ -130,6 +118,22 @@ type wred struct {
 	name        string
 	min, max    uint64 // bytes
 	probability uint8  // percent at max
+}
+
+// checkedPlan refuses no device and one with an unsafe name, then plans
+// d's content: what Render, Names and Desired all begin with.
+func checkedPlan(d *ir.Device) (*config, error) {
+	if d == nil {
+		return nil, fmt.Errorf("openconfig: nil device")
+	}
+	if err := renderers.CheckDevice(d); err != nil {
+		return nil, err
+	}
+	c, err := plan(d)
+	if err != nil {
+		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
+	}
+	return c, nil
 }
 
 // plan turns the model into the device's OpenConfig content, checking what

@@ -335,21 +335,12 @@ type scanner struct {
 	depth int
 }
 
+// errorf is an error at the scanner's position, as jparser's are.
 func (s *scanner) errorf(format string, args ...any) error {
-	line, col := lineCol(s.src, s.i)
-	return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
+	return (&jparser{src: s.src, i: s.i}).errorf(format, args...)
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.src) {
-		switch s.src[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) ws() { s.i = renderers.SkipJSONSpace(s.src, s.i) }
 
 // peek is the next value's first byte (0 at the end).
 func (s *scanner) peek() byte {
@@ -363,18 +354,10 @@ func (s *scanner) peek() byte {
 // object reads an object, calling member with each member's name (valid
 // until member returns); member reads or skips the value.
 func (s *scanner) object(member func(name []byte) error) error {
-	if s.peek() != '{' {
-		return s.errorf("want an object")
-	}
-	if s.depth++; s.depth > maxDepth {
-		return s.errorf("nested deeper than %d", maxDepth)
+	if done, err := s.open('{', '}', "an object"); done || err != nil {
+		return err
 	}
 	defer func() { s.depth-- }()
-	s.i++
-	if s.peek() == '}' {
-		s.i++
-		return nil
-	}
 	for {
 		if s.peek() != '"' {
 			return s.errorf("want a member name")
@@ -395,16 +378,8 @@ func (s *scanner) object(member func(name []byte) error) error {
 		if s.i == at {
 			return s.errorf("internal error: member %q not read", name)
 		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		case 0:
-			return s.errorf("unexpected end of the document in an object")
-		default:
-			return s.errorf("want ',' or '}' in an object, not %q", s.src[s.i])
+		if done, err := s.next('}', "an object"); done || err != nil {
+			return err
 		}
 	}
 }
@@ -412,18 +387,10 @@ func (s *scanner) object(member func(name []byte) error) error {
 // array reads an array, calling elem for each element; elem reads or
 // skips it.
 func (s *scanner) array(elem func() error) error {
-	if s.peek() != '[' {
-		return s.errorf("want an array")
-	}
-	if s.depth++; s.depth > maxDepth {
-		return s.errorf("nested deeper than %d", maxDepth)
+	if done, err := s.open('[', ']', "an array"); done || err != nil {
+		return err
 	}
 	defer func() { s.depth-- }()
-	s.i++
-	if s.peek() == ']' {
-		s.i++
-		return nil
-	}
 	for {
 		s.ws()
 		at := s.i
@@ -433,18 +400,39 @@ func (s *scanner) array(elem func() error) error {
 		if s.i == at {
 			return s.errorf("internal error: element not read")
 		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		case 0:
-			return s.errorf("unexpected end of the document in an array")
-		default:
-			return s.errorf("want ',' or ']' in an array, not %q", s.src[s.i])
+		if done, err := s.next(']', "an array"); done || err != nil {
+			return err
 		}
 	}
+}
+
+// open enters a container that opens with c (what names it), one level
+// deeper, refusing one nested deeper than maxDepth; done is true for an
+// empty one, read whole and left again. Otherwise the caller leaves the
+// level when it is read.
+func (s *scanner) open(c, close byte, what string) (done bool, err error) {
+	if s.peek() != c {
+		return false, s.errorf("want %s", what)
+	}
+	if s.depth++; s.depth > maxDepth {
+		return false, s.errorf("nested deeper than %d", maxDepth)
+	}
+	s.i++
+	if s.peek() == close {
+		s.i++
+		s.depth--
+		return true, nil
+	}
+	return false, nil
+}
+
+// next reads what follows a member or element of a container (what): a
+// comma, done false, or its closing byte, done true (jparser's next).
+func (s *scanner) next(close byte, what string) (done bool, err error) {
+	p := jparser{src: s.src, i: s.i}
+	done, err = p.next(close, what)
+	s.i = p.i
+	return done, err
 }
 
 // name reads a member name, decoded.

@@ -474,7 +474,7 @@ func canonical(raw *jnode, src []byte) string {
 func inRange(t *yang.YangType, n yang.Number) bool {
 	r := t.Range
 	if len(r) == 0 {
-		r = builtinRange(t.Kind)
+		r = builtinRanges[t.Kind]
 	}
 	for _, yr := range r {
 		if !n.Less(yr.Min) && !yr.Max.Less(n) {
@@ -488,29 +488,14 @@ func rangeOf(t *yang.YangType) string {
 	if len(t.Range) > 0 {
 		return t.Range.String()
 	}
-	return builtinRange(t.Kind).String()
+	return builtinRanges[t.Kind].String()
 }
 
-func builtinRange(k yang.TypeKind) yang.YangRange {
-	switch k {
-	case yang.Yint8:
-		return yang.Int8Range
-	case yang.Yint16:
-		return yang.Int16Range
-	case yang.Yint32:
-		return yang.Int32Range
-	case yang.Yint64:
-		return yang.Int64Range
-	case yang.Yuint8:
-		return yang.Uint8Range
-	case yang.Yuint16:
-		return yang.Uint16Range
-	case yang.Yuint32:
-		return yang.Uint32Range
-	case yang.Yuint64:
-		return yang.Uint64Range
-	}
-	return nil
+// builtinRanges are the ranges of YANG's integer types (RFC 7950 9.2),
+// for a type that states none.
+var builtinRanges = map[yang.TypeKind]yang.YangRange{
+	yang.Yint8: yang.Int8Range, yang.Yint16: yang.Int16Range, yang.Yint32: yang.Int32Range, yang.Yint64: yang.Int64Range,
+	yang.Yuint8: yang.Uint8Range, yang.Yuint16: yang.Uint16Range, yang.Yuint32: yang.Uint32Range, yang.Yuint64: yang.Uint64Range,
 }
 
 // identity checks that text names an identity derived from base and

@@ -16,27 +16,21 @@ import (
 // origin other than OpenConfig's is refused, since it would move every
 // path somewhere this check does not see.
 func (Platform) CheckScope(d *ir.Device, rem renderers.Remediation) error {
-	if d == nil {
-		return fmt.Errorf("openconfig: nil device")
-	}
-	if len(rem.Content) == 0 {
-		return nil
-	}
-	if rem.Format != renderers.Prototext {
-		return fmt.Errorf("openconfig: %s: a remediation in %q, not a SetRequest in %q", d.Name, rem.Format, renderers.Prototext)
+	if ok, err := renderers.ScopeInput("openconfig", d, rem, renderers.Prototext, "a SetRequest"); !ok {
+		return err
 	}
 	req, err := ReadSetRequest(rem.Content)
 	if err != nil {
 		return fmt.Errorf("openconfig: %s: %w", d.Name, err)
 	}
 	outside := func(what string, p *gpb.Path) error {
-		return fmt.Errorf("openconfig: %s: %s %s: outside the owned scope, which a remediation never leaves", d.Name, what, pathString(p.GetElem()))
+		return renderers.OutsideScope("openconfig", d, what+" "+pathString(p.GetElem()))
 	}
 	if p := req.GetPrefix(); p != nil && (len(p.GetElem()) > 0 || p.GetOrigin() != "") {
 		return outside("prefix", p)
 	}
 	if len(req.GetExtension()) > 0 || len(req.GetUnionReplace()) > 0 {
-		return fmt.Errorf("openconfig: %s: a SetRequest with extensions or union_replace: outside the owned scope, which a remediation never leaves", d.Name)
+		return renderers.OutsideScope("openconfig", d, "a SetRequest with extensions or union_replace")
 	}
 	leaves := map[string]bool{}
 	for _, o := range OwnedPaths(d) {

@@ -45,15 +45,9 @@ func (s *State) Elements() []renderers.Element { return slices.Clone(s.elements)
 // typed tree its artifact is emitted from (flatten), and that tree's /qos
 // as the value of the replace that pushes it.
 func (Platform) Desired(d *ir.Device) (renderers.State, error) {
-	if d == nil {
-		return nil, fmt.Errorf("openconfig: nil device")
-	}
-	if err := renderers.CheckDevice(d); err != nil {
-		return nil, err
-	}
-	c, err := plan(d)
+	c, err := checkedPlan(d)
 	if err != nil {
-		return nil, fmt.Errorf("openconfig: %s: %w", d.Name, err)
+		return nil, err
 	}
 	s, err := desiredOf(c, ports(d))
 	if err != nil {

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"fmt"
 	"math/bits"
-	"strconv"
 	"strings"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -169,7 +168,7 @@ func blockConf(v *ir.Placement, t *slurmTree) []byte {
 		b.WriteString("BlockName=" + g.name + " Nodes=" + g.children + "\n")
 	}
 	if len(t.sizes) > 0 {
-		b.WriteString("BlockSizes=" + joinInts(t.sizes, ",") + "\n")
+		b.WriteString("BlockSizes=" + renderers.JoinInts(t.sizes, ",") + "\n")
 	}
 	return []byte(b.String())
 }
@@ -195,14 +194,6 @@ func podAlignment(v *ir.Placement, t *slurmTree) string {
 	}
 	return fmt.Sprintf("A pod holds %d groups: blocks of up to %d %s (%d servers) lie within one pod, larger ones span pods.",
 		per, within, unit, within*t.base)
-}
-
-func joinInts(xs []int, sep string) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, sep)
 }
 
 // topologyYAML writes topology.yaml (Slurm 25.05 and later, which reads it

@@ -108,20 +108,32 @@ func (s *scanner) objectInto(depth int, dst []jmember, collect bool) ([]jmember,
 		if collect {
 			ms = append(ms, m)
 		}
-		s.ws()
-		if s.pos >= len(s.src) {
-			return nil, 0, 0, s.errorf(s.pos, "the object is not closed")
+		done, err := s.next('}', "object")
+		if err != nil {
+			return nil, 0, 0, err
 		}
-		switch s.src[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
+		if done {
 			return ms, start, s.pos, nil
-		default:
-			return nil, 0, 0, s.errorf(s.pos, "want ',' or '}'")
 		}
 	}
+}
+
+// next reads what follows a member or an element of a container (what:
+// object or list): a comma, done false, or its closing byte, done true.
+func (s *scanner) next(close byte, what string) (done bool, err error) {
+	s.ws()
+	if s.pos >= len(s.src) {
+		return false, s.errorf(s.pos, "the %s is not closed", what)
+	}
+	switch s.src[s.pos] {
+	case ',':
+		s.pos++
+		return false, nil
+	case close:
+		s.pos++
+		return true, nil
+	}
+	return false, s.errorf(s.pos, "want ',' or '%c'", close)
 }
 
 // skip reads over one value.
@@ -148,18 +160,8 @@ func (s *scanner) skip(depth int) error {
 			if err := s.skip(depth + 1); err != nil {
 				return err
 			}
-			s.ws()
-			if s.pos >= len(s.src) {
-				return s.errorf(s.pos, "the list is not closed")
-			}
-			switch s.src[s.pos] {
-			case ',':
-				s.pos++
-			case ']':
-				s.pos++
-				return nil
-			default:
-				return s.errorf(s.pos, "want ',' or ']'")
+			if done, err := s.next(']', "list"); done || err != nil {
+				return err
 			}
 		}
 	case c == '"':

@@ -56,18 +56,8 @@ func (s *scanner) members(depth int, fn func(m jmember) (bool, error)) error {
 				return err
 			}
 		}
-		s.ws()
-		if s.pos >= len(s.src) {
-			return s.errorf(s.pos, "the object is not closed")
-		}
-		switch s.src[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.errorf(s.pos, "want ',' or '}'")
+		if done, err := s.next('}', "object"); done || err != nil {
+			return err
 		}
 	}
 }

@@ -652,9 +652,7 @@ func (Renderer) Apply(running []renderers.Artifact, rem renderers.Remediation) (
 		return nil, fmt.Errorf("sonic: a remediation in %q, not SONiC's JSON", rem.Format)
 	}
 	var r Remediation
-	dec := json.NewDecoder(bytes.NewReader(rem.Content))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := renderers.DecodeRemediation(rem.Content, &r); err != nil {
 		return nil, fmt.Errorf("sonic: the remediation: %w", err)
 	}
 	at, err := renderers.RunningFile(running, FileName)

@@ -1,7 +1,6 @@
 package sonic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -18,28 +17,18 @@ import (
 // must be one rocefab owns (a port's row never is), and a table it
 // removes one of the tables rocefab writes.
 func (Renderer) CheckScope(d *ir.Device, rem renderers.Remediation) error {
-	if d == nil {
-		return fmt.Errorf("sonic: no device")
-	}
-	if len(bytes.TrimSpace(rem.Content)) == 0 {
-		return nil
-	}
-	if rem.Format != renderers.JSON {
-		return fmt.Errorf("sonic: %s: a remediation in %q, not SONiC's JSON", d.Name, rem.Format)
+	if ok, err := renderers.ScopeInput("sonic", d, rem, renderers.JSON, "SONiC's patch and breakouts"); !ok {
+		return err
 	}
 	var r Remediation
-	dec := json.NewDecoder(bytes.NewReader(rem.Content))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := renderers.DecodeRemediation(rem.Content, &r); err != nil {
 		return fmt.Errorf("sonic: %s: the remediation: %w", d.Name, err)
 	}
 	sc, err := scopeFor(d)
 	if err != nil {
 		return err
 	}
-	outside := func(what string) error {
-		return fmt.Errorf("sonic: %s: %s: outside the owned scope, which a remediation never leaves", d.Name, what)
-	}
+	outside := func(what string) error { return renderers.OutsideScope("sonic", d, what) }
 	for _, b := range r.Breakout {
 		if !sc.owns(tableBreakout, b.Port, "brkout_mode") {
 			return outside(fmt.Sprintf("breakout of %s to %s", b.Port, b.Mode))

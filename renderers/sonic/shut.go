@@ -32,11 +32,7 @@ func (Renderer) AdminRemediation(d *ir.Device, port string, up bool) (renderers.
 	if err := renderers.CheckAdminPort(d, port); err != nil {
 		return renderers.Remediation{}, fmt.Errorf("sonic: %w", err)
 	}
-	state := renderers.AdminDown
-	if up {
-		state = renderers.AdminUp
-	}
-	rem := Remediation{ApplyPatch: []PatchOp{{Op: "add", Path: pointer("PORT", port, "admin_status"), Value: stringJSON(string(state))}}}
+	rem := Remediation{ApplyPatch: []PatchOp{{Op: "add", Path: pointer("PORT", port, "admin_status"), Value: stringJSON(string(renderers.AdminOf(up)))}}}
 	return renderers.Remediation{Format: renderers.JSON, Content: rem.encode()}, nil
 }
 
@@ -65,9 +61,8 @@ func (Renderer) AdminState(d *ir.Device, running []renderers.Artifact, port stri
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", fmt.Errorf("sonic: PORT|%s admin_status: %w", port, err)
 	}
-	switch renderers.AdminState(s) {
-	case renderers.AdminUp, renderers.AdminDown:
-		return renderers.AdminState(s), nil
+	if state, ok := renderers.ReadAdminState(s); ok {
+		return state, nil
 	}
 	return "", fmt.Errorf("sonic: PORT|%s admin_status %q: allowed are up, down", port, s)
 }

@@ -238,21 +238,16 @@ func newBuilder(d *ir.Device) (*builder, error) {
 // classify splits priority groups and queues into lossless and lossy.
 func (b *builder) classify() error {
 	q := b.qos
+	if err := renderers.CheckQoSRanges(q); err != nil {
+		return err
+	}
 	for tc, v := range q.TCToPG {
 		if v < 0 || v > 7 {
 			return fmt.Errorf("traffic class %d maps to priority group %d, outside 0..7", tc, v)
 		}
 	}
-	for tc, v := range q.TCToQueue {
-		if v < 0 || v > 7 {
-			return fmt.Errorf("traffic class %d maps to queue %d, outside 0..7", tc, v)
-		}
-	}
 	lossless := map[int]bool{}
 	for _, p := range q.PFC {
-		if p < 0 || p > 7 {
-			return fmt.Errorf("lossless priority %d outside 0..7", p)
-		}
 		lossless[p] = true
 	}
 	pgs, lossyPGs, queues := map[int]bool{}, map[int]bool{}, map[int]bool{}
@@ -287,9 +282,6 @@ func (b *builder) classify() error {
 func (b *builder) maps() error {
 	q := b.qos
 	for v, tc := range q.DSCPToTC {
-		if tc < 0 || tc > 7 {
-			return fmt.Errorf("DSCP %d maps to traffic class %d, outside 0..7", v, tc)
-		}
 		b.t.set("DSCP_TO_TC_MAP", mapName, strconv.Itoa(v), strconv.Itoa(tc))
 	}
 	for tc := range 8 {
@@ -436,23 +428,12 @@ func (b *builder) headroomProfiles() error {
 	}
 	// Port classes in a stable order: those the switch lists, then any a
 	// port refers to that the list lacks.
-	var classes []*ir.Headroom
-	seen := map[*ir.Headroom]bool{}
-	add := func(h *ir.Headroom) {
-		if h != nil && !seen[h] {
-			seen[h] = true
-			classes = append(classes, h)
-		}
-	}
-	for _, h := range b.sw.Headrooms {
-		add(h)
-	}
 	for _, p := range b.sw.Ports {
 		if p.Headroom == nil {
 			return fmt.Errorf("port %s has no headroom for its lossless priorities", p.Name)
 		}
-		add(p.Headroom)
 	}
+	classes := renderers.HeadroomClasses(b.sw.Headrooms, b.sw.Ports)
 	byName := map[string]*ir.Headroom{}
 	var names []string
 	for _, h := range classes {
@@ -541,9 +522,6 @@ func wredNameOK(s string) bool {
 func (b *builder) schedulersAndECN() error {
 	wredOwner := map[string]int{}
 	for _, q := range b.qos.Queues {
-		if q.ID < 0 || q.ID > 7 {
-			return fmt.Errorf("queue %d outside 0..7", q.ID)
-		}
 		switch {
 		case q.Strict:
 			b.t.set("SCHEDULER", schedulerName(q), "type", "STRICT")
@@ -600,21 +578,13 @@ func idRanges(ids []int) []string {
 	return out
 }
 
-func joinInts(ids []int) string {
-	s := make([]string, len(ids))
-	for i, v := range ids {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
-}
-
 // ports writes everything keyed by port: PORT, CABLE_LENGTH, PORT_QOS_MAP,
 // BUFFER_PG, BUFFER_QUEUE and QUEUE.
 func (b *builder) ports() error {
 	if b.sw.MTU < minMTU || b.sw.MTU > maxMTU {
 		return fmt.Errorf("switch MTU %d outside SONiC's %d..%d", b.sw.MTU, minMTU, maxMTU)
 	}
-	pfc := joinInts(slices.Sorted(slices.Values(b.qos.PFC)))
+	pfc := renderers.JoinInts(slices.Sorted(slices.Values(b.qos.PFC)), ",")
 	wd := ""
 	if b.qos.Watchdog.Enabled {
 		wd = pfc
@@ -660,7 +630,7 @@ func (b *builder) ports() error {
 			// The SKU's own identity of the port: lanes, alias and index as
 			// SONiC creates it from platform.json and the breakout mode, so
 			// that a merge rewrites none of them (lanes are create-only).
-			b.t.set("PORT", p.Name, "lanes", joinInts(sku.SerDes))
+			b.t.set("PORT", p.Name, "lanes", renderers.JoinInts(sku.SerDes, ","))
 			if sku.Alias != "" {
 				b.t.set("PORT", p.Name, "alias", sku.Alias)
 			}

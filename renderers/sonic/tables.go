@@ -252,6 +252,12 @@ func (c *orderCache) find(es []entry) *orderedShape {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	return c.match(es)
+}
+
+// match returns the kept order of es's sequence of fields, or nil; the
+// caller holds mu.
+func (c *orderCache) match(es []entry) *orderedShape {
 	for _, o := range c.shapes {
 		if o.matches(es) {
 			return o
@@ -268,10 +274,8 @@ func (c *orderCache) add(es []entry, idx []int32) *orderedShape {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, o := range c.shapes {
-		if o.matches(es) {
-			return o
-		}
+	if o := c.match(es); o != nil {
+		return o
 	}
 	if len(c.shapes) >= maxOrderedShapes {
 		return nil

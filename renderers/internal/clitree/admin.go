@@ -86,9 +86,9 @@ func (p *Platform) AdminRemediation(d *ir.Device, port string, up bool) (rendere
 }
 
 // AdminState reads interface port's administrative state from the running
-// file: `shutdown` down, `no shutdown` up, and neither line unset, which
-// is what the platform prints for its default.
-func (p *Platform) AdminState(running []renderers.Artifact, port string, unset renderers.AdminState) (renderers.AdminState, error) {
+// file: `shutdown` down, `no shutdown` up, and neither line AdminUnset,
+// what the platform prints for its default.
+func (p *Platform) AdminState(running []renderers.Artifact, port string) (renderers.AdminState, error) {
 	text, err := Running(running, p.File)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p.Name, err)
@@ -96,7 +96,7 @@ func (p *Platform) AdminState(running []renderers.Artifact, port string, unset r
 	if text == nil {
 		return "", fmt.Errorf("%s: no running %s to read the administrative state of %s from", p.Name, p.File, port)
 	}
-	state, found := unset, false
+	state, found := p.AdminUnset, false
 	for _, n := range parse(text).Nodes {
 		if n.Comment || n.Line != "interface "+port {
 			continue

@@ -34,6 +34,9 @@ type Platform struct {
 	// Model builds switch d's configuration model (a [Builder]'s tree),
 	// which [Platform.Print] prints as File.
 	Model func(d *ir.Device) (*Tree, error)
+	// AdminUnset is the administrative state of an interface whose
+	// running configuration has neither `shutdown` nor `no shutdown`.
+	AdminUnset renderers.AdminState
 }
 
 // Print prints switch d's model t as its one artifact, File in d's
@@ -170,14 +173,8 @@ func Ports(d *ir.Device) func(line string) bool {
 // configuration with d's scope, which refuses a command for any line
 // outside it ("outside the owned scope").
 func (p *Platform) CheckScope(d *ir.Device, rem renderers.Remediation) error {
-	if len(rem.Content) == 0 {
-		return nil
-	}
-	if d == nil {
-		return errors.New(p.Name + ": nil device")
-	}
-	if rem.Format != renderers.Text {
-		return fmt.Errorf("%s: %s: a remediation in %q, not CLI lines in %q", p.Name, d.Name, rem.Format, renderers.Text)
+	if ok, err := renderers.ScopeInput(p.Name, d, rem, renderers.Text, "CLI lines"); !ok {
+		return err
 	}
 	if _, err := p.Dialect.Apply(nil, rem.Content, p.Scope(d)); err != nil {
 		return fmt.Errorf("%s: %s: %w", p.Name, d.Name, err)

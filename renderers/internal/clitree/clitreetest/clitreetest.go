@@ -27,25 +27,25 @@ import (
 	"github.com/rocefab/rocefab/schema"
 )
 
-// Platform is what the properties exercise: plan and apply of one CLI
-// platform.
+// Platform is what the properties exercise: the rendering, plan and
+// apply of one CLI platform, whose renderer embeds clitree.Methods.
 type Platform interface {
+	renderers.Renderer
 	renderers.Platform
 	renderers.Applier
+	// Model builds a switch's configuration model, which Render prints,
+	// and State restricts a model to the switch's owned scope.
+	Model(d *ir.Device) (*clitree.Tree, error)
+	State(d *ir.Device, t *clitree.Tree) (renderers.State, error)
 }
 
 // Harness is one platform's specifics. Its methods are the shared
 // properties; they compile the examples under ../.. of the calling test's
 // package directory (renderers/<platform>), once.
 type Harness struct {
-	// Platform is the platform under test.
+	// Platform is the platform under test; the first artifact it renders
+	// is the File.
 	Platform Platform
-	// Render renders a switch; its first artifact is the File.
-	Render func(d *ir.Device) ([]renderers.Artifact, error)
-	// Model builds a switch's configuration model, which Render prints,
-	// and State restricts a model to the switch's owned scope.
-	Model func(d *ir.Device) (*clitree.Tree, error)
-	State func(d *ir.Device, t *clitree.Tree) (renderers.State, error)
 	// Foreign returns the lines outside every device's owned scope.
 	Foreign func(running []byte) []string
 	// Name is the platform's key in the IR (ir.PlatformEOS, ...), Label
@@ -136,7 +136,7 @@ func (h *Harness) Switches(t testing.TB) []*ir.Device {
 // RenderText returns the configuration text Render prints for d.
 func (h *Harness) RenderText(t testing.TB, d *ir.Device) []byte {
 	t.Helper()
-	arts, err := h.Render(d)
+	arts, err := h.Platform.Render(d)
 	if err != nil {
 		t.Fatalf("%s: %v", d.Name, err)
 	}
@@ -266,6 +266,25 @@ func (h *Harness) WithForeign(name string, owned []byte) []byte {
 	return b.Bytes()
 }
 
+// Properties runs, each as a subtest, the properties that take nothing of
+// the platform's but the harness: PrintParse, HandEdit, ParseForeign,
+// ApplyConverges, ScopeRefuses and RunningNotText.
+func (h *Harness) Properties(t *testing.T) {
+	for _, p := range []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"PrintParse", h.PrintParse},
+		{"HandEdit", h.HandEdit},
+		{"ParseForeign", h.ParseForeign},
+		{"ApplyConverges", h.ApplyConverges},
+		{"ScopeRefuses", h.ScopeRefuses},
+		{"RunningNotText", h.RunningNotText},
+	} {
+		t.Run(p.name, p.run)
+	}
+}
+
 // PrintParse checks, on every switch of the examples, that the model's
 // printed text, read by the running-configuration parser, gives back the
 // model's owned tree: the same lines under the same modes, and each line
@@ -275,11 +294,11 @@ func (h *Harness) WithForeign(name string, owned []byte) []byte {
 // the two is then empty.
 func (h *Harness) PrintParse(t *testing.T) {
 	for _, d := range h.Switches(t) {
-		m, err := h.Model(d)
+		m, err := h.Platform.Model(d)
 		if err != nil {
 			t.Fatalf("%s: Model: %v", d.Name, err)
 		}
-		want, err := h.State(d, m)
+		want, err := h.Platform.State(d, m)
 		if err != nil {
 			t.Fatalf("%s: State: %v", d.Name, err)
 		}
@@ -361,11 +380,11 @@ func kindsOf(s renderers.State) []string {
 func (h *Harness) HandEdit(t *testing.T) {
 	d := h.Switches(t)[0]
 	have := h.Parse(t, d, h.RenderText(t, d))
-	m, err := h.Model(d)
+	m, err := h.Platform.Model(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := h.State(d, m)
+	want, err := h.Platform.State(d, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +410,7 @@ func (h *Harness) HandEdit(t *testing.T) {
 			edits++
 			cut := slices.Delete(slices.Clone(ns), i, i+1)
 			setChildren(m, parent, cut)
-			s, err := h.State(d, m)
+			s, err := h.Platform.State(d, m)
 			setChildren(m, parent, ns)
 			if err != nil {
 				t.Fatal(err)
@@ -436,7 +455,7 @@ func (h *Harness) HandEdit(t *testing.T) {
 			if v, ok := strings.CutPrefix(c.Line, "mtu "); ok {
 				old := *c
 				c.Line, c.Raw = "mtu 1500", c.Raw[:len(c.Raw)-len(c.Line)]+"mtu 1500"
-				s, err := h.State(d, m)
+				s, err := h.Platform.State(d, m)
 				*c = old
 				if err != nil {
 					t.Fatal(err)
@@ -637,7 +656,7 @@ func (h *Harness) Fuzz(f *testing.F, seeds ...[]byte) {
 		f.Fatal(err)
 	}
 	d := ds[0]
-	arts, err := h.Render(d)
+	arts, err := h.Platform.Render(d)
 	if err != nil {
 		f.Fatal(err)
 	}
