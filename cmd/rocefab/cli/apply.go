@@ -101,6 +101,9 @@ func newApplyCmd() *cobra.Command {
 	}
 	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format of the report: text or json")
+	// -o json: the contract's spelling (see formatAlias); apply writes no file.
+	cmd.Flags().StringVarP(&a.format, "output-format", "o", "text", "deprecated: use --format")
+	_ = cmd.Flags().MarkHidden("output-format")
 	cmd.Flags().BoolVar(&a.autoApprove, "auto-approve", false, "push without asking (apply PATH)")
 	cmd.Flags().IntVar(&a.canary, "canary", 1, "devices in the first wave (0: no canary wave)")
 	cmd.Flags().StringVar(&a.wave, "wave", "25%", "devices in each later wave: a number, or a percentage of the devices to change")

@@ -51,7 +51,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	root := newRoot(stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(singleDashOut(args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK
