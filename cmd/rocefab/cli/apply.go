@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -231,6 +232,10 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 // (a directory, a .cue file, or JSON without a plan's format_version).
 func readPlanArg(arg string) (*targets.Plan, error) {
 	st, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Loading it as an intent would call a mistyped plan file an intent.
+		return nil, fmt.Errorf("%s: no such plan file or intent: apply takes a plan that plan -o wrote, or an intent (a .cue or .json file, or a directory)", arg)
+	}
 	if err != nil || st.IsDir() || strings.HasSuffix(arg, ".cue") {
 		return nil, nil // an intent; loading it says what is wrong
 	}
