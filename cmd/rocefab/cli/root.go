@@ -63,8 +63,13 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ce.code
 	}
-	// Flag and argument errors from cobra: could not run.
-	fmt.Fprintf(stderr, "rocefab: %v\nRun 'rocefab --help' for usage.\n", err)
+	// Flag and argument errors from cobra: could not run. The help to read
+	// is the command's.
+	help := root.Name()
+	if c, _, ferr := root.Find(args); ferr == nil {
+		help = c.CommandPath()
+	}
+	fmt.Fprintf(stderr, "rocefab: %v\nRun '%s --help' for usage.\n", err, help)
 	return exitError
 }
 
