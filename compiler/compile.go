@@ -342,6 +342,36 @@ func (c *compilation) nicNames(rails int) (ports, hcas []string) {
 	return ports, hcas
 }
 
+// explicitRails returns the rails of an explicit topology whose intent
+// states none: one per listed NIC port when hosts.nic.ports lists them
+// (nicPorts), else the most links of any server, at least the highest
+// leaf rail plus one, and 1 for a list without servers' links.
+func explicitRails(list *schema.DeviceList, nicPorts int) int {
+	if nicPorts > 0 {
+		return nicPorts
+	}
+	hosts := map[string]bool{}
+	rails := 1
+	for _, d := range list.Devices {
+		switch {
+		case d.Role == string(ir.RoleHost):
+			hosts[d.Name] = true
+		case d.Rail != nil:
+			rails = max(rails, *d.Rail+1)
+		}
+	}
+	links := map[string]int{}
+	for _, l := range list.Links {
+		for _, e := range []string{l.A, l.B} {
+			if dn, _, _ := strings.Cut(e, ":"); hosts[dn] {
+				links[dn]++
+				rails = max(rails, links[dn])
+			}
+		}
+	}
+	return rails
+}
+
 // explicit builds the devices and links of an explicit topology.
 func (c *compilation) explicit() *topology.Result {
 	path := c.f.Topology.Inventory
@@ -356,6 +386,11 @@ func (c *compilation) explicit() *topology.Result {
 	c.diags = append(c.diags, ds...)
 	if ds.HasErrors() {
 		return nil
+	}
+	if !c.in.Has("topology", "rails") {
+		// An explicit topology takes no counts (INTENT.md section 1): its
+		// rails are the servers' NICs, not the default of 8.
+		c.f.Topology.Rails = explicitRails(list, len(c.f.Hosts.NIC.Ports))
 	}
 	ports, hcas := c.nicNames(c.f.Topology.Rails)
 	hcaOf := map[string]string{}

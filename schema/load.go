@@ -179,6 +179,36 @@ func makePath(labels []string) cue.Path {
 	return cue.MakePath(sels...)
 }
 
+// schemaAt returns the schema's constraint for the field at labels in
+// the user's value. A plain lookup finds only required fields, so a field
+// under an optional one (topology.spine.count, hosts.nccl.gidIndex) or an
+// entry of a map (classes.roce.priority, tenants.a) would lose the "want"
+// and "allowed here" of its error: each step tries the required field,
+// the optional one, then the map's pattern or the list's elements.
+func schemaAt(def cue.Value, labels []string) cue.Value {
+	v := def
+	for _, l := range labels {
+		var tries []cue.Selector
+		if i, err := strconv.Atoi(l); err == nil && i >= 0 {
+			tries = []cue.Selector{cue.Index(i), cue.AnyIndex}
+		} else {
+			tries = []cue.Selector{cue.Str(l), cue.Str(l).Optional(), cue.AnyString}
+		}
+		next := cue.Value{}
+		for _, sel := range tries {
+			if w := v.LookupPath(cue.MakePath(sel)); w.Exists() {
+				next = w
+				break
+			}
+		}
+		if !next.Exists() {
+			return next
+		}
+		v = next
+	}
+	return v
+}
+
 func posOf(user cue.Value, path []string, fallback string) diag.Pos {
 	for n := len(path); n >= 0; n-- {
 		v := user.LookupPath(makePath(path[:n]))
@@ -405,7 +435,7 @@ func describe(e cueerrors.Error, labels []string, user, def cue.Value) string {
 		}
 	}
 	want := ""
-	if w := def.LookupPath(makePath(labels)); w.Exists() {
+	if w := schemaAt(def, labels); w.Exists() {
 		want = humanize(fmt.Sprint(w))
 	}
 	switch {
@@ -454,9 +484,42 @@ func humanize(s string) string {
 		}
 	}
 	s = strings.ReplaceAll(s, "*", "")
-	s = strings.ReplaceAll(s, "uint &", "integer")
+	// CUE prints int & >=0 & <=255 as uint8 and int & >=0 & <=7 as
+	// uint & <=7: say the lower bound in words users read.
+	for _, u := range []struct{ name, bounds string }{{"uint8", "integer >=0 & <=255"}, {"uint16", "integer >=0 & <=65535"}, {"uint32", "integer >=0 & <=4294967295"}} {
+		s = replaceWord(s, u.name, u.bounds)
+	}
+	s = strings.ReplaceAll(s, "uint & >=", "integer >=")
+	s = strings.ReplaceAll(s, "uint &", "integer >=0 &")
+	s = replaceWord(s, "uint", "integer >=0")
 	s = strings.ReplaceAll(s, "int &", "integer")
 	return s
+}
+
+// replaceWord replaces word in s where it stands alone (not inside a
+// longer name or a quoted string's letters).
+func replaceWord(s, word, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(word)
+		alone := (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end]))
+		b.WriteString(s[:i])
+		if alone {
+			b.WriteString(with)
+		} else {
+			b.WriteString(word)
+		}
+		s = s[end:]
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '"' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 func quoteVal(v cue.Value) string {
@@ -472,7 +535,7 @@ func quoteVal(v cue.Value) string {
 
 // fieldNames lists the fields the schema allows at path, sorted.
 func fieldNames(def cue.Value, path []string) []string {
-	v := def.LookupPath(makePath(path))
+	v := schemaAt(def, path)
 	if !v.Exists() {
 		return nil
 	}

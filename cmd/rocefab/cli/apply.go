@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -101,6 +102,9 @@ func newApplyCmd() *cobra.Command {
 	}
 	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format of the report: text or json")
+	// -o json: the contract's spelling (see formatAlias); apply writes no file.
+	cmd.Flags().StringVarP(&a.format, "output-format", "o", "text", "deprecated: use --format")
+	_ = cmd.Flags().MarkHidden("output-format")
 	cmd.Flags().BoolVar(&a.autoApprove, "auto-approve", false, "push without asking (apply PATH)")
 	cmd.Flags().IntVar(&a.canary, "canary", 1, "devices in the first wave (0: no canary wave)")
 	cmd.Flags().StringVar(&a.wave, "wave", "25%", "devices in each later wave: a number, or a percentage of the devices to change")
@@ -228,6 +232,10 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 // (a directory, a .cue file, or JSON without a plan's format_version).
 func readPlanArg(arg string) (*targets.Plan, error) {
 	st, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Loading it as an intent would call a mistyped plan file an intent.
+		return nil, fmt.Errorf("%s: no such plan file or intent: apply takes a plan that plan -o wrote, or an intent (a .cue or .json file, or a directory)", arg)
+	}
 	if err != nil || st.IsDir() || strings.HasSuffix(arg, ".cue") {
 		return nil, nil // an intent; loading it says what is wrong
 	}

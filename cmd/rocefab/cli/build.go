@@ -37,7 +37,8 @@ const buildDoc = `Compile an intent and write every artifact into DIR:
   DIR/<server>/host.conf         the server's NIC, ECN/DCQCN and tc settings, as data for the host runtime
   DIR/hosts/                     the host runtime (rocefab-host.sh: idempotent, --check reports drift) and
                                  its systemd unit rocefab-qos@.service, once for every server
-  DIR/<server>/host.sh           with --emit host-script: the settings and the runtime in one script
+  DIR/<server>/host.sh           runs the runtime with host.conf beside it (host.sh --check reports drift);
+                                 with --emit host-script: the settings and the runtime in one script
   DIR/tenants/<name>.env         the tenant's NCCL environment
   DIR/slurm/, DIR/k8s/           the fabric's topology for schedulers: Slurm topology files, node labels, a Kueue Topology
   DIR/monitoring/                Prometheus rules and scrape configuration (prometheus.yml, targets/*.json),

@@ -78,8 +78,10 @@ func TestEmitHostScript(t *testing.T) {
 	read(filepath.Join(out, "gpu-0000", "host.conf"), 0o644)
 	read(filepath.Join(out, "hosts", "rocefab-qos@.service"), 0o644)
 	read(filepath.Join(out, "hosts", "rocefab-host.sh"), 0o755)
-	if _, err := os.Stat(filepath.Join(out, "gpu-0000", "host.sh")); err == nil {
-		t.Error("host.sh is written without --emit host-script")
+	// Without --emit host-script, host.sh (INTENT.md section 4) runs the
+	// runtime with host.conf (renderers/host TestLauncherRunsTheBuildsRuntime).
+	if sh := read(filepath.Join(out, "gpu-0000", "host.sh"), 0o755); !strings.HasPrefix(sh, "#!/bin/sh\n") || !strings.Contains(sh, "--settings") || strings.Contains(sh, "readonly ") {
+		t.Errorf("without --emit host-script, host.sh is not the launcher of the runtime:\n%s", sh)
 	}
 
 	out = build("--emit", "host-script")

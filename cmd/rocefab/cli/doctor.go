@@ -129,7 +129,7 @@ func newDoctorCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
 	cmd.Flags().Float64Var(&a.pauseRate, "pause-rate", def.PauseRate, "pause frames per second above which a port counts as pausing")
 	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
-	cmd.Flags().StringVar(&a.out, "out", "", "write the quarantine plan (the Slurm drains and link shuts of the findings) to this file, for apply")
+	cmd.Flags().VarP(outOrFormat{&a.out, &a.format}, "out", "o", "write the quarantine plan (the Slurm drains and link shuts of the findings) to this file, for apply; -o json prints the report as --format json does")
 	cmd.Flags().StringVar(&a.release, "release", "", "with --out: write the release plan of this quarantine plan instead (no counters are read)")
 	cmd.Flags().DurationVar(&a.sample, "sample", 0, "read every device's counters twice, this long apart, through the transports --inventory gives")
 	cmd.Flags().StringVar(&a.inventory, "inventory", "", "with --sample: the access inventory that reaches the devices (as plan takes it)")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,7 +25,7 @@ annotations with --format. Errors that stop lint go to stderr; with --format sar
 stdout records them too, as a failed run. JSON and text paths are relative to the current
 directory; SARIF and GitHub paths are relative to the repository root (the nearest directory
 above holding .git), so that code scanning and annotations attach to the right file from any
-working directory. --explain RF102 prints a rule's documentation.
+working directory. --explain RF102 prints a rule's documentation (as JSON with --format json).
 
 Exit codes:
   0  no finding at or above --fail-on (default: error)
@@ -64,6 +65,16 @@ func runLint(cmd *cobra.Command, a lintArgs, args []string) error {
 		r := lint.Lookup(a.explain)
 		if r == nil {
 			return withCode(exitError, fmt.Errorf("no rule %q: rules are RF001 and RF101 to RF121", a.explain))
+		}
+		if a.format == diag.FormatJSON {
+			// The keys of a finding (rule, name, severity) and the doc.
+			b, err := json.MarshalIndent(map[string]string{"rule": r.ID, "name": r.Name, "severity": fmt.Sprint(r.Severity),
+				"title": r.Title, "doc": r.Doc}, "", "  ")
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			fmt.Fprintf(out, "%s\n", b)
+			return nil
 		}
 		fmt.Fprintf(out, "%s %s (%s): %s\n\n%s\n", r.ID, r.Name, r.Severity, r.Title, r.Doc)
 		return nil

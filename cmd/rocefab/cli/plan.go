@@ -71,7 +71,8 @@ every device's.
 
 -o PLAN saves the plan as versioned JSON, bound to the intent's digest, this rocefab's version and
 the digest of what each device runs within the scope rocefab owns (docs/ownership.md): apply PLAN
-pushes exactly it, and refuses it when any of them changed. --format json prints the same JSON.
+pushes exactly it, and refuses it when any of them changed (-out PLAN, Terraform's spelling, works
+too). --format json, or -o json, prints the same JSON; a plan file named json is -o ./json.
 
 Exit codes:
   0  the plan was made; with --detailed-exitcode, nothing to change
@@ -105,11 +106,6 @@ func newPlanCmd() *cobra.Command {
 			"  rocefab plan examples/pod-2048 -o pod-2048.plan --only 'leaf-r0-*'\n" +
 			"  rocefab plan examples/pod-2048 --format json --detailed-exitcode > plan.json || test $? -eq 2",
 		Args: func(cmd *cobra.Command, args []string) error {
-			// -out reads as -o "ut" and leaves its file as a second
-			// argument: say that first.
-			if err := checkOut(a.out); err != nil {
-				return withCode(exitPlanError, err)
-			}
 			if len(args) > 1 {
 				return withCode(exitPlanError, fmt.Errorf("plan takes one PATH, got %d arguments: %s", len(args), strings.Join(args, " ")))
 			}
@@ -118,8 +114,8 @@ func newPlanCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlan(cmd, a, args) },
 	}
 	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
-	cmd.Flags().StringVarP(&a.out, "out", "o", "", "save the plan to this file (versioned JSON), for apply")
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
+	cmd.Flags().VarP(outOrFormat{&a.out, &a.format}, "out", "o", "save the plan to this file (versioned JSON), for apply; -out PLAN too, and -o json prints it as --format json does")
 	cmd.Flags().BoolVar(&a.detailed, "detailed-exitcode", false, "exit 2 when the plan changes devices, 0 when it changes none")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withCode(exitPlanError, formatFlagHint(c, err)) })
 	return cmd
@@ -136,9 +132,6 @@ func addPlanFlags(cmd *cobra.Command, inventory *string, plaintext *bool, only *
 
 func runPlan(cmd *cobra.Command, a planArgs, args []string) error {
 	if err := checkFormat(a.format); err != nil {
-		return withCode(exitPlanError, err)
-	}
-	if err := checkOut(a.out); err != nil {
 		return withCode(exitPlanError, err)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -185,17 +178,46 @@ func checkFormat(f string) error {
 	return nil
 }
 
-// checkOut refuses the -o values that mean something else: a format name
-// (across rocefab, -o names a file and --format a format), and Terraform's
-// one-dash -out, which reads as -o with the value "ut".
-func checkOut(out string) error {
-	switch {
-	case out == "json" || out == "text":
-		return fmt.Errorf("-o %s: -o names the plan file to write; for %s output use --format %s (a plan file named %s: -o ./%s)", out, out, out, out, out)
-	case out == "ut" || strings.HasPrefix(out, "ut="):
-		return errors.New("-out: rocefab takes --out PLAN or -o PLAN (one dash reads as -o with the value \"ut\")")
+// outOrFormat is -o/--out of the commands that write a file and print a
+// report (plan, doctor). INTENT.md section 3 spells JSON output "-o json"
+// on every command that reports, so the format names json and text choose
+// the report's format; any other value names the file, and a file called
+// json is -o ./json.
+type outOrFormat struct{ out, format *string }
+
+func (f outOrFormat) String() string { return *f.out }
+
+func (f outOrFormat) Set(v string) error {
+	if v == "json" || v == "text" {
+		*f.format = v
+		return nil
 	}
+	*f.out = v
 	return nil
+}
+
+func (f outOrFormat) Type() string { return "string" }
+
+// singleDashOut rewrites Terraform's one-dash -out PLAN and -out=PLAN, the
+// spelling of INTENT.md section 3, to --out: pflag would read them as -o
+// with the value "ut". Arguments after "--" are left as they are.
+func singleDashOut(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-out" || strings.HasPrefix(a, "-out=") {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = "-" + a
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // incompleteError says that a plan is incomplete and which devices could

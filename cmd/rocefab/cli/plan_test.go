@@ -372,8 +372,6 @@ func TestApplyRefusals(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"plan", ".", "-o", "json"},
-		{"plan", ".", "-out", "x.plan"},
 		{"plan", ".", "--format", "yaml"},
 		{"plan", ".", "--parallelism", "0"},
 		{"plan", ".", "--bogus"},

@@ -51,7 +51,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	root := newRoot(stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(singleDashOut(args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -63,8 +63,13 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ce.code
 	}
-	// Flag and argument errors from cobra: could not run.
-	fmt.Fprintf(stderr, "rocefab: %v\nRun 'rocefab --help' for usage.\n", err)
+	// Flag and argument errors from cobra: could not run. The help to read
+	// is the command's.
+	help := root.Name()
+	if c, _, ferr := root.Find(args); ferr == nil {
+		help = c.CommandPath()
+	}
+	fmt.Fprintf(stderr, "rocefab: %v\nRun '%s --help' for usage.\n", err, help)
 	return exitError
 }
 

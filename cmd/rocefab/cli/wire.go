@@ -58,7 +58,8 @@ func loadInventory(file string) (*routing.Inventory, diag.List, error) {
 
 // renderersFor lists the renderers that apply to a device: its platform's
 // native one and, for every switch, OpenConfig written as ocMode says
-// ("compact" or "", "indented", "none").
+// ("compact" or "", "indented", "none"); for every Linux server, host.sh
+// (INTENT.md section 4), which runs the runtime with its host.conf.
 func renderersFor(d *ir.Device, ocMode string) []renderers.Renderer {
 	var out []renderers.Renderer
 	if desc, ok := routing.Lookup(d.Platform); ok {
@@ -66,6 +67,9 @@ func renderersFor(d *ir.Device, ocMode string) []renderers.Renderer {
 	}
 	if d.Switch != nil && ocMode != "none" {
 		out = append(out, openconfig.Renderer{Compact: ocMode != "indented"})
+	}
+	if d.Platform == ir.PlatformLinux && d.Host != nil {
+		out = append(out, host.Launcher{})
 	}
 	return out
 }
@@ -101,7 +105,11 @@ type renderOptions struct {
 // the default ones (renderersFor), then what --emit adds.
 func deviceRenderers(opt renderOptions) func(d *ir.Device) []renderers.Renderer {
 	return func(d *ir.Device) []renderers.Renderer {
-		rs := append(renderersFor(d, opt.openconfig), emitRenderers(d, opt.hostScript)...)
+		rs := renderersFor(d, opt.openconfig)
+		if emit := emitRenderers(d, opt.hostScript); len(emit) > 0 {
+			// The single-file host.sh takes the launcher's place.
+			rs = append(slices.DeleteFunc(rs, func(r renderers.Renderer) bool { return r == host.Launcher{} }), emit...)
+		}
 		if opt.modelDir != "" {
 			rs = append(rs, renderers.Model{Dir: opt.modelDir})
 		}
