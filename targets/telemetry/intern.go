@@ -15,17 +15,30 @@ import (
 //
 // The arena is kept in chunks of a megabyte, so that it grows without
 // copying what it holds.
+//
+// The table serves only to find a text again; a window drops it once a
+// file is read (release) and builds it anew the next time a text must be
+// looked up rather than predicted, which a scrape in the same order as
+// the last never does.
 type texts struct {
 	seed   maphash.Seed
 	chunks [][]byte
-	// at locates text i: its chunk above 32 bits, its offset below;
-	// size is its length.
-	at   []uint64
-	size []uint32
+	// at locates text i in one word, so that comparing a text costs one
+	// read of at rather than two: its chunk above bit 40, its offset in
+	// the chunk in bits 20 to 39, its length below.
+	at []uint64
 	// slots hold a text's hash (the low 32 bits) above its number + 1;
-	// 0 is empty; the length is a power of two.
+	// 0 is empty; the length is a power of two; nil once released.
 	slots []uint64
 }
+
+// A text's offset and length each take 20 bits of texts.at: a text is
+// part of one line, and lines are shorter than the scanner's 1 MB
+// (Window.parse); a longer text starts a chunk of its own, at offset 0.
+const (
+	textBits = 20
+	textMask = 1<<textBits - 1
+)
 
 func newTexts() *texts {
 	return &texts{seed: maphash.MakeSeed(), slots: make([]uint64, 1024)}
@@ -39,8 +52,9 @@ func (t *texts) len() int { return len(t.at) }
 
 // bytes returns text i; the caller must not modify it.
 func (t *texts) bytes(i uint32) []byte {
-	c, off := t.at[i]>>32, uint32(t.at[i])
-	return t.chunks[c][off : off+t.size[i] : off+t.size[i]]
+	a := t.at[i]
+	c, off, n := a>>(2*textBits), a>>textBits&textMask, a&textMask
+	return t.chunks[c][off : off+n : off+n]
 }
 
 // add appends b to the arena.
@@ -51,14 +65,16 @@ func (t *texts) add(b []byte) {
 		n++
 	}
 	c := &t.chunks[n-1]
-	t.at = append(t.at, uint64(n-1)<<32|uint64(len(*c)))
-	t.size = append(t.size, uint32(len(b)))
+	t.at = append(t.at, uint64(n-1)<<(2*textBits)|uint64(len(*c))<<textBits|uint64(len(b)))
 	*c = append(*c, b...)
 }
 
 // intern returns b's number, adding b if it is new (added set).
 func (t *texts) intern(b []byte) (id uint32, added bool) {
-	h := uint64(uint32(maphash.Bytes(t.seed, b)))
+	if t.slots == nil {
+		t.rebuild()
+	}
+	h := t.hash(b)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -76,6 +92,29 @@ func (t *texts) intern(b []byte) (id uint32, added bool) {
 				return id, false
 			}
 		}
+	}
+}
+
+func (t *texts) hash(b []byte) uint64 { return uint64(uint32(maphash.Bytes(t.seed, b))) }
+
+// release drops the table; the texts stay.
+func (t *texts) release() { t.slots = nil }
+
+// rebuild makes the table anew from the texts, at most half full.
+func (t *texts) rebuild() {
+	n := 1024
+	for n < 2*(t.len()+1) {
+		n *= 2
+	}
+	t.slots = make([]uint64, n)
+	mask := uint64(n - 1)
+	for id := range uint32(t.len()) {
+		h := t.hash(t.bytes(id))
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = h<<32 | uint64(id+1)
 	}
 }
 
