@@ -26,7 +26,7 @@ type texts struct {
 	// at locates text i in one word, so that comparing a text costs one
 	// read of at rather than two: its chunk above bit 40, its offset in
 	// the chunk in bits 20 to 39, its length below.
-	at []uint64
+	at chunked[uint64]
 	// slots hold a text's hash (the low 32 bits) above its number + 1;
 	// 0 is empty; the length is a power of two; nil once released.
 	slots []uint64
@@ -48,11 +48,11 @@ func newTexts() *texts {
 const textChunk = 1 << 20
 
 // len is the number of texts interned.
-func (t *texts) len() int { return len(t.at) }
+func (t *texts) len() int { return t.at.n }
 
 // bytes returns text i; the caller must not modify it.
 func (t *texts) bytes(i uint32) []byte {
-	a := t.at[i]
+	a := *t.at.at(int(i))
 	c, off, n := a>>(2*textBits), a>>textBits&textMask, a&textMask
 	return t.chunks[c][off : off+n : off+n]
 }
@@ -65,7 +65,7 @@ func (t *texts) add(b []byte) {
 		n++
 	}
 	c := &t.chunks[n-1]
-	t.at = append(t.at, uint64(n-1)<<(2*textBits)|uint64(len(*c))<<textBits|uint64(len(b)))
+	t.at.add(uint64(n-1)<<(2*textBits) | uint64(len(*c))<<textBits | uint64(len(b)))
 	*c = append(*c, b...)
 }
 

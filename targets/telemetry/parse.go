@@ -34,25 +34,34 @@ type point struct {
 	queue  uint16 // index in Window.queues; 0 is no queue
 }
 
-// chunkBits sizes the chunks the points are kept in: 65,536 points (2.5
-// MB) a chunk, so that the window grows without copying what it holds and
-// holds no more than one chunk it does not use.
+// chunkBits sizes the chunks the window's lists are kept in: 65,536
+// elements (2.5 MB of points) a chunk, so that the window grows without
+// copying what it holds, leaves no outgrown copy to the garbage
+// collector, and holds no more than one chunk it does not use.
 const chunkBits = 16
 
-// points is a growing list of points kept in chunks.
-type points struct {
-	chunks [][]point
+// chunked is a growing list kept in chunks.
+type chunked[T any] struct {
+	chunks [][]T
 	n      int
 }
 
-func (ps *points) at(i int) *point { return &ps.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+func (c *chunked[T]) at(i int) *T { return &c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
 
-func (ps *points) add(p point) {
-	if ps.n>>chunkBits == len(ps.chunks) {
-		ps.chunks = append(ps.chunks, make([]point, 1<<chunkBits))
+func (c *chunked[T]) add(v T) {
+	if c.n>>chunkBits == len(c.chunks) {
+		c.chunks = append(c.chunks, make([]T, 1<<chunkBits))
 	}
-	*ps.at(ps.n) = p
-	ps.n++
+	*c.at(c.n) = v
+	c.n++
+}
+
+// labelSet is what the window keeps of a label set besides its text.
+type labelSet struct {
+	// first is the label set's first series, + 1.
+	first uint32
+	// succ is the label set filed after it last (+ 1).
+	succ uint32
 }
 
 // portRef is one device's port (or RDMA device, hca set) that a series
@@ -67,7 +76,7 @@ type portRef struct {
 // exposition files (or a Prometheus server) and gives each counter's rate
 // between its first and last sample.
 type Window struct {
-	points points
+	points chunked[point]
 	// cursor is the point after the last one a sample updated.
 	cursor int
 
@@ -90,11 +99,9 @@ type Window struct {
 	nfams int
 
 	labels *texts
-	// first is each label set's first series, + 1.
-	first []uint32
-	// succ is, for each label set, the one filed after it last (+ 1),
+	// sets are the label sets, numbered as labels numbers their texts,
 	// and prevLab the last label set filed (+ 1).
-	succ    []uint32
+	sets    chunked[labelSet]
 	prevLab uint32
 
 	devOf    map[string]uint32
@@ -102,7 +109,7 @@ type Window struct {
 	// portOf numbers each port by its key (device, RDMA or not, name), in
 	// a table of integers rather than a map per device.
 	portOf   *texts
-	ports    []portRef
+	ports    chunked[portRef]
 	lastPort uint32
 	key      []byte
 
@@ -418,7 +425,7 @@ func (w *Window) file(b *batch, s *sample) error {
 	// likeliest, and comparing it costs less than hashing.
 	lab, known, parsed := uint32(0), false, false
 	if w.prevLab != 0 {
-		if n := w.succ[w.prevLab-1]; n != 0 && bytes.Equal(w.labels.bytes(n-1), labels) {
+		if n := w.sets.at(int(w.prevLab - 1)).succ; n != 0 && bytes.Equal(w.labels.bytes(n-1), labels) {
 			lab, known = n-1, true
 		}
 	}
@@ -434,16 +441,16 @@ func (w *Window) file(b *batch, s *sample) error {
 			parsed = true
 		}
 	}
-	if int(lab) == len(w.first) {
-		w.first = append(w.first, 0)
-		w.succ = append(w.succ, 0)
+	if int(lab) == w.sets.n {
+		w.sets.add(labelSet{})
 	}
 	if w.prevLab != 0 {
-		w.succ[w.prevLab-1] = lab + 1
+		w.sets.at(int(w.prevLab - 1)).succ = lab + 1
 	}
 	w.prevLab = lab + 1
 	last, sibling := uint32(0), uint32(0)
-	for i := w.first[lab]; i != 0; i = w.points.at(int(i - 1)).next {
+	set := w.sets.at(int(lab))
+	for i := set.first; i != 0; i = w.points.at(int(i - 1)).next {
 		q := w.points.at(int(i - 1))
 		if q.fam == s.fam {
 			w.add(q, s.t, s.v)
@@ -478,7 +485,7 @@ func (w *Window) file(b *batch, s *sample) error {
 		np.port, np.queue = w.port(dev, p.port, fam.hca), w.queue(p.queue)
 	}
 	if last == 0 {
-		w.first[lab] = n
+		set.first = n
 	} else {
 		w.points.at(int(last - 1)).next = n
 	}
@@ -554,8 +561,8 @@ func (w *Window) port(dev, name []byte, hca bool) uint32 {
 	// them in the same order, the order they were numbered in: the port
 	// after the last is likely too, and comparing it costs less than
 	// hashing and probing the table.
-	for l := w.lastPort; l <= w.lastPort+1 && int(l) < len(w.ports); l++ {
-		if p := &w.ports[l]; p.hca == hca && p.name == string(name) && w.devNames[p.dev] == string(dev) {
+	for l := w.lastPort; l <= w.lastPort+1 && int(l) < w.ports.n; l++ {
+		if p := w.ports.at(int(l)); p.hca == hca && p.name == string(name) && w.devNames[p.dev] == string(dev) {
 			w.lastPort = l
 			return l
 		}
@@ -577,7 +584,7 @@ func (w *Window) port(dev, name []byte, hca bool) uint32 {
 			w.devNames = append(w.devNames, string(dev))
 			w.devOf[w.devNames[d]] = d
 		}
-		w.ports = append(w.ports, portRef{dev: d, name: string(name), hca: hca})
+		w.ports.add(portRef{dev: d, name: string(name), hca: hca})
 	}
 	w.lastPort = i
 	return i
@@ -637,10 +644,10 @@ func (r Rate) Series() Series {
 // PortDevice numbers the device of a port of the window (numbered as
 // Rate.Port) among the window's devices, from 0: a reader may split the
 // window's series by device.
-func (w *Window) PortDevice(port int) int { return int(w.ports[port].dev) }
+func (w *Window) PortDevice(port int) int { return int(w.ports.at(port).dev) }
 
 // Ports is the number of distinct ports the window's series name.
-func (w *Window) Ports() int { return len(w.ports) }
+func (w *Window) Ports() int { return w.ports.n }
 
 // Devices is the number of distinct devices the window's ports belong
 // to, as PortDevice numbers them.
@@ -704,7 +711,7 @@ func (w *Window) rate(i int) (Key, Rate, bool) {
 	}
 	secs := float64(w.times[p.t1]-w.times[p.t0]) / 1000
 	f := &w.fams[p.fam]
-	pr := &w.ports[p.port]
+	pr := w.ports.at(int(p.port))
 	k := Key{Device: w.devNames[pr.dev], Port: pr.name, Counter: f.counter, Priority: f.priority, HCA: pr.hca, Queue: w.queues[p.queue]}
 	return k, Rate{PerSecond: inc / secs, Seconds: secs, Port: int(p.port), Queue: int(p.queue), w: w, point: i}, true
 }
