@@ -5,31 +5,106 @@ import (
 	"hash/maphash"
 )
 
+// table is an open-addressing table of numbers, found by a hash and an
+// equality its user gives. It holds only integers, so a million label
+// sets cost the garbage collector nothing to scan. Each slot keeps the
+// hash beside the number, so a probe that meets another entry tells it
+// apart without reading that entry, and the table is kept at most half
+// full, so a probe for a new entry meets few: a window's first scrape
+// adds a million and a half label sets.
+//
+// A table serves only to find an entry again: a window drops its tables
+// once a file is read (release) and builds them anew the next time an
+// entry must be looked up rather than predicted, which a scrape in the
+// same order as the last never does.
+type table struct {
+	// slots hold a hash (its low 32 bits) above a number + 1; 0 is
+	// empty; the length is a power of two; nil once released.
+	slots []uint64
+	n     int
+}
+
+// same tells whether the entry numbered id is the one sought.
+type same interface{ same(id uint32) bool }
+
+// find returns the number of the entry with hash h that e says is the
+// one sought, or (ok false) the slot where it goes.
+func find[E same](t *table, h uint64, e E) (id uint32, slot uint64, ok bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, i, false
+		}
+		if s>>32 == h && e.same(uint32(s)-1) {
+			return uint32(s) - 1, i, true
+		}
+	}
+}
+
+// put files number id with hash h in the slot find returned.
+func (t *table) put(slot, h uint64, id uint32) {
+	t.slots[slot] = h<<32 | uint64(id+1)
+	t.n++
+	if 2*t.n > len(t.slots) {
+		t.resize(2 * len(t.slots))
+	}
+}
+
+// resize moves the entries into a table of n slots.
+func (t *table) resize(n int) {
+	old := t.slots
+	t.slots = make([]uint64, n)
+	mask := uint64(n - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := s >> 32 & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// release drops the slots; the entries stay with the table's user.
+func (t *table) release() { t.slots, t.n = nil, 0 }
+
+// rebuild makes the slots anew for the n entries numbered from 0 that
+// hash hashes.
+func (t *table) rebuild(n int, hash func(id uint32) uint64) {
+	size := 1024
+	for size < 2*(n+1) {
+		size *= 2
+	}
+	t.slots = make([]uint64, size)
+	for id := range uint32(n) {
+		h := hash(id)
+		_, slot, _ := find(t, h, never{})
+		t.slots[slot] = h<<32 | uint64(id+1)
+	}
+	t.n = n
+}
+
+// never finds no entry: filing entries known to differ.
+type never struct{}
+
+func (never) same(uint32) bool { return false }
+
 // texts interns byte strings into one arena, numbered from 0 in the
-// order they were first seen. Its open-addressing table holds only
-// integers, so a million label sets cost the garbage collector nothing to
-// scan. Each slot keeps the text's hash beside its number, so a probe
-// that meets another text is told apart without reading that text, and
-// the table is kept at most half full, so a probe for a new text meets
-// few: a window's first scrape interns a million and a half of them.
+// order they were first seen, through a table.
 //
 // The arena is kept in chunks of a megabyte, so that it grows without
 // copying what it holds.
-//
-// The table serves only to find a text again; a window drops it once a
-// file is read (release) and builds it anew the next time a text must be
-// looked up rather than predicted, which a scrape in the same order as
-// the last never does.
 type texts struct {
 	seed   maphash.Seed
 	chunks [][]byte
 	// at locates text i in one word, so that comparing a text costs one
 	// read of at rather than two: its chunk above bit 40, its offset in
 	// the chunk in bits 20 to 39, its length below.
-	at chunked[uint64]
-	// slots hold a text's hash (the low 32 bits) above its number + 1;
-	// 0 is empty; the length is a power of two; nil once released.
-	slots []uint64
+	at  chunked[uint64]
+	tab table
 }
 
 // A text's offset and length each take 20 bits of texts.at: a text is
@@ -40,9 +115,7 @@ const (
 	textMask = 1<<textBits - 1
 )
 
-func newTexts() *texts {
-	return &texts{seed: maphash.MakeSeed(), slots: make([]uint64, 1024)}
-}
+func newTexts() *texts { return &texts{seed: maphash.MakeSeed()} }
 
 // textChunk is the size of the arena's chunks.
 const textChunk = 1 << 20
@@ -69,67 +142,29 @@ func (t *texts) add(b []byte) {
 	*c = append(*c, b...)
 }
 
-// intern returns b's number, adding b if it is new (added set).
-func (t *texts) intern(b []byte) (id uint32, added bool) {
-	if t.slots == nil {
-		t.rebuild()
-	}
-	h := t.hash(b)
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			id := uint32(t.len())
-			t.add(b)
-			t.slots[i] = h<<32 | uint64(id+1)
-			if 2*t.len() > len(t.slots) {
-				t.grow()
-			}
-			return id, true
-		}
-		if s>>32 == h {
-			if id := uint32(s) - 1; bytes.Equal(t.bytes(id), b) {
-				return id, false
-			}
-		}
-	}
-}
-
+// hash is a text's hash in the table.
 func (t *texts) hash(b []byte) uint64 { return uint64(uint32(maphash.Bytes(t.seed, b))) }
 
-// release drops the table; the texts stay.
-func (t *texts) release() { t.slots = nil }
-
-// rebuild makes the table anew from the texts, at most half full.
-func (t *texts) rebuild() {
-	n := 1024
-	for n < 2*(t.len()+1) {
-		n *= 2
-	}
-	t.slots = make([]uint64, n)
-	mask := uint64(n - 1)
-	for id := range uint32(t.len()) {
-		h := t.hash(t.bytes(id))
-		i := h & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = h<<32 | uint64(id+1)
-	}
+// textIs finds text b.
+type textIs struct {
+	t *texts
+	b []byte
 }
 
-func (t *texts) grow() {
-	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
-	mask := uint64(len(t.slots) - 1)
-	for _, s := range old {
-		if s == 0 {
-			continue
-		}
-		i := s >> 32 & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
+func (q textIs) same(id uint32) bool { return bytes.Equal(q.t.bytes(id), q.b) }
+
+// intern returns b's number, adding b if it is new (added set).
+func (t *texts) intern(b []byte) (id uint32, added bool) {
+	if t.tab.slots == nil {
+		t.tab.rebuild(t.len(), func(id uint32) uint64 { return t.hash(t.bytes(id)) })
 	}
+	h := t.hash(b)
+	id, slot, ok := find(&t.tab, h, textIs{t, b})
+	if ok {
+		return id, false
+	}
+	id = uint32(t.len())
+	t.add(b)
+	t.tab.put(slot, h, id)
+	return id, true
 }

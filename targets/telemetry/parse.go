@@ -106,9 +106,9 @@ type Window struct {
 
 	devOf    map[string]uint32
 	devNames []string
-	// portOf numbers each port by its key (device, RDMA or not, name), in
-	// a table of integers rather than a map per device.
-	portOf   *texts
+	// portOf finds each port by its device, RDMA or not, and name, in a
+	// table of integers rather than a map per device; ports holds them.
+	portOf   table
 	ports    chunked[portRef]
 	lastPort uint32
 	key      []byte
@@ -148,7 +148,6 @@ func NewWindow() *Window {
 		fams:    new([maxFamilies]famEntry),
 		labels:  newTexts(),
 		devOf:   map[string]uint32{},
-		portOf:  newTexts(),
 		queueOf: map[string]uint16{"": 0},
 		queues:  []string{""},
 	}
@@ -179,7 +178,7 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	// matched without them, and the diagnosis never needs them: they are
 	// dropped (about 50 MB at 100,000 GPUs) and built again only if a
 	// later file brings a series the cursor does not predict.
-	defer w.labels.release()
+	defer w.labels.tab.release()
 	defer w.portOf.release()
 	go w.parse(r, name, at, full, free, done)
 	w.cursor = 0
@@ -569,25 +568,50 @@ func (w *Window) port(dev, name []byte, hca bool) uint32 {
 	}
 	// One lookup of the device and the port together; the device is
 	// looked up by itself only for a port never seen.
-	w.key = append(binary.AppendUvarint(w.key[:0], uint64(len(dev))), dev...)
-	if hca {
-		w.key = append(w.key, 1)
-	} else {
-		w.key = append(w.key, 0)
+	if w.portOf.slots == nil {
+		w.portOf.rebuild(w.ports.n, func(id uint32) uint64 {
+			p := w.ports.at(int(id))
+			return w.portHash([]byte(w.devNames[p.dev]), []byte(p.name), p.hca)
+		})
 	}
-	w.key = append(w.key, name...)
-	i, added := w.portOf.intern(w.key)
-	if added {
+	h := w.portHash(dev, name, hca)
+	i, slot, ok := find(&w.portOf, h, portIs{w, dev, name, hca})
+	if !ok {
 		d, ok := w.devOf[string(dev)]
 		if !ok {
 			d = uint32(len(w.devNames))
 			w.devNames = append(w.devNames, string(dev))
 			w.devOf[w.devNames[d]] = d
 		}
+		i = uint32(w.ports.n)
 		w.ports.add(portRef{dev: d, name: string(name), hca: hca})
+		w.portOf.put(slot, h, i)
 	}
 	w.lastPort = i
 	return i
+}
+
+// portHash is a port's hash in Window.portOf.
+func (w *Window) portHash(dev, name []byte, hca bool) uint64 {
+	w.key = append(binary.AppendUvarint(w.key[:0], uint64(len(dev))), dev...)
+	if hca {
+		w.key = append(w.key, 1)
+	} else {
+		w.key = append(w.key, 0)
+	}
+	return w.labels.hash(append(w.key, name...))
+}
+
+// portIs finds a port of the window.
+type portIs struct {
+	w         *Window
+	dev, name []byte
+	hca       bool
+}
+
+func (q portIs) same(id uint32) bool {
+	p := q.w.ports.at(int(id))
+	return p.hca == q.hca && p.name == string(q.name) && q.w.devNames[p.dev] == string(q.dev)
 }
 
 func (w *Window) queue(name []byte) uint16 {
