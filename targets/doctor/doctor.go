@@ -10,6 +10,7 @@ package doctor
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -287,21 +288,16 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 	// of byRef) belongs to one device, so the halves share nothing, and
 	// each port sums its rates in the window's order as one walk would.
 	var halves [2]Report
-	var wg sync.WaitGroup
-	for h := range halves {
-		wg.Go(func() {
-			mine := func(port int) bool { return w.PortDevice(port)%2 == h }
-			for k, r := range w.RatesOf(mine) {
-				if m.add(k, r) {
-					halves[h].Rates++
-					halves[h].Seconds = max(halves[h].Seconds, r.Seconds)
-				} else {
-					halves[h].Unmatched++
-				}
+	inHalves(w, func(h int, mine func(port int) bool) {
+		for k, r := range w.RatesOf(mine) {
+			if m.add(k, r) {
+				halves[h].Rates++
+				halves[h].Seconds = max(halves[h].Seconds, r.Seconds)
+			} else {
+				halves[h].Unmatched++
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	m.settlePauses()
 	for _, h := range halves {
 		rep.Rates += h.Rates
@@ -309,7 +305,15 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 		rep.Seconds = max(rep.Seconds, h.Seconds)
 	}
 	var cites [][]cite
-	found := slices.Concat(m.storms(opt), m.linkErrors(), m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops(), m.pfcWatchdog())
+	// The rules read the sums and share nothing they write (linkErrors
+	// alone marks the cables it has seen): two cores walk the ports at
+	// once, and the findings come in the order of one walk.
+	var found, atPort []finding
+	var wg sync.WaitGroup
+	wg.Go(func() { found = slices.Concat(m.storms(opt), m.linkErrors()) })
+	atPort = slices.Concat(m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops(), m.pfcWatchdog())
+	wg.Wait()
+	found = append(found, atPort...)
 	var rc *reach
 	for _, f := range found {
 		if rc == nil {
@@ -348,9 +352,11 @@ type finding struct {
 
 type model struct {
 	devices map[string]*device
-	// all and devs hold every port and device.
-	all  []port
-	devs []device
+	// all and devs hold every port and device; names are the devices'
+	// names, sorted, the order the rules walk them in.
+	all   []port
+	devs  []device
+	names []string
 	// w is the window being diagnosed.
 	w *telemetry.Window
 	// byRef resolves the window's port numbers: nil until resolved,
@@ -437,7 +443,7 @@ func newModel(fab *ir.Fabric) *model {
 			p.peerP = m.port(p.peer)
 		}
 	}
-	m.all, m.devs = all, devs
+	m.all, m.devs, m.names = all, devs, slices.Sorted(maps.Keys(m.devices))
 	return m
 }
 
@@ -629,24 +635,31 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 	if len(want) == 0 {
 		return
 	}
-	// One more walk of the window, in its order, rather than a lookup
-	// per cited port: the cited ports are resolved already.
-	got := map[citeKey][]Evidence{}
-	cited := func(ref int) bool {
-		p := m.byRef[ref]
-		return p != nil && p != unknown && (p.cited || p.dev.cited)
-	}
-	for k, r := range w.RatesOf(cited) {
-		if p := m.byRef[r.Port]; counts(p, k) && !superseded(p, k) {
-			keep(got, want, p, k, r)
+	// One more walk of the window, on two cores as the sums', rather
+	// than a lookup per cited port: the cited ports are resolved already.
+	// The halves' evidence is joined in no particular order, since each
+	// finding's is sorted by counter and series (unique to a point).
+	var got [2]map[citeKey][]Evidence
+	inHalves(w, func(h int, mine func(port int) bool) {
+		got[h] = map[citeKey][]Evidence{}
+		cited := func(ref int) bool {
+			p := m.byRef[ref]
+			return p != nil && p != unknown && (p.cited || p.dev.cited) && mine(ref)
 		}
-	}
+		for k, r := range w.RatesOf(cited) {
+			if p := m.byRef[r.Port]; counts(p, k) && !superseded(p, k) {
+				keep(got[h], want, p, k, r)
+			}
+		}
+	})
 	for i, cs := range cites {
 		f := &findings[i]
 		for _, c := range cs {
-			for _, ev := range got[citeKey{c.p, c.dev, c.counter}] {
-				if !c.positive || ev.PerSecond > 0 {
-					f.Evidence = append(f.Evidence, ev)
+			for _, half := range got {
+				for _, ev := range half[citeKey{c.p, c.dev, c.counter}] {
+					if !c.positive || ev.PerSecond > 0 {
+						f.Evidence = append(f.Evidence, ev)
+					}
 				}
 			}
 		}
@@ -654,6 +667,17 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 			f.Evidence = []Evidence{}
 		}
 	}
+}
+
+// inHalves runs f on two cores, each taking the window's devices of one
+// parity (h), which mine tells a port of: what a device's rates add to
+// belongs to that device, so the halves share nothing.
+func inHalves(w *telemetry.Window, f func(h int, mine func(port int) bool)) {
+	var wg sync.WaitGroup
+	for h := range 2 {
+		wg.Go(func() { f(h, func(port int) bool { return w.PortDevice(port)%2 == h }) })
+	}
+	wg.Wait()
 }
 
 // citeKey names what a cite asks for: a port's counter, or a device's

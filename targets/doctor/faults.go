@@ -3,8 +3,6 @@ package doctor
 import (
 	"fmt"
 	"iter"
-	"maps"
-	"slices"
 
 	"github.com/rocefab/rocefab/targets/telemetry"
 )
@@ -120,7 +118,7 @@ func (m *model) atPorts(find func(p *port) (finding, bool)) []finding {
 // the same order whatever the maps hold.
 func (m *model) sortedPorts() iter.Seq[*port] {
 	return func(yield func(*port) bool) {
-		for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+		for _, name := range m.names {
 			for _, p := range m.devices[name].ports {
 				if !yield(p) {
 					return

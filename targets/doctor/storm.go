@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -19,7 +18,7 @@ import (
 // and sends them (or only receives them, at the edge).
 func (m *model) storms(opt Options) []finding {
 	var out []finding
-	names := slices.Sorted(maps.Keys(m.devices))
+	names := m.names
 	for _, name := range names {
 		dv := m.devices[name]
 		var pausing []*port
@@ -164,7 +163,7 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 // transitions on either end, once, at the end that counts the most.
 func (m *model) linkErrors() []finding {
 	var out []finding
-	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+	for _, name := range m.names {
 		for _, p := range m.devices[name].ports {
 			if p.cable {
 				continue
