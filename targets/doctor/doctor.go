@@ -10,6 +10,7 @@ package doctor
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,18 +146,18 @@ type Report struct {
 	Findings  []Finding `json:"findings"`
 }
 
-// port is what doctor knows of one port from the model.
+// port is what doctor knows of one port from the model. A 100,000-GPU
+// fabric has 600,000 of them, all alive while the window is: its fields
+// are ordered so that none is padded, and rate holds only the counters
+// summed per second.
 type port struct {
-	ep      Endpoint
-	peer    Endpoint
-	peerP   *port // the port at the other end of the cable, nil if the fabric lacks it
-	dev     *device
-	gbps    int
-	nic     bool
-	hasPeer bool
-	// rate sums the port's counters per second, by counter: pauses,
-	// bytes, the NIC's CNPs.
-	rate [telemetry.Counters]float64
+	ep    Endpoint
+	peer  Endpoint
+	peerP *port // the port at the other end of the cable, nil if the fabric lacks it
+	dev   *device
+	// rate sums the port's counters per second, by rateSlot of the
+	// counter: pauses, bytes, the NIC's CNPs (rateOf reads it).
+	rate [rated]float64
 	errs [3]float64 // increases over the window: FCS, symbol, carrier
 	// drops is the increase of lossless drops over the window.
 	drops float64
@@ -169,14 +170,45 @@ type port struct {
 	// per-priority PFC counters is read from those alone, since whether
 	// a NOS's MAC PAUSE counter also counts PFC frames is the NOS's
 	// choice, and adding both would count a frame twice.
-	mac  [2]float64
-	prio [2]bool
+	mac     [2]float64
+	gbps    int32
+	nic     bool
+	hasPeer bool
+	prio    [2]bool
 	// cited is set when a finding cites this port's series, so the
 	// second walk of the rates keeps them.
 	cited bool
 	// cable is set once linkErrors has looked at the port's cable (a
 	// flag rather than a set of half a million ports).
 	cable bool
+}
+
+// ratedCounters are the counters a port sums per second, in port.rate;
+// it sums the others otherwise (errors, drops, storms) or on its device
+// (ECN marks).
+var ratedCounters = [...]telemetry.Counter{telemetry.RxPause, telemetry.TxPause, telemetry.RxBytes, telemetry.TxBytes,
+	telemetry.CNPSent, telemetry.CNPHandled, telemetry.CNPIgnored}
+
+// rated is the number of counters in port.rate.
+const rated = len(ratedCounters)
+
+// rateSlot places each counter in port.rate, -1 for those not there.
+var rateSlot = func() (s [telemetry.Counters]int8) {
+	for c := range s {
+		s[c] = -1
+	}
+	for i, c := range ratedCounters {
+		s[c] = int8(i)
+	}
+	return s
+}()
+
+// rateOf is the port's rate of counter c per second.
+func (p *port) rateOf(c telemetry.Counter) float64 {
+	if s := rateSlot[c]; s >= 0 {
+		return p.rate[s]
+	}
+	return 0
 }
 
 // device gathers a device's ports and queue plan.
@@ -188,9 +220,14 @@ type device struct {
 	// queuePrio maps an egress queue's name (its number or its class) to
 	// the priority it carries.
 	queuePrio map[string]int
-	ecn       float64
-	ecnSeen   bool
-	cited     bool
+	// hca maps a server's RDMA devices to their netdevs.
+	hca map[string]string
+	// counted caches, by the window's queue number, whether the
+	// device's counters of that queue count (countsQueue).
+	counted []uint8
+	ecn     float64
+	ecnSeen bool
+	cited   bool
 }
 
 // cite names the series a finding rests on: a port's counter, or (port
@@ -235,7 +272,7 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 		m.reset()
 	}
 	md.used = true
-	m.byRef = make([]*port, w.Ports())
+	m.w, m.byRef, m.byDev = w, make([]*port, w.Ports()), make([]*device, w.Devices())
 	if opt.PauseRate <= 0 {
 		opt.PauseRate = DefaultOptions().PauseRate
 	}
@@ -251,21 +288,16 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 	// of byRef) belongs to one device, so the halves share nothing, and
 	// each port sums its rates in the window's order as one walk would.
 	var halves [2]Report
-	var wg sync.WaitGroup
-	for h := range halves {
-		wg.Go(func() {
-			mine := func(port int) bool { return w.PortDevice(port)%2 == h }
-			for k, r := range w.RatesOf(mine) {
-				if m.add(k, r) {
-					halves[h].Rates++
-					halves[h].Seconds = max(halves[h].Seconds, r.Seconds)
-				} else {
-					halves[h].Unmatched++
-				}
+	inHalves(w, func(h int, mine func(port int) bool) {
+		for k, r := range w.RatesOf(mine) {
+			if m.add(k, r) {
+				halves[h].Rates++
+				halves[h].Seconds = max(halves[h].Seconds, r.Seconds)
+			} else {
+				halves[h].Unmatched++
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	m.settlePauses()
 	for _, h := range halves {
 		rep.Rates += h.Rates
@@ -273,7 +305,15 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 		rep.Seconds = max(rep.Seconds, h.Seconds)
 	}
 	var cites [][]cite
-	found := slices.Concat(m.storms(opt), m.linkErrors(), m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops(), m.pfcWatchdog())
+	// The rules read the sums and share nothing they write (linkErrors
+	// alone marks the cables it has seen): two cores walk the ports at
+	// once, and the findings come in the order of one walk.
+	var found, atPort []finding
+	var wg sync.WaitGroup
+	wg.Go(func() { found = slices.Concat(m.storms(opt), m.linkErrors()) })
+	atPort = slices.Concat(m.cnpIgnored(opt, fab.HostProfile != nil && fab.HostProfile.DCQCN.Enabled), m.losslessDrops(), m.pfcWatchdog())
+	wg.Wait()
+	found = append(found, atPort...)
 	var rc *reach
 	for _, f := range found {
 		if rc == nil {
@@ -312,18 +352,27 @@ type finding struct {
 
 type model struct {
 	devices map[string]*device
-	// hca maps a server's RDMA device to its netdev.
-	hca map[Endpoint]string
-	// all and devs hold every port and device.
-	all  []port
-	devs []device
+	// all and devs hold every port and device; names are the devices'
+	// names, sorted, the order the rules walk them in.
+	all   []port
+	devs  []device
+	names []string
+	// w is the window being diagnosed.
+	w *telemetry.Window
 	// byRef resolves the window's port numbers: nil until resolved,
 	// unknown when the fabric lacks the port.
 	byRef []*port
+	// byDev resolves the window's device numbers (Window.PortDevice):
+	// nil until resolved, unknownDev when the fabric lacks the device.
+	// A device is looked up by name once rather than once per port.
+	byDev []*device
 }
 
 // unknown marks a window port the fabric lacks in model.byRef.
 var unknown = &port{}
+
+// unknownDev marks a window device the fabric lacks in model.byDev.
+var unknownDev = &device{}
 
 func newModel(fab *ir.Fabric) *model {
 	nports := 0
@@ -334,7 +383,7 @@ func newModel(fab *ir.Fabric) *model {
 			nports += len(d.Host.NICs)
 		}
 	}
-	m := &model{devices: make(map[string]*device, len(fab.Devices)), hca: map[Endpoint]string{}}
+	m := &model{devices: make(map[string]*device, len(fab.Devices))}
 	// One allocation for every port and every device of the fabric,
 	// rather than one per port.
 	all := make([]port, 0, nports)
@@ -344,7 +393,7 @@ func newModel(fab *ir.Fabric) *model {
 		dv.name, dv.queuePrio = d.Name, map[string]int{}
 		m.devices[d.Name] = dv
 		addPort := func(name, peer, peerPort string, gbps int, nic bool) {
-			all = append(all, port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, dev: dv, gbps: gbps, nic: nic, hasPeer: peer != ""})
+			all = append(all, port{ep: Endpoint{d.Name, name}, peer: Endpoint{peer, peerPort}, dev: dv, gbps: int32(gbps), nic: nic, hasPeer: peer != ""})
 			p := &all[len(all)-1]
 			dv.ports = append(dv.ports, p)
 		}
@@ -371,7 +420,10 @@ func newModel(fab *ir.Fabric) *model {
 			for _, n := range d.Host.NICs {
 				addPort(n.Port, n.Peer, n.PeerPort, n.SpeedGbps, true)
 				if n.HCA != "" {
-					m.hca[Endpoint{d.Name, n.HCA}] = n.Port
+					if dv.hca == nil {
+						dv.hca = map[string]string{}
+					}
+					dv.hca[n.HCA] = n.Port
 				}
 			}
 			if pr := d.Host.Profile; pr != nil {
@@ -391,7 +443,7 @@ func newModel(fab *ir.Fabric) *model {
 			p.peerP = m.port(p.peer)
 		}
 	}
-	m.all, m.devs = all, devs
+	m.all, m.devs, m.names = all, devs, slices.Sorted(maps.Keys(m.devices))
 	return m
 }
 
@@ -399,12 +451,12 @@ func newModel(fab *ir.Fabric) *model {
 func (m *model) reset() {
 	for i := range m.all {
 		p := &m.all[i]
-		p.rate, p.errs, p.drops, p.cited, p.cable = [telemetry.Counters]float64{}, [3]float64{}, 0, false, false
+		p.rate, p.errs, p.drops, p.cited, p.cable = [rated]float64{}, [3]float64{}, 0, false, false
 		p.storms, p.mac, p.prio = 0, [2]float64{}, [2]bool{}
 	}
 	for i := range m.devs {
 		d := &m.devs[i]
-		d.ecn, d.ecnSeen, d.cited = 0, false, false
+		d.ecn, d.ecnSeen, d.cited, d.counted = 0, false, false, nil
 	}
 }
 
@@ -429,27 +481,58 @@ func (m *model) resolve(k telemetry.Key, ref int) *port {
 			return p
 		}
 	}
-	p := m.lookup(k)
+	p := m.lookup(k, ref)
 	if ref >= 0 && ref < len(m.byRef) {
 		m.byRef[ref] = cmp.Or(p, unknown)
 	}
 	return p
 }
 
-func (m *model) lookup(k telemetry.Key) *port {
+func (m *model) lookup(k telemetry.Key, ref int) *port {
+	dv := m.device(k.Device, ref)
+	if dv == nil {
+		return nil
+	}
 	name := k.Port
 	if k.HCA {
-		if name = m.hca[Endpoint{k.Device, k.Port}]; name == "" {
+		if name = dv.hca[k.Port]; name == "" {
 			return nil
 		}
 	}
-	return m.port(Endpoint{k.Device, name})
+	return dv.byName[name]
+}
+
+// device returns the fabric's device of the window's port ref, named
+// name, once per device of the window.
+func (m *model) device(name string, ref int) *device {
+	d := -1
+	if m.w != nil && ref >= 0 && ref < m.w.Ports() {
+		d = m.w.PortDevice(ref)
+	}
+	if d >= 0 && d < len(m.byDev) {
+		if dv := m.byDev[d]; dv != nil {
+			if dv == unknownDev {
+				return nil
+			}
+			return dv
+		}
+	}
+	dv := m.devices[name]
+	if d >= 0 && d < len(m.byDev) {
+		m.byDev[d] = cmp.Or(dv, unknownDev)
+	}
+	return dv
 }
 
 // counts tells whether a rate counts toward the diagnosis: the pauses,
 // ECN marks and drops of a priority or queue count only where it is
 // lossless (pauses elsewhere are not PFC's, and a lossy queue may drop).
-func counts(p *port, k telemetry.Key) bool {
+func counts(p *port, k telemetry.Key) bool { return countsQueue(p, k, 0, 0) }
+
+// countsQueue is counts for a rate of the window's queue number q
+// (Rate.Queue) of queues: whether a queue of a device counts is looked up
+// once per device and queue rather than once per counter.
+func countsQueue(p *port, k telemetry.Key, q, queues int) bool {
 	switch k.Counter {
 	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks, telemetry.Drops, telemetry.WatchdogStorms:
 	default:
@@ -457,13 +540,28 @@ func counts(p *port, k telemetry.Key) bool {
 	}
 	dv := p.dev
 	pr := int(k.Priority)
-	if k.Queue != "" {
-		var ok bool
-		if pr, ok = dv.queuePrio[strings.ToLower(k.Queue)]; !ok {
-			return false
+	if k.Queue == "" {
+		return pr == telemetry.AnyPriority || (pr >= 0 && pr < 8 && dv.lossless[pr])
+	}
+	cache := q > 0 && q < queues
+	if cache {
+		if dv.counted == nil {
+			dv.counted = make([]uint8, queues)
+		}
+		// 0: not yet known; 1: counts; 2: does not.
+		if c := dv.counted[q]; c != 0 {
+			return c == 1
 		}
 	}
-	return pr == telemetry.AnyPriority || (pr >= 0 && pr < 8 && dv.lossless[pr])
+	pr, ok := dv.queuePrio[strings.ToLower(k.Queue)]
+	ok = ok && (pr == telemetry.AnyPriority || (pr >= 0 && pr < 8 && dv.lossless[pr]))
+	if cache {
+		dv.counted[q] = 2
+		if ok {
+			dv.counted[q] = 1
+		}
+	}
+	return ok
 }
 
 // add places one rate on its port; false when the fabric has no such port.
@@ -472,7 +570,7 @@ func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
 	if p == nil {
 		return false
 	}
-	if !counts(p, k) {
+	if !countsQueue(p, k, r.Queue, m.w.Queues()) {
 		return true
 	}
 	switch k.Counter {
@@ -488,14 +586,14 @@ func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
 			p.mac[d] += r.PerSecond
 		} else {
 			p.prio[d] = true
-			p.rate[k.Counter] += r.PerSecond
+			p.rate[rateSlot[k.Counter]] += r.PerSecond
 		}
 	case telemetry.ECNMarks:
 		p.dev.ecnSeen = true
 		p.dev.ecn += r.PerSecond
 	default:
-		if int(k.Counter) < len(p.rate) {
-			p.rate[k.Counter] += r.PerSecond
+		if int(k.Counter) < len(rateSlot) && rateSlot[k.Counter] >= 0 {
+			p.rate[rateSlot[k.Counter]] += r.PerSecond
 		}
 	}
 	return true
@@ -508,7 +606,7 @@ func (m *model) settlePauses() {
 		p := &m.all[i]
 		for d := range p.mac {
 			if !p.prio[d] {
-				p.rate[telemetry.RxPause+telemetry.Counter(d)] += p.mac[d]
+				p.rate[rateSlot[telemetry.RxPause+telemetry.Counter(d)]] += p.mac[d]
 			}
 		}
 	}
@@ -537,24 +635,31 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 	if len(want) == 0 {
 		return
 	}
-	// One more walk of the window, in its order, rather than a lookup
-	// per cited port: the cited ports are resolved already.
-	got := map[citeKey][]Evidence{}
-	cited := func(ref int) bool {
-		p := m.byRef[ref]
-		return p != nil && p != unknown && (p.cited || p.dev.cited)
-	}
-	for k, r := range w.RatesOf(cited) {
-		if p := m.byRef[r.Port]; counts(p, k) && !superseded(p, k) {
-			keep(got, want, p, k, r)
+	// One more walk of the window, on two cores as the sums', rather
+	// than a lookup per cited port: the cited ports are resolved already.
+	// The halves' evidence is joined in no particular order, since each
+	// finding's is sorted by counter and series (unique to a point).
+	var got [2]map[citeKey][]Evidence
+	inHalves(w, func(h int, mine func(port int) bool) {
+		got[h] = map[citeKey][]Evidence{}
+		cited := func(ref int) bool {
+			p := m.byRef[ref]
+			return p != nil && p != unknown && (p.cited || p.dev.cited) && mine(ref)
 		}
-	}
+		for k, r := range w.RatesOf(cited) {
+			if p := m.byRef[r.Port]; counts(p, k) && !superseded(p, k) {
+				keep(got[h], want, p, k, r)
+			}
+		}
+	})
 	for i, cs := range cites {
 		f := &findings[i]
 		for _, c := range cs {
-			for _, ev := range got[citeKey{c.p, c.dev, c.counter}] {
-				if !c.positive || ev.PerSecond > 0 {
-					f.Evidence = append(f.Evidence, ev)
+			for _, half := range got {
+				for _, ev := range half[citeKey{c.p, c.dev, c.counter}] {
+					if !c.positive || ev.PerSecond > 0 {
+						f.Evidence = append(f.Evidence, ev)
+					}
 				}
 			}
 		}
@@ -562,6 +667,17 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 			f.Evidence = []Evidence{}
 		}
 	}
+}
+
+// inHalves runs f on two cores, each taking the window's devices of one
+// parity (h), which mine tells a port of: what a device's rates add to
+// belongs to that device, so the halves share nothing.
+func inHalves(w *telemetry.Window, f func(h int, mine func(port int) bool)) {
+	var wg sync.WaitGroup
+	for h := range 2 {
+		wg.Go(func() { f(h, func(port int) bool { return w.PortDevice(port)%2 == h }) })
+	}
+	wg.Wait()
 }
 
 // citeKey names what a cite asks for: a port's counter, or a device's

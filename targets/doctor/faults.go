@@ -3,8 +3,6 @@ package doctor
 import (
 	"fmt"
 	"iter"
-	"maps"
-	"slices"
 
 	"github.com/rocefab/rocefab/targets/telemetry"
 )
@@ -21,16 +19,16 @@ import (
 // not raise if RoCE Congestion Control was enabled").
 func (m *model) cnpIgnored(opt Options, intentDCQCN bool) []finding {
 	return m.atPorts(func(p *port) (finding, bool) {
-		if !p.nic || p.rate[telemetry.CNPIgnored] <= opt.CNPRate {
+		if !p.nic || p.rateOf(telemetry.CNPIgnored) <= opt.CNPRate {
 			return finding{}, false
 		}
 		f := finding{Finding: Finding{Kind: KindCNPIgnored, Cause: CauseDCQCNOff, Origin: p.ep}}
 		if intentDCQCN {
 			f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: DCQCN is off on this NIC although the intent enables it (its configuration drifted), so it keeps sending at line rate into congestion",
-				p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
+				p.rateOf(telemetry.CNPIgnored), p.rateOf(telemetry.CNPHandled))
 		} else {
 			f.Message = fmt.Sprintf("ignores %.0f CNPs/s and handles %.0f/s: the intent leaves DCQCN off, so the NIC keeps sending at line rate into congestion",
-				p.rate[telemetry.CNPIgnored], p.rate[telemetry.CNPHandled])
+				p.rateOf(telemetry.CNPIgnored), p.rateOf(telemetry.CNPHandled))
 		}
 		for _, c := range []telemetry.Counter{telemetry.CNPIgnored, telemetry.CNPHandled} {
 			f.cites = append(f.cites, cite{p: p, counter: c})
@@ -120,7 +118,7 @@ func (m *model) atPorts(find func(p *port) (finding, bool)) []finding {
 // the same order whatever the maps hold.
 func (m *model) sortedPorts() iter.Seq[*port] {
 	return func(yield func(*port) bool) {
-		for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+		for _, name := range m.names {
 			for _, p := range m.devices[name].ports {
 				if !yield(p) {
 					return

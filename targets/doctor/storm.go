@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -19,7 +18,7 @@ import (
 // and sends them (or only receives them, at the edge).
 func (m *model) storms(opt Options) []finding {
 	var out []finding
-	names := slices.Sorted(maps.Keys(m.devices))
+	names := m.names
 	for _, name := range names {
 		dv := m.devices[name]
 		var pausing []*port
@@ -29,15 +28,15 @@ func (m *model) storms(opt Options) []finding {
 				// A server's NICs hold a buffer each: one that pauses
 				// without being paused is an origin whatever the
 				// others receive.
-				if p.rate[telemetry.TxPause] > opt.PauseRate && p.rate[telemetry.RxPause] <= opt.PauseRate {
+				if p.rateOf(telemetry.TxPause) > opt.PauseRate && p.rateOf(telemetry.RxPause) <= opt.PauseRate {
 					out = append(out, m.origin(dv, []*port{p}, opt))
 				}
 				continue
 			}
-			if p.rate[telemetry.TxPause] > opt.PauseRate {
+			if p.rateOf(telemetry.TxPause) > opt.PauseRate {
 				pausing = append(pausing, p)
 			}
-			if p.rate[telemetry.RxPause] > opt.PauseRate {
+			if p.rateOf(telemetry.RxPause) > opt.PauseRate {
 				paused = true
 			}
 		}
@@ -60,7 +59,7 @@ func (m *model) origin(dv *device, pausing []*port, opt Options) finding {
 	var sent float64
 	for _, p := range pausing {
 		f.Ports = append(f.Ports, p.ep.Port)
-		sent += p.rate[telemetry.TxPause]
+		sent += p.rateOf(telemetry.TxPause)
 		f.cites = append(f.cites, cite{p: p, counter: telemetry.TxPause})
 	}
 	// What the origin drains: a NIC takes in what its peer sends it; a
@@ -102,12 +101,12 @@ func drained(dv *device, pausing []*port) (float64, cite) {
 		if p.gbps <= 0 {
 			continue
 		}
-		bytes, c := p.rate[telemetry.TxBytes], telemetry.TxBytes
+		bytes, c := p.rateOf(telemetry.TxBytes), telemetry.TxBytes
 		if p.nic {
 			if !slices.Contains(pausing, p) {
 				continue
 			}
-			bytes, c = p.rate[telemetry.RxBytes], telemetry.RxBytes
+			bytes, c = p.rateOf(telemetry.RxBytes), telemetry.RxBytes
 		}
 		share := bytes * 8 / (float64(p.gbps) * 1e9)
 		if bestEv.p == nil || share > best {
@@ -137,14 +136,14 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 			continue
 		}
 		peer := s.p.peerP
-		if peer == nil || peer.rate[telemetry.RxPause] <= opt.PauseRate || seen[peer.ep.Device] {
+		if peer == nil || peer.rateOf(telemetry.RxPause) <= opt.PauseRate || seen[peer.ep.Device] {
 			continue
 		}
 		seen[peer.ep.Device] = true
 		path := append(slices.Clip(s.path), peer.ep.String())
 		v := Victim{Endpoint: peer.ep, Path: path}
 		for _, q := range m.devices[peer.ep.Device].ports {
-			if q.rate[telemetry.TxPause] > opt.PauseRate {
+			if q.rateOf(telemetry.TxPause) > opt.PauseRate {
 				v.Propagates = true
 				queue = append(queue, step{q, append(slices.Clip(path), q.ep.String())})
 			}
@@ -164,7 +163,7 @@ func (m *model) upstream(origin *device, pausing []*port, opt Options) []Victim 
 // transitions on either end, once, at the end that counts the most.
 func (m *model) linkErrors() []finding {
 	var out []finding
-	for _, name := range slices.Sorted(maps.Keys(m.devices)) {
+	for _, name := range m.names {
 		for _, p := range m.devices[name].ports {
 			if p.cable {
 				continue

@@ -34,25 +34,34 @@ type point struct {
 	queue  uint16 // index in Window.queues; 0 is no queue
 }
 
-// chunkBits sizes the chunks the points are kept in: 65,536 points (2.5
-// MB) a chunk, so that the window grows without copying what it holds and
-// holds no more than one chunk it does not use.
+// chunkBits sizes the chunks the window's lists are kept in: 65,536
+// elements (2.5 MB of points) a chunk, so that the window grows without
+// copying what it holds, leaves no outgrown copy to the garbage
+// collector, and holds no more than one chunk it does not use.
 const chunkBits = 16
 
-// points is a growing list of points kept in chunks.
-type points struct {
-	chunks [][]point
+// chunked is a growing list kept in chunks.
+type chunked[T any] struct {
+	chunks [][]T
 	n      int
 }
 
-func (ps *points) at(i int) *point { return &ps.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+func (c *chunked[T]) at(i int) *T { return &c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
 
-func (ps *points) add(p point) {
-	if ps.n>>chunkBits == len(ps.chunks) {
-		ps.chunks = append(ps.chunks, make([]point, 1<<chunkBits))
+func (c *chunked[T]) add(v T) {
+	if c.n>>chunkBits == len(c.chunks) {
+		c.chunks = append(c.chunks, make([]T, 1<<chunkBits))
 	}
-	*ps.at(ps.n) = p
-	ps.n++
+	*c.at(c.n) = v
+	c.n++
+}
+
+// labelSet is what the window keeps of a label set besides its text.
+type labelSet struct {
+	// first is the label set's first series, + 1.
+	first uint32
+	// succ is the label set filed after it last (+ 1).
+	succ uint32
 }
 
 // portRef is one device's port (or RDMA device, hca set) that a series
@@ -67,7 +76,7 @@ type portRef struct {
 // exposition files (or a Prometheus server) and gives each counter's rate
 // between its first and last sample.
 type Window struct {
-	points points
+	points chunked[point]
 	// cursor is the point after the last one a sample updated.
 	cursor int
 
@@ -90,19 +99,17 @@ type Window struct {
 	nfams int
 
 	labels *texts
-	// first is each label set's first series, + 1.
-	first []uint32
-	// succ is, for each label set, the one filed after it last (+ 1),
+	// sets are the label sets, numbered as labels numbers their texts,
 	// and prevLab the last label set filed (+ 1).
-	succ    []uint32
+	sets    chunked[labelSet]
 	prevLab uint32
 
 	devOf    map[string]uint32
 	devNames []string
-	// portOf numbers each port by its key (device, RDMA or not, name), in
-	// a table of integers rather than a map per device.
-	portOf   *texts
-	ports    []portRef
+	// portOf finds each port by its device, RDMA or not, and name, in a
+	// table of integers rather than a map per device; ports holds them.
+	portOf   table
+	ports    chunked[portRef]
 	lastPort uint32
 	key      []byte
 
@@ -141,7 +148,6 @@ func NewWindow() *Window {
 		fams:    new([maxFamilies]famEntry),
 		labels:  newTexts(),
 		devOf:   map[string]uint32{},
-		portOf:  newTexts(),
 		queueOf: map[string]uint16{"": 0},
 		queues:  []string{""},
 	}
@@ -167,6 +173,13 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	}
 	done := make(chan struct{})
 	defer close(done)
+	// The tables that find a label set or a port again are needed while
+	// the file's series are new; the next file, in the same order, is
+	// matched without them, and the diagnosis never needs them: they are
+	// dropped (about 50 MB at 100,000 GPUs) and built again only if a
+	// later file brings a series the cursor does not predict.
+	defer w.labels.tab.release()
+	defer w.portOf.release()
 	go w.parse(r, name, at, full, free, done)
 	w.cursor = 0
 	for b := range full {
@@ -411,7 +424,7 @@ func (w *Window) file(b *batch, s *sample) error {
 	// likeliest, and comparing it costs less than hashing.
 	lab, known, parsed := uint32(0), false, false
 	if w.prevLab != 0 {
-		if n := w.succ[w.prevLab-1]; n != 0 && bytes.Equal(w.labels.bytes(n-1), labels) {
+		if n := w.sets.at(int(w.prevLab - 1)).succ; n != 0 && bytes.Equal(w.labels.bytes(n-1), labels) {
 			lab, known = n-1, true
 		}
 	}
@@ -427,16 +440,16 @@ func (w *Window) file(b *batch, s *sample) error {
 			parsed = true
 		}
 	}
-	if int(lab) == len(w.first) {
-		w.first = append(w.first, 0)
-		w.succ = append(w.succ, 0)
+	if int(lab) == w.sets.n {
+		w.sets.add(labelSet{})
 	}
 	if w.prevLab != 0 {
-		w.succ[w.prevLab-1] = lab + 1
+		w.sets.at(int(w.prevLab - 1)).succ = lab + 1
 	}
 	w.prevLab = lab + 1
 	last, sibling := uint32(0), uint32(0)
-	for i := w.first[lab]; i != 0; i = w.points.at(int(i - 1)).next {
+	set := w.sets.at(int(lab))
+	for i := set.first; i != 0; i = w.points.at(int(i - 1)).next {
 		q := w.points.at(int(i - 1))
 		if q.fam == s.fam {
 			w.add(q, s.t, s.v)
@@ -471,7 +484,7 @@ func (w *Window) file(b *batch, s *sample) error {
 		np.port, np.queue = w.port(dev, p.port, fam.hca), w.queue(p.queue)
 	}
 	if last == 0 {
-		w.first[lab] = n
+		set.first = n
 	} else {
 		w.points.at(int(last - 1)).next = n
 	}
@@ -538,34 +551,67 @@ func (w *Window) newFamily(name []byte) int32 {
 }
 
 func (w *Window) port(dev, name []byte, hca bool) uint32 {
-	// A port's label sets come one after another (a queue's, the
-	// next queue's): the last port is the likeliest.
-	if l := w.lastPort; int(l) < len(w.ports) {
-		if p := &w.ports[l]; p.hca == hca && p.name == string(name) && w.devNames[p.dev] == string(dev) {
+	// A port's label sets may come one after another (a queue's, the
+	// next queue's): the last port is likely. The exporters built on
+	// Prometheus's Go client (node_exporter, gnmic) sort a family's
+	// series by their label values (prometheus/client_golang
+	// prometheus/internal/metric.go, NormalizeMetricFamilies), so a
+	// family whose labels name the ports as an earlier one's do names
+	// them in the same order, the order they were numbered in: the port
+	// after the last is likely too, and comparing it costs less than
+	// hashing and probing the table.
+	for l := w.lastPort; l <= w.lastPort+1 && int(l) < w.ports.n; l++ {
+		if p := w.ports.at(int(l)); p.hca == hca && p.name == string(name) && w.devNames[p.dev] == string(dev) {
+			w.lastPort = l
 			return l
 		}
 	}
 	// One lookup of the device and the port together; the device is
 	// looked up by itself only for a port never seen.
-	w.key = append(binary.AppendUvarint(w.key[:0], uint64(len(dev))), dev...)
-	if hca {
-		w.key = append(w.key, 1)
-	} else {
-		w.key = append(w.key, 0)
+	if w.portOf.slots == nil {
+		w.portOf.rebuild(w.ports.n, func(id uint32) uint64 {
+			p := w.ports.at(int(id))
+			return w.portHash([]byte(w.devNames[p.dev]), []byte(p.name), p.hca)
+		})
 	}
-	w.key = append(w.key, name...)
-	i, added := w.portOf.intern(w.key)
-	if added {
+	h := w.portHash(dev, name, hca)
+	i, slot, ok := find(&w.portOf, h, portIs{w, dev, name, hca})
+	if !ok {
 		d, ok := w.devOf[string(dev)]
 		if !ok {
 			d = uint32(len(w.devNames))
 			w.devNames = append(w.devNames, string(dev))
 			w.devOf[w.devNames[d]] = d
 		}
-		w.ports = append(w.ports, portRef{dev: d, name: string(name), hca: hca})
+		i = uint32(w.ports.n)
+		w.ports.add(portRef{dev: d, name: string(name), hca: hca})
+		w.portOf.put(slot, h, i)
 	}
 	w.lastPort = i
 	return i
+}
+
+// portHash is a port's hash in Window.portOf.
+func (w *Window) portHash(dev, name []byte, hca bool) uint64 {
+	w.key = append(binary.AppendUvarint(w.key[:0], uint64(len(dev))), dev...)
+	if hca {
+		w.key = append(w.key, 1)
+	} else {
+		w.key = append(w.key, 0)
+	}
+	return w.labels.hash(append(w.key, name...))
+}
+
+// portIs finds a port of the window.
+type portIs struct {
+	w         *Window
+	dev, name []byte
+	hca       bool
+}
+
+func (q portIs) same(id uint32) bool {
+	p := q.w.ports.at(int(id))
+	return p.hca == q.hca && p.name == string(q.name) && q.w.devNames[p.dev] == string(q.dev)
 }
 
 func (w *Window) queue(name []byte) uint16 {
@@ -601,6 +647,10 @@ type Rate struct {
 	// Window.Ports()-1: every counter of one port carries the same
 	// number, so a reader resolves a port once rather than per counter.
 	Port int
+	// Queue numbers the key's Queue in the window, from 0 (no queue) to
+	// Window.Queues()-1, so that a reader resolves a queue once per port
+	// or device rather than per counter.
+	Queue int
 
 	w     *Window
 	point int
@@ -618,10 +668,18 @@ func (r Rate) Series() Series {
 // PortDevice numbers the device of a port of the window (numbered as
 // Rate.Port) among the window's devices, from 0: a reader may split the
 // window's series by device.
-func (w *Window) PortDevice(port int) int { return int(w.ports[port].dev) }
+func (w *Window) PortDevice(port int) int { return int(w.ports.at(port).dev) }
 
 // Ports is the number of distinct ports the window's series name.
-func (w *Window) Ports() int { return len(w.ports) }
+func (w *Window) Ports() int { return w.ports.n }
+
+// Devices is the number of distinct devices the window's ports belong
+// to, as PortDevice numbers them.
+func (w *Window) Devices() int { return len(w.devNames) }
+
+// Queues is the number of distinct queues the window's series name, as
+// Rate.Queue numbers them, counting the absence of a queue.
+func (w *Window) Queues() int { return len(w.queues) }
 
 // Single counts the counters sampled once, which have no rate.
 func (w *Window) Single() int {
@@ -677,9 +735,9 @@ func (w *Window) rate(i int) (Key, Rate, bool) {
 	}
 	secs := float64(w.times[p.t1]-w.times[p.t0]) / 1000
 	f := &w.fams[p.fam]
-	pr := &w.ports[p.port]
+	pr := w.ports.at(int(p.port))
 	k := Key{Device: w.devNames[pr.dev], Port: pr.name, Counter: f.counter, Priority: f.priority, HCA: pr.hca, Queue: w.queues[p.queue]}
-	return k, Rate{PerSecond: inc / secs, Seconds: secs, Port: int(p.port), w: w, point: i}, true
+	return k, Rate{PerSecond: inc / secs, Seconds: secs, Port: int(p.port), Queue: int(p.queue), w: w, point: i}, true
 }
 
 // parse takes apart a label set's text (what lies between the braces),

@@ -125,3 +125,43 @@ node_ethtool_link_down_events_phy{device="x",instance="h:9100"} 1 1000 }
 		t.Errorf("rates %v: want e}t\"h{0 at 3/s", rates)
 	}
 }
+
+// TestLaterFileOutOfOrder: a file whose series come in another order than
+// the last file's, with series and ports that file lacked, finds the
+// label sets and ports read before again once the tables dropped after
+// the first file are built anew.
+func TestLaterFileOutOfOrder(t *testing.T) {
+	const t0 = `interfaces_interface_state_counters_in_octets{interface_name="Ethernet1",source="leaf-0"} 100
+interfaces_interface_state_counters_in_octets{interface_name="Ethernet2",source="leaf-0"} 200
+interfaces_interface_state_counters_out_octets{interface_name="Ethernet1",source="leaf-0"} 300
+node_ethtool_received_prio3_bytes{device="eth0",instance="gpu-0:9100"} 400
+`
+	const t1 = `node_ethtool_received_prio3_bytes{device="eth0",instance="gpu-0:9100"} 1400
+qos_interfaces_interface_output_queues_queue_state_dropped_pkts{interface_interface_id="Ethernet1",queue_name="3",source="leaf-0"} 1
+interfaces_interface_state_counters_out_octets{interface_name="Ethernet1",source="leaf-0"} 1300
+interfaces_interface_state_counters_out_octets{interface_name="Ethernet2",source="leaf-0"} 5
+interfaces_interface_state_counters_in_octets{interface_name="Ethernet2",source="leaf-0"} 1200
+interfaces_interface_state_counters_in_octets{interface_name="Ethernet3",source="leaf-0"} 7
+interfaces_interface_state_counters_in_octets{interface_name="Ethernet1",source="leaf-0"} 1100
+`
+	w := NewWindow()
+	for i, snap := range []string{t0, t1} {
+		if err := w.Read(strings.NewReader(snap), "snap.prom", int64(i)*10000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rates := collect(t, w)
+	if len(rates) != 4 || w.Single() != 3 || w.Ports() != 4 || w.Devices() != 2 {
+		t.Errorf("%d rates, %d sampled once, %d ports, %d devices: want 4, 3 (the series new in the second file), 4 and 2",
+			len(rates), w.Single(), w.Ports(), w.Devices())
+	}
+	for _, k := range []Key{{Device: "leaf-0", Port: "Ethernet1", Counter: RxBytes}, {Device: "leaf-0", Port: "Ethernet2", Counter: RxBytes},
+		{Device: "leaf-0", Port: "Ethernet1", Counter: TxBytes}, {Device: "gpu-0", Port: "eth0", Counter: RxBytes, Priority: 3}} {
+		if k.Priority == 0 {
+			k.Priority = AnyPriority
+		}
+		if r := rates[k]; r.PerSecond != 100 {
+			t.Errorf("%+v: %v/s, want 100/s", k, r.PerSecond)
+		}
+	}
+}
