@@ -340,9 +340,6 @@ func (q *Quarantine) UntouchedNodes() []NodeOutcome {
 // says where it stopped; the outcomes list every node.
 func (q *Quarantine) SetNodes(ctx context.Context, k Kubectl) ([]NodeOutcome, error) {
 	out := q.UntouchedNodes()
-	if k.Timeout <= 0 {
-		k.Timeout = defaultStepTimeout
-	}
 	before := make([]NodeState, len(q.Cordons))
 	for i, c := range q.Cordons {
 		st, err := k.Read(ctx, c.Node)
@@ -424,8 +421,9 @@ func (k Kubectl) Read(ctx context.Context, node string) (NodeState, error) {
 	return NodeStateOf(b, node)
 }
 
-// run runs one command (its first word, "kubectl", is k.Path) and returns
-// its standard output; the error has the command and what kubectl said.
+// run runs one command (its first word, "kubectl", is k.Path) within
+// k.Timeout (apply's default when none) and returns its standard output;
+// the error has the command and what kubectl said.
 func (k Kubectl) run(ctx context.Context, cmd []string) ([]byte, error) {
 	args := slices.Clone(cmd[1:])
 	if k.Context != "" {

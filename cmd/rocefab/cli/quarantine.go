@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -369,11 +370,15 @@ func kubectlPath() (string, error) {
 
 // recordNodes adds what applying q at plan found and did on its
 // Kubernetes nodes to the record beside the plan, which the release plan
-// is made from.
+// is made from. An apply that read no node and found no record writes
+// none, so that the release still warns that nothing was recorded.
 func recordNodes(plan string, q *doctor.Quarantine, outcomes []doctor.NodeOutcome) error {
 	rec, err := readNodeRecord(plan, q)
 	if err != nil {
 		return err
+	}
+	if rec == nil && !slices.ContainsFunc(outcomes, func(o doctor.NodeOutcome) bool { return o.Before != nil }) {
+		return nil
 	}
 	return writeRecord(nodeRecordPath(plan), doctor.RecordNodes(rec, q, outcomes), "the Kubernetes nodes' states before the cordon")
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -135,6 +136,9 @@ func TestKubeQuarantine(t *testing.T) {
 	}
 	if got := c.nodes(t); !reflect.DeepEqual(got, before) {
 		t.Fatalf("a failed apply changed the nodes: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "q.plan.nodes.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an apply that read no node left a record beside the plan: %v", err)
 	}
 
 	code, out = rocefab(t, dir, "apply", "q.plan", "--auto-approve", "--kube-context", c.Context)
