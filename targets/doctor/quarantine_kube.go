@@ -358,7 +358,7 @@ func (q *Quarantine) SetNodes(ctx context.Context, k Kubectl) ([]NodeOutcome, er
 			for j := i + 1; j < len(out); j++ {
 				out[j].Reason = fmt.Sprintf("not reached: apply stopped at node %s", c.Node)
 			}
-			return out, fmt.Errorf("stopped at node %d of %d, %s: %s: %s", i+1, len(out), c.Node, st, out[i].Reason)
+			return out, fmt.Errorf("stopped at node %d of %d, %s: %s: %s; the nodes before it are set", i+1, len(out), c.Node, st, out[i].Reason)
 		}
 	}
 	return out, nil

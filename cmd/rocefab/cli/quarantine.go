@@ -248,7 +248,7 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("apply %s: the Kubernetes nodes: %w; the nodes before it were set", path, err)
+			return fmt.Errorf("apply %s: the Kubernetes nodes: %w", path, err)
 		}
 		return nil
 	}
