@@ -316,7 +316,8 @@ type NodeOutcome struct {
 	// State is applied (every change made and read back), unchanged (the
 	// node showed them already), unknown (a command failed or the node
 	// does not read back as it should: Ran says what was done) or
-	// untouched.
+	// untouched (not reached, or its first command failed and it reads
+	// as before).
 	State  targets.State `json:"state"`
 	Reason string        `json:"reason,omitempty"`
 }
@@ -369,62 +370,88 @@ func (q *Quarantine) SetNodes(ctx context.Context, k Kubectl) ([]NodeOutcome, er
 func (k Kubectl) set(ctx context.Context, kind string, c Cordon, before NodeState) NodeOutcome {
 	o := NodeOutcome{Node: c.Node, Server: c.Server, Before: &before, Ran: [][]string{}, State: targets.Untouched}
 	cordon, taint := kubeCommands(kind, c)
+	// Each command to run, with the state it sets; a command is taken
+	// as done only when the node reads so after it: kubectl cordon and
+	// uncordon exit 0 when the API server refuses the change (k8s.io/
+	// kubectl@v0.34.4 pkg/cmd/drain/drain.go, RunCordonOrUncordon prints
+	// "error: unable to cordon node" and returns nil).
+	type step struct {
+		cmd  []string
+		done func(NodeState) bool
+	}
 	want := before
-	var todo [][]string
+	var todo []step
 	if kind == KindRelease {
 		if taint != nil && before.Tainted {
-			todo, want.Tainted = append(todo, taint), false
+			todo, want.Tainted = append(todo, step{taint, func(s NodeState) bool { return !s.Tainted }}), false
 		}
 		if cordon != nil && before.Unschedulable {
-			todo, want.Unschedulable = append(todo, cordon), false
+			todo, want.Unschedulable = append(todo, step{cordon, func(s NodeState) bool { return !s.Unschedulable }}), false
 		}
 	} else {
 		if cordon != nil && !before.Unschedulable {
-			todo, want.Unschedulable = append(todo, cordon), true
+			todo, want.Unschedulable = append(todo, step{cordon, func(s NodeState) bool { return s.Unschedulable }}), true
 		}
 		if taint != nil && !before.Tainted {
-			todo, want.Tainted = append(todo, taint), true
+			todo, want.Tainted = append(todo, step{taint, func(s NodeState) bool { return s.Tainted }}), true
 		}
 	}
 	if len(todo) == 0 {
 		o.State, o.Reason = targets.Unchanged, before.String()+" already"
 		return o
 	}
-	for _, cmd := range todo {
-		if _, err := k.run(ctx, cmd); err != nil {
-			o.State, o.Reason = targets.Unknown, err.Error()
-			if now, rerr := k.Read(context.WithoutCancel(ctx), c.Node); rerr == nil {
+	var now NodeState
+	for _, st := range todo {
+		stderr, err := k.run(ctx, st.cmd, nil)
+		var rerr error
+		// Read back even when ctx was cancelled (Ctrl-C): what the
+		// command did is recorded for the release.
+		now, rerr = k.Read(context.WithoutCancel(ctx), c.Node)
+		if err == nil && rerr == nil && st.done(now) {
+			o.Ran = append(o.Ran, st.cmd)
+			continue
+		}
+		o.State = targets.Unknown
+		switch {
+		case err != nil:
+			o.Reason = err.Error()
+		case rerr != nil:
+			o.Reason = fmt.Sprintf("reading it back after %s: %v", strings.Join(st.cmd, " "), rerr)
+		default:
+			o.Reason = fmt.Sprintf("%s exited 0 and the node reads %s: %s", strings.Join(st.cmd, " "), now, strings.TrimSpace(stderr))
+		}
+		if rerr == nil {
+			if err != nil {
 				o.Reason += "; it reads " + now.String()
 			}
-			return o
+			if now == before && len(o.Ran) == 0 {
+				o.State = targets.Untouched // the failure left it as it was
+			}
 		}
-		o.Ran = append(o.Ran, cmd)
+		return o
 	}
-	now, err := k.Read(ctx, c.Node)
-	switch {
-	case err != nil:
-		o.State, o.Reason = targets.Unknown, "reading it back: "+err.Error()
-	case now != want:
+	if now != want {
 		o.State, o.Reason = targets.Unknown, fmt.Sprintf("it reads %s after %s, not %s", now, joinCommands(o.Ran), want)
-	default:
-		o.State = targets.Applied
+		return o
 	}
+	o.State = targets.Applied
 	return o
 }
 
 // Read reads a node's state with kubectl get node NODE -o json.
 func (k Kubectl) Read(ctx context.Context, node string) (NodeState, error) {
-	b, err := k.run(ctx, []string{"kubectl", "get", "node", node, "-o", "json"})
-	if err != nil {
+	var b bytes.Buffer
+	if _, err := k.run(ctx, []string{"kubectl", "get", "node", node, "-o", "json"}, &b); err != nil {
 		return NodeState{}, fmt.Errorf("node %s: %w", node, err)
 	}
-	return NodeStateOf(b, node)
+	return NodeStateOf(b.Bytes(), node)
 }
 
 // run runs one command (its first word, "kubectl", is k.Path) within
-// k.Timeout (apply's default when none) and returns its standard output;
-// the error has the command and what kubectl said.
-func (k Kubectl) run(ctx context.Context, cmd []string) ([]byte, error) {
+// k.Timeout (apply's default when none), its standard output to stdout
+// (discarded when nil), and returns what it wrote to standard error; the
+// error has the command and what kubectl said.
+func (k Kubectl) run(ctx context.Context, cmd []string, stdout io.Writer) (string, error) {
 	args := slices.Clone(cmd[1:])
 	if k.Context != "" {
 		args = append(args, "--context", k.Context)
@@ -435,13 +462,13 @@ func (k Kubectl) run(ctx context.Context, cmd []string) ([]byte, error) {
 	}
 	c, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
+	var stderr bytes.Buffer
 	x := exec.CommandContext(c, k.Path, args...)
-	x.Stdout, x.Stderr = &stdout, &stderr
+	x.Stdout, x.Stderr = stdout, &stderr
 	if err := x.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %v: %s", strings.Join(cmd, " "), err, strings.TrimSpace(stderr.String()))
+		return stderr.String(), fmt.Errorf("%s: %v: %s", strings.Join(cmd, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return stdout.Bytes(), nil
+	return stderr.String(), nil
 }
 
 // NodeRecord is what applying a quarantine plan found and did on each

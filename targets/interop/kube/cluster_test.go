@@ -33,7 +33,9 @@ type cluster struct {
 	// Kubeconfig is a kubeconfig file whose context Context reaches the
 	// server; its current context is another, whose server nothing
 	// listens on, so that only kubectl --context Context reaches this one.
-	Kubeconfig, Context string
+	// Its context Reader reaches the server as a user RBAC lets read
+	// nodes and nothing else.
+	Kubeconfig, Context, Reader string
 	// Kubectl is the kubectl to run.
 	Kubectl string
 	http    *http.Client
@@ -145,15 +147,16 @@ func startCluster(t *testing.T) *cluster {
 	}
 	saKey := filepath.Join(dir, "sa.key")
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	token := rand.Text()
+	// The static token file: token,user,uid,"groups" per line.
+	token, reader := rand.Text(), rand.Text()
 	tokens := filepath.Join(dir, "tokens.csv")
-	for path, b := range map[string][]byte{saKey: pemKey, tokens: []byte(token + `,rocefab-test,rocefab-test,"system:masters"` + "\n")} {
+	for path, b := range map[string][]byte{saKey: pemKey, tokens: []byte(token + `,rocefab-test,rocefab-test,"system:masters"` + "\n" + reader + ",node-reader,node-reader\n")} {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	port := freePort(t)
-	c := &cluster{URL: fmt.Sprintf("https://127.0.0.1:%d", port), Token: token, Context: "rocefab-lab", Kubectl: kubectl,
+	c := &cluster{URL: fmt.Sprintf("https://127.0.0.1:%d", port), Token: token, Context: "rocefab-lab", Reader: "node-reader", Kubectl: kubectl,
 		http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
 	startProcess(t, dir, "kube-apiserver", apiserver,
 		"--etcd-servers="+etcdURL,
@@ -168,6 +171,17 @@ func startCluster(t *testing.T) *cluster {
 		"--service-account-signing-key-file="+saKey,
 	)
 	c.waitReady(t, 5*time.Minute)
+	// node-reader may get and list nodes: kubectl reads them, and its
+	// cordon is forbidden.
+	c.must(t, http.StatusCreated, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/clusterroles", map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]string{"name": "node-reader"},
+		"rules": []map[string][]string{{"apiGroups": {""}, "resources": {"nodes"}, "verbs": {"get", "list"}}},
+	})
+	c.must(t, http.StatusCreated, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]string{"name": "node-reader"},
+		"roleRef":  map[string]string{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "node-reader"},
+		"subjects": []map[string]string{{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "node-reader"}},
+	})
 
 	// The serving certificate kube-apiserver made itself, for kubectl to
 	// check the server against.
@@ -183,13 +197,17 @@ clusters:
 users:
 - name: rocefab-test
   user: {token: %q}
+- name: node-reader
+  user: {token: %q}
 contexts:
 - name: %s
   context: {cluster: lab, user: rocefab-test}
+- name: %s
+  context: {cluster: lab, user: node-reader}
 - name: elsewhere
   context: {cluster: elsewhere, user: rocefab-test}
 current-context: elsewhere
-`, c.URL, ca, freePort(t), token, c.Context)
+`, c.URL, ca, freePort(t), token, reader, c.Context, c.Reader)
 	if err := os.WriteFile(c.Kubeconfig, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -141,6 +141,18 @@ func TestKubeQuarantine(t *testing.T) {
 		t.Errorf("an apply that read no node left a record beside the plan: %v", err)
 	}
 
+	// A user who may read nodes and not change them: every node is read,
+	// the first cordon is forbidden (kubectl cordon says so and exits 0;
+	// the node read back says it is not cordoned), and apply stops there.
+	code, out = rocefab(t, dir, "apply", "q.plan", "--auto-approve", "--kube-context", c.Reader)
+	if code != 1 || !strings.Contains(out, "untouched   node gpu-0002 (server gpu-0002): kubectl cordon gpu-0002 exited 0 and the node reads schedulable, untainted: error: unable to cordon node") ||
+		!strings.Contains(out, "is forbidden") || !strings.Contains(out, "stopped at node 1 of 3, gpu-0002") {
+		t.Fatalf("apply as a reader: exit %d\n%s", code, out)
+	}
+	if got := c.nodes(t); !reflect.DeepEqual(got, before) {
+		t.Fatalf("a forbidden apply changed the nodes: %+v", got)
+	}
+
 	code, out = rocefab(t, dir, "apply", "q.plan", "--auto-approve", "--kube-context", c.Context)
 	if code != 0 || !strings.Contains(out, "kubectl taint nodes gpu-0002 rocefab.io/quarantine=cnp-ignored:NoSchedule") ||
 		!strings.Contains(out, "Apply complete: 3 Kubernetes nodes cordoned and tainted or already so") {
@@ -183,6 +195,12 @@ func TestKubeQuarantine(t *testing.T) {
 	}
 	if got := c.nodes(t); !reflect.DeepEqual(got, before) {
 		t.Fatalf("after the release:\n%+v\nwant as before\n%+v", got, before)
+	}
+
+	// The release applied again finds nothing to undo.
+	code, out = rocefab(t, dir, "apply", "r.plan", "--auto-approve", "--kube-context", c.Context)
+	if code != 0 || strings.Count(out, "unchanged") != 3 {
+		t.Fatalf("the release applied again: exit %d\n%s", code, out)
 	}
 
 	// gpu-0003's node is gone: apply names it and cordons no other.
