@@ -33,6 +33,17 @@ import (
 // Version 2 added the link shuts, version 3 the Kubernetes nodes.
 const QuarantineFormatVersion = 3
 
+// FormatError says that a quarantine plan is of a format this rocefab
+// does not read, as targets.FormatError says of a device plan.
+type FormatError struct {
+	Version int
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("quarantine_format_version %d: this rocefab reads version %d only; write the plan again with this rocefab",
+		e.Version, QuarantineFormatVersion)
+}
+
 // The kinds of quarantine plan.
 const (
 	// KindQuarantine drains the servers and shuts the ports.
@@ -252,15 +263,23 @@ func IsQuarantine(r io.Reader) bool {
 // it, every Kubernetes node's commands as its server and finding give
 // them, and its digest. An edited plan is refused with what differs.
 func ReadQuarantine(b []byte) (*Quarantine, error) {
+	// The version first: a plan of another version may hold fields this
+	// one does not know, which the strict decoding below would name
+	// instead.
+	var head struct {
+		FormatVersion int `json:"quarantine_format_version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("quarantine plan: %w", err)
+	}
+	if head.FormatVersion != QuarantineFormatVersion {
+		return nil, fmt.Errorf("quarantine plan: %w", &FormatError{Version: head.FormatVersion})
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var q Quarantine
 	if err := dec.Decode(&q); err != nil {
 		return nil, fmt.Errorf("quarantine plan: %w", err)
-	}
-	if q.FormatVersion != QuarantineFormatVersion {
-		return nil, fmt.Errorf("quarantine plan: quarantine_format_version %d: this rocefab reads version %d only; write the plan again with this rocefab",
-			q.FormatVersion, QuarantineFormatVersion)
 	}
 	if q.Kind != KindQuarantine && q.Kind != KindRelease {
 		return nil, fmt.Errorf("quarantine plan: kind %q: allowed are %s, %s", q.Kind, KindQuarantine, KindRelease)

@@ -2,6 +2,7 @@ package doctor_test
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -68,7 +69,6 @@ func TestQuarantineKubePlan(t *testing.T) {
 		{`"cordon",`, `"drain",`},
 		{`rocefab.io/quarantine=pause-storm:NoSchedule`, `rocefab.io/quarantine=pause-storm:NoExecute`},
 		{`"taint": true`, `"taint": false`},
-		{`"quarantine_format_version": 3`, `"quarantine_format_version": 2`},
 	} {
 		bad := strings.Replace(b.String(), edit[0], edit[1], 1)
 		if bad == b.String() {
@@ -76,9 +76,20 @@ func TestQuarantineKubePlan(t *testing.T) {
 		}
 		if _, err := doctor.ReadQuarantine([]byte(bad)); err == nil {
 			t.Errorf("edit %q -> %q: read back", edit[0], edit[1])
-		} else if !strings.Contains(err.Error(), "edited") && !strings.Contains(err.Error(), "a quarantine plan cordons and taints") &&
-			!strings.Contains(err.Error(), "reads version 3 only") {
+		} else if !strings.Contains(err.Error(), "edited") && !strings.Contains(err.Error(), "a quarantine plan cordons and taints") {
 			t.Errorf("edit %q -> %q: %v", edit[0], edit[1], err)
+		}
+	}
+
+	// A plan of version 2 (no Kubernetes nodes), or of a later version
+	// with fields this one does not know, is refused for its version.
+	for _, edit := range [][2]string{
+		{`"quarantine_format_version": 3`, `"quarantine_format_version": 2`},
+		{`"quarantine_format_version": 3`, `"quarantine_format_version": 4, "evidence": []`},
+	} {
+		_, err := doctor.ReadQuarantine([]byte(strings.Replace(b.String(), edit[0], edit[1], 1)))
+		if fe, ok := errors.AsType[*doctor.FormatError](err); !ok || !strings.Contains(err.Error(), "this rocefab reads version 3 only; write the plan again") {
+			t.Errorf("%s: %v (%v)", edit[1], err, fe)
 		}
 	}
 
