@@ -39,6 +39,7 @@ type FormatError struct {
 	Version int
 }
 
+// Error says the version and the one this rocefab reads.
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("quarantine_format_version %d: this rocefab reads version %d only; write the plan again with this rocefab",
 		e.Version, QuarantineFormatVersion)
