@@ -24,13 +24,13 @@ const (
 // group at a time, in batches that keep a command line short.
 const labelBatch = 64
 
-// nodeName is the Kubernetes node a server registers as: the kubelet
+// NodeName is the Kubernetes node a server registers as: the kubelet
 // lower-cases the host name (kubernetes/kubernetes@95f08499:staging/src/
 // k8s.io/component-helpers/node/util/hostname_test.go, "overridden hostname
 // uppercase"). A node name is a DNS subdomain (RFC 1123); a server name
 // that is not one (an underscore, say) has no node of that name, and ok is
-// false.
-func nodeName(server string) (name string, ok bool) {
+// false. Build labels the nodes by it, and a quarantine cordons them by it.
+func NodeName(server string) (name string, ok bool) {
 	name = strings.ToLower(server)
 	return name, len(name) <= 253 && isDNSSubdomain(name)
 }
@@ -133,7 +133,7 @@ func labelScript(v *ir.Placement) ([]byte, error) {
 	nodesOf := func(servers []string) []string {
 		var out []string
 		for _, s := range servers {
-			if n, ok := nodeName(s); ok {
+			if n, ok := NodeName(s); ok {
 				out = append(out, n)
 			} else {
 				skipped = append(skipped, s)
@@ -197,7 +197,7 @@ func nodePatches(v *ir.Placement) ([]byte, error) {
 		}
 		block := lb.String()
 		for _, s := range servers {
-			n, ok := nodeName(s)
+			n, ok := NodeName(s)
 			if !ok {
 				skipped = append(skipped, s)
 				continue
@@ -227,7 +227,7 @@ func kueueTopology(v *ir.Placement) []byte {
 	var b strings.Builder
 	name := strings.ToLower(v.Fabric)
 	note := ""
-	if _, ok := nodeName(name); !ok {
+	if _, ok := NodeName(name); !ok {
 		name, note = "rocefab", fmt.Sprintf(" (the fabric's name %q is no DNS subdomain, as an object name must be)", v.Fabric)
 	}
 	header(&b, v,

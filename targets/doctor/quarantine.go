@@ -17,19 +17,33 @@ import (
 
 // A quarantine plan is what doctor --out writes and apply carries out:
 // the Slurm drains of the servers its findings name, each one scontrol
-// command, and the switch ports its findings' faulty cables are shut at,
-// each set administratively down through the switch's transport with
-// commit-confirm (quarantine_shut.go). It is a plan of its own kind
-// rather than a device plan: the scheduler is not a device rocefab
-// configures, a shut is an operator's action on one interface that no
-// intent holds, and nothing is drained or shut until an operator applies
-// the file. Its release plan undoes exactly those drains, and brings up
-// exactly the ports the quarantine's apply shut.
+// command, the cordons and taints of their Kubernetes nodes, each a
+// kubectl command (quarantine_kube.go), and the switch ports its
+// findings' faulty cables are shut at, each set administratively down
+// through the switch's transport with commit-confirm
+// (quarantine_shut.go). It is a plan of its own kind rather than a device
+// plan: a scheduler is not a device rocefab configures, a shut is an
+// operator's action on one interface that no intent holds, and nothing is
+// drained, cordoned or shut until an operator applies the file. Its
+// release plan undoes exactly those drains, and uncordons, untaints and
+// brings up exactly the nodes and ports the quarantine's apply changed.
 
 // QuarantineFormatVersion is the version of the quarantine plan format
 // this package writes and the only one it reads.
-// Version 2 added the link shuts.
-const QuarantineFormatVersion = 2
+// Version 2 added the link shuts, version 3 the Kubernetes nodes.
+const QuarantineFormatVersion = 3
+
+// FormatError says that a quarantine plan is of a format this rocefab
+// does not read, as targets.FormatError says of a device plan.
+type FormatError struct {
+	Version int
+}
+
+// Error says the version and the one this rocefab reads.
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("quarantine_format_version %d: this rocefab reads version %d only; write the plan again with this rocefab",
+		e.Version, QuarantineFormatVersion)
+}
 
 // The kinds of quarantine plan.
 const (
@@ -53,8 +67,14 @@ type Quarantine struct {
 	// Intent binds the plan to the intent its servers are named by.
 	Intent IntentRef `json:"intent"`
 	// Source says where the counters of the findings came from.
-	Source string  `json:"source"`
+	Source string `json:"source"`
+	// Drains are the Slurm drains (none when the plan drains in
+	// Kubernetes only).
 	Drains []Drain `json:"drains"`
+	// Cordons are the Kubernetes nodes the plan cordons and taints (a
+	// quarantine) or uncordons and untaints (a release); none unless
+	// doctor was asked to drain in Kubernetes.
+	Cordons []Cordon `json:"cordons"`
 	// Shuts are the switch ports the plan sets administratively down (a
 	// quarantine) or up (a release).
 	Shuts []Shut `json:"shuts"`
@@ -102,20 +122,45 @@ type Shut struct {
 	Admin renderers.AdminState `json:"admin"`
 }
 
-// NewQuarantine makes the quarantine plan of a report: a drain for every
-// finding that names servers to drain, and a shut for every finding that
-// names a switch port to shut (a port once, for the first finding that
-// names it). It has neither when no finding names one.
+// NewQuarantine makes the quarantine plan of a report that drains its
+// servers in Slurm: a drain for every finding that names servers to
+// drain, and a shut for every finding that names a switch port to shut (a
+// port once, for the first finding that names it). It has neither when
+// no finding names one.
 func NewQuarantine(rep Report, intent IntentRef, rocefab, source string) *Quarantine {
+	q, _ := NewQuarantineIn(rep, intent, rocefab, source, []string{SchedulerSlurm}) // Slurm takes any server name
+	return q
+}
+
+// NewQuarantineIn makes the quarantine plan of a report that drains its
+// servers in the schedulers given (Schedulers): in Slurm as NewQuarantine
+// does, in Kubernetes by cordoning and tainting each drained server's
+// node. An error names a scheduler that is none of Schedulers, or a server
+// with no Kubernetes node name.
+func NewQuarantineIn(rep Report, intent IntentRef, rocefab, source string, schedulers []string) (*Quarantine, error) {
 	q := &Quarantine{Kind: KindQuarantine, FormatVersion: QuarantineFormatVersion, Rocefab: rocefab,
-		Fabric: rep.Fabric, Intent: intent, Source: source, Drains: []Drain{}, Shuts: []Shut{}}
+		Fabric: rep.Fabric, Intent: intent, Source: source, Drains: []Drain{}, Cordons: []Cordon{}, Shuts: []Shut{}}
+	slurm := false
+	for _, s := range schedulers {
+		switch s {
+		case SchedulerSlurm:
+			slurm = true
+		case SchedulerKubernetes:
+			var err error
+			if q.Cordons, err = cordons(rep); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("scheduler %q: allowed are %s", s, strings.Join(Schedulers, ", "))
+		}
+	}
 	shut := map[Endpoint]bool{}
 	for _, f := range rep.Findings {
 		if f.Shut != nil && !shut[*f.Shut] {
 			shut[*f.Shut] = true
 			q.Shuts = append(q.Shuts, Shut{Kind: f.Kind, Cause: f.Cause, Origin: f.Origin, Peer: f.Peer, Port: *f.Shut, Admin: renderers.AdminDown})
 		}
-		if len(f.Drain) == 0 {
+		if len(f.Drain) == 0 || !slurm {
 			continue
 		}
 		d := Drain{Kind: f.Kind, Cause: f.Cause, Origin: f.Origin, Peer: f.Peer, Nodes: slices.Clone(f.Drain),
@@ -124,14 +169,15 @@ func NewQuarantine(rep Report, intent IntentRef, rocefab, source string) *Quaran
 		q.Drains = append(q.Drains, d)
 	}
 	q.SHA256 = q.Digest()
-	return q
+	return q, nil
 }
 
 // Release returns the plan that undoes q: the same servers, undrained,
-// and up again the ports rec (what applying q did) says q shut; a port
-// that was down before the quarantine stays down. A nil rec (q was never
-// applied here) brings no port up.
-func (q *Quarantine) Release(rec *ShutRecord) *Quarantine {
+// the nodes nodes (what applying q did to them) says q cordoned or
+// tainted, uncordoned or untainted, and up again the ports ports says q
+// shut; a node cordoned or a port down before the quarantine stays so. A
+// nil record (q was never applied here) releases no node or no port.
+func (q *Quarantine) Release(ports *ShutRecord, nodes *NodeRecord) *Quarantine {
 	r := *q
 	r.Kind = KindRelease
 	r.Drains = make([]Drain, len(q.Drains))
@@ -140,9 +186,10 @@ func (q *Quarantine) Release(rec *ShutRecord) *Quarantine {
 		d.Command = command(KindRelease, d)
 		r.Drains[i] = d
 	}
+	r.Cordons = q.releaseCordons(nodes)
 	r.Shuts = []Shut{}
 	for _, s := range q.Shuts {
-		if rec.shut(s.Port) {
+		if ports.shut(s.Port) {
 			s.Admin = renderers.AdminUp
 			r.Shuts = append(r.Shuts, s)
 		}
@@ -214,17 +261,26 @@ func IsQuarantine(r io.Reader) bool {
 
 // ReadQuarantine reads a quarantine or release plan and checks it: its
 // format, its kind, every drain's command as its nodes and reason give
-// it, and its digest. An edited plan is refused with what differs.
+// it, every Kubernetes node's commands as its server and finding give
+// them, and its digest. An edited plan is refused with what differs.
 func ReadQuarantine(b []byte) (*Quarantine, error) {
+	// The version first: a plan of another version may hold fields this
+	// one does not know, which the strict decoding below would name
+	// instead.
+	var head struct {
+		FormatVersion int `json:"quarantine_format_version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("quarantine plan: %w", err)
+	}
+	if head.FormatVersion != QuarantineFormatVersion {
+		return nil, fmt.Errorf("quarantine plan: %w", &FormatError{Version: head.FormatVersion})
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var q Quarantine
 	if err := dec.Decode(&q); err != nil {
 		return nil, fmt.Errorf("quarantine plan: %w", err)
-	}
-	if q.FormatVersion != QuarantineFormatVersion {
-		return nil, fmt.Errorf("quarantine plan: quarantine_format_version %d: this rocefab reads version %d only; write the plan again with this rocefab",
-			q.FormatVersion, QuarantineFormatVersion)
 	}
 	if q.Kind != KindQuarantine && q.Kind != KindRelease {
 		return nil, fmt.Errorf("quarantine plan: kind %q: allowed are %s, %s", q.Kind, KindQuarantine, KindRelease)
@@ -246,6 +302,9 @@ func ReadQuarantine(b []byte) (*Quarantine, error) {
 				i+1, strings.Join(d.Command, " "), strings.Join(want, " "))
 		}
 	}
+	if err := q.readCordons(); err != nil {
+		return nil, err
+	}
 	if err := q.readShuts(); err != nil {
 		return nil, err
 	}
@@ -256,9 +315,10 @@ func ReadQuarantine(b []byte) (*Quarantine, error) {
 }
 
 // Check refuses a plan that does not fit fab: a fabric of another name,
-// a node that is not one of its servers, a server that is neither the
-// drain's origin nor at the other end of its cable, or a shut port that is
-// not the switch end of the finding's cable in the model.
+// a node (Slurm's or Kubernetes') that is not one of its servers, a
+// server that is neither the finding's origin nor at the other end of its
+// cable, or a shut port that is not the switch end of the finding's cable
+// in the model.
 func (q *Quarantine) Check(fab *ir.Fabric) error {
 	if q.Fabric != fab.Name {
 		return fmt.Errorf("the quarantine plan is for fabric %s, the intent is fabric %s", q.Fabric, fab.Name)
@@ -280,6 +340,7 @@ func (q *Quarantine) Check(fab *ir.Fabric) error {
 			}
 		}
 	}
+	errs = append(errs, q.checkCordons(servers, fab.Name)...)
 	errs = append(errs, q.checkShuts(fab)...)
 	return errors.Join(errs...)
 }

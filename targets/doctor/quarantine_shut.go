@@ -161,16 +161,27 @@ func (r *ShutRecord) Write(w io.Writer) error { return writeIndented(w, r) }
 // ReadShutRecord reads the record of the quarantine plan q: an error when
 // it is the record of another plan.
 func ReadShutRecord(b []byte, q *Quarantine) (*ShutRecord, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var r ShutRecord
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("shut record: %w", err)
-	}
-	if r.Quarantine != q.SHA256 {
-		return nil, fmt.Errorf("shut record: it records the quarantine plan %s, not this one (%s)", r.Quarantine, q.SHA256)
+	if err := readRecord(b, "shut record", &r, &r.Quarantine, q); err != nil {
+		return nil, err
 	}
 	return &r, nil
+}
+
+// readRecord decodes the record of what applying q did into v (what
+// names it in errors), refusing unknown fields, and refuses it when the
+// digest it records (*recorded, a field of v) is not q's: the record of
+// another plan.
+func readRecord(b []byte, what string, v any, recorded *string, q *Quarantine) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if *recorded != q.SHA256 {
+		return fmt.Errorf("%s: it records the quarantine plan %s, not this one (%s)", what, *recorded, q.SHA256)
+	}
+	return nil
 }
 
 // Ports is how apply reaches the switches whose ports a plan sets: the

@@ -248,7 +248,7 @@ func shutAndRelease(t *testing.T, route *routing.Route, fab *ir.Fabric, q *docto
 		t.Fatalf("quarantine again: %+v, %v", again, err)
 	}
 	rec = doctor.Record(rec, q, again)
-	r := q.Release(rec)
+	r := q.Release(rec, nil)
 	if len(r.Shuts) != 1 || r.Shuts[0].Port != port || r.Shuts[0].Admin != renderers.AdminUp {
 		t.Fatalf("release shuts %+v", r.Shuts)
 	}
@@ -286,7 +286,7 @@ func TestQuarantineShutDirectory(t *testing.T) {
 			if err != nil || out[0].State != targets.Unchanged || out[0].Before != renderers.AdminDown {
 				t.Fatalf("quarantine of a port already down: %+v, %v", out, err)
 			}
-			if r := q.Release(doctor.Record(nil, q, out)); len(r.Shuts) != 0 {
+			if r := q.Release(doctor.Record(nil, q, out), nil); len(r.Shuts) != 0 {
 				t.Errorf("the release brings up %+v, which was down before the quarantine", r.Shuts)
 			}
 		})

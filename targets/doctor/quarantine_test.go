@@ -45,21 +45,9 @@ func TestQuarantinePlan(t *testing.T) {
 			t.Errorf("drain of %v runs %q", d.Nodes, d.Command)
 		}
 	}
-	var b bytes.Buffer
-	if err := q.Write(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := readsBack(t, q)
 	if !doctor.IsQuarantine(bytes.NewReader(b.Bytes())) || doctor.IsQuarantine(strings.NewReader(`{"format_version": 2, "kind": "quarantine"}`)) {
 		t.Fatal("a quarantine plan is not told from a device plan")
-	}
-	back, err := doctor.ReadQuarantine(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var again bytes.Buffer
-	back.Write(&again)
-	if !bytes.Equal(b.Bytes(), again.Bytes()) {
-		t.Error("the plan read back writes differently")
 	}
 
 	// An edited plan is refused: another node in the command, another
@@ -90,7 +78,7 @@ func TestQuarantinePlan(t *testing.T) {
 		t.Errorf("check of a drain of a switch: %v", err)
 	}
 
-	r := q.Release(nil)
+	r := q.Release(nil, nil)
 	if r.Kind != doctor.KindRelease || !slices.Equal(r.Nodes(), want) || r.SHA256 == q.SHA256 || len(r.Shuts) != 0 {
 		t.Fatalf("release %+v", r)
 	}
@@ -102,6 +90,26 @@ func TestQuarantinePlan(t *testing.T) {
 	if q.Drains[0].Command[3] != "State=DRAIN" {
 		t.Error("Release changed the quarantine plan")
 	}
+}
+
+// readsBack writes q, reads it back and fails the test unless what it
+// reads writes the same; it returns what q wrote.
+func readsBack(t *testing.T, q *doctor.Quarantine) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	if err := q.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := doctor.ReadQuarantine(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	back.Write(&again)
+	if !bytes.Equal(b.Bytes(), again.Bytes()) {
+		t.Error("the plan read back writes differently")
+	}
+	return &b
 }
 
 // TestQuarantineSlurmctld drains pod-2048's faulty servers in a real
@@ -142,7 +150,7 @@ func TestQuarantineSlurmctld(t *testing.T) {
 			}
 		}
 	}
-	run(q.Release(nil))
+	run(q.Release(nil, nil))
 	if got := slurmtest.Drained(t, scontrol); len(got) != 0 {
 		t.Errorf("drained after the release: %v", got)
 	}

@@ -59,7 +59,7 @@ func TestLemmingQuarantineShut(t *testing.T) {
 	if len(diff) != 1 || diff[0] != "+ "+enabled+" = bool_val:false" && diff[0] != "~ "+enabled+": bool_val:true -> bool_val:false" {
 		t.Fatalf("the shut changed:\n%v\nwant only %s false", diff, enabled)
 	}
-	r := q.Release(doctor.Record(nil, q, out))
+	r := q.Release(doctor.Record(nil, q, out), nil)
 	if out, err := r.SetPorts(ctx, ports); err != nil || out[0].State != targets.Applied {
 		t.Fatalf("release: %+v, %v", out, err)
 	}

@@ -35,9 +35,11 @@ new plan then. apply PATH plans the intent at PATH, shows the plan and asks befo
 
 apply QUARANTINE runs a quarantine or release plan that doctor --out wrote: it checks it against
 its intent and its digest (an edited plan is refused) and every shut port against the compiled
-model, shows it, asks (--auto-approve does not), runs its scontrol commands, and sets each switch
-port it shuts through the switch's transport (--inventory, as for a device plan) with
-commit-confirm, reading the port back before it confirms; a release brings its ports up first.
+model, shows it, asks (--auto-approve does not), cordons and taints its Kubernetes nodes with
+kubectl ($KUBECTL, or kubectl in PATH, with its kubeconfig; --kube-context picks a context),
+reading each node first, runs its scontrol commands, and sets each switch port it shuts through
+the switch's transport (--inventory, as for a device plan) with commit-confirm, reading the port
+back before it confirms; a release brings its ports up first.
 
 Before it pushes, apply recomputes every device's desired state, changes and remediation from the
 intent and the running configuration it has just read, and refuses a plan whose recorded desired
@@ -82,6 +84,9 @@ type applyArgs struct {
 	wave           string
 	confirmTimeout time.Duration
 	timeout        time.Duration
+	// kubeContext is the kubeconfig context kubectl uses for a
+	// quarantine plan's Kubernetes nodes ("": kubectl's current one).
+	kubeContext string
 }
 
 func newApplyCmd() *cobra.Command {
@@ -110,6 +115,7 @@ func newApplyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.wave, "wave", "25%", "devices in each later wave: a number, or a percentage of the devices to change")
 	cmd.Flags().DurationVar(&a.confirmTimeout, "confirm-timeout", 5*time.Minute, "how long a pushed commit waits for its confirmation before the device rolls it back")
 	cmd.Flags().DurationVar(&a.timeout, "timeout", 2*time.Minute, "how long each read, push, confirm or rollback of a device may take")
+	cmd.Flags().StringVar(&a.kubeContext, "kube-context", "", "with a quarantine plan: the kubeconfig context kubectl cordons its Kubernetes nodes in (passed as --context)")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withCode(exitPlanError, formatFlagHint(c, err)) })
 	return cmd
 }

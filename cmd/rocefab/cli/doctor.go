@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,8 +56,11 @@ victims and paths).
 --out FILE writes the quarantine plan of the findings: a Slurm drain (scontrol update
 State=DRAIN) of the servers each finding names, and the shut of each faulty cable's switch port
 (that interface administratively down, with commit-confirm); nothing is drained or shut until
-apply FILE runs it. --release QUARANTINE --out FILE writes the plan that undoes those drains
-(State=UNDRAIN) and brings up the ports that apply of the quarantine shut.
+apply FILE runs it. --drain kubernetes (or slurm,kubernetes) cordons and taints the servers'
+Kubernetes nodes (kubectl cordon, kubectl taint rocefab.io/quarantine=KIND:NoSchedule) instead
+of (or as well as) draining them in Slurm. --release QUARANTINE --out FILE writes the plan that
+undoes those drains (State=UNDRAIN), removes the taints and uncordons the nodes that apply of the
+quarantine cordoned, and brings up the ports it shut.
 
 Exit codes:
   0  healthy: no finding
@@ -95,6 +99,8 @@ type doctorArgs struct {
 	victims    int
 	out        string
 	release    string
+	// drain is --drain: the schedulers the quarantine plan drains in.
+	drain string
 	// sample is the time between the two reads of --sample; inventory,
 	// parallelism and plaintext say how the devices are reached.
 	sample      time.Duration
@@ -135,6 +141,7 @@ func newDoctorCmd() *cobra.Command {
 	cmd.Flags().IntVar(&a.victims, "victims", 10, "victims listed per origin in the text report (0: all)")
 	cmd.Flags().VarP(outOrFormat{&a.out, &a.format}, "out", "o", "write the quarantine plan (the Slurm drains and link shuts of the findings) to this file, for apply; -o json prints the report as --format json does")
 	cmd.Flags().StringVar(&a.release, "release", "", "with --out: write the release plan of this quarantine plan instead (no counters are read)")
+	cmd.Flags().StringVar(&a.drain, "drain", doctor.SchedulerSlurm, "with --out: the schedulers the quarantine drains the servers in: slurm, kubernetes (cordon and taint their nodes), or slurm,kubernetes")
 	cmd.Flags().DurationVar(&a.sample, "sample", 0, "read every device's counters twice, this long apart, through the transports --inventory gives")
 	cmd.Flags().StringVar(&a.inventory, "inventory", "", "with --sample: the access inventory that reaches the devices (as plan takes it)")
 	cmd.Flags().IntVar(&a.parallelism, "parallelism", targets.DefaultParallelism, "with --sample: devices read at once")
@@ -147,9 +154,19 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if a.format != "text" && a.format != "json" {
 		return withCode(exitDoctorError, fmt.Errorf("--format %q: allowed are text, json", a.format))
 	}
+	schedulers, err := parseDrain(a.drain)
+	if err != nil {
+		return withCode(exitDoctorError, err)
+	}
+	if cmd.Flags().Changed("drain") && a.out == "" {
+		return withCode(exitDoctorError, errors.New("--drain says where the quarantine plan drains the servers: give --out FILE for the plan"))
+	}
 	if a.release != "" {
 		if a.out == "" {
 			return withCode(exitDoctorError, errors.New("--release: give --out FILE for the release plan"))
+		}
+		if cmd.Flags().Changed("drain") {
+			return withCode(exitDoctorError, errors.New("--drain goes with a quarantine plan: its release undoes what the quarantine plan drains, in the same schedulers"))
 		}
 		if len(a.snapshots) > 0 || a.prometheus != "" || a.sample != 0 || len(args) > 0 {
 			return withCode(exitDoctorError, errors.New("--release reads no counters and no PATH: the quarantine plan names its intent and servers"))
@@ -248,13 +265,23 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		if err != nil {
 			return withCode(exitDoctorError, err)
 		}
-		q := doctor.NewQuarantine(rep, doctor.IntentRef{SHA256: digest}, version(), source)
+		q, err := doctor.NewQuarantineIn(rep, doctor.IntentRef{SHA256: digest}, version(), source, schedulers)
+		if err != nil {
+			return withCode(exitDoctorError, fmt.Errorf("--drain %s: %w", a.drain, err))
+		}
 		if err := writeQuarantine(q, in.Path, a.out); err != nil {
 			return withCode(exitDoctorError, err)
 		}
+		var does []string
+		if slices.Contains(schedulers, doctor.SchedulerSlurm) {
+			does = append(does, "drains "+diag.Plural(len(q.Nodes()), "server", "servers")+" in Slurm")
+		}
+		if slices.Contains(schedulers, doctor.SchedulerKubernetes) {
+			does = append(does, "cordons and taints "+diag.Plural(len(q.Cordons), "Kubernetes node", "Kubernetes nodes"))
+		}
 		// On stderr, so that --format json keeps stdout to the report.
-		fmt.Fprintf(cmd.ErrOrStderr(), "Wrote the quarantine plan %s: it drains %s in Slurm and shuts %s when applied (rocefab apply %s).\n",
-			a.out, diag.Plural(len(q.Nodes()), "server", "servers"), diag.Plural(len(q.Shuts), "switch port", "switch ports"), a.out)
+		fmt.Fprintf(cmd.ErrOrStderr(), "Wrote the quarantine plan %s: it %s and shuts %s when applied (rocefab apply %s).\n",
+			a.out, strings.Join(does, ", "), diag.Plural(len(q.Shuts), "switch port", "switch ports"), a.out)
 	}
 	out := cmd.OutOrStdout()
 	if a.format == "json" {
@@ -279,6 +306,23 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 			diag.Plural(len(unsampled), "device", "devices")))
 	}
 	return nil
+}
+
+// parseDrain reads --drain: scheduler names, comma-separated, each of
+// doctor.Schedulers, returned once each in the order given.
+func parseDrain(s string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(doctor.Schedulers, name) {
+			return nil, fmt.Errorf("--drain %q: %q is no scheduler: allowed are %s, or both comma-separated (%s)",
+				s, name, strings.Join(doctor.Schedulers, ", "), strings.Join(doctor.Schedulers, ","))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }
 
 // checkSource checks that the flags name one source of counters.

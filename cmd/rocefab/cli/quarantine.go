@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,24 +92,42 @@ func shutRecordPath(plan string) string { return plan + ".ports.json" }
 // readShutRecord reads the record of applying q, the plan at plan; nil
 // when apply never shut a port of it here.
 func readShutRecord(plan string, q *doctor.Quarantine) (*doctor.ShutRecord, error) {
-	b, err := os.ReadFile(shutRecordPath(plan))
+	return readRecord(shutRecordPath(plan), func(b []byte) (*doctor.ShutRecord, error) { return doctor.ReadShutRecord(b, q) })
+}
+
+// readRecord reads the record at path with read; nil when there is none.
+func readRecord[R any](path string, read func([]byte) (*R, error)) (*R, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	rec, err := doctor.ReadShutRecord(b, q)
+	rec, err := read(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", shutRecordPath(plan), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return rec, nil
 }
 
+// nodeRecordPath is where apply keeps the record of what applying the
+// quarantine plan at plan found and did on its Kubernetes nodes, beside
+// the plan as the ports' record: the release plan is made from it.
+func nodeRecordPath(plan string) string { return plan + ".nodes.json" }
+
+// readNodeRecord reads the node record of applying q, the plan at plan;
+// nil when apply never read a node of it here.
+func readNodeRecord(plan string, q *doctor.Quarantine) (*doctor.NodeRecord, error) {
+	return readRecord(nodeRecordPath(plan), func(b []byte) (*doctor.NodeRecord, error) { return doctor.ReadNodeRecord(b, q) })
+}
+
 // releasePlan writes the release plan of the quarantine plan at from to
-// out: its drains undone, and up again the ports the record of its apply
-// says it shut. warn is told when the plan shuts ports and no apply of it
-// left a record here: the release then brings no port up.
+// out: its drains undone, the Kubernetes nodes the record of its apply
+// says it cordoned or tainted uncordoned or untainted, and up again the
+// ports the record says it shut. warn is told when the plan changes nodes
+// or ports and no apply of it left a record of them here: the release
+// then leaves them as they are.
 func releasePlan(from, out string, warn io.Writer) error {
 	q, err := readQuarantinePlan(from)
 	if err != nil {
@@ -125,19 +144,28 @@ func releasePlan(from, out string, warn io.Writer) error {
 		fmt.Fprintf(warn, "WARNING: %s shuts %s and no apply of it left a record here (%s): the release brings no port up; bring them up by hand if they were shut.\n",
 			from, diag.Plural(len(q.Shuts), "switch port", "switch ports"), shutRecordPath(from))
 	}
+	nodes, err := readNodeRecord(from, q)
+	if err != nil {
+		return err
+	}
+	if nodes == nil && len(q.Cordons) > 0 {
+		fmt.Fprintf(warn, "WARNING: %s cordons and taints %s and no apply of it left a record here (%s): the release uncordons and untaints none; run kubectl uncordon NODE and kubectl taint nodes NODE %s:%s- by hand if they were.\n",
+			from, diag.Plural(len(q.Cordons), "Kubernetes node", "Kubernetes nodes"), nodeRecordPath(from), doctor.TaintKey, doctor.TaintEffect)
+	}
 	intent := filepath.Join(filepath.Dir(from), filepath.FromSlash(q.Intent.Path))
-	return writeQuarantine(q.Release(rec), intent, out)
+	return writeQuarantine(q.Release(rec, nodes), intent, out)
 }
 
 // applyQuarantine carries out a quarantine or release plan: it checks
 // the plan against its intent (the same rocefab, the same intent, every
 // node a server at the finding's origin or cable, every shut port the
 // switch end of the finding's cable), shows it, asks as for any plan
-// unless --auto-approve, sets the switch ports through the route of the
+// unless --auto-approve, sets the Kubernetes nodes with kubectl, runs its
+// scontrol commands and sets the switch ports through the route of the
 // inventory (--inventory, as a device apply reaches them) with
-// commit-confirm, one by one, and runs its scontrol commands one by one
-// (a quarantine's drains before its shuts, a release's ports before its
-// undrains), stopping at the first port or command that fails.
+// commit-confirm, each one by one (a quarantine in that order, a release
+// in the reverse), stopping at the first node, command or port that
+// fails.
 func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path string, q *doctor.Quarantine, in *bufio.Reader, shown io.Writer) error {
 	if a.only != "" {
 		return withCode(exitPlanError, errors.New("--only: a quarantine plan drains the servers and shuts the ports its findings name; write it again with rocefab doctor"))
@@ -173,11 +201,12 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 	printQuarantine(shown, q)
 	// In text the steps go to stdout; with --format json the report
 	// does, and the steps to stderr with the plan.
-	out, rep := cmd.OutOrStdout(), quarantineReport{Kind: q.Kind, Fabric: q.Fabric, Nodes: q.Nodes(), Ran: [][]string{}, Ports: []doctor.PortOutcome{}}
+	out, rep := cmd.OutOrStdout(), quarantineReport{Kind: q.Kind, Fabric: q.Fabric, Nodes: q.Nodes(), Ran: [][]string{},
+		Kubernetes: []doctor.NodeOutcome{}, Ports: []doctor.PortOutcome{}}
 	if a.format == "json" {
 		out = shown
 	}
-	if len(q.Drains) == 0 && len(q.Shuts) == 0 {
+	if len(q.Drains) == 0 && len(q.Cordons) == 0 && len(q.Shuts) == 0 {
 		fmt.Fprintln(out, "Nothing to apply.")
 		return writeQuarantineReport(cmd, a, rep, nil)
 	}
@@ -187,7 +216,7 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 			return withCode(exitPlanError, err)
 		}
 		if !ok {
-			return withCode(exitPlanError, errors.New("apply cancelled: nothing was drained, undrained, shut or brought up"))
+			return withCode(exitPlanError, errors.New("apply cancelled: nothing was drained, undrained, cordoned, uncordoned, shut or brought up"))
 		}
 	}
 	var scontrol string
@@ -196,7 +225,33 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 			return withCode(exitPlanError, fmt.Errorf("apply %s: %w (Slurm's scontrol, Debian package slurm-client, with the cluster's slurm.conf)", path, err))
 		}
 	}
-	rep.Ports = q.UntouchedPorts()
+	var kubectl string
+	if len(q.Cordons) > 0 {
+		if kubectl, err = kubectlPath(); err != nil {
+			return withCode(exitPlanError, fmt.Errorf("apply %s: %w", path, err))
+		}
+	}
+	rep.Kubernetes, rep.Ports = q.UntouchedNodes(), q.UntouchedPorts()
+	nodes := func() error {
+		if len(q.Cordons) == 0 {
+			return nil
+		}
+		var err error
+		rep.Kubernetes, err = q.SetNodes(ctx, doctor.Kubectl{Path: kubectl, Context: a.kubeContext, Timeout: a.timeout,
+			Event: func(o doctor.NodeOutcome) { printNodeOutcome(out, o) }})
+		for _, o := range rep.Kubernetes {
+			rep.Ran = append(rep.Ran, o.Ran...)
+		}
+		if q.Kind == doctor.KindQuarantine {
+			if rerr := recordNodes(path, q, rep.Kubernetes); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("apply %s: the Kubernetes nodes: %w", path, err)
+		}
+		return nil
+	}
 	ports := func() error {
 		if len(q.Shuts) == 0 {
 			return nil
@@ -230,13 +285,15 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 		}
 		return nil
 	}
-	// A quarantine drains first, so that no new job lands on a server
-	// whose link is about to go down, and shuts after; a release brings
-	// the links up before it lets jobs back. Either stops at the first
-	// failure, leaving the later step undone.
-	steps := []func() error{drains, ports}
+	// A quarantine cordons and drains first, so that no new pod or job
+	// lands on a server whose link is about to go down, and shuts after;
+	// it reads every Kubernetes node before it changes anything, so that
+	// a server missing in the cluster stops it before any drain. A
+	// release brings the links up before it lets jobs and pods back.
+	// Either stops at the first failure, leaving the later steps undone.
+	steps := []func() error{nodes, drains, ports}
 	if q.Kind == doctor.KindRelease {
-		steps = []func() error{ports, drains}
+		steps = []func() error{ports, drains, nodes}
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -250,32 +307,93 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 
 // quarantineQuestion is what apply asks before it runs q.
 func quarantineQuestion(q *doctor.Quarantine) string {
-	verbs := map[string][2]string{doctor.KindQuarantine: {"Drain", "shut"}, doctor.KindRelease: {"Undrain", "bring up"}}[q.Kind]
+	verbs := map[string][3]string{doctor.KindQuarantine: {"drain", "cordon and taint", "shut"},
+		doctor.KindRelease: {"undrain", "uncordon or untaint", "bring up"}}[q.Kind]
 	var parts []string
 	if len(q.Drains) > 0 {
 		parts = append(parts, fmt.Sprintf("%s %s in Slurm", verbs[0], diag.Plural(len(q.Nodes()), "server", "servers")))
 	}
-	if len(q.Shuts) > 0 {
-		verb := verbs[1]
-		if len(parts) == 0 {
-			verb = strings.ToUpper(verb[:1]) + verb[1:]
-		}
-		parts = append(parts, fmt.Sprintf("%s %s with commit-confirm", verb, diag.Plural(len(q.Shuts), "switch port", "switch ports")))
+	if len(q.Cordons) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s", verbs[1], diag.Plural(len(q.Cordons), "Kubernetes node", "Kubernetes nodes")))
 	}
-	return strings.Join(parts, " and ")
+	if len(q.Shuts) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s with commit-confirm", verbs[2], diag.Plural(len(q.Shuts), "switch port", "switch ports")))
+	}
+	s := strings.Join(parts, " and ")
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // quarantineDone says what an apply of q that ran to its end did.
 func quarantineDone(q *doctor.Quarantine) string {
-	verbs := map[string][2]string{doctor.KindQuarantine: {"drained", "shut"}, doctor.KindRelease: {"undrained", "brought up"}}[q.Kind]
+	verbs := map[string][3]string{doctor.KindQuarantine: {"drained", "cordoned and tainted", "shut"},
+		doctor.KindRelease: {"undrained", "uncordoned or untainted", "brought up"}}[q.Kind]
 	var parts []string
 	if len(q.Drains) > 0 {
 		parts = append(parts, diag.Plural(len(q.Nodes()), "server", "servers")+" "+verbs[0])
 	}
+	if len(q.Cordons) > 0 {
+		parts = append(parts, diag.Plural(len(q.Cordons), "Kubernetes node", "Kubernetes nodes")+" "+verbs[1]+" or already so")
+	}
 	if len(q.Shuts) > 0 {
-		parts = append(parts, diag.Plural(len(q.Shuts), "switch port", "switch ports")+" "+verbs[1]+" or already so")
+		parts = append(parts, diag.Plural(len(q.Shuts), "switch port", "switch ports")+" "+verbs[2]+" or already so")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printNodeOutcome writes one Kubernetes node's outcome as a step of
+// apply: its state and each command that ran.
+func printNodeOutcome(w io.Writer, o doctor.NodeOutcome) {
+	line := fmt.Sprintf("  %-11s node %s (server %s)", o.State, o.Node, o.Server)
+	if o.Reason != "" {
+		line += ": " + o.Reason
+	}
+	fmt.Fprintln(w, line)
+	for _, c := range o.Ran {
+		fmt.Fprintf(w, "  done  %s\n", shellQuote(c))
+	}
+}
+
+// kubectlPath finds the kubectl apply runs: $KUBECTL when set (a path,
+// or a name looked up in PATH, as build's label-nodes.sh takes it), else
+// kubectl in PATH.
+func kubectlPath() (string, error) {
+	name := "kubectl"
+	if k := os.Getenv("KUBECTL"); k != "" {
+		name = k
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%w (kubectl, Debian package kubernetes-client, with the cluster's kubeconfig; KUBECTL names another kubectl)", err)
+	}
+	return p, nil
+}
+
+// recordNodes adds what applying q at plan found and did on its
+// Kubernetes nodes to the record beside the plan, which the release plan
+// is made from. An apply that read no node and found no record writes
+// none, so that the release still warns that nothing was recorded.
+func recordNodes(plan string, q *doctor.Quarantine, outcomes []doctor.NodeOutcome) error {
+	rec, err := readNodeRecord(plan, q)
+	if err != nil {
+		return err
+	}
+	if rec == nil && !slices.ContainsFunc(outcomes, func(o doctor.NodeOutcome) bool { return o.Before != nil }) {
+		return nil
+	}
+	return writeRecord(nodeRecordPath(plan), doctor.RecordNodes(rec, q, outcomes), "the Kubernetes nodes' states before the cordon")
+}
+
+// writeRecord writes a record of what an apply of a quarantine plan did
+// (what says which, for the error) to path, beside the plan.
+func writeRecord(path string, rec interface{ Write(io.Writer) error }, what string) error {
+	var b bytes.Buffer
+	if err := rec.Write(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("recording %s: %w", what, err)
+	}
+	return nil
 }
 
 // printPortOutcome writes one port's outcome as a step of apply.
@@ -294,27 +412,20 @@ func recordShuts(plan string, q *doctor.Quarantine, outcomes []doctor.PortOutcom
 	if err != nil {
 		return err
 	}
-	rec = doctor.Record(rec, q, outcomes)
-	var b bytes.Buffer
-	if err := rec.Write(&b); err != nil {
-		return err
-	}
-	if err := os.WriteFile(shutRecordPath(plan), b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("recording the ports' states before the shut: %w", err)
-	}
-	return nil
+	return writeRecord(shutRecordPath(plan), doctor.Record(rec, q, outcomes), "the ports' states before the shut")
 }
 
 // quarantineReport is apply's JSON report of a quarantine or release
-// plan: the servers it names, the commands that ran, each port's outcome,
-// and why it stopped.
+// plan: the servers it drains in Slurm, the commands that ran, each
+// Kubernetes node's and each port's outcome, and why it stopped.
 type quarantineReport struct {
-	Kind   string               `json:"kind"`
-	Fabric string               `json:"fabric"`
-	Nodes  []string             `json:"nodes"`
-	Ran    [][]string           `json:"ran"`
-	Ports  []doctor.PortOutcome `json:"ports"`
-	Failed string               `json:"failed,omitempty"`
+	Kind       string               `json:"kind"`
+	Fabric     string               `json:"fabric"`
+	Nodes      []string             `json:"nodes"`
+	Ran        [][]string           `json:"ran"`
+	Kubernetes []doctor.NodeOutcome `json:"kubernetes"`
+	Ports      []doctor.PortOutcome `json:"ports"`
+	Failed     string               `json:"failed,omitempty"`
 }
 
 // writeQuarantineReport ends the apply of a quarantine plan: the JSON
@@ -334,14 +445,25 @@ func writeQuarantineReport(cmd *cobra.Command, a applyArgs, rep quarantineReport
 }
 
 // printQuarantine shows a quarantine or release plan before it is
-// applied: each finding with the servers and the command, and each
-// switch port with the state it is set to.
+// applied: each finding with the servers and the command, each
+// Kubernetes node with its commands, and each switch port with the state
+// it is set to.
 func printQuarantine(w io.Writer, q *doctor.Quarantine) {
-	fmt.Fprintf(w, "%s plan for %s (counters from %s): %s, %s\n", q.Kind, q.Fabric, q.Source,
-		diag.Plural(len(q.Nodes()), "server", "servers"), diag.Plural(len(q.Shuts), "switch port", "switch ports"))
+	kube := ""
+	if len(q.Cordons) > 0 {
+		kube = ", " + diag.Plural(len(q.Cordons), "Kubernetes node", "Kubernetes nodes")
+	}
+	fmt.Fprintf(w, "%s plan for %s (counters from %s): %s%s, %s\n", q.Kind, q.Fabric, q.Source,
+		diag.Plural(len(q.Nodes()), "server", "servers"), kube, diag.Plural(len(q.Shuts), "switch port", "switch ports"))
 	for _, d := range q.Drains {
 		fmt.Fprintf(w, "  %s %s at %s: %s\n", d.Kind, d.Cause, d.Origin, strings.Join(d.Nodes, ", "))
 		fmt.Fprintf(w, "    %s\n", shellQuote(d.Command))
+	}
+	for _, c := range q.Cordons {
+		fmt.Fprintf(w, "  %s %s at %s: Kubernetes node %s\n", c.Kind, c.Cause, c.Origin, c.Node)
+		for _, cmd := range c.Commands {
+			fmt.Fprintf(w, "    %s\n", shellQuote(cmd))
+		}
 	}
 	for _, sh := range q.Shuts {
 		fmt.Fprintf(w, "  %s %s at %s: switch port %s administratively %s\n", sh.Kind, sh.Cause, sh.Origin, sh.Port, sh.Admin)
