@@ -45,14 +45,20 @@ type cluster struct {
 // system (ROCEFAB_ETCD or PATH), kube-apiserver and kubectl from
 // ROCEFAB_KUBE_APISERVER and KUBECTL, else built from the module in k8s/
 // with go tool, which keeps them in the Go build cache. It skips the test
-// when one is absent or does not build.
+// when one is absent or does not build, unless ROCEFAB_REQUIRE_KUBE is set
+// (CI sets it, so that a build that broke fails there instead of passing
+// as a skip).
 func binaries(t *testing.T) (etcd, apiserver, kubectl string) {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("ROCEFAB_REQUIRE_KUBE") != "" {
+		skip = t.Fatalf
+	}
 	etcd = os.Getenv("ROCEFAB_ETCD")
 	if etcd == "" {
 		var err error
 		if etcd, err = exec.LookPath("etcd"); err != nil {
-			t.Skip("needs etcd on PATH (Debian package etcd-server) or ROCEFAB_ETCD")
+			skip("needs etcd on PATH (Debian package etcd-server) or ROCEFAB_ETCD")
 		}
 	}
 	tool := func(env, name string) string {
@@ -61,7 +67,7 @@ func binaries(t *testing.T) (etcd, apiserver, kubectl string) {
 		}
 		gobin, err := exec.LookPath("go")
 		if err != nil {
-			t.Skipf("needs the go command to build %s (or %s naming one)", name, env)
+			skip("needs the go command to build %s (or %s naming one)", name, env)
 		}
 		start := time.Now()
 		cmd := exec.Command(gobin, "tool", "-n", name)
@@ -70,7 +76,7 @@ func binaries(t *testing.T) (etcd, apiserver, kubectl string) {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			t.Skipf("%s could not be built from k8s/go.mod (%v): %s", name, err, tail(stderr.String(), 2000))
+			skip("%s could not be built from k8s/go.mod (%v): %s", name, err, tail(stderr.String(), 2000))
 		}
 		t.Logf("%s: built or found in the Go build cache in %s", name, time.Since(start).Round(time.Second))
 		return strings.TrimSpace(string(out))
