@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/doctor/slurmtest"
 	"github.com/rocefab/rocefab/targets/routing"
 )
@@ -137,6 +138,44 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("an edited plan drained %v", got)
 	}
 
+	// The NIC's finding moved to another server, its reason, command and
+	// digest made to match: the plan's own rules and the model take it,
+	// the diagnosis of its snapshots does not.
+	resigned(t, dir, "q.plan", "moved.plan", func(q *doctor.Quarantine) {
+		d := &q.Drains[slices.IndexFunc(q.Drains, func(d doctor.Drain) bool { return d.Origin.Device == "gpu-0003" })]
+		d.Origin.Device, d.Nodes = "gpu-0001", []string{"gpu-0001"}
+		d.Reason = "rocefab: pause-storm not-draining at gpu-0001:eth4"
+		d.Command = []string{"scontrol", "update", "NodeName=gpu-0001", "State=DRAIN", "Reason=" + d.Reason}
+	})
+	code, _, errs = rocefab(t, dir, "", "apply", "moved.plan", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errs, "drain 2: the plan has pause-storm not-draining at gpu-0001:eth4: servers gpu-0001 where pause-storm not-draining at gpu-0003:eth4: servers gpu-0003 is expected") {
+		t.Fatalf("a moved origin: exit %d, %s", code, errs)
+	}
+	// A snapshot changed since doctor read it is refused with its path
+	// and the digest the plan recorded.
+	t1 := filepath.Join(dir, "t1.prom")
+	snap, err := os.ReadFile(t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(t1, append(slices.Clone(snap), "# edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q, err := doctor.ReadQuarantine(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = rocefab(t, dir, "", "apply", "q.plan", "--auto-approve")
+	if want := "evidence t1.prom: its SHA-256 is "; code != exitPlanError || !strings.Contains(errs, want) || !strings.Contains(errs, "the plan recorded "+q.Evidence.Snapshots[1].SHA256) {
+		t.Fatalf("a changed snapshot: exit %d, %s", code, errs)
+	}
+	if got := drained(); len(got) != 0 {
+		t.Fatalf("a refused plan drained %v", got)
+	}
+	if err := os.WriteFile(t1, snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	out, errs = rocefabExits(t, exitOK, dir, "yes\n", "apply", "q.plan")
 	got := slurmtest.Drained(t, scontrol)
 	want := map[string]string{
@@ -164,6 +203,44 @@ func TestQuarantineApply(t *testing.T) {
 	}
 	if got := drained(); len(got) != 0 {
 		t.Fatalf("drained after the release: %v", got)
+	}
+
+	// The release names the quarantine plan it releases: a plan written
+	// again in its place is refused, and so is a release whose steps its
+	// quarantine plan does not give.
+	resigned(t, dir, "r.plan", "r2.plan", func(r *doctor.Quarantine) { r.Drains = r.Drains[:1] })
+	code, _, errs = rocefab(t, dir, "", "apply", "r2.plan", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errs, "drain 2: the plan has nothing where pause-storm not-draining at gpu-0003:eth4: servers gpu-0003 is expected") {
+		t.Fatalf("a release missing a drain: exit %d, %s", code, errs)
+	}
+	rocefabExits(t, exitDoctorFindings, dir, "", "doctor", intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan", "--drain", "slurm,kubernetes")
+	code, _, errs = rocefab(t, dir, "", "apply", "r.plan", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errs, "r.plan releases the quarantine plan q.plan with digest "+q.SHA256) || !strings.Contains(errs, "it changed since the release was written") {
+		t.Fatalf("a release of a plan written again: exit %d, %s", code, errs)
+	}
+}
+
+// resigned reads the plan from in dir, edits it with edit, makes its
+// digest match and writes it to to: an edit the plan's own rules cannot
+// tell.
+func resigned(t *testing.T, dir, from, to string, edit func(*doctor.Quarantine)) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := doctor.ReadQuarantine(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(q)
+	q.SHA256 = q.Digest()
+	var out strings.Builder
+	if err := q.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, to), []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
