@@ -104,25 +104,34 @@ const SampleMarker = "# rocefab doctor --sample:"
 // rounds of --sample, the first round's then the second's.
 func SampleFiles(plan string) [2]string { return [2]string{plan + ".t0.prom", plan + ".t1.prom"} }
 
-// CreateSampleFile creates the file of round round (1 or 2) of the
-// samples of the plan at plan, headed by SampleMarker; a file already
-// there is replaced only when it starts with the marker (rocefab wrote
-// it), since it may be anyone's.
-func CreateSampleFile(plan string, round int) (*os.File, error) {
-	path := SampleFiles(plan)[round-1]
-	f, err := os.Open(path)
-	switch {
-	case err == nil:
+// CheckSampleFiles refuses to write the samples of the plan at plan
+// over a file rocefab did not write: one that is there and does not
+// start with SampleMarker may be anyone's.
+func CheckSampleFiles(plan string) error {
+	for _, path := range SampleFiles(plan) {
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
 		head := make([]byte, len(SampleMarker))
 		_, rerr := io.ReadFull(f, head)
 		f.Close()
 		if rerr != nil || string(head) != SampleMarker {
-			return nil, fmt.Errorf("%s exists and rocefab did not write it (its first line is not %q): move it away or write the plan elsewhere", path, SampleMarker)
+			return fmt.Errorf("%s exists and rocefab did not write it (its first line is not %q): move it away or write the plan elsewhere", path, SampleMarker)
 		}
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, err
 	}
-	f, err = os.Create(path)
+	return nil
+}
+
+// CreateSampleFile creates the file of round round (1 or 2) of the
+// samples of the plan at plan, headed by SampleMarker; CheckSampleFiles
+// says first whether it may.
+func CreateSampleFile(plan string, round int) (*os.File, error) {
+	path := SampleFiles(plan)[round-1]
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}

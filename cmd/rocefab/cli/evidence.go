@@ -40,9 +40,11 @@ type sampleRecord struct {
 }
 
 // newSampleRecord creates the files of both rounds beside the plan at
-// plan (doctor.CreateSampleFile: never over a file rocefab did not
-// write).
+// plan, neither when either is there and not rocefab's.
 func newSampleRecord(plan string) (*sampleRecord, error) {
+	if err := doctor.CheckSampleFiles(plan); err != nil {
+		return nil, err
+	}
 	r := &sampleRecord{}
 	for i := range r.files {
 		f, err := doctor.CreateSampleFile(plan, i+1)
