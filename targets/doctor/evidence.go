@@ -244,6 +244,9 @@ func (q *Quarantine) Rediagnose(ctx context.Context, dir string, fab *ir.Fabric,
 	if e.sources() != 1 {
 		return errors.New("the plan records no evidence (snapshots, prometheus or samples) to diagnose again: write it again with rocefab doctor")
 	}
+	if prom != "" && e.Prometheus == nil {
+		return fmt.Errorf("--prometheus %s: the plan was diagnosed from files, not from a Prometheus server", StripCredentials(prom))
+	}
 	var w *telemetry.Window
 	var err error
 	files := func(fs []EvidenceFile, interval time.Duration) (*telemetry.Window, error) {

@@ -270,6 +270,10 @@ func TestDoctorSampleQuarantine(t *testing.T) {
 		}
 	}
 	rocefabExits(t, exitOK, dir, "", "apply", "q.plan", "--auto-approve")
+	if code, _, errOut := rocefab(t, dir, "", "apply", "q.plan", "--auto-approve", "--prometheus", "http://u:p@127.0.0.1:9"); code != exitPlanError ||
+		!strings.Contains(errOut, "--prometheus http://127.0.0.1:9: the plan was diagnosed from files") {
+		t.Fatalf("--prometheus with a plan of samples: exit %d, %s", code, errOut)
+	}
 
 	resigned(t, dir, "q.plan", "drains.plan", func(q *doctor.Quarantine) {
 		reason := "rocefab: link-errors fcs-errors at gpu-0001:eth1"

@@ -112,6 +112,9 @@ func checkEvidence(ctx context.Context, path string, q *doctor.Quarantine, fab *
 		}
 		return nil
 	}
+	if prom != "" {
+		return fmt.Errorf("--prometheus: %s is a release plan, which reads no counters", path)
+	}
 	if q.Releases.Path == "" {
 		return fmt.Errorf("%s: releases: the path of the quarantine plan it releases is empty: write it again with rocefab doctor --release", path)
 	}

@@ -207,7 +207,7 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 	if err := q.Check(fab); err != nil {
 		return withCode(exitPlanError, fmt.Errorf("%s: %w", path, err))
 	}
-	if err := checkEvidence(ctx, path, q, fab, ""); err != nil {
+	if err := checkEvidence(ctx, path, q, fab, a.prometheus); err != nil {
 		return withCode(exitPlanError, err)
 	}
 	printQuarantine(shown, q)
