@@ -173,6 +173,9 @@ func (q *Quarantine) readEvidence() error {
 		return errors.New("quarantine plan: releases: a quarantine releases no plan")
 	}
 	e := q.Evidence
+	if len(e.Drain) == 0 {
+		return errors.New("quarantine plan: evidence: drain names no scheduler: allowed are " + strings.Join(Schedulers, ", ") + ", as --drain gave them")
+	}
 	if e.sources() > 1 {
 		return errors.New("quarantine plan: evidence: allowed is one source of counters (snapshots, prometheus or samples)")
 	}
@@ -336,6 +339,11 @@ func firstDifference[T any](what string, plan, want []T, show func(T) string) er
 			wj, _ = json.Marshal(want[i])
 		}
 		if !bytes.Equal(pj, wj) {
+			if p == w {
+				// They differ in a field show leaves out (a peer, a
+				// reason, a command): the whole steps say which.
+				p, w = string(pj), string(wj)
+			}
 			return fmt.Errorf("%s %d: the plan has %s where %s is expected", what, i+1, p, w)
 		}
 	}
