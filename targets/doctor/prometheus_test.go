@@ -29,11 +29,7 @@ func TestPrometheus(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Skip("needs prometheus and promtool on PATH (Debian package prometheus)")
 	}
-	fab := fabric(t, "pod-2048")
-	s := newScenario(fab)
-	nic := nicOf(t, fab, "gpu-0037", 5)
-	s.throughput(nic, 0.002, 0.6)
-	s.storm([][2]string{nic}, 20000)
+	s, _ := drainingNIC(t)
 	want := diagnose(t, s)
 
 	dir := t.TempDir()
