@@ -252,14 +252,7 @@ func TestDoctorSampleQuarantine(t *testing.T) {
 	if code, out, errOut := rocefab(t, dir, "", sample...); code != exitDoctorError || !strings.Contains(errOut, "Wrote the quarantine plan q.plan") {
 		t.Fatalf("doctor --sample --out: exit %d\n%s%s", code, out, errOut)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "q.plan"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := doctor.ReadQuarantine(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, q := readPlan(t, filepath.Join(dir, "q.plan"))
 	for i, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil || !strings.HasPrefix(string(b), doctor.SampleMarker) || !strings.Contains(string(b), "\ninterfaces_interface_state_counters_in_octets{") {

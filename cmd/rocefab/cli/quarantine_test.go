@@ -161,10 +161,7 @@ func TestQuarantineApply(t *testing.T) {
 	if err := os.WriteFile(t1, append(slices.Clone(snap), "# edited\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	q, err := doctor.ReadQuarantine(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, q := readPlan(t, filepath.Join(dir, "q.plan"))
 	code, _, errs = rocefab(t, dir, "", "apply", "q.plan", "--auto-approve")
 	if want := "evidence t1.prom: its SHA-256 is "; code != exitPlanError || !strings.Contains(errs, want) || !strings.Contains(errs, "the plan recorded "+q.Evidence.Snapshots[1].SHA256) {
 		t.Fatalf("a changed snapshot: exit %d, %s", code, errs)
@@ -225,14 +222,7 @@ func TestQuarantineApply(t *testing.T) {
 // tell.
 func resigned(t *testing.T, dir, from, to string, edit func(*doctor.Quarantine)) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, from))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := doctor.ReadQuarantine(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, q := readPlan(t, filepath.Join(dir, from))
 	edit(q)
 	q.SHA256 = q.Digest()
 	var out strings.Builder
@@ -414,4 +404,18 @@ func TestQuarantineShutApply(t *testing.T) {
 	if st := adminState(t, dir, spine, port.Name); st != renderers.AdminUp {
 		t.Fatalf("after the release %s is %s", port.Name, st)
 	}
+}
+
+// readPlan reads the quarantine plan at path, its text and what it says.
+func readPlan(t *testing.T, path string) ([]byte, *doctor.Quarantine) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := doctor.ReadQuarantine(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, q
 }
