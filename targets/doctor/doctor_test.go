@@ -91,11 +91,8 @@ func TestHealthyIncast(t *testing.T) {
 }
 
 func TestNICStopsDraining(t *testing.T) {
-	fab := fabric(t, "pod-2048")
-	s := newScenario(fab)
-	nic := nicOf(t, fab, "gpu-0037", 5)
-	s.throughput(nic, 0.002, 0.6)
-	s.storm([][2]string{nic}, 20000)
+	s, nic := drainingNIC(t)
+	fab := s.fab
 	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
 
 	leaf := s.port[nic]

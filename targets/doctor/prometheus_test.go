@@ -29,11 +29,7 @@ func TestPrometheus(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Skip("needs prometheus and promtool on PATH (Debian package prometheus)")
 	}
-	fab := fabric(t, "pod-2048")
-	s := newScenario(fab)
-	nic := nicOf(t, fab, "gpu-0037", 5)
-	s.throughput(nic, 0.002, 0.6)
-	s.storm([][2]string{nic}, 20000)
+	s, _ := drainingNIC(t)
 	want := diagnose(t, s)
 
 	dir := t.TempDir()
@@ -93,6 +89,34 @@ func TestPrometheus(t *testing.T) {
 		return strings.HasPrefix(e.Series, "node_ethtool_transmitted_prio3_pause{") && e.PerSecond == 20000 && e.Seconds == 30
 	}) {
 		t.Errorf("evidence %+v: want the NIC's pauses at 20000/s over 30 s", ev)
+	}
+
+	// The quarantine plan of that window records the server (without
+	// credentials) and the window, and apply's diagnosis of them again
+	// takes it; with its drain moved to another server, its digest made
+	// to match, it is refused, and so is another server's URL.
+	q := doctor.NewQuarantine(got, doctor.IntentRef{}, "test", "prometheus")
+	q.Evidence.Prometheus = doctor.NewPrometheusWindow("http://rocefab:secret@"+addr, start.Add(30*time.Second), 30*time.Second)
+	if pw := q.Evidence.Prometheus; pw.URL != base || pw.Window != "30s" || len(q.Drains) != 1 {
+		t.Fatalf("evidence %+v, drains %+v", pw, q.Drains)
+	}
+	if err := q.Rediagnose(ctx, dir, s.fab, ""); err != nil {
+		t.Fatalf("the plan diagnosed again: %v", err)
+	}
+	if err := q.Rediagnose(ctx, dir, s.fab, "http://rocefab:secret@"+addr); err != nil {
+		t.Fatalf("with the server's credentials: %v", err)
+	}
+	if err := q.Rediagnose(ctx, dir, s.fab, "http://127.0.0.1:9"); err == nil || !strings.Contains(err.Error(), "allowed is that server's URL") {
+		t.Errorf("another server: %v", err)
+	}
+	moved := *q
+	moved.Drains = slices.Clone(q.Drains)
+	other := nicOf(t, s.fab, "gpu-0038", 5)
+	moved.Drains[0].Origin = doctor.Endpoint{Device: other[0], Port: other[1]}
+	moved.Drains[0].Nodes = []string{other[0]}
+	moved.SHA256 = moved.Digest()
+	if err := moved.Rediagnose(ctx, dir, s.fab, ""); err == nil || !strings.Contains(err.Error(), "drain 1: the plan has pause-storm not-draining at "+other[0]+":"+other[1]) {
+		t.Errorf("a drain moved to %s: %v", other[0], err)
 	}
 
 	// A window with no sample at its start has no rate; an error of the

@@ -30,8 +30,9 @@ import (
 
 // QuarantineFormatVersion is the version of the quarantine plan format
 // this package writes and the only one it reads.
-// Version 2 added the link shuts, version 3 the Kubernetes nodes.
-const QuarantineFormatVersion = 3
+// Version 2 added the link shuts, version 3 the Kubernetes nodes,
+// version 4 the evidence and the plan a release releases.
+const QuarantineFormatVersion = 4
 
 // FormatError says that a quarantine plan is of a format this rocefab
 // does not read, as targets.FormatError says of a device plan.
@@ -68,6 +69,12 @@ type Quarantine struct {
 	Intent IntentRef `json:"intent"`
 	// Source says where the counters of the findings came from.
 	Source string `json:"source"`
+	// Evidence is what the plan was diagnosed from, which apply
+	// diagnoses again (evidence.go).
+	Evidence PlanEvidence `json:"evidence"`
+	// Releases is the quarantine plan a release undoes; nil in a
+	// quarantine.
+	Releases *PlanRef `json:"releases,omitempty"`
 	// Drains are the Slurm drains (none when the plan drains in
 	// Kubernetes only).
 	Drains []Drain `json:"drains"`
@@ -139,7 +146,8 @@ func NewQuarantine(rep Report, intent IntentRef, rocefab, source string) *Quaran
 // with no Kubernetes node name.
 func NewQuarantineIn(rep Report, intent IntentRef, rocefab, source string, schedulers []string) (*Quarantine, error) {
 	q := &Quarantine{Kind: KindQuarantine, FormatVersion: QuarantineFormatVersion, Rocefab: rocefab,
-		Fabric: rep.Fabric, Intent: intent, Source: source, Drains: []Drain{}, Cordons: []Cordon{}, Shuts: []Shut{}}
+		Fabric: rep.Fabric, Intent: intent, Source: source, Evidence: PlanEvidence{Drain: slices.Clone(schedulers), PauseRate: DefaultOptions().PauseRate},
+		Drains: []Drain{}, Cordons: []Cordon{}, Shuts: []Shut{}}
 	slurm := false
 	for _, s := range schedulers {
 		switch s {
@@ -176,10 +184,12 @@ func NewQuarantineIn(rep Report, intent IntentRef, rocefab, source string, sched
 // the nodes nodes (what applying q did to them) says q cordoned or
 // tainted, uncordoned or untainted, and up again the ports ports says q
 // shut; a node cordoned or a port down before the quarantine stays so. A
-// nil record (q was never applied here) releases no node or no port.
+// nil record (q was never applied here) releases no node or no port. The
+// release names q by its digest; its path is the writer's to set.
 func (q *Quarantine) Release(ports *ShutRecord, nodes *NodeRecord) *Quarantine {
 	r := *q
 	r.Kind = KindRelease
+	r.Releases = &PlanRef{SHA256: q.SHA256}
 	r.Drains = make([]Drain, len(q.Drains))
 	for i, d := range q.Drains {
 		d.Nodes = slices.Clone(d.Nodes)
@@ -306,6 +316,9 @@ func ReadQuarantine(b []byte) (*Quarantine, error) {
 		return nil, err
 	}
 	if err := q.readShuts(); err != nil {
+		return nil, err
+	}
+	if err := q.readEvidence(); err != nil {
 		return nil, err
 	}
 	if got := q.Digest(); got != q.SHA256 {

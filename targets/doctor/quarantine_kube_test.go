@@ -34,7 +34,7 @@ func TestQuarantineKubePlan(t *testing.T) {
 	fab := fabric(t, "pod-2048")
 	_, want := faultyFabric(t)
 	q := kubePlan(t, doctor.SchedulerKubernetes)
-	if len(q.Drains) != 0 || q.FormatVersion != 3 {
+	if len(q.Drains) != 0 || q.FormatVersion != doctor.QuarantineFormatVersion {
 		t.Fatalf("drains %v in Slurm, format %d", q.Nodes(), q.FormatVersion)
 	}
 	if got := q.KubeNodes(); !slices.Equal(got, want) {
@@ -81,14 +81,14 @@ func TestQuarantineKubePlan(t *testing.T) {
 		}
 	}
 
-	// A plan of version 2 (no Kubernetes nodes), or of a later version
-	// with fields this one does not know, is refused for its version.
+	// A plan of version 3 (no evidence), or of a later version with
+	// fields this one does not know, is refused for its version.
 	for _, edit := range [][2]string{
-		{`"quarantine_format_version": 3`, `"quarantine_format_version": 2`},
-		{`"quarantine_format_version": 3`, `"quarantine_format_version": 4, "evidence": []`},
+		{`"quarantine_format_version": 4`, `"quarantine_format_version": 3`},
+		{`"quarantine_format_version": 4`, `"quarantine_format_version": 5, "witness": []`},
 	} {
 		_, err := doctor.ReadQuarantine([]byte(strings.Replace(b.String(), edit[0], edit[1], 1)))
-		if fe, ok := errors.AsType[*doctor.FormatError](err); !ok || !strings.Contains(err.Error(), "this rocefab reads version 3 only; write the plan again") {
+		if fe, ok := errors.AsType[*doctor.FormatError](err); !ok || !strings.Contains(err.Error(), "this rocefab reads version 4 only; write the plan again") {
 			t.Errorf("%s: %v (%v)", edit[1], err, fe)
 		}
 	}

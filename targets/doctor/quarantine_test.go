@@ -16,11 +16,8 @@ import (
 // and the cable of gpu-0100's rail-2 NIC counts FCS errors at the leaf.
 // It returns the report and the servers behind the faults.
 func faultyFabric(t *testing.T) (doctor.Report, []string) {
-	fab := fabric(t, "pod-2048")
-	s := newScenario(fab)
-	nic := nicOf(t, fab, "gpu-0037", 5)
-	s.throughput(nic, 0.002, 0.6)
-	s.storm([][2]string{nic}, 20000)
+	s, _ := drainingNIC(t)
+	fab := s.fab
 	cable := nicOf(t, fab, "gpu-0100", 2)
 	leaf := s.port[cable]
 	for _, n := range s.series([2]string{leaf.peer, leaf.peerP}, "rx-errors") {

@@ -282,6 +282,18 @@ func (s *scenario) writeOne(w io.Writer, i int) {
 	}
 }
 
+// drainingNIC is pod-2048 whose gpu-0037 rail-5 NIC stops draining: it
+// carries almost nothing and sends 20,000 pauses a second, the origin of
+// a storm. It returns the scenario and the NIC.
+func drainingNIC(t testing.TB) (*scenario, [2]string) {
+	fab := fabric(t, "pod-2048")
+	s := newScenario(fab)
+	nic := nicOf(t, fab, "gpu-0037", 5)
+	s.throughput(nic, 0.002, 0.6)
+	s.storm([][2]string{nic}, 20000)
+	return s, nic
+}
+
 // nicOf returns a server's NIC port on rail.
 func nicOf(t testing.TB, fab *ir.Fabric, server string, rail int) [2]string {
 	t.Helper()

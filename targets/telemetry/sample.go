@@ -62,6 +62,11 @@ type SampleOptions struct {
 	Parallelism int
 	// Progress, when set, is told how far sampling is.
 	Progress Progress
+	// Record, when set, receives each round's samples as they are filed
+	// (Record[0] the first round's, Record[1] the second's), exposition
+	// lines that read back as the same two scrapes: the evidence of a
+	// quarantine plan, which apply diagnoses again.
+	Record [2]io.Writer
 }
 
 // Unsampled is a device whose counters could not be read, and why.
@@ -103,7 +108,7 @@ func Sample(ctx context.Context, w *Window, opt SampleOptions) ([]Unsampled, err
 		if opt.Progress != nil {
 			opt.Progress.Step(fmt.Sprintf("sampling the counters (%d of 2)", round), len(ask))
 		}
-		if err := sampleRound(ctx, w, fmt.Sprintf("sample %d of 2", round), devs, ask, errs, opt); err != nil {
+		if err := sampleRound(ctx, w, fmt.Sprintf("sample %d of 2", round), devs, ask, errs, opt, opt.Record[round-1]); err != nil {
 			return nil, err
 		}
 	}
@@ -123,12 +128,16 @@ func Sample(ctx context.Context, w *Window, opt SampleOptions) ([]Unsampled, err
 // device before it in ask is done, so the round holds the answers of the
 // devices read out of order only (about parallelism of them), not the
 // whole fabric's, and the window is filled in the devices' order whatever
-// order they answer in.
-func sampleRound(ctx context.Context, w *Window, name string, devs []*ir.Device, ask []int, errs []error, opt SampleOptions) error {
+// order they answer in. record, when set, gets what is filed.
+func sampleRound(ctx context.Context, w *Window, name string, devs []*ir.Device, ask []int, errs []error, opt SampleOptions, record io.Writer) error {
 	pr, pw := io.Pipe()
 	filed := make(chan error, 1)
 	go func() {
-		err := w.Read(pr, name, 0)
+		var r io.Reader = pr
+		if record != nil {
+			r = io.TeeReader(pr, record)
+		}
+		err := w.Read(r, name, 0)
 		pr.CloseWithError(err)
 		filed <- err
 	}()

@@ -1,9 +1,11 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -123,9 +125,11 @@ func TestSample(t *testing.T) {
 		via:  map[string]string{"gpu-0001": viaShell, "leaf-00": viaGNMI, "leaf-01": viaCLI},
 		fail: map[string]error{"gpu-0002": errors.New("gpu-0002: the inventory gives it no transport")}}
 	var steps []string
+	var rounds [2]bytes.Buffer
 	w := NewWindow()
 	unsampled, err := Sample(t.Context(), w, SampleOptions{Devices: []*ir.Device{server, leaf, cliLeaf, gone}, Reach: reach,
-		Wait: 20 * time.Millisecond, Parallelism: 2, Progress: progressFunc(func(s string) { steps = append(steps, s) })})
+		Wait: 20 * time.Millisecond, Parallelism: 2, Progress: progressFunc(func(s string) { steps = append(steps, s) }),
+		Record: [2]io.Writer{&rounds[0], &rounds[1]}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +178,24 @@ func TestSample(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d series, want %d: %v", len(got), len(want), got)
+	}
+
+	// What Record kept reads back, as two scrapes, into the same rates.
+	again := NewWindow()
+	for i := range rounds {
+		if err := again.Read(&rounds[i], fmt.Sprintf("round %d", i+1), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for k, r := range again.Rates() {
+		n++
+		if g := got[fmt.Sprintf("%s %s %s %d %s", k.Device, k.Port, k.Counter, k.Priority, k.Queue)]; g != r.PerSecond*r.Seconds {
+			t.Errorf("%s: increase %g read back from the record, %g sampled", r.Series(), r.PerSecond*r.Seconds, g)
+		}
+	}
+	if n != len(got) {
+		t.Errorf("%d series read back from the record, %d sampled", n, len(got))
 	}
 }
 

@@ -35,7 +35,10 @@ new plan then. apply PATH plans the intent at PATH, shows the plan and asks befo
 
 apply QUARANTINE runs a quarantine or release plan that doctor --out wrote: it checks it against
 its intent and its digest (an edited plan is refused) and every shut port against the compiled
-model, shows it, asks (--auto-approve does not), cordons and taints its Kubernetes nodes with
+model, diagnoses the counters the plan records again (its snapshot files, checked against their
+digests, its Prometheus window, --prometheus giving the server's credentials, or its --sample
+files) and refuses a quarantine plan they do not give, checks that a release's quarantine plan is
+unchanged and gives it, shows it, asks (--auto-approve does not), cordons and taints its Kubernetes nodes with
 kubectl ($KUBECTL, or kubectl in PATH, with its kubeconfig; --kube-context picks a context),
 reading each node first, runs its scontrol commands, and sets each switch port it shuts through
 the switch's transport (--inventory, as for a device plan) with commit-confirm, reading the port
@@ -87,6 +90,9 @@ type applyArgs struct {
 	// kubeContext is the kubeconfig context kubectl uses for a
 	// quarantine plan's Kubernetes nodes ("": kubectl's current one).
 	kubeContext string
+	// prometheus is the URL, with its credentials, of the Prometheus
+	// server a quarantine plan was diagnosed from (the plan keeps none).
+	prometheus string
 }
 
 func newApplyCmd() *cobra.Command {
@@ -116,6 +122,7 @@ func newApplyCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&a.confirmTimeout, "confirm-timeout", 5*time.Minute, "how long a pushed commit waits for its confirmation before the device rolls it back")
 	cmd.Flags().DurationVar(&a.timeout, "timeout", 2*time.Minute, "how long each read, push, confirm or rollback of a device may take")
 	cmd.Flags().StringVar(&a.kubeContext, "kube-context", "", "with a quarantine plan: the kubeconfig context kubectl cordons its Kubernetes nodes in (passed as --context)")
+	cmd.Flags().StringVar(&a.prometheus, "prometheus", "", "with a quarantine plan diagnosed from Prometheus: the server's URL with its credentials, which the plan does not keep")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withCode(exitPlanError, formatFlagHint(c, err)) })
 	return cmd
 }

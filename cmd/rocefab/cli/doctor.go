@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -186,6 +188,8 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 			return withCode(exitDoctorError, err)
 		}
 	}
+	// The queries take whole seconds: the plan records the end so.
+	end = end.Truncate(time.Second)
 	if a.window <= 0 {
 		return withCode(exitDoctorError, fmt.Errorf("--window %s: allowed is a duration above 0", a.window))
 	}
@@ -213,6 +217,7 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	}
 	source := strings.Join(a.snapshots, ", ")
 	var unsampled []telemetry.Unsampled
+	var snapshotSums, sampleSums []string
 	if a.sample > 0 {
 		// The devices are known before they are read: the fabric is
 		// loaded first.
@@ -225,22 +230,23 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	}
 	read := func() (*telemetry.Window, error) {
 		if a.sample > 0 {
-			w, u, err := sampleFabric(cmd, in, fab, a)
-			unsampled = u
+			w, u, sums, err := sampleFabric(cmd, in, fab, a)
+			unsampled, sampleSums = u, sums
 			if err != nil {
 				return nil, withCode(exitDoctorError, err)
 			}
 			return w, nil
 		}
 		if a.prometheus == "" {
-			w, err := readSnapshots(a.snapshots, a.interval)
+			w, sums, err := readSnapshots(a.snapshots, a.interval)
 			if err != nil {
 				return nil, withCode(exitDoctorError, err)
 			}
+			snapshotSums = sums
 			return w, nil
 		}
 		w := telemetry.NewWindow()
-		source = fmt.Sprintf("%s from %s to %s", a.prometheus, end.Add(-a.window).UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
+		source = fmt.Sprintf("%s from %s to %s", doctor.StripCredentials(a.prometheus), end.Add(-a.window).UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
 		if err := (telemetry.Prometheus{URL: a.prometheus}).Read(cmd.Context(), w, end.Add(-a.window), end); err != nil {
 			return nil, withCode(exitDoctorError, err)
 		}
@@ -268,6 +274,19 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 		q, err := doctor.NewQuarantineIn(rep, doctor.IntentRef{SHA256: digest}, version(), source, schedulers)
 		if err != nil {
 			return withCode(exitDoctorError, fmt.Errorf("--drain %s: %w", a.drain, err))
+		}
+		q.Evidence.PauseRate = a.pauseRate
+		switch {
+		case a.sample > 0:
+			files := doctor.SampleFiles(a.out)
+			q.Evidence.Samples = evidenceFiles(a.out, files[:], sampleSums)
+		case a.prometheus != "":
+			q.Evidence.Prometheus = doctor.NewPrometheusWindow(a.prometheus, end, a.window)
+		default:
+			q.Evidence.Snapshots = evidenceFiles(a.out, a.snapshots, snapshotSums)
+			if a.interval != 0 {
+				q.Evidence.Interval = a.interval.String()
+			}
 		}
 		if err := writeQuarantine(q, in.Path, a.out); err != nil {
 			return withCode(exitDoctorError, err)
@@ -383,21 +402,31 @@ func parseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--end %q: allowed are an RFC 3339 time (2026-12-02T04:30:00Z) or Unix seconds", s)
 }
 
-// readSnapshots reads the files, oldest first, into a window.
-func readSnapshots(files []string, interval time.Duration) (*telemetry.Window, error) {
+// readSnapshots reads the files, oldest first, into a window, and
+// returns the SHA-256 of each as it was read, the evidence a quarantine
+// plan records.
+func readSnapshots(files []string, interval time.Duration) (*telemetry.Window, []string, error) {
 	w := telemetry.NewWindow()
+	sums := make([]string, len(files))
 	for i, file := range files {
 		f, err := os.Open(file)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		err = w.Read(f, file, int64(i)*interval.Milliseconds())
+		h := sha256.New()
+		err = w.Read(io.TeeReader(f, h), file, int64(i)*interval.Milliseconds())
+		if err == nil {
+			// Whatever the parser left unread is hashed too: the
+			// digest is the whole file's.
+			_, err = io.Copy(h, f)
+		}
 		f.Close()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		sums[i] = hex.EncodeToString(h.Sum(nil))
 	}
-	return w, nil
+	return w, sums, nil
 }
 
 func printDoctor(out io.Writer, rep doctor.Report, maxVictims int) {
@@ -484,16 +513,16 @@ func perSecond(v float64) string {
 // sampleFabric reads every device of fab twice through the transports
 // the inventory gives them (telemetry.Sample), with a progress bar on a
 // terminal.
-func sampleFabric(cmd *cobra.Command, in *schema.Intent, fab *ir.Fabric, a doctorArgs) (*telemetry.Window, []telemetry.Unsampled, error) {
+func sampleFabric(cmd *cobra.Command, in *schema.Intent, fab *ir.Fabric, a doctorArgs) (*telemetry.Window, []telemetry.Unsampled, []string, error) {
 	ignoreHostKeys, _ := cmd.Flags().GetBool(routing.IgnoreHostKeysFlag)
 	r, ids, err := routing.Reach(routing.Options{Dir: in.Dir, Devices: fab.Devices, Inventory: a.inventory, Plaintext: a.plaintext,
 		IgnoreHostKeys: ignoreHostKeys, Warn: cmd.ErrOrStderr(), Passphrase: terminalPassphrase(cmd.ErrOrStderr())})
 	if len(ids) > 0 {
 		summarizeDiags(cmd, ids)
-		return nil, nil, fmt.Errorf("--inventory %s has %s first", a.inventory, fixFirst(ids.Count(diag.Error)))
+		return nil, nil, nil, fmt.Errorf("--inventory %s has %s first", a.inventory, fixFirst(ids.Count(diag.Error)))
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("--inventory %s: %w", a.inventory, err)
+		return nil, nil, nil, fmt.Errorf("--inventory %s: %w", a.inventory, err)
 	}
 	defer r.Close()
 	var bar progress = noProgress{}
@@ -501,10 +530,29 @@ func sampleFabric(cmd *cobra.Command, in *schema.Intent, fab *ir.Fabric, a docto
 		bar = newSteps(cmd.ErrOrStderr())
 	}
 	defer bar.done()
+	opt := telemetry.SampleOptions{Devices: fab.Devices, Reach: r.Counters(), Wait: a.sample,
+		Parallelism: a.parallelism, Progress: sampleProgress{bar}}
+	var rec *sampleRecord
+	if a.out != "" {
+		// The plan's evidence: both rounds, beside it.
+		if rec, err = newSampleRecord(a.out); err != nil {
+			return nil, nil, nil, err
+		}
+		defer rec.close()
+		opt.Record = rec.writers()
+	}
 	w := telemetry.NewWindow()
-	u, err := telemetry.Sample(cmd.Context(), w, telemetry.SampleOptions{Devices: fab.Devices, Reach: r.Counters(), Wait: a.sample,
-		Parallelism: a.parallelism, Progress: sampleProgress{bar}})
-	return w, u, err
+	u, err := telemetry.Sample(cmd.Context(), w, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var sums []string
+	if rec != nil {
+		if sums, err = rec.finish(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return w, u, sums, nil
 }
 
 // sampleProgress shows sampling on the steps of a progress display.

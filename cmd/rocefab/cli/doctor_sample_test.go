@@ -3,12 +3,16 @@ package cli
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/gnmi/gnmitest"
 	"github.com/rocefab/rocefab/targets/host/hosttest"
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
@@ -300,4 +304,94 @@ func TestDoctorSampleSwitchesOverSSH(t *testing.T) {
 		t.Errorf("exit %d, want %d\n%s", code, exitDoctorFindings, errOut)
 	}
 	noSecret(t, dir, out, errOut)
+}
+
+// TestDoctorSampleQuarantine: doctor --sample --out writes both rounds
+// beside the plan, with their digests in it, and never over a file it
+// did not write; apply diagnoses the files again: the healthy plan is
+// taken, a drain the samples do not give is refused, a changed file is
+// refused with its path, and a file whose digest was made to match
+// gives a finding the plan lacks.
+func TestDoctorSampleQuarantine(t *testing.T) {
+	dir, _, _ := gnmiCounterLab(t)
+	fab := compileIntent(t, dir)
+	sample := []string{"doctor", ".", "--sample", "100ms", "--inventory", "inventory.json", "--insecure-plaintext", "--out", "q.plan"}
+	files := doctor.SampleFiles(filepath.Join(dir, "q.plan"))
+	if err := os.WriteFile(files[1], []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := rocefab(t, dir, "", sample...)
+	if b, _ := os.ReadFile(files[1]); code != exitDoctorError || !strings.Contains(errOut, "q.plan.t1.prom exists and rocefab did not write it") || string(b) != "mine\n" {
+		t.Fatalf("over a file of someone else's: exit %d, %q left, %s", code, b, errOut)
+	}
+	if _, err := os.Stat(files[0]); err == nil {
+		t.Fatal("the first round's file was written although the second's was refused")
+	}
+	os.Remove(files[1])
+	// The servers have no transport: exit 1, and the plan is written.
+	if code, out, errOut := rocefab(t, dir, "", sample...); code != exitDoctorError || !strings.Contains(errOut, "Wrote the quarantine plan q.plan") {
+		t.Fatalf("doctor --sample --out: exit %d\n%s%s", code, out, errOut)
+	}
+	_, q := readPlan(t, filepath.Join(dir, "q.plan"))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.HasPrefix(string(b), doctor.SampleMarker) || !strings.Contains(string(b), "\ninterfaces_interface_state_counters_in_octets{") {
+			t.Fatalf("%s: %v\n%.300s", f, err, b)
+		}
+		if ev := q.Evidence.Samples[i]; ev.Path != filepath.Base(f) || ev.SHA256 != fmt.Sprintf("%x", sha256.Sum256(b)) {
+			t.Errorf("evidence %+v of %s", ev, f)
+		}
+	}
+	rocefabExits(t, exitOK, dir, "", "apply", "q.plan", "--auto-approve")
+	if code, _, errOut := rocefab(t, dir, "", "apply", "q.plan", "--auto-approve", "--prometheus", "http://u:p@127.0.0.1:9"); code != exitPlanError ||
+		!strings.Contains(errOut, "--prometheus http://127.0.0.1:9: the plan was diagnosed from files") {
+		t.Fatalf("--prometheus with a plan of samples: exit %d, %s", code, errOut)
+	}
+
+	resigned(t, dir, "q.plan", "drains.plan", func(q *doctor.Quarantine) {
+		reason := "rocefab: link-errors fcs-errors at gpu-0001:eth1"
+		q.Drains = append(q.Drains, doctor.Drain{Kind: doctor.KindLinkErrors, Cause: doctor.CauseFCS, Origin: doctor.Endpoint{Device: "gpu-0001", Port: "eth1"},
+			Nodes: []string{"gpu-0001"}, Reason: reason, Command: []string{"scontrol", "update", "NodeName=gpu-0001", "State=DRAIN", "Reason=" + reason}})
+	})
+	if code, _, errOut := rocefab(t, dir, "", "apply", "drains.plan", "--auto-approve"); code != exitPlanError ||
+		!strings.Contains(errOut, "drain 1: the plan has link-errors fcs-errors at gpu-0001:eth1: servers gpu-0001 where nothing is expected") {
+		t.Fatalf("a drain the samples do not give: exit %d, %s", code, errOut)
+	}
+
+	// A spine port whose FCS errors grow by 100,000 between the rounds.
+	spine, port := spinePort(t, fab)
+	round2, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(round2), "\n")
+	at := slices.IndexFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "interfaces_interface_state_counters_in_fcs_errors{") &&
+			strings.Contains(l, fmt.Sprintf("interface_name=%q", port.Name)) && strings.Contains(l, fmt.Sprintf("source=%q", spine.Name))
+	})
+	if at < 0 {
+		t.Fatalf("the second round has no FCS errors of %s:%s", spine.Name, port.Name)
+	}
+	f := strings.Fields(lines[at])
+	lines[at] = strings.Join([]string{f[0], "100000", f[2]}, " ")
+	if err := os.WriteFile(files[1], []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := rocefab(t, dir, "", "apply", "q.plan", "--auto-approve"); code != exitPlanError ||
+		!strings.Contains(errOut, "evidence q.plan.t1.prom: its SHA-256 is ") || !strings.Contains(errOut, "the plan recorded "+q.Evidence.Samples[1].SHA256) {
+		t.Fatalf("changed samples: exit %d, %s", code, errOut)
+	}
+	resigned(t, dir, "q.plan", "q.plan", func(q *doctor.Quarantine) {
+		for i, f := range files {
+			sum, err := doctor.FileDigest(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.Evidence.Samples[i].SHA256 = sum
+		}
+	})
+	want := fmt.Sprintf("shut 1: the plan has nothing where link-errors fcs-errors at %s:%s: port %s:%s down is expected", spine.Name, port.Name, spine.Name, port.Name)
+	if code, _, errOut := rocefab(t, dir, "", "apply", "q.plan", "--auto-approve"); code != exitPlanError || !strings.Contains(errOut, want) {
+		t.Fatalf("samples with a lossy port: exit %d, %s\nwant %s", code, errOut, want)
+	}
 }

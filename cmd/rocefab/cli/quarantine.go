@@ -153,13 +153,22 @@ func releasePlan(from, out string, warn io.Writer) error {
 			from, diag.Plural(len(q.Cordons), "Kubernetes node", "Kubernetes nodes"), nodeRecordPath(from), doctor.TaintKey, doctor.TaintEffect)
 	}
 	intent := filepath.Join(filepath.Dir(from), filepath.FromSlash(q.Intent.Path))
-	return writeQuarantine(q.Release(rec, nodes), intent, out)
+	r := q.Release(rec, nodes)
+	// The quarantine plan released, relative to the release's directory
+	// as the intent is: apply checks it is unchanged.
+	r.Releases.Path = filepath.ToSlash(from)
+	if rel, err := relTo(filepath.Dir(out), from); err == nil {
+		r.Releases.Path = rel
+	}
+	return writeQuarantine(r, intent, out)
 }
 
 // applyQuarantine carries out a quarantine or release plan: it checks
 // the plan against its intent (the same rocefab, the same intent, every
 // node a server at the finding's origin or cable, every shut port the
-// switch end of the finding's cable), shows it, asks as for any plan
+// switch end of the finding's cable) and its evidence (a quarantine's
+// counters diagnosed again give it; a release's quarantine plan is
+// unchanged and gives it), shows it, asks as for any plan
 // unless --auto-approve, sets the Kubernetes nodes with kubectl, runs its
 // scontrol commands and sets the switch ports through the route of the
 // inventory (--inventory, as a device apply reaches them) with
@@ -197,6 +206,9 @@ func applyQuarantine(ctx context.Context, cmd *cobra.Command, a applyArgs, path 
 	}
 	if err := q.Check(fab); err != nil {
 		return withCode(exitPlanError, fmt.Errorf("%s: %w", path, err))
+	}
+	if err := checkEvidence(ctx, path, q, fab, a.prometheus); err != nil {
+		return withCode(exitPlanError, err)
 	}
 	printQuarantine(shown, q)
 	// In text the steps go to stdout; with --format json the report

@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/nvue"
 	"github.com/rocefab/rocefab/targets"
+	"github.com/rocefab/rocefab/targets/doctor"
 	"github.com/rocefab/rocefab/targets/doctor/slurmtest"
 	"github.com/rocefab/rocefab/targets/routing"
 )
@@ -157,6 +158,41 @@ func TestQuarantineApply(t *testing.T) {
 		t.Fatalf("an edited plan drained %v", got)
 	}
 
+	// The NIC's finding moved to another server, its reason, command and
+	// digest made to match: the plan's own rules and the model take it,
+	// the diagnosis of its snapshots does not.
+	resigned(t, q.dir, "q.plan", "moved.plan", func(q *doctor.Quarantine) {
+		d := &q.Drains[slices.IndexFunc(q.Drains, func(d doctor.Drain) bool { return d.Origin.Device == "gpu-0003" })]
+		d.Origin.Device, d.Nodes = "gpu-0001", []string{"gpu-0001"}
+		d.Reason = "rocefab: pause-storm not-draining at gpu-0001:eth4"
+		d.Command = []string{"scontrol", "update", "NodeName=gpu-0001", "State=DRAIN", "Reason=" + d.Reason}
+	})
+	code, _, errs = rocefab(t, q.dir, "", "apply", "moved.plan", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errs, "drain 2: the plan has pause-storm not-draining at gpu-0001:eth4: servers gpu-0001 where pause-storm not-draining at gpu-0003:eth4: servers gpu-0003 is expected") {
+		t.Fatalf("a moved origin: exit %d, %s", code, errs)
+	}
+	// A snapshot changed since doctor read it is refused with its path
+	// and the digest the plan recorded.
+	t1 := filepath.Join(q.dir, "t1.prom")
+	snap, err := os.ReadFile(t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(t1, append(slices.Clone(snap), "# edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, qp := readPlan(t, filepath.Join(q.dir, "q.plan"))
+	code, _, errs = rocefab(t, q.dir, "", "apply", "q.plan", "--auto-approve")
+	if want := "evidence t1.prom: its SHA-256 is "; code != exitPlanError || !strings.Contains(errs, want) || !strings.Contains(errs, "the plan recorded "+qp.Evidence.Snapshots[1].SHA256) {
+		t.Fatalf("a changed snapshot: exit %d, %s", code, errs)
+	}
+	if got := drained(); len(got) != 0 {
+		t.Fatalf("a refused plan drained %v", got)
+	}
+	if err := os.WriteFile(t1, snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	out, errs = rocefabExits(t, exitOK, q.dir, "yes\n", "apply", "q.plan")
 	got := slurmtest.Drained(t, q.scontrol)
 	want := map[string]string{
@@ -184,6 +220,37 @@ func TestQuarantineApply(t *testing.T) {
 	}
 	if got := drained(); len(got) != 0 {
 		t.Fatalf("drained after the release: %v", got)
+	}
+
+	// The release names the quarantine plan it releases: a plan written
+	// again in its place is refused, and so is a release whose steps its
+	// quarantine plan does not give.
+	resigned(t, q.dir, "r.plan", "r2.plan", func(r *doctor.Quarantine) { r.Drains = r.Drains[:1] })
+	code, _, errs = rocefab(t, q.dir, "", "apply", "r2.plan", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errs, "drain 2: the plan has nothing where pause-storm not-draining at gpu-0003:eth4: servers gpu-0003 is expected") {
+		t.Fatalf("a release missing a drain: exit %d, %s", code, errs)
+	}
+	rocefabExits(t, exitDoctorFindings, q.dir, "", "doctor", q.intent, "--snapshot", "t0.prom", "--snapshot", "t1.prom", "--out", "q.plan", "--drain", "slurm,kubernetes")
+	code, _, errs = rocefab(t, q.dir, "", "apply", "r.plan", "--auto-approve")
+	if code != exitPlanError || !strings.Contains(errs, "r.plan releases the quarantine plan q.plan with digest "+qp.SHA256) || !strings.Contains(errs, "it changed since the release was written") {
+		t.Fatalf("a release of a plan written again: exit %d, %s", code, errs)
+	}
+}
+
+// resigned reads the plan from in dir, edits it with edit, makes its
+// digest match and writes it to to: an edit the plan's own rules cannot
+// tell.
+func resigned(t *testing.T, dir, from, to string, edit func(*doctor.Quarantine)) {
+	t.Helper()
+	_, q := readPlan(t, filepath.Join(dir, from))
+	edit(q)
+	q.SHA256 = q.Digest()
+	var out strings.Builder
+	if err := q.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, to), []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -345,4 +412,18 @@ func TestQuarantineShutApply(t *testing.T) {
 	if st := adminState(t, dir, spine, port.Name); st != renderers.AdminUp {
 		t.Fatalf("after the release %s is %s", port.Name, st)
 	}
+}
+
+// readPlan reads the quarantine plan at path, its text and what it says.
+func readPlan(t *testing.T, path string) ([]byte, *doctor.Quarantine) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := doctor.ReadQuarantine(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, q
 }
