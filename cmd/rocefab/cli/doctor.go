@@ -70,6 +70,31 @@ Exit codes:
      --sample some device could not be read and the rest show no finding
   2  findings`
 
+// diagnosisMemory sets the collector for a diagnosis (doctor's, and
+// apply's of a quarantine plan's evidence) and returns what restores it:
+// the soft limit doctorMemoryLimit unless GOMEMLIMIT is set, and, unless
+// GOGC is set too, no collection as the heap doubles: nearly all a
+// diagnosis allocates stays alive until its report, so collecting as the
+// heap doubles frees little and rescans the fabric each time. The limit
+// alone paces the collector (on hyperscale-100k 7.1 to 7.6 s of CPU and a
+// 931 MB peak against 8.3 to 9.5 s and 896 MB).
+func diagnosisMemory() (restore func()) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(doctorMemoryLimit)
+	percent := -2 // not changed
+	if _, set := os.LookupEnv("GOGC"); !set {
+		percent = debug.SetGCPercent(-1)
+	}
+	return func() {
+		if percent != -2 {
+			debug.SetGCPercent(percent)
+		}
+		debug.SetMemoryLimit(limit)
+	}
+}
+
 // doctorMemoryLimit is the soft limit of the garbage collector while
 // doctor runs, unless GOMEMLIMIT says otherwise. A window of a
 // 100,000-GPU fabric (5.7 million series) and the compiled fabric hold
@@ -196,17 +221,7 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if a.pauseRate <= 0 {
 		return withCode(exitDoctorError, fmt.Errorf("--pause-rate %g: allowed is a rate above 0", a.pauseRate))
 	}
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(doctorMemoryLimit))
-		if _, set := os.LookupEnv("GOGC"); !set {
-			// Nearly all doctor allocates stays alive until the report
-			// is written: collecting as the heap doubles frees little
-			// and rescans the fabric each time. The limit alone paces
-			// the collector (on hyperscale-100k 7.1 to 7.6 s of CPU and
-			// a 931 MB peak against 8.3 to 9.5 s and 896 MB).
-			defer debug.SetGCPercent(debug.SetGCPercent(-1))
-		}
-	}
+	defer diagnosisMemory()()
 	path := pathArg(args)
 	var in *schema.Intent
 	var fab *ir.Fabric

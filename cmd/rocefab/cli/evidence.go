@@ -107,6 +107,7 @@ func (r *sampleRecord) close() {
 // give.
 func checkEvidence(ctx context.Context, path string, q *doctor.Quarantine, fab *ir.Fabric, prom string) error {
 	if q.Kind == doctor.KindQuarantine {
+		defer diagnosisMemory()()
 		if err := q.Rediagnose(ctx, filepath.Dir(path), fab, prom); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
