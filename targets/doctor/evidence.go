@@ -219,30 +219,43 @@ type PlanRef struct {
 func ReadEvidenceFiles(paths, want []string, interval time.Duration) (*telemetry.Window, error) {
 	w := telemetry.NewWindow()
 	for i, path := range paths {
-		// Each file is hashed as it is read rather than read whole
-		// first: hyperscale-100k's two snapshots are 1.6 GB, which the
-		// window never holds. A file whose digest differs is refused
-		// once read, before anything is diagnosed.
-		f, err := os.Open(path)
-		if err != nil {
+		got, err := ReadSnapshot(w, path, int64(i)*interval.Milliseconds(), true)
+		switch {
+		case got == "": // not opened
 			return nil, fmt.Errorf("evidence %s (recorded with SHA-256 %s): %w", path, want[i], err)
-		}
-		h := sha256.New()
-		err = w.Read(io.TeeReader(f, h), path, int64(i)*interval.Milliseconds())
-		if err == nil {
-			_, err = io.Copy(h, f) // what the parser left unread
-		}
-		f.Close()
-		got := hex.EncodeToString(h.Sum(nil))
-		if got != want[i] {
+		case got != want[i]:
 			return nil, fmt.Errorf("evidence %s: its SHA-256 is %s, the plan recorded %s: the counters it was diagnosed from changed; diagnose again with rocefab doctor",
 				path, got, want[i])
-		}
-		if err != nil {
+		case err != nil:
 			return nil, fmt.Errorf("evidence %s: %w", path, err)
 		}
 	}
 	return w, nil
+}
+
+// ReadSnapshot reads the file of counters at path into w, its samples
+// without a timestamp stamped at (milliseconds), and, when hashed is set,
+// returns the SHA-256 of the whole file, taken as it is read rather than
+// by reading it whole first: hyperscale-100k's two snapshots are 1.6 GB,
+// which the window never holds. Without hashed it returns "": hashing
+// them is a second of CPU on the reading path. The digest is returned
+// (when the file could be opened) even if its counters could not be read,
+// so that a changed file is told from an unreadable one.
+func ReadSnapshot(w *telemetry.Window, path string, at int64, hashed bool) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if !hashed {
+		return "", w.Read(f, path, at)
+	}
+	h := sha256.New()
+	err = w.Read(io.TeeReader(f, h), path, at)
+	if _, cerr := io.Copy(h, f); err == nil {
+		err = cerr // whatever the parser left unread is hashed too
+	}
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // Rediagnose reads q's evidence again (the files, relative to dir, the

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -419,9 +417,7 @@ func parseTime(s string) (time.Time, error) {
 
 // readSnapshots reads the files, oldest first, into a window, and, when
 // digest is set (a quarantine plan is written), returns the SHA-256 of
-// each as it was read, the evidence the plan records. Without a plan no
-// digest is taken: hashing 1.6 GB of hyperscale-100k's snapshots is a
-// second of CPU on the reading path for nothing.
+// each as it was read, the evidence the plan records.
 func readSnapshots(files []string, interval time.Duration, digest bool) (*telemetry.Window, []string, error) {
 	w := telemetry.NewWindow()
 	var sums []string
@@ -429,30 +425,13 @@ func readSnapshots(files []string, interval time.Duration, digest bool) (*teleme
 		sums = make([]string, len(files))
 	}
 	for i, file := range files {
-		f, err := os.Open(file)
+		sum, err := doctor.ReadSnapshot(w, file, int64(i)*interval.Milliseconds(), digest)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !digest {
-			err = w.Read(f, file, int64(i)*interval.Milliseconds())
-			f.Close()
-			if err != nil {
-				return nil, nil, err
-			}
-			continue
+		if digest {
+			sums[i] = sum
 		}
-		h := sha256.New()
-		err = w.Read(io.TeeReader(f, h), file, int64(i)*interval.Milliseconds())
-		if err == nil {
-			// Whatever the parser left unread is hashed too: the
-			// digest is the whole file's.
-			_, err = io.Copy(h, f)
-		}
-		f.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		sums[i] = hex.EncodeToString(h.Sum(nil))
 	}
 	return w, sums, nil
 }
