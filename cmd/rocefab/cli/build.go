@@ -110,17 +110,11 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 	// which was best when every file's buffer was new; pod-2048 in
 	// 0.13-0.17 s either way.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	if a.cpuProfile != "" {
-		f, err := os.Create(a.cpuProfile)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--cpuprofile: %w", err))
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return withCode(exitError, fmt.Errorf("--cpuprofile: %w", err))
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(a.cpuProfile)
+	if err != nil {
+		return withCode(exitError, err)
 	}
+	defer stop()
 	if a.out == "" {
 		return withCode(exitError, errors.New("missing -o DIR: where to write the build (a new directory, or an earlier build's)"))
 	}
@@ -332,4 +326,24 @@ func humanBytes(n int) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// startCPUProfile writes a CPU profile of the rest of the command into
+// path, for `go tool pprof`; stop ends it. With no path it does nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

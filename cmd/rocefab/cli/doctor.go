@@ -132,6 +132,8 @@ type doctorArgs struct {
 	inventory   string
 	parallelism int
 	plaintext   bool
+	// cpuProfile, when set, is where a CPU profile of the run is written.
+	cpuProfile string
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -171,6 +173,7 @@ func newDoctorCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.inventory, "inventory", "", "with --sample: the access inventory that reaches the devices (as plan takes it)")
 	cmd.Flags().IntVar(&a.parallelism, "parallelism", targets.DefaultParallelism, "with --sample: devices read at once")
 	cmd.Flags().BoolVar(&a.plaintext, "insecure-plaintext", false, "with --sample: gNMI without TLS (lab only)")
+	cmd.Flags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the diagnosis to this file (for `go tool pprof`)")
 	addSSHFlags(cmd)
 	return cmd
 }
@@ -219,6 +222,11 @@ func runDoctor(cmd *cobra.Command, a doctorArgs, args []string) error {
 	if a.pauseRate <= 0 {
 		return withCode(exitDoctorError, fmt.Errorf("--pause-rate %g: allowed is a rate above 0", a.pauseRate))
 	}
+	stop, err := startCPUProfile(a.cpuProfile)
+	if err != nil {
+		return withCode(exitDoctorError, err)
+	}
+	defer stop()
 	defer diagnosisMemory()()
 	path := pathArg(args)
 	var in *schema.Intent
