@@ -288,9 +288,9 @@ func (md *Model) Diagnose(w *telemetry.Window, opt Options) Report {
 	// of byRef) belongs to one device, so the halves share nothing, and
 	// each port sums its rates in the window's order as one walk would.
 	var halves [2]Report
-	inHalves(w, func(h int, mine func(port int) bool) {
-		for k, r := range w.RatesOf(mine) {
-			if m.add(k, r) {
+	inHalves(w, func(h int, mine []bool) {
+		for r := range w.RatesAt(mine) {
+			if m.add(r) {
 				halves[h].Rates++
 				halves[h].Seconds = max(halves[h].Seconds, r.Seconds)
 			} else {
@@ -472,7 +472,8 @@ func (m *model) port(e Endpoint) *port {
 }
 
 // resolve finds the port a rate names, once per port of the window.
-func (m *model) resolve(k telemetry.Key, ref int) *port {
+func (m *model) resolve(r telemetry.Rate) *port {
+	ref := r.Port
 	if ref >= 0 && ref < len(m.byRef) {
 		if p := m.byRef[ref]; p != nil {
 			if p == unknown {
@@ -481,7 +482,7 @@ func (m *model) resolve(k telemetry.Key, ref int) *port {
 			return p
 		}
 	}
-	p := m.lookup(k, ref)
+	p := m.lookup(r.Key(), ref)
 	if ref >= 0 && ref < len(m.byRef) {
 		m.byRef[ref] = cmp.Or(p, unknown)
 	}
@@ -527,20 +528,22 @@ func (m *model) device(name string, ref int) *device {
 // counts tells whether a rate counts toward the diagnosis: the pauses,
 // ECN marks and drops of a priority or queue count only where it is
 // lossless (pauses elsewhere are not PFC's, and a lossy queue may drop).
-func counts(p *port, k telemetry.Key) bool { return countsQueue(p, k, 0, 0) }
+func counts(p *port, k telemetry.Key) bool {
+	return countsQueue(p, k.Counter, k.Priority, k.Queue, 0, 0)
+}
 
 // countsQueue is counts for a rate of the window's queue number q
 // (Rate.Queue) of queues: whether a queue of a device counts is looked up
 // once per device and queue rather than once per counter.
-func countsQueue(p *port, k telemetry.Key, q, queues int) bool {
-	switch k.Counter {
+func countsQueue(p *port, c telemetry.Counter, priority int8, queue string, q, queues int) bool {
+	switch c {
 	case telemetry.TxPause, telemetry.RxPause, telemetry.ECNMarks, telemetry.Drops, telemetry.WatchdogStorms:
 	default:
 		return true
 	}
 	dv := p.dev
-	pr := int(k.Priority)
-	if k.Queue == "" {
+	pr := int(priority)
+	if queue == "" {
 		return pr == telemetry.AnyPriority || (pr >= 0 && pr < 8 && dv.lossless[pr])
 	}
 	cache := q > 0 && q < queues
@@ -553,7 +556,7 @@ func countsQueue(p *port, k telemetry.Key, q, queues int) bool {
 			return c == 1
 		}
 	}
-	pr, ok := dv.queuePrio[strings.ToLower(k.Queue)]
+	pr, ok := dv.queuePrio[strings.ToLower(queue)]
 	ok = ok && (pr == telemetry.AnyPriority || (pr >= 0 && pr < 8 && dv.lossless[pr]))
 	if cache {
 		dv.counted[q] = 2
@@ -565,35 +568,35 @@ func countsQueue(p *port, k telemetry.Key, q, queues int) bool {
 }
 
 // add places one rate on its port; false when the fabric has no such port.
-func (m *model) add(k telemetry.Key, r telemetry.Rate) bool {
-	p := m.resolve(k, r.Port)
+func (m *model) add(r telemetry.Rate) bool {
+	p := m.resolve(r)
 	if p == nil {
 		return false
 	}
-	if !countsQueue(p, k, r.Queue, m.w.Queues()) {
+	if !countsQueue(p, r.Counter, r.Priority, m.w.QueueName(r.Queue), r.Queue, m.w.Queues()) {
 		return true
 	}
-	switch k.Counter {
+	switch r.Counter {
 	case telemetry.RxErrors, telemetry.Symbol, telemetry.Carrier:
-		p.errs[k.Counter-telemetry.RxErrors] += r.PerSecond * r.Seconds
+		p.errs[r.Counter-telemetry.RxErrors] += r.PerSecond * r.Seconds
 	case telemetry.Drops:
 		p.drops += r.PerSecond * r.Seconds
 	case telemetry.WatchdogStorms:
 		p.storms += r.PerSecond * r.Seconds
 	case telemetry.RxPause, telemetry.TxPause:
-		d := k.Counter - telemetry.RxPause
-		if k.Priority == telemetry.AnyPriority {
+		d := r.Counter - telemetry.RxPause
+		if r.Priority == telemetry.AnyPriority {
 			p.mac[d] += r.PerSecond
 		} else {
 			p.prio[d] = true
-			p.rate[rateSlot[k.Counter]] += r.PerSecond
+			p.rate[rateSlot[r.Counter]] += r.PerSecond
 		}
 	case telemetry.ECNMarks:
 		p.dev.ecnSeen = true
 		p.dev.ecn += r.PerSecond
 	default:
-		if int(k.Counter) < len(rateSlot) && rateSlot[k.Counter] >= 0 {
-			p.rate[rateSlot[k.Counter]] += r.PerSecond
+		if int(r.Counter) < len(rateSlot) && rateSlot[r.Counter] >= 0 {
+			p.rate[rateSlot[r.Counter]] += r.PerSecond
 		}
 	}
 	return true
@@ -640,13 +643,14 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 	// The halves' evidence is joined in no particular order, since each
 	// finding's is sorted by counter and series (unique to a point).
 	var got [2]map[citeKey][]Evidence
-	inHalves(w, func(h int, mine func(port int) bool) {
+	inHalves(w, func(h int, mine []bool) {
 		got[h] = map[citeKey][]Evidence{}
-		cited := func(ref int) bool {
-			p := m.byRef[ref]
-			return p != nil && p != unknown && (p.cited || p.dev.cited) && mine(ref)
+		cited := make([]bool, len(mine))
+		for ref, p := range m.byRef {
+			cited[ref] = p != nil && p != unknown && (p.cited || p.dev.cited) && mine[ref]
 		}
-		for k, r := range w.RatesOf(cited) {
+		for r := range w.RatesAt(cited) {
+			k := r.Key()
 			if p := m.byRef[r.Port]; counts(p, k) && !superseded(p, k) {
 				keep(got[h], want, p, k, r)
 			}
@@ -670,12 +674,19 @@ func (m *model) evidence(w *telemetry.Window, findings []Finding, cites [][]cite
 }
 
 // inHalves runs f on two cores, each taking the window's devices of one
-// parity (h), which mine tells a port of: what a device's rates add to
-// belongs to that device, so the halves share nothing.
-func inHalves(w *telemetry.Window, f func(h int, mine func(port int) bool)) {
+// parity (h), whose ports mine marks (numbered as Rate.Port): what a
+// device's rates add to belongs to that device, so the halves share
+// nothing.
+func inHalves(w *telemetry.Window, f func(h int, mine []bool)) {
 	var wg sync.WaitGroup
 	for h := range 2 {
-		wg.Go(func() { f(h, func(port int) bool { return w.PortDevice(port)%2 == h }) })
+		wg.Go(func() {
+			mine := make([]bool, w.Ports())
+			for ref := range mine {
+				mine[ref] = w.PortDevice(ref)%2 == h
+			}
+			f(h, mine)
+		})
 	}
 	wg.Wait()
 }

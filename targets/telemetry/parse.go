@@ -651,6 +651,10 @@ type Rate struct {
 	// Window.Queues()-1, so that a reader resolves a queue once per port
 	// or device rather than per counter.
 	Queue int
+	// Counter and Priority are the key's, which a reader summing the
+	// rates needs for every series (Key looks up the rest).
+	Counter  Counter
+	Priority int8
 
 	w     *Window
 	point int
@@ -707,16 +711,20 @@ func (w *Window) Rates() iter.Seq2[Key, Rate] {
 	}
 }
 
-// RatesOf yields the rates of the ports (numbered as Rate.Port) for which
-// port returns true, as Rates would: for a reader that wants a few ports'
-// series, it asks once per series and builds no key for the others.
-func (w *Window) RatesOf(port func(int) bool) iter.Seq2[Key, Rate] {
-	return func(yield func(Key, Rate) bool) {
+// RatesAt yields the rates of the ports (numbered as Rate.Port) that
+// keep marks, in the order Rates yields them, without their keys: a
+// reader that sums millions of series reads the counter, the priority and
+// the numbers of the port and queue from each Rate, and asks Rate.Key for
+// the names only where it needs them (once a port), which spares a walk
+// of the window's ports for every series. A port beyond keep is left out.
+func (w *Window) RatesAt(keep []bool) iter.Seq[Rate] {
+	return func(yield func(Rate) bool) {
 		for i := range w.points.n {
-			if !port(int(w.points.at(i).port)) {
+			p := w.points.at(i)
+			if int(p.port) >= len(keep) || !keep[p.port] || p.t1 == p.t0 {
 				continue
 			}
-			if k, r, ok := w.rate(i); ok && !yield(k, r) {
+			if !yield(w.rateOf(i, p)) {
 				return
 			}
 		}
@@ -729,15 +737,39 @@ func (w *Window) rate(i int) (Key, Rate, bool) {
 	if p.t1 == p.t0 {
 		return Key{}, Rate{}, false
 	}
+	r := w.rateOf(i, p)
+	return r.Key(), r, true
+}
+
+// rateOf is the rate of point i, p, sampled twice at least.
+func (w *Window) rateOf(i int, p *point) Rate {
 	inc := p.v1 - p.v0
 	if inc < 0 {
 		inc = p.v1
 	}
 	secs := float64(w.times[p.t1]-w.times[p.t0]) / 1000
 	f := &w.fams[p.fam]
-	pr := w.ports.at(int(p.port))
-	k := Key{Device: w.devNames[pr.dev], Port: pr.name, Counter: f.counter, Priority: f.priority, HCA: pr.hca, Queue: w.queues[p.queue]}
-	return k, Rate{PerSecond: inc / secs, Seconds: secs, Port: int(p.port), Queue: int(p.queue), w: w, point: i}, true
+	return Rate{PerSecond: inc / secs, Seconds: secs, Port: int(p.port), Queue: int(p.queue),
+		Counter: f.counter, Priority: f.priority, w: w, point: i}
+}
+
+// Key names the rate's device, port, counter and queue.
+func (r Rate) Key() Key {
+	if r.w == nil {
+		return Key{}
+	}
+	w := r.w
+	pr := w.ports.at(r.Port)
+	return Key{Device: w.devNames[pr.dev], Port: pr.name, Counter: r.Counter, Priority: r.Priority, HCA: pr.hca, Queue: w.queues[r.Queue]}
+}
+
+// QueueName is the name of the window's queue q (numbered as Rate.Queue),
+// "" for no queue.
+func (w *Window) QueueName(q int) string {
+	if q < 0 || q >= len(w.queues) {
+		return ""
+	}
+	return w.queues[q]
 }
 
 // parse takes apart a label set's text (what lies between the braces),
