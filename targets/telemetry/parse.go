@@ -10,6 +10,7 @@ import (
 	"iter"
 	"math"
 	"strconv"
+	"sync"
 )
 
 // A window of a 100,000-GPU fabric holds millions of series, so it is
@@ -159,19 +160,26 @@ func NewWindow() *Window {
 // file's name for errors. Families doctor does not read are skipped
 // without their labels being parsed.
 //
-// Reading runs on two cores: one goroutine splits the lines (the label
-// text, the value and the timestamp), the caller's files the samples
-// into the window, in the file's order. A line's labels are taken apart
-// only when its label set and family are new to the window: in every
-// scrape after the first, a line costs a comparison with the series that
-// followed the last one filed.
+// Reading runs on both cores: one goroutine reads the file in blocks,
+// another splits each block's lines (the label text, the value and the
+// timestamp) where they lie, and the caller's files the samples into the
+// window, in the file's order. A line's labels are taken apart only when
+// its label set and family are new to the window: in every scrape after
+// the first, a line costs a comparison with the series that followed the
+// last one filed, and splitting it costs more than that, so the reading
+// is kept off the splitting goroutine.
 func (w *Window) Read(r io.Reader, name string, at int64) error {
-	full := make(chan *batch, 4)
-	free := make(chan *batch, 6)
+	free := make(chan *batch, 8)
 	for range cap(free) {
-		free <- &batch{}
+		free <- &batch{buf: make([]byte, 0, blockSize)}
 	}
+	read := make(chan *batch, cap(free))
+	full := make(chan *batch, cap(free))
 	done := make(chan struct{})
+	var wg sync.WaitGroup
+	// The reading stops before Read returns, even at an error: the
+	// caller may read what is left of r (to hash it) once Read returns.
+	defer wg.Wait()
 	defer close(done)
 	// The tables that find a label set or a port again are needed while
 	// the file's series are new; the next file, in the same order, is
@@ -180,7 +188,8 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	// later file brings a series the cursor does not predict.
 	defer w.labels.tab.release()
 	defer w.portOf.release()
-	go w.parse(r, name, at, full, free, done)
+	wg.Go(func() { readBlocks(r, read, free, done) })
+	wg.Go(func() { w.parse(name, at, read, full, done) })
 	w.cursor = 0
 	for b := range full {
 		for i := range b.samples {
@@ -196,11 +205,16 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	return nil
 }
 
-// batch is a run of samples split apart, their label texts in buf.
+// batch is a block of the file, whole lines, and the samples split from
+// it, whose label texts lie in buf.
 type batch struct {
 	buf     []byte
 	samples []sample
-	err     error // the error that ended the file, after the samples
+	// readErr is the reading's error after buf's lines (io.EOF at the
+	// end of the file), err the error that ended the file, after the
+	// samples.
+	readErr error
+	err     error
 }
 
 // span is a text in a batch's buf.
@@ -208,10 +222,12 @@ type span struct{ off, n int32 }
 
 func (b *batch) text(s span) []byte { return b.buf[s.off : s.off+s.n] }
 
-func (b *batch) put(t []byte) span {
-	s := span{int32(len(b.buf)), int32(len(t))}
-	b.buf = append(b.buf, t...)
-	return s
+// span locates t, a part of buf, in it.
+func (b *batch) span(t []byte) span {
+	if len(t) == 0 {
+		return span{}
+	}
+	return span{int32(cap(b.buf) - cap(t)), int32(len(t))}
 }
 
 // sample is one sample line split apart.
@@ -223,27 +239,66 @@ type sample struct {
 	fam    uint16
 }
 
-const batchSamples = 4096
+// blockSize is the size a file is read in; maxLine bounds a line, as
+// bufio.Scanner's buffer did (a block grows to hold a line longer than a
+// block).
+const (
+	blockSize = 256 << 10
+	maxLine   = 1 << 20
+)
 
-// parse splits the file's lines into batches sent on full, and closes it
-// at the end of the file or at the first error; it stops early when done
-// closes.
-func (w *Window) parse(r io.Reader, name string, at int64, full chan<- *batch, free <-chan *batch, done <-chan struct{}) {
-	defer close(full)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 256*1024), 1024*1024)
-	line := 0
-	var b *batch
-	next := func() bool {
+// readBlocks reads r into blocks of whole lines, taken from free and sent
+// on read in the file's order; the last carries the error that ended the
+// reading (io.EOF at the end). It stops early when done closes.
+func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan struct{}) {
+	var carry []byte // the start of a line the last block ended in
+	for {
+		var b *batch
 		select {
 		case b = <-free:
-			b.buf, b.samples, b.err = b.buf[:0], b.samples[:0], nil
-			return true
 		case <-done:
-			return false
+			return
+		}
+		b.buf, b.samples, b.readErr, b.err = append(b.buf[:0], carry...), b.samples[:0], nil, nil
+		for b.readErr == nil {
+			if len(b.buf) == cap(b.buf) {
+				if bytes.LastIndexByte(b.buf, '\n') >= 0 {
+					break
+				}
+				if len(b.buf) > maxLine {
+					b.buf, b.readErr = b.buf[:0], bufio.ErrTooLong
+					break
+				}
+				b.buf = append(b.buf, 0)[:len(b.buf)] // a line longer than a block
+			}
+			n, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
+			b.buf = b.buf[:len(b.buf)+n]
+			b.readErr = err
+		}
+		carry = carry[:0]
+		if b.readErr == nil {
+			end := bytes.LastIndexByte(b.buf, '\n') + 1
+			carry = append(carry, b.buf[end:]...)
+			b.buf = b.buf[:end]
+		}
+		select {
+		case read <- b:
+		case <-done:
+			return
+		}
+		if b.readErr != nil {
+			return
 		}
 	}
-	send := func() bool {
+}
+
+// parse splits the lines of the blocks read sends into their samples,
+// sending each block on full, and closes full after the last block or at
+// the first error; it stops early when done closes.
+func (w *Window) parse(name string, at int64, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
+	defer close(full)
+	line := 0
+	send := func(b *batch) bool {
 		select {
 		case full <- b:
 			return true
@@ -251,26 +306,44 @@ func (w *Window) parse(r io.Reader, name string, at int64, full chan<- *batch, f
 			return false
 		}
 	}
-	if !next() {
-		return
-	}
-	for sc.Scan() {
-		line++
-		if err := w.parseLine(b, bytes.TrimSpace(sc.Bytes()), line, at); err != nil {
-			b.err = fmt.Errorf("%s:%d: %v", name, line, err)
-			send()
+	for {
+		var b *batch
+		select {
+		case b = <-read:
+		case <-done:
 			return
 		}
-		if len(b.samples) == batchSamples {
-			if !send() || !next() {
+		rest := b.buf
+		for len(rest) > 0 {
+			text := rest
+			if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+				text, rest = rest[:nl], rest[nl+1:]
+			} else {
+				rest = nil
+			}
+			line++
+			if len(text) > maxLine {
+				b.err = fmt.Errorf("%s:%d: %v", name, line, bufio.ErrTooLong)
+				send(b)
+				return
+			}
+			if err := w.parseLine(b, bytes.TrimSpace(text), line, at); err != nil {
+				b.err = fmt.Errorf("%s:%d: %v", name, line, err)
+				send(b)
 				return
 			}
 		}
+		if b.readErr != nil {
+			if b.readErr != io.EOF {
+				b.err = fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
+			}
+			send(b)
+			return
+		}
+		if !send(b) {
+			return
+		}
 	}
-	if err := sc.Err(); err != nil {
-		b.err = fmt.Errorf("%s:%d: %v", name, line+1, err)
-	}
-	send()
 }
 
 // parseLine splits one line into b: the label text as written, the value
@@ -329,7 +402,7 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64) error {
 			}
 		}
 	}
-	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.put(labels)})
+	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.span(labels)})
 	return nil
 }
 

@@ -2,8 +2,11 @@ package telemetry
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestOneFileTwoTimestamps(t *testing.T) {
@@ -163,5 +166,48 @@ interfaces_interface_state_counters_in_octets{interface_name="Ethernet1",source=
 		if r := rates[k]; r.PerSecond != 100 {
 			t.Errorf("%+v: %v/s, want 100/s", k, r.PerSecond)
 		}
+	}
+}
+
+// TestReadBlocks reads files whose lines straddle the blocks a file is
+// read in, longer than a block, ended with CRLF or not ended at all, and
+// a line over the longest allowed, from a reader that gives a few bytes
+// at a time.
+func TestReadBlocks(t *testing.T) {
+	long := strings.Repeat("x", blockSize+1000)
+	var snap strings.Builder
+	const n = 20000
+	for i := range n {
+		fmt.Fprintf(&snap, "node_ethtool_link_down_events_phy{device=\"eth%d\",instance=\"gpu-%05d:9100\"} %d 1000\r\n", i%8, i/8, i)
+	}
+	fmt.Fprintf(&snap, "node_ethtool_link_down_events_phy{device=\"eth0\",instance=\"gpu-x:9100\",note=%q} 7 1000\n", long)
+	for i := range n {
+		fmt.Fprintf(&snap, "node_ethtool_link_down_events_phy{device=\"eth%d\",instance=\"gpu-%05d:9100\"} %d 2000\n", i%8, i/8, 2*i)
+	}
+	fmt.Fprintf(&snap, "node_ethtool_link_down_events_phy{device=\"eth0\",instance=\"gpu-x:9100\",note=%q} 17 2000", long)
+	for _, r := range []io.Reader{strings.NewReader(snap.String()), iotest.HalfReader(strings.NewReader(snap.String()))} {
+		w := NewWindow()
+		if err := w.Read(r, "snap.prom", 0); err != nil {
+			t.Fatal(err)
+		}
+		rates := collect(t, w)
+		if len(rates) != n+1 {
+			t.Fatalf("%d rates, want %d", len(rates), n+1)
+		}
+		for _, i := range []int{0, 1, n / 2, n - 1} {
+			k := Key{Device: fmt.Sprintf("gpu-%05d", i/8), Port: fmt.Sprintf("eth%d", i%8), Counter: Carrier, Priority: AnyPriority}
+			if got := rates[k].PerSecond; got != float64(i) {
+				t.Errorf("%v: %g/s, want %d", k, got, i)
+			}
+		}
+		if got := rates[Key{Device: "gpu-x", Port: "eth0", Counter: Carrier, Priority: AnyPriority}].PerSecond; got != 10 {
+			t.Errorf("the long line's series: %g/s, want 10", got)
+		}
+	}
+	tooLong := "node_ethtool_link_down_events_phy{device=\"eth0\",instance=\"gpu-0:9100\"} 1 1000\n" +
+		"node_ethtool_link_down_events_phy{device=\"eth0\",instance=\"gpu-0:9100\",note=\"" + strings.Repeat("x", maxLine) + "\"} 1 1000\n"
+	err := NewWindow().Read(strings.NewReader(tooLong), "snap.prom", 0)
+	if err == nil || !strings.Contains(err.Error(), "snap.prom:2: "+bufio.ErrTooLong.Error()) {
+		t.Errorf("a line over %d bytes: error %v, want it named at line 2", maxLine, err)
 	}
 }
