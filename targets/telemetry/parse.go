@@ -189,7 +189,11 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	defer w.labels.tab.release()
 	defer w.portOf.release()
 	wg.Go(func() { readBlocks(r, read, free, done) })
-	wg.Go(func() { w.parse(name, at, read, full, done) })
+	// A file whose series are new to the window has its label sets
+	// hashed as they are split, off the goroutine that files them, which
+	// then looks most of them up; the files after it need no hash.
+	hashed := w.points.n == 0
+	wg.Go(func() { w.parse(name, at, hashed, read, full, done) })
 	w.cursor = 0
 	for b := range full {
 		for i := range b.samples {
@@ -236,7 +240,10 @@ type sample struct {
 	line   int
 	t      int64
 	v      float64
-	fam    uint16
+	// hash is the label set's hash in the window's table of texts, 0
+	// when it was not hashed.
+	hash uint64
+	fam  uint16
 }
 
 // blockSize is the size a file is read in; maxLine bounds a line, as
@@ -292,10 +299,11 @@ func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan
 	}
 }
 
-// parse splits the lines of the blocks read sends into their samples,
+// parse splits the lines of the blocks read sends into their samples
+// (with their label sets' hashes when hashed is set),
 // sending each block on full, and closes full after the last block or at
 // the first error; it stops early when done closes.
-func (w *Window) parse(name string, at int64, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
+func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
 	defer close(full)
 	line := 0
 	send := func(b *batch) bool {
@@ -327,7 +335,7 @@ func (w *Window) parse(name string, at int64, read <-chan *batch, full chan<- *b
 				send(b)
 				return
 			}
-			if err := w.parseLine(b, bytes.TrimSpace(text), line, at); err != nil {
+			if err := w.parseLine(b, bytes.TrimSpace(text), line, at, hashed); err != nil {
 				b.err = fmt.Errorf("%s:%d: %v", name, line, err)
 				send(b)
 				return
@@ -346,9 +354,9 @@ func (w *Window) parse(name string, at int64, read <-chan *batch, full chan<- *b
 	}
 }
 
-// parseLine splits one line into b: the label text as written, the value
-// and the timestamp.
-func (w *Window) parseLine(b *batch, text []byte, line int, at int64) error {
+// parseLine splits one line into b: the label text as written (and its
+// hash when hashed is set), the value and the timestamp.
+func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed bool) error {
 	if len(text) == 0 || text[0] == '#' {
 		return nil
 	}
@@ -402,7 +410,11 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64) error {
 			}
 		}
 	}
-	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.span(labels)})
+	var h uint64
+	if hashed {
+		h = w.labels.hash(labels) | 1<<63
+	}
+	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.span(labels), hash: h})
 	return nil
 }
 
@@ -503,7 +515,7 @@ func (w *Window) file(b *batch, s *sample) error {
 	}
 	if !known {
 		var added bool
-		if lab, added = w.labels.intern(labels); added {
+		if lab, added = w.labels.intern(labels, s.hash); added {
 			// A label set never seen: take it apart before filing it
 			// (a set that names no port stays interned, with no
 			// series, and is taken apart again if it comes again).
