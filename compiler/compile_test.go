@@ -17,7 +17,14 @@ func load(t *testing.T, src string) *schema.Intent { return linttest.LoadSource(
 
 func compile(t *testing.T, src string) *ir.Fabric {
 	t.Helper()
-	f, ds := compiler.Compile(load(t, src))
+	return compileFiles(t, src, nil)
+}
+
+// compileFiles compiles src with files (name to content) beside it, such
+// as an explicit topology's inventory; the compilation must succeed.
+func compileFiles(t *testing.T, src string, files map[string]string) *ir.Fabric {
+	t.Helper()
+	f, ds := compiler.Compile(linttest.LoadFiles(t, src, files))
 	if f == nil || ds.HasErrors() {
 		t.Fatalf("compile: %v", ds)
 	}
