@@ -1,8 +1,6 @@
 package compiler_test
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -198,14 +196,7 @@ func BenchmarkCompile(b *testing.B) {
 		src := `name: "bench"
 topology: {servers: ` + itoa(servers) + `, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
 	spine: {platform: "nvue", model: "SN5600", cable: "30m"}, superspine: {platform: "eos", model: "7060X6-64PE", cable: "100m"}}`
-		p := filepath.Join(b.TempDir(), "fabric.cue")
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		in, _, err := schema.Load(p)
-		if err != nil || in == nil {
-			b.Fatal(err)
-		}
+		in := linttest.LoadSource(b, src)
 		b.Run(itoa(servers*8)+"-gpus", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
