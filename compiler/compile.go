@@ -435,6 +435,7 @@ func (c *compilation) explicit() *topology.Result {
 		res.Devices = append(res.Devices, dev)
 	}
 	used := map[string]diag.Pos{}
+	skuPorts := sonicPorts{}
 	for _, l := range list.Links {
 		ends := [2]ir.Endpoint{}
 		var devs [2]*ir.Device
@@ -464,7 +465,7 @@ func (c *compilation) explicit() *topology.Result {
 			if me.Switch != nil {
 				port := ir.Port{Name: mine.Port, SpeedGbps: l.SpeedGbps, CableM: l.CableM,
 					Peer: peer.Name, PeerPort: theirs.Port, Facing: peer.Role}
-				sonicPort(me, &port)
+				skuPorts.fill(me, &port)
 				me.Switch.Ports = append(me.Switch.Ports, port)
 				continue
 			}

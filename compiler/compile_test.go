@@ -1,8 +1,6 @@
 package compiler_test
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -17,7 +15,14 @@ func load(t *testing.T, src string) *schema.Intent { return linttest.LoadSource(
 
 func compile(t *testing.T, src string) *ir.Fabric {
 	t.Helper()
-	f, ds := compiler.Compile(load(t, src))
+	return compileFiles(t, src, nil)
+}
+
+// compileFiles compiles src with files (name to content) beside it, such
+// as an explicit topology's inventory; the compilation must succeed.
+func compileFiles(t *testing.T, src string, files map[string]string) *ir.Fabric {
+	t.Helper()
+	f, ds := compiler.Compile(linttest.LoadFiles(t, src, files))
 	if f == nil || ds.HasErrors() {
 		t.Fatalf("compile: %v", ds)
 	}
@@ -191,14 +196,7 @@ func BenchmarkCompile(b *testing.B) {
 		src := `name: "bench"
 topology: {servers: ` + itoa(servers) + `, leaf: {platform: "sonic", model: "DS5000", downlinks: 64, uplinks: 64},
 	spine: {platform: "nvue", model: "SN5600", cable: "30m"}, superspine: {platform: "eos", model: "7060X6-64PE", cable: "100m"}}`
-		p := filepath.Join(b.TempDir(), "fabric.cue")
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		in, _, err := schema.Load(p)
-		if err != nil || in == nil {
-			b.Fatal(err)
-		}
+		in := linttest.LoadSource(b, src)
 		b.Run(itoa(servers*8)+"-gpus", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

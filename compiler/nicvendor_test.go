@@ -1,14 +1,11 @@
 package compiler_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/rocefab/rocefab/compiler"
-	"github.com/rocefab/rocefab/schema"
 )
 
 // A NIC model of another vendor takes the tool its driver documents, the
@@ -97,22 +94,8 @@ func TestExplicitInventoryNICModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "devices.json"), bytes.ReplaceAll(b, []byte(`"connectx-5"`), []byte(`"thor2"`)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src := "name: \"x\"\ntopology: {style: \"explicit\", inventory: \"devices.json\", rails: 2}\n"
-	if err := os.WriteFile(filepath.Join(dir, "fabric.cue"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, ds, err := schema.Load(dir)
-	if err != nil || in == nil {
-		t.Fatalf("load: %v %v", err, ds)
-	}
-	f, ds := compiler.Compile(in)
-	if f == nil || ds.HasErrors() {
-		t.Fatalf("compile: %v", ds)
-	}
+	f := compileFiles(t, "name: \"x\"\ntopology: {style: \"explicit\", inventory: \"devices.json\", rails: 2}\n",
+		map[string]string{"devices.json": strings.ReplaceAll(string(b), `"connectx-5"`, `"thor2"`)})
 	cx7, thor := f.Device("gpu-0000").Host.Profile, f.Device("gpu-0001").Host.Profile
 	if cx7.NICModel != "connectx-7" || cx7.Tool != "mlnx_qos" || thor.NICModel != "thor2" || thor.Tool != "dcb" || len(thor.CCKnobs) == 0 {
 		t.Errorf("profiles: gpu-0000 %s/%s, gpu-0001 %s/%s %v", cx7.NICModel, cx7.Tool, thor.NICModel, thor.Tool, thor.CCKnobs)

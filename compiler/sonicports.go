@@ -39,37 +39,63 @@ func (c *compilation) sonicLayout(path string, t *topology.Tier, sw platforms.Sw
 	return true
 }
 
-// sonicPort fills the SKU identity of an explicit inventory's SONiC port:
-// the port of that name in the SKU's layout at the link's speed (each cage
+// sonicPorts are the SONiC SKU layouts an explicit inventory's ports are
+// found in, by model and link speed, each indexed by port name: a
+// switch's ports of one speed, and all switches of its model, share one
+// layout rather than each port laying out the whole switch again.
+type sonicPorts map[sonicLayoutKey]map[string]platforms.SONiCPortEntry
+
+type sonicLayoutKey struct {
+	model string
+	speed int
+}
+
+// fill gives an explicit inventory's SONiC port its SKU identity: the
+// port of that name in the SKU's layout at the link's speed (each cage
 // split into as many ports as the model has at that speed per cage). A
 // port the layout does not have keeps no lanes; lint reports it.
-func sonicPort(d *ir.Device, p *ir.Port) {
+func (s sonicPorts) fill(d *ir.Device, p *ir.Port) {
 	if d.Platform != ir.PlatformSONiC || !strings.HasPrefix(p.Name, "Ethernet") {
 		return
 	}
-	sw, ok := platforms.LookupSwitch(d.Model)
+	k := sonicLayoutKey{d.Model, p.SpeedGbps}
+	byName, known := s[k]
+	if !known {
+		byName = sonicLayoutByName(d.Model, p.SpeedGbps)
+		s[k] = byName
+	}
+	if l, ok := byName[p.Name]; ok {
+		p.Lanes = len(l.Lanes)
+		p.SKU = &ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}
+	}
+}
+
+// sonicLayoutByName is the SKU layout of model at speed by port name, nil
+// for a model without a port map or a speed its cages cannot be split to.
+func sonicLayoutByName(model string, speedGbps int) map[string]platforms.SONiCPortEntry {
+	sw, ok := platforms.LookupSwitch(model)
 	if !ok {
-		return
+		return nil
 	}
 	sku, ok := platforms.LookupSONiCSKU(sw.Model)
 	if !ok {
-		return
+		return nil
 	}
 	perCage := 1
-	if n, phys := portsAt(sw, p.SpeedGbps), physicalPorts(sw); phys > 0 && n > phys {
+	if n, phys := portsAt(sw, speedGbps), physicalPorts(sw); phys > 0 && n > phys {
 		perCage = n / phys
 	}
-	ports, err := sku.Layout(p.SpeedGbps, perCage)
+	ports, err := sku.Layout(speedGbps, perCage)
 	if err != nil {
-		return
+		return nil
 	}
+	byName := make(map[string]platforms.SONiCPortEntry, len(ports))
 	for _, l := range ports {
-		if l.Name == p.Name {
-			p.Lanes = len(l.Lanes)
-			p.SKU = &ir.SKUPort{SerDes: l.Lanes, Alias: l.Alias, Index: l.Index, BreakoutParent: l.Parent, BreakoutMode: l.Mode}
-			return
+		if _, dup := byName[l.Name]; !dup {
+			byName[l.Name] = l
 		}
 	}
+	return byName
 }
 
 // fitSONiCModes gives every SONiC port whose link runs slower than its

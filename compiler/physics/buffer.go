@@ -40,34 +40,17 @@ const (
 // is fine and 60 MB is not. The PG's guaranteed minimum is ignored: it only
 // raises the point. A pool of zero or less yields a Value of 0.
 func XoffPoint(poolBytes int64, alphaLog2 int) Derivation {
-	pool := nonNeg(poolBytes)
-	k := max(MinAlphaLog2, min(alphaLog2, MaxAlphaLog2))
-	var x int64
-	var alpha string
-	if k >= 0 {
-		// pool·a/(a+1) = pool − pool/(a+1), exact in integers and overflow-free.
-		a := int64(1) << k
-		q := pool / (a + 1)
-		if pool%(a+1) != 0 {
-			q++
-		}
-		x = pool - q
-		alpha = strconv.FormatInt(a, 10)
-	} else {
-		// α = 1/2^m: α/(1+α) = 1/(2^m + 1).
-		d := int64(1) << -k
-		x = pool / (d + 1)
-		alpha = "1/" + strconv.FormatInt(d, 10)
-	}
+	// The one group alone is the congested point with N = 1.
+	p := dynamicThreshold(poolBytes, alphaLog2, 1)
 	return Derivation{
 		Field:   "xoff-point",
-		Value:   x,
+		Value:   p.point,
 		Unit:    "B",
 		Formula: "xoff_point = α/(1+α)·pool, α = 2^k   (single ingress PG → single egress queue; ECN Kmax must stay below it)",
 		Inputs: []Input{
-			intIn("pool", pool, "B"),
-			intIn("k", int64(k), ""),
-			{"α", alpha},
+			intIn("pool", p.pool, "B"),
+			intIn("k", int64(p.k), ""),
+			{"α", p.alpha},
 		},
 		Source: srcDynamicThreshold,
 	}

@@ -6,32 +6,6 @@ import (
 	"testing"
 )
 
-func TestXoffPoint(t *testing.T) {
-	tests := []struct {
-		pool  int64
-		alpha int
-		want  int64
-	}{
-		{48_000_000, 0, 24_000_000},  // α = 1: half
-		{48_000_000, 1, 32_000_000},  // α = 2: 2/3
-		{48_000_000, -1, 16_000_000}, // α = 1/2: 1/3
-		{48_000_000, 3, 42_666_666},  // α = 8: 8/9, rounded down
-		{48_000_000, -7, 372_093},    // α = 1/128: 1/129
-		{100, 0, 50},
-		{101, 0, 50},
-		{0, 0, 0},
-		{-5, 0, 0},
-		{math.MaxInt64, 0, math.MaxInt64 / 2},
-		{math.MaxInt64, 100, math.MaxInt64 - math.MaxInt64/65537 - 1}, // clamped to 2^16
-		{1000, -100, 0}, // clamped to 1/65536
-	}
-	for _, tt := range tests {
-		if got := XoffPoint(tt.pool, tt.alpha).Value; got != tt.want {
-			t.Errorf("XoffPoint(%d, %d) = %d, want %d", tt.pool, tt.alpha, got, tt.want)
-		}
-	}
-}
-
 // TestECNBeforePFC is the sanity rule of physics.md §2 with the numbers of
 // the package documentation: 30 % of a 160 MB buffer, α = 1.
 func TestECNBeforePFC(t *testing.T) {

@@ -135,22 +135,18 @@ func ConventionBudget(in ConventionBudgetInput) (d Derivation, minimum, headroom
 // treated as spectrum, the larger.
 func ConventionHeadroom(convention string, xoff, xon int64) Derivation {
 	x, n := nonNeg(xoff), nonNeg(xon)
+	headroom, xonName := satAdd(x, n), "xon"
+	formula := "headroom = xoff + xon   (spectrum: the profile's size)"
 	if convention == ConventionBroadcomXGS {
-		return Derivation{
-			Field:   "headroom",
-			Value:   x,
-			Unit:    "B",
-			Formula: "headroom = xoff   (broadcom-xgs: xoff is drawn from the shared headroom pool; xon_offset lies below the XOFF point and reserves nothing)",
-			Inputs:  []Input{intIn("xoff", x, "B"), intIn("xon_offset", n, "B")},
-			Source:  srcConvention,
-		}
+		headroom, xonName = x, "xon_offset"
+		formula = "headroom = xoff   (broadcom-xgs: xoff is drawn from the shared headroom pool; xon_offset lies below the XOFF point and reserves nothing)"
 	}
 	return Derivation{
 		Field:   "headroom",
-		Value:   satAdd(x, n),
+		Value:   headroom,
 		Unit:    "B",
-		Formula: "headroom = xoff + xon   (spectrum: the profile's size)",
-		Inputs:  []Input{intIn("xoff", x, "B"), intIn("xon", n, "B")},
+		Formula: formula,
+		Inputs:  []Input{intIn("xoff", x, "B"), intIn(xonName, n, "B")},
 		Source:  srcConvention,
 	}
 }

@@ -41,6 +41,36 @@ const MaxCongestedQueues = 1 << 20
 // [MaxCongestedQueues] as that; alphaLog2 is clamped as in [XoffPoint]. The
 // result is rounded down to whole bytes.
 func CongestedXoffPoint(poolBytes int64, alphaLog2 int, n int) Derivation {
+	p := dynamicThreshold(poolBytes, alphaLog2, n)
+	return Derivation{
+		Field: "xoff-point",
+		Value: p.point,
+		Unit:  "B",
+		Formula: "xoff_point = α·pool/(1 + N·α), α = 2^k   (N lossless priority groups congested at once, " +
+			"each held to α·(pool − Σ held); ECN must mark below it)",
+		Inputs: []Input{
+			intIn("pool", p.pool, "B"),
+			intIn("k", int64(p.k), ""),
+			{"α", p.alpha},
+			intIn("N", p.n, ""),
+		},
+		Source: srcCongestedXoff,
+	}
+}
+
+// thresholdPoint is where n priority groups congested alike stop under a
+// dynamic threshold, with its inputs as clamped.
+type thresholdPoint struct {
+	pool  int64  // the pool, 0 for a negative one
+	k     int    // alphaLog2 clamped to MinAlphaLog2..MaxAlphaLog2
+	alpha string // α = 2^k as explain prints it: "2", "1/128"
+	n     int64  // n clamped to 1..MaxCongestedQueues
+	point int64  // α·pool/(1 + n·α), rounded down
+}
+
+// dynamicThreshold computes the point [CongestedXoffPoint] and, with n = 1,
+// [XoffPoint] return, exactly and without overflow for every input.
+func dynamicThreshold(poolBytes int64, alphaLog2, n int) thresholdPoint {
 	pool := nonNeg(poolBytes)
 	k := max(MinAlphaLog2, min(alphaLog2, MaxAlphaLog2))
 	q := uint64(max(1, min(n, MaxCongestedQueues)))
@@ -59,20 +89,7 @@ func CongestedXoffPoint(poolBytes int64, alphaLog2 int, n int) Derivation {
 		x = uint64(pool) / (d + q)
 		alpha = "1/" + strconv.FormatUint(d, 10)
 	}
-	return Derivation{
-		Field: "xoff-point",
-		Value: int64(x),
-		Unit:  "B",
-		Formula: "xoff_point = α·pool/(1 + N·α), α = 2^k   (N lossless priority groups congested at once, " +
-			"each held to α·(pool − Σ held); ECN must mark below it)",
-		Inputs: []Input{
-			intIn("pool", pool, "B"),
-			intIn("k", int64(k), ""),
-			{"α", alpha},
-			intIn("N", int64(q), ""),
-		},
-		Source: srcCongestedXoff,
-	}
+	return thresholdPoint{pool: pool, k: k, alpha: alpha, n: int64(q), point: int64(x)}
 }
 
 // CongestedQueues returns the number of lossless priority groups a switch

@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+// TestCongestedXoffPoint checks the rows with n of 1 or less against
+// XoffPoint too: one group alone is the congested point with N = 1.
 func TestCongestedXoffPoint(t *testing.T) {
 	tests := []struct {
 		pool  int64
@@ -13,24 +15,36 @@ func TestCongestedXoffPoint(t *testing.T) {
 		want  int64
 	}{
 		// The numbers of issue-sized fabrics: 30 % reserved, α = 1.
-		{48_000_000, 0, 64, 738_461},  // SN5600, 64 ports: 0.74 MB
-		{51_980_592, 0, 128, 402_950}, // Tomahawk 5 at 128×400G: 0.40 MB
-		{51_980_592, 0, 512, 101_326}, // Tomahawk 5 at 512×100G
-		{48_000_000, 0, 1, 24_000_000},
-		{48_000_000, 1, 1, 32_000_000},
-		{48_000_000, 1, 64, 744_186},   // α = 2: 2·pool/129
-		{48_000_000, -1, 64, 727_272},  // α = 1/2: pool/66
-		{48_000_000, -7, 1, 372_093},   // α = 1/128, one queue
-		{48_000_000, 0, 0, 24_000_000}, // n < 1 counts as 1
+		{48_000_000, 0, 64, 738_461},    // SN5600, 64 ports: 0.74 MB
+		{51_980_592, 0, 128, 402_950},   // Tomahawk 5 at 128×400G: 0.40 MB
+		{51_980_592, 0, 512, 101_326},   // Tomahawk 5 at 512×100G
+		{48_000_000, 0, 1, 24_000_000},  // α = 1: half
+		{48_000_000, 1, 1, 32_000_000},  // α = 2: 2/3
+		{48_000_000, -1, 1, 16_000_000}, // α = 1/2: 1/3
+		{48_000_000, 3, 1, 42_666_666},  // α = 8: 8/9, rounded down
+		{48_000_000, 1, 64, 744_186},    // α = 2: 2·pool/129
+		{48_000_000, -1, 64, 727_272},   // α = 1/2: pool/66
+		{48_000_000, -7, 1, 372_093},    // α = 1/128, one queue
+		{48_000_000, 0, 0, 24_000_000},  // n < 1 counts as 1
 		{48_000_000, 0, -5, 24_000_000},
+		{100, 0, 1, 50},
+		{101, 0, 1, 50},
+		{0, 0, 1, 0},
+		{-5, 0, 1, 0},
 		{0, 0, 64, 0},
 		{-1, 0, 64, 0},
+		{math.MaxInt64, 0, 1, math.MaxInt64 / 2},
+		{math.MaxInt64, 100, 1, math.MaxInt64 - math.MaxInt64/65537 - 1}, // α clamped to 2^16
+		{1000, -100, 1, 0}, // α clamped to 1/65536
 		{math.MaxInt64, 16, MaxCongestedQueues * 4, 8796093022079}, // (2^63−1)·2^16/(2^36+1): N clamped, no overflow
 	}
 	for _, tt := range tests {
 		d := CongestedXoffPoint(tt.pool, tt.alpha, tt.n)
 		if d.Value != tt.want {
 			t.Errorf("CongestedXoffPoint(%d, %d, %d) = %d, want %d", tt.pool, tt.alpha, tt.n, d.Value, tt.want)
+		}
+		if got := XoffPoint(tt.pool, tt.alpha).Value; tt.n <= 1 && got != tt.want {
+			t.Errorf("XoffPoint(%d, %d) = %d, want %d", tt.pool, tt.alpha, got, tt.want)
 		}
 	}
 	// One congested queue is the single-PG point.

@@ -213,7 +213,12 @@ func (u fluidUnits) mark(q float64) float64 {
 
 // pow1m returns (1−p)^x.
 func pow1m(p, x float64) float64 {
-	if p >= 1 {
+	switch {
+	case p <= 0:
+		// A queue below Kmin marks nothing, most of a run's steps: 1
+		// without math.Exp, the model's cost (x is finite).
+		return 1
+	case p >= 1:
 		return 0
 	}
 	return math.Exp(x * math.Log1p(-p))

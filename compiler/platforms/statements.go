@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -123,7 +124,7 @@ func decodeStatements(b []byte) (*statementIndex, error) {
 			_, alts := ParseCondition(w)
 			for _, alt := range alts {
 				if _, ok := StatementConditions[alt]; !ok {
-					return nil, fmt.Errorf("%s: unknown condition %q (known: %s)", at, w, strings.Join(sortedKeys(StatementConditions), ", "))
+					return nil, fmt.Errorf("%s: unknown condition %q (known: %s)", at, w, strings.Join(slices.Sorted(maps.Keys(StatementConditions)), ", "))
 				}
 			}
 		}
@@ -136,15 +137,6 @@ func decodeStatements(b []byte) (*statementIndex, error) {
 		idx.byForm[r.Platform][r.Form] = i
 	}
 	return idx, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // ValidateStatements reports whether the embedded statement table decodes
