@@ -103,12 +103,7 @@ func newApplyCmd() *cobra.Command {
 		Long:  applyDoc,
 		Example: "  rocefab plan lab -o lab.plan && rocefab apply lab.plan\n" +
 			"  rocefab apply lab --auto-approve --canary 2 --wave 10%",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return withCode(exitPlanError, fmt.Errorf("apply takes one PLAN or PATH, got %d arguments: %s", len(args), strings.Join(args, " ")))
-			}
-			return nil
-		},
+		Args: atMostOne("apply", "PLAN or PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runApply(cmd, a, args) },
 	}
 	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
@@ -123,7 +118,7 @@ func newApplyCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&a.timeout, "timeout", 2*time.Minute, "how long each read, push, confirm or rollback of a device may take")
 	cmd.Flags().StringVar(&a.kubeContext, "kube-context", "", "with a quarantine plan: the kubeconfig context kubectl cordons its Kubernetes nodes in (passed as --context)")
 	cmd.Flags().StringVar(&a.prometheus, "prometheus", "", "with a quarantine plan diagnosed from Prometheus: the server's URL with its credentials, which the plan does not keep")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withCode(exitPlanError, formatFlagHint(c, err)) })
+	cmd.SetFlagErrorFunc(planFlagError)
 	return cmd
 }
 
@@ -169,22 +164,18 @@ func runApply(cmd *cobra.Command, a applyArgs, args []string) error {
 			return withCode(exitPlanError, errors.New("--only: a saved plan covers the devices it was made for; plan again with --only"))
 		}
 		s, p, err = savedSession(cmd, arg, saved, a)
-		if err != nil {
-			return err
-		}
-		defer s.close()
-		if settled, err = settlePending(ctx, s, a, in, shown); err != nil {
-			return withCode(exitPlanError, err)
-		}
 	} else {
 		s, err = loadSession(cmd, arg, reach{a.inventory, a.plaintext}, a.only, a.parallelism)
-		if err != nil {
-			return err
-		}
-		defer s.close()
-		if settled, err = settlePending(ctx, s, a, in, shown); err != nil {
-			return withCode(exitPlanError, err)
-		}
+	}
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if settled, err = settlePending(ctx, s, a, in, shown); err != nil {
+		return withCode(exitPlanError, err)
+	}
+	if saved == nil {
+		// apply PATH: plan now, show the plan and ask.
 		if p, err = s.plan(ctx, ""); err != nil {
 			return withCode(exitPlanError, err)
 		}

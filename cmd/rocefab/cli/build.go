@@ -213,16 +213,9 @@ func runBuild(cmd *cobra.Command, a buildArgs, args []string) error {
 // buildHeader describes what a build's bytes depend on: the intent's files,
 // the program, and the options that change what is written.
 func buildHeader(in *schema.Intent, a buildArgs) (outdir.Manifest, error) {
-	files := slices.Clone(in.Files)
-	if inv := in.Fabric.Topology.Inventory; inv != "" {
-		if !filepath.IsAbs(inv) {
-			inv = filepath.Join(in.Dir, inv)
-		}
-		files = append(files, inv)
-	}
-	intent, err := outdir.DigestFiles(in.Dir, files)
+	intent, err := intentDigest(in)
 	if err != nil {
-		return outdir.Manifest{}, fmt.Errorf("cannot read intent: %w", err)
+		return outdir.Manifest{}, err
 	}
 	// The program is known by its file (path, size, modification time)
 	// rather than its bytes: reading tens of megabytes on every build would

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -11,7 +12,7 @@ import (
 	"testing"
 )
 
-// TestApplyKilledMidWave builds rocefab, starts `apply` of the small pod
+// TestApplyKilledMidWave starts `apply` of the small pod
 // (smallPod) in waves of 8 and kills it with SIGKILL as soon as a device of its second
 // wave is pushed, leaving commits pushed and never confirmed
 // (running/.rocefab-pending). The next plan reports them first and is not
@@ -21,7 +22,7 @@ import (
 // has nothing to do.
 func TestApplyKilledMidWave(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds rocefab and applies to a pod")
+		t.Skip("applies to a pod")
 	}
 	dir, devices := smallPod(t)
 	unchanged := fmt.Sprintf("Plan: no changes; %d unchanged\n", devices)
@@ -55,17 +56,19 @@ func TestApplyKilledMidWave(t *testing.T) {
 	}
 }
 
-// killApplyInWave2 builds rocefab, runs it in dir with args (an apply) and
-// kills it with SIGKILL as soon as a device of its second wave is pushed.
+// killApplyInWave2 runs rocefab in a process of its own in dir with args
+// (an apply) and kills it with SIGKILL as soon as a device of its second
+// wave is pushed. The process is this test binary standing in for rocefab
+// (TestMain), which runs the command line as main does: building
+// ./cmd/rocefab would cost each test seconds of linking.
 func killApplyInWave2(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rocefab")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/rocefab")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	apply := exec.Command(bin, args...)
+	apply := exec.Command(self, args...)
+	apply.Env = append(os.Environ(), "ROCEFAB_RUN_MAIN=1")
 	apply.Dir = dir
 	stderr, err := apply.StderrPipe()
 	if err != nil {
@@ -106,7 +109,7 @@ func killApplyInWave2(t *testing.T, dir string, args ...string) {
 // nothing to do.
 func TestApplyKilledOverGNMI(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds rocefab")
+		t.Skip("kills an apply over gNMI")
 	}
 	dir := gnmiLab(t)
 	servers := gnmiFabric(t, dir, true)

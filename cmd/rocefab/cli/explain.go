@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,14 +115,29 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 		summarizeDiags(cmd, ds)
 		return withCode(exitFindings, fmt.Errorf("the intent does not compile"))
 	}
+	vals, err := explainTarget(fab, target, field)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := printExplained(cmd.OutOrStdout(), a.format, vals); err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
+}
+
+// explainTarget returns the values explain prints for target, DEVICE or
+// DEVICE:PORT of fab: the device's derivations, a server's place in the
+// fabric and the NCCL traffic class of each tenant on it; with field,
+// only those whose name contains it.
+func explainTarget(fab *ir.Fabric, target, field string) ([]explained, error) {
 	name, port, _ := strings.Cut(target, ":")
 	d := fab.Device(name)
 	if d == nil {
-		return withCode(exitError, fmt.Errorf("no device %s in %s (devices are named like %s)", diag.Quote(name), fab.Name, fab.Devices[0].Name))
+		return nil, fmt.Errorf("no device %s in %s (devices are named like %s)", diag.Quote(name), fab.Name, fab.Devices[0].Name)
 	}
 	vals, err := explainDevice(d, port)
 	if err != nil {
-		return withCode(exitError, err)
+		return nil, err
 	}
 	vals = append(vals, explainPosition(fab, d)...)
 	if d.Host != nil && port == "" {
@@ -132,34 +148,36 @@ func runExplain(cmd *cobra.Command, a explainArgs, args []string) error {
 			}
 		}
 	}
-	if field != "" {
-		var keep []explained
-		for _, v := range vals {
-			if strings.Contains(v.Field, field) {
-				keep = append(keep, v)
-			}
-		}
-		if len(keep) == 0 {
-			var names []string
-			for _, v := range vals {
-				names = append(names, v.Field)
-			}
-			return withCode(exitError, fmt.Errorf("no derived value %s for %s: there are %s", diag.Quote(field), target, strings.Join(names, ", ")))
-		}
-		vals = keep
+	if field == "" {
+		return vals, nil
 	}
-	out := cmd.OutOrStdout()
-	if a.format == "json" {
+	var keep []explained
+	for _, v := range vals {
+		if strings.Contains(v.Field, field) {
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) == 0 {
+		var names []string
+		for _, v := range vals {
+			names = append(names, v.Field)
+		}
+		return nil, fmt.Errorf("no derived value %s for %s: there are %s", diag.Quote(field), target, strings.Join(names, ", "))
+	}
+	return keep, nil
+}
+
+// printExplained prints vals in format: text, each value with its formula,
+// inputs, source and intent field, or json.
+func printExplained(out io.Writer, format string, vals []explained) error {
+	if format == "json" {
 		if vals == nil {
 			vals = []explained{}
 		}
 		enc := json.NewEncoder(out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(vals); err != nil {
-			return withCode(exitError, err)
-		}
-		return nil
+		return enc.Encode(vals)
 	}
 	for _, v := range vals {
 		where := v.Device

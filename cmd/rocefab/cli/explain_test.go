@@ -100,6 +100,7 @@ func TestExplainMatchesArtifacts(t *testing.T) {
 			for _, a := range wide {
 				env[a.Path] = string(a.Content)
 			}
+			explainOf := exampleExplainer(t, src, fab)
 			checked := 0
 			for _, d := range pickDevices(fab) {
 				arts, err := renderDevice(d, renderOptions{})
@@ -110,7 +111,7 @@ func TestExplainMatchesArtifacts(t *testing.T) {
 				for _, a := range arts {
 					files[a.Path] = string(a.Content)
 				}
-				for _, v := range explainJSON(t, src, d.Name) {
+				for _, v := range explainOf(d.Name) {
 					if _, ok := notConfigured[stripIndex(v.Field)]; ok {
 						continue
 					}

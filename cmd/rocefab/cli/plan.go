@@ -105,20 +105,32 @@ func newPlanCmd() *cobra.Command {
 		Example: "  rocefab plan examples/pod-2048\n" +
 			"  rocefab plan examples/pod-2048 -o pod-2048.plan --only 'leaf-r0-*'\n" +
 			"  rocefab plan examples/pod-2048 --format json --detailed-exitcode > plan.json || test $? -eq 2",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return withCode(exitPlanError, fmt.Errorf("plan takes one PATH, got %d arguments: %s", len(args), strings.Join(args, " ")))
-			}
-			return nil
-		},
+		Args: atMostOne("plan", "PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlan(cmd, a, args) },
 	}
 	addPlanFlags(cmd, &a.inventory, &a.plaintext, &a.only, &a.parallelism)
 	cmd.Flags().StringVar(&a.format, "format", "text", "output format: text or json")
 	cmd.Flags().VarP(outOrFormat{&a.out, &a.format}, "out", "o", "save the plan to this file (versioned JSON), for apply; -out PLAN too, and -o json prints it as --format json does")
 	cmd.Flags().BoolVar(&a.detailed, "detailed-exitcode", false, "exit 2 when the plan changes devices, 0 when it changes none")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withCode(exitPlanError, formatFlagHint(c, err)) })
+	cmd.SetFlagErrorFunc(planFlagError)
 	return cmd
+}
+
+// atMostOne refuses more than one argument to command, which takes one
+// what, with plan's and apply's exit code for arguments they cannot run.
+func atMostOne(command, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return withCode(exitPlanError, fmt.Errorf("%s takes one %s, got %d arguments: %s", command, what, len(args), strings.Join(args, " ")))
+		}
+		return nil
+	}
+}
+
+// planFlagError is plan's and apply's flag error: their exit code for
+// arguments they cannot run, with the hint of formatFlagHint.
+func planFlagError(c *cobra.Command, err error) error {
+	return withCode(exitPlanError, formatFlagHint(c, err))
 }
 
 // addPlanFlags adds the flags plan and apply share.

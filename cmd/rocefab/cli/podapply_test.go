@@ -65,24 +65,11 @@ func smallPod(t *testing.T) (string, int) {
 	t.Helper()
 	dir := copyExample(t, "pod-2048")
 	path := filepath.Join(dir, "fabric.cue")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	intent := string(b)
-	for from, to := range map[string]string{
+	cutIntent(t, path, path, map[string]string{
 		"servers: 256":      fmt.Sprintf("servers: %d", smallPodServers),
 		`"gpu-[0000-0191]"`: fmt.Sprintf(`"gpu-[0000-%04d]"`, smallPodServers*3/4-1),
 		`"gpu-[0192-0255]"`: fmt.Sprintf(`"gpu-[%04d-%04d]"`, smallPodServers*3/4, smallPodServers-1),
-	} {
-		if !strings.Contains(intent, from) {
-			t.Fatalf("examples/pod-2048/fabric.cue has no %s to cut the pod with", from)
-		}
-		intent = strings.Replace(intent, from, to, 1)
-	}
-	if err := os.WriteFile(path, []byte(intent), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	})
 	kept := map[string]bool{}
 	for _, d := range compileIntent(t, dir).Devices {
 		kept[d.Name] = true
@@ -99,6 +86,27 @@ func smallPod(t *testing.T) (string, int) {
 		}
 	}
 	return dir, len(kept)
+}
+
+// cutIntent writes the intent file src to dst (which may be src) with
+// each text of cuts replaced once by its replacement. An intent without
+// one of the texts fails t: the example changed under the test.
+func cutIntent(t *testing.T, src, dst string, cuts map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intent := string(b)
+	for from, to := range cuts {
+		if !strings.Contains(intent, from) {
+			t.Fatalf("%s has no %s to cut it with", src, from)
+		}
+		intent = strings.Replace(intent, from, to, 1)
+	}
+	if err := os.WriteFile(dst, []byte(intent), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // runningFiles returns every file below dir/running, by relative path.

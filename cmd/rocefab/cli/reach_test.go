@@ -508,7 +508,8 @@ func lines(f func([]byte, []byte) ([]byte, error)) func([]byte, string) ([]byte,
 // TestInventorySSHPlanApplyPlan is plan -> apply -> plan on a pod with
 // its EOS leaves behind SSH (configuration sessions, commit timers) and
 // its spines in running/: the plan changes every leaf, apply converges
-// them wave by wave and confirms their commits, the next plan is empty,
+// them wave by wave and confirms their commits, printing under each leaf
+// the diff the switch printed of its push, the next plan is empty,
 // the leaves' configuration outside rocefab's scope is byte for byte what
 // it was, and the password is nowhere.
 func TestInventorySSHPlanApplyPlan(t *testing.T) {
@@ -539,6 +540,7 @@ func TestInventorySSHPlanApplyPlan(t *testing.T) {
 	if !strings.Contains(out, "0 rolled back, ") || !strings.Contains(out, " 0 unknown") {
 		t.Errorf("apply report:\n%s", out)
 	}
+	saysDeviceDiffs(t, out, errOut, devs)
 	for n, d := range devs {
 		if d.Pending() != "" {
 			t.Errorf("%s: a commit waits for its confirmation", n)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler"
@@ -22,10 +23,30 @@ import (
 	"github.com/rocefab/rocefab/targets/routing"
 )
 
-// compileExample compiles examples/<name> and returns its fabric and
-// SUMMARY.md.
+// compiledExample is an example's path, fabric and SUMMARY.md.
+type compiledExample struct {
+	src string
+	fab *ir.Fabric
+	md  string
+}
+
+// compiledExamples holds each example compileExample compiled, for every
+// test of the binary that reads it: hyperscale-100k takes seconds to
+// compile, and the tests only read the fabric.
+var compiledExamples struct {
+	sync.Mutex
+	byName map[string]compiledExample
+}
+
+// compileExample compiles examples/<name> (once for the test binary) and
+// returns its path, fabric and SUMMARY.md.
 func compileExample(t *testing.T, name string) (string, *ir.Fabric, string) {
 	t.Helper()
+	compiledExamples.Lock()
+	defer compiledExamples.Unlock()
+	if c, ok := compiledExamples.byName[name]; ok {
+		return c.src, c.fab, c.md
+	}
 	src := filepath.Join(repoRoot(t), "examples", name)
 	in, ds, err := schema.Load(src)
 	if err != nil || in == nil {
@@ -35,7 +56,12 @@ func compileExample(t *testing.T, name string) (string, *ir.Fabric, string) {
 	if fab == nil {
 		t.Fatalf("compile %s: %v", name, ds)
 	}
-	return src, fab, string(renderSummary(t, fab, ds, in.Dir))
+	c := compiledExample{src: src, fab: fab, md: string(renderSummary(t, fab, ds, in.Dir))}
+	if compiledExamples.byName == nil {
+		compiledExamples.byName = map[string]compiledExample{}
+	}
+	compiledExamples.byName[name] = c
+	return c.src, c.fab, c.md
 }
 
 // renderSummary renders SUMMARY.md as build does, after the fabric-wide
@@ -234,15 +260,64 @@ func TestSummaryMarkdown(t *testing.T) {
 // explainJSON runs explain --format json on target and returns its values.
 func explainJSON(t *testing.T, src, target string) []explained {
 	t.Helper()
+	return decodeExplained(t, explainStdout(t, src, target))
+}
+
+// explainStdout runs explain --format json on target and returns what it
+// prints.
+func explainStdout(t *testing.T, src, target string) []byte {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	if code := Run([]string{"explain", src, target, "--format", "json"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("explain %s: exit %d: %s", target, code, stderr.String())
 	}
+	return stdout.Bytes()
+}
+
+func decodeExplained(t *testing.T, js []byte) []explained {
+	t.Helper()
 	var vals []explained
-	if err := json.Unmarshal(stdout.Bytes(), &vals); err != nil {
+	if err := json.Unmarshal(js, &vals); err != nil {
 		t.Fatal(err)
 	}
 	return vals
+}
+
+// explainedByCommand holds the examples whose first explained device
+// exampleExplainer has checked against the command itself.
+var explainedByCommand sync.Map
+
+// exampleExplainer returns what explain --format json prints for a device
+// of the example at src, compiled into fab (compileExample): the
+// command's operation (explainTarget) on fab, printed and read back as
+// the command prints it. The first device asked for of each example is
+// explained by the command itself too, which compiles the example on its
+// own, and must print the same bytes; the others are not, so that the
+// example is not compiled again for every device.
+func exampleExplainer(t *testing.T, src string, fab *ir.Fabric) func(dev string) []explained {
+	cache := map[string][]explained{}
+	return func(dev string) []explained {
+		t.Helper()
+		if v, ok := cache[dev]; ok {
+			return v
+		}
+		vals, err := explainTarget(fab, dev, "")
+		if err != nil {
+			t.Fatalf("explain %s: %v", dev, err)
+		}
+		var js bytes.Buffer
+		if err := printExplained(&js, "json", vals); err != nil {
+			t.Fatal(err)
+		}
+		if _, done := explainedByCommand.Load(src); !done {
+			if cmd := explainStdout(t, src, dev); !bytes.Equal(cmd, js.Bytes()) {
+				t.Fatalf("explain %s %s --format json prints what explainTarget on the compiled example does not:\n%s\nwant\n%s", src, dev, cmd, js.Bytes())
+			}
+			explainedByCommand.Store(src, true)
+		}
+		cache[dev] = decodeExplained(t, js.Bytes())
+		return cache[dev]
+	}
 }
 
 func fieldBytes(vals []explained, field string) string {
@@ -281,14 +356,7 @@ func TestSummaryAgreesWithExplain(t *testing.T) {
 				return b.String()
 			}
 
-			explainCache := map[string][]explained{}
-			explainOf := func(dev string) []explained {
-				if v, ok := explainCache[dev]; ok {
-					return v
-				}
-				explainCache[dev] = explainJSON(t, src, dev)
-				return explainCache[dev]
-			}
+			explainOf := exampleExplainer(t, src, fab)
 
 			hd := tableWith(t, tables, "role", "platform", "model", "port class")
 			for _, r := range hd.rows {

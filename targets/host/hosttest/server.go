@@ -17,6 +17,11 @@ import (
 //   - /etc and /usr/local/lib are overlays of this machine's, written in a
 //     tmpfs (host.conf and the runtime land there, never on the machine);
 //   - /run/lock is a tmpfs (the runtime's lock);
+//   - /root is an empty tmpfs, root's home as on a fresh server: the
+//     shell of every session sources root's ~/.bashrc, and this
+//     machine's may start tools of its own in each (a pyenv init that
+//     rehashes under a lock shared by every server costs a session
+//     seconds);
 //   - /usr/local/sbin, first on the PATH sshd gives root, is the
 //     directory of stand-in tools the test gives (mlnx_qos, dcb);
 //   - /sys is the tree Sys: class/net/NAME for each netdev links to the
@@ -52,7 +57,7 @@ func NewServer(t testing.TB, o ServerOptions) *Server {
 	t.Helper()
 	ns := NewNetns(t, o.Netdevs...)
 	Need(t, "util-linux mount", "unshare", "mount", "nsenter")
-	for _, d := range []string{"/etc", "/usr/local/lib", "/usr/local/sbin", "/run/lock"} {
+	for _, d := range []string{"/etc", "/usr/local/lib", "/usr/local/sbin", "/run/lock", "/root"} {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			t.Skipf("needs the directory %s to mount over in the server's mount namespace: %v", d, err)
 		}
@@ -87,6 +92,7 @@ mkdir -p "$D/t" && mount -t tmpfs tmpfs "$D/t" && mkdir "$D/t/eu" "$D/t/ew" "$D/
 mount -t overlay overlay -o lowerdir=/etc,upperdir="$D/t/eu",workdir="$D/t/ew" /etc
 mount -t overlay overlay -o lowerdir=/usr/local/lib,upperdir="$D/t/lu",workdir="$D/t/lw" /usr/local/lib
 mount -t tmpfs tmpfs /run/lock
+mount -t tmpfs tmpfs /root
 mount --bind /sys/devices "$D/sys/devices" && mount --rbind "$D/sys" /sys
 ` + tools + o.Setup + `
 exec "$@"
