@@ -30,8 +30,10 @@ import (
 
 var platform openconfig.Platform
 
-// exampleSwitches compiles the examples once and returns every switch of
-// pod-2048 and multitenant, and the irtest fabric's.
+// exampleSwitches compiles the examples once and returns the first and
+// the last switch of each shape of pod-2048 and multitenant (the others
+// differ from them in their descriptions alone), and every switch of the
+// irtest fabric.
 var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
 	out := irtest.Fabric().Switches()
 	root, err := filepath.Abs("../..")
@@ -47,7 +49,11 @@ var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
 		if f == nil {
 			return nil, fmt.Errorf("%s does not compile", ex)
 		}
-		out = append(out, f.Switches()...)
+		sw, err := openconfig.FirstAndLastOfEachShape(f.Switches())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", ex, err)
+		}
+		out = append(out, sw...)
 	}
 	return out, nil
 })
