@@ -91,34 +91,38 @@ func tcDrifted() tcState {
 	return tcState{qdisc: `[{"kind":"mq","handle":"0:","root":true,"options":{}}]`, classes: "[]"}
 }
 
-const stubMlnxQos = `#!/usr/bin/env bash
+// The stand-ins are POSIX sh scripts that exec cat for what they print: a
+// run of the runtime starts dozens of them, and a stand-in in bash that
+// forks cat costs twice as much as one in sh.
+
+const stubMlnxQos = `#!/bin/sh
 # mlnx_qos stand-in: prints the recorded state; anything but -i DEV is a write.
 st=${ROCEFAB_STUB_STATE:?}
-if [[ $# -eq 2 && $1 == -i ]]; then echo "read mlnx_qos $*" >>"$st/log"; cat "$st/mlnx_qos.$2"; exit 0; fi
-echo "write mlnx_qos $*" >>"$st/log"
-cat "$st/mlnx_qos.$2"
+if [ $# -eq 2 ] && [ "$1" = -i ]; then printf '%s\n' "read mlnx_qos $*" >>"$st/log"; exec cat "$st/mlnx_qos.$2"; fi
+printf '%s\n' "write mlnx_qos $*" >>"$st/log"
+exec cat "$st/mlnx_qos.$2"
 `
 
-const stubDcb = `#!/usr/bin/env bash
+const stubDcb = `#!/bin/sh
 st=${ROCEFAB_STUB_STATE:?}
-if [[ $1 == -j && $3 == show && $4 == dev ]]; then echo "read dcb $*" >>"$st/log"; cat "$st/dcb.$2.$5"; exit 0; fi
-echo "write dcb $*" >>"$st/log"
+if [ "$1" = -j ] && [ "$3" = show ] && [ "$4" = dev ]; then printf '%s\n' "read dcb $*" >>"$st/log"; exec cat "$st/dcb.$2.$5"; fi
+printf '%s\n' "write dcb $*" >>"$st/log"
 `
 
-const stubTc = `#!/usr/bin/env bash
+const stubTc = `#!/bin/sh
 st=${ROCEFAB_STUB_STATE:?}
 case "$*" in
-"-j qdisc show dev "*" root") echo "read tc $*" >>"$st/log"; cat "$st/tc.qdisc.$5" ;;
-"-d -j class show dev "*) echo "read tc $*" >>"$st/log"; cat "$st/tc.class.$6" ;;
-"filter show dev "*" parent 1:") echo "read tc $*" >>"$st/log"; cat "$st/tc.filter.$4" ;;
-*) echo "write tc $*" >>"$st/log" ;;
+"-j qdisc show dev "*" root") printf '%s\n' "read tc $*" >>"$st/log"; exec cat "$st/tc.qdisc.$5" ;;
+"-d -j class show dev "*) printf '%s\n' "read tc $*" >>"$st/log"; exec cat "$st/tc.class.$6" ;;
+"filter show dev "*" parent 1:") printf '%s\n' "read tc $*" >>"$st/log"; exec cat "$st/tc.filter.$4" ;;
+*) printf '%s\n' "write tc $*" >>"$st/log" ;;
 esac
 `
 
-const stubIP = `#!/usr/bin/env bash
+const stubIP = `#!/bin/sh
 st=${ROCEFAB_STUB_STATE:?}
-if [[ "$1 $2 $3 $4" == "-j link show dev" ]]; then echo "read ip $*" >>"$st/log"; cat "$st/ip.$5"; exit 0; fi
-echo "write ip $*" >>"$st/log"
+if [ "$1 $2 $3 $4" = "-j link show dev" ]; then printf '%s\n' "read ip $*" >>"$st/log"; exec cat "$st/ip.$5"; fi
+printf '%s\n' "write ip $*" >>"$st/log"
 `
 
 // world is one stand-in server, with the runtime, its settings and its
