@@ -356,6 +356,10 @@ func eachTool(t *testing.T, f func(t *testing.T, d *ir.Device, ofed bool)) {
 	}
 }
 
+// TestScriptCheckReportsDriftAndChangesNothing checks a drifted server
+// with each tool: --check reports every drift, the single-file host.sh
+// reports the same, --check --json is one document
+// (checkJSONIsOneDocument), and none of the three writes anything.
 func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
@@ -402,6 +406,7 @@ func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 		if out1, _, code1 := w.runSingle("--check"); code1 != code || out1 != out {
 			t.Errorf("host.sh --check: exit %d, and its output differs from the runtime's:\n%s", code1, out1)
 		}
+		checkJSONIsOneDocument(t, w, out, code)
 		if ws := w.writes(); len(ws) > 0 {
 			t.Errorf("--check wrote:\n%s", strings.Join(ws, "\n"))
 		}
@@ -818,37 +823,34 @@ func TestScriptCheckReadsNICFirmware(t *testing.T) {
 	}
 }
 
-// TestCheckJSONIsOneDocument runs --check --json on a drifted server with
-// each tool: stdout is one JSON document naming every setting checked,
-// stderr the text report --check prints, and the exit status that of
-// --check.
-func TestCheckJSONIsOneDocument(t *testing.T) {
-	t.Parallel()
-	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
-		w := newWorld(t, d, hosttest.DriftedNIC(), tcDrifted(), ofed, false)
-		text, _, code := w.run("--check")
-		out, stderr, jcode := w.run("--check", "--json")
-		if jcode != code {
-			t.Errorf("--check --json exit %d, --check %d", jcode, code)
-		}
-		var doc struct {
-			Device   string `json:"device"`
-			Settings []struct {
-				Path string  `json:"path"`
-				Have string  `json:"have"`
-				Want *string `json:"want"`
-			} `json:"settings"`
-		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatalf("stdout is not JSON: %v\n%s", err, out)
-		}
-		if doc.Device != d.Name || len(doc.Settings) == 0 {
-			t.Errorf("document: device %q, %d settings", doc.Device, len(doc.Settings))
-		}
-		if stderr != text {
-			t.Errorf("--check --json stderr differs from --check stdout:\n%s\n---\n%s", stderr, text)
-		}
-	})
+// checkJSONIsOneDocument runs --check --json on w, a drifted server whose
+// --check printed text with exit status code: stdout is one JSON document
+// naming every setting checked, stderr the text report --check prints, and
+// the exit status that of --check. (The drift test calls it with each
+// tool, on the server it has just checked.)
+func checkJSONIsOneDocument(t *testing.T, w *world, text string, code int) {
+	t.Helper()
+	out, stderr, jcode := w.run("--check", "--json")
+	if jcode != code {
+		t.Errorf("--check --json exit %d, --check %d", jcode, code)
+	}
+	var doc struct {
+		Device   string `json:"device"`
+		Settings []struct {
+			Path string  `json:"path"`
+			Have string  `json:"have"`
+			Want *string `json:"want"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if doc.Device != w.d.Name || len(doc.Settings) == 0 {
+		t.Errorf("document: device %q, %d settings", doc.Device, len(doc.Settings))
+	}
+	if stderr != text {
+		t.Errorf("--check --json stderr differs from --check stdout:\n%s\n---\n%s", stderr, text)
+	}
 }
 
 // TestJSONNeedsCheck: --json is a report of a check, never of a run that
