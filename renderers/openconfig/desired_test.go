@@ -2,7 +2,6 @@ package openconfig
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,12 +45,13 @@ func exampleFabricSwitches(t *testing.T) map[string][]*ir.Device {
 // template puts in: the first makes the template and the last reads it
 // with descriptions of its own, so the thousands of switches between
 // them would repeat what these two prove.
-func firstAndLastOfEachShape(sw []*ir.Device) ([]*ir.Device, error) {
+func firstAndLastOfEachShape(t testing.TB, sw []*ir.Device) []*ir.Device {
+	t.Helper()
 	first, last := map[string]int{}, map[string]int{}
 	for i, d := range sw {
 		c, err := plan(d)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", d.Name, err)
+			t.Fatalf("%s: %v", d.Name, err)
 		}
 		k := shape(c)
 		if _, ok := first[k]; !ok {
@@ -69,7 +69,7 @@ func firstAndLastOfEachShape(sw []*ir.Device) ([]*ir.Device, error) {
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // FirstAndLastOfEachShape is firstAndLastOfEachShape for the tests of
@@ -93,11 +93,7 @@ func TestDesiredIsTheArtifactParsed(t *testing.T) {
 		// The /qos of the switches of one shape is the same bytes:
 		// qualified once.
 		qos := map[string]string{}
-		sw, err := firstAndLastOfEachShape(sw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range sw {
+		for _, d := range firstAndLastOfEachShape(t, sw) {
 			ds, err := p.Desired(d)
 			if err != nil {
 				t.Fatalf("%s: %s: %v", name, d.Name, err)

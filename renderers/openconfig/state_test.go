@@ -30,10 +30,8 @@ import (
 
 var platform openconfig.Platform
 
-// exampleSwitches compiles the examples once and returns the first and
-// the last switch of each shape of pod-2048 and multitenant (the others
-// differ from them in their descriptions alone), and every switch of the
-// irtest fabric.
+// exampleSwitches compiles the examples once and returns every switch of
+// pod-2048 and multitenant, and the irtest fabric's.
 var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
 	out := irtest.Fabric().Switches()
 	root, err := filepath.Abs("../..")
@@ -49,22 +47,21 @@ var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
 		if f == nil {
 			return nil, fmt.Errorf("%s does not compile", ex)
 		}
-		sw, err := openconfig.FirstAndLastOfEachShape(f.Switches())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", ex, err)
-		}
-		out = append(out, sw...)
+		out = append(out, f.Switches()...)
 	}
 	return out, nil
 })
 
+// switches returns the first and the last switch of each shape of
+// exampleSwitches: the others differ from them in their descriptions
+// alone.
 func switches(t testing.TB) []*ir.Device {
 	t.Helper()
 	ds, err := exampleSwitches()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ds
+	return openconfig.FirstAndLastOfEachShape(t, ds)
 }
 
 func desired(t testing.TB, d *ir.Device) renderers.State {
