@@ -359,7 +359,9 @@ func eachTool(t *testing.T, f func(t *testing.T, d *ir.Device, ofed bool)) {
 // TestScriptCheckReportsDriftAndChangesNothing checks a drifted server
 // with each tool: --check reports every drift, the single-file host.sh
 // reports the same, --check --json is one document
-// (checkJSONIsOneDocument), and none of the three writes anything.
+// (checkJSONIsOneDocument), laid out as rocefab lays it out
+// (stateLayoutIsTheRuntimes, with dcb), and none of the three writes
+// anything.
 func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	eachTool(t, func(t *testing.T, d *ir.Device, ofed bool) {
@@ -406,7 +408,10 @@ func TestScriptCheckReportsDriftAndChangesNothing(t *testing.T) {
 		if out1, _, code1 := w.runSingle("--check"); code1 != code || out1 != out {
 			t.Errorf("host.sh --check: exit %d, and its output differs from the runtime's:\n%s", code1, out1)
 		}
-		checkJSONIsOneDocument(t, w, out, code)
+		report := checkJSONIsOneDocument(t, w, out, code)
+		if !ofed {
+			stateLayoutIsTheRuntimes(t, report)
+		}
 		if ws := w.writes(); len(ws) > 0 {
 			t.Errorf("--check wrote:\n%s", strings.Join(ws, "\n"))
 		}
@@ -826,9 +831,9 @@ func TestScriptCheckReadsNICFirmware(t *testing.T) {
 // checkJSONIsOneDocument runs --check --json on w, a drifted server whose
 // --check printed text with exit status code: stdout is one JSON document
 // naming every setting checked, stderr the text report --check prints, and
-// the exit status that of --check. (The drift test calls it with each
-// tool, on the server it has just checked.)
-func checkJSONIsOneDocument(t *testing.T, w *world, text string, code int) {
+// the exit status that of --check. It returns the document. (The drift
+// test calls it with each tool, on the server it has just checked.)
+func checkJSONIsOneDocument(t *testing.T, w *world, text string, code int) []byte {
 	t.Helper()
 	out, stderr, jcode := w.run("--check", "--json")
 	if jcode != code {
@@ -851,6 +856,7 @@ func checkJSONIsOneDocument(t *testing.T, w *world, text string, code int) {
 	if stderr != text {
 		t.Errorf("--check --json stderr differs from --check stdout:\n%s\n---\n%s", stderr, text)
 	}
+	return []byte(out)
 }
 
 // TestJSONNeedsCheck: --json is a report of a check, never of a run that
