@@ -25,15 +25,19 @@ type adminPlatform interface {
 	renderers.ScopeChecker
 }
 
-// firstSwitch compiles examples/<example> and returns its first switch
-// of platform.
-func firstSwitch(t *testing.T, example, platform string) *ir.Device {
+// firstSwitch returns the first switch of platform in examples/<example>,
+// which it compiles once for all the calls that share compiled: two
+// platforms' cases read one example.
+func firstSwitch(t *testing.T, compiled map[string]*ir.Fabric, example, platform string) *ir.Device {
 	t.Helper()
-	f, err := compiler.Load(filepath.Join("..", "examples", example), compiler.FrontOptions{})
-	if err != nil || f.Fabric == nil {
-		t.Fatalf("compiling %s: %v", example, err)
+	if compiled[example] == nil {
+		f, err := compiler.Load(filepath.Join("..", "examples", example), compiler.FrontOptions{})
+		if err != nil || f.Fabric == nil {
+			t.Fatalf("compiling %s: %v", example, err)
+		}
+		compiled[example] = f.Fabric
 	}
-	for _, d := range f.Fabric.Devices {
+	for _, d := range compiled[example].Devices {
 		if d.Switch != nil && d.Platform == platform {
 			return d
 		}
@@ -50,6 +54,7 @@ func firstSwitch(t *testing.T, example, platform string) *ir.Device {
 // scope check where the owned scope has no administrative state (EOS,
 // NVUE), and a port the switch does not have is refused.
 func TestPortAdmin(t *testing.T) {
+	compiled := map[string]*ir.Fabric{}
 	for _, c := range []struct {
 		example, platform string
 		r                 renderers.Renderer
@@ -67,7 +72,7 @@ func TestPortAdmin(t *testing.T) {
 			name = "openconfig"
 		}
 		t.Run(name, func(t *testing.T) {
-			d := firstSwitch(t, c.example, c.platform)
+			d := firstSwitch(t, compiled, c.example, c.platform)
 			port := d.Switch.Ports[len(d.Switch.Ports)-1].Name
 			running, err := c.r.Render(d)
 			if err != nil {

@@ -151,19 +151,4 @@ func renderLinks(fab *ir.Fabric, tenants map[string]string) []renderers.Artifact
 
 // appendLabelValue appends a label value escaped as the text exposition
 // format escapes it (\\, \", \n).
-func appendLabelValue(b []byte, s string) []byte {
-	if !strings.ContainsAny(s, "\\\"\n") {
-		return append(b, s...)
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
+func appendLabelValue(b []byte, s string) []byte { return renderers.AppendEscaped(b, s, "\\\"\n") }

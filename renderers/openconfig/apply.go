@@ -178,7 +178,7 @@ func (e *editor) at(obj *jnode, sn *snode, ns string, elems []*gpb.PathElem, val
 	if !keyed {
 		switch {
 		case last && op == opDelete:
-			return e.removeMember(obj, mi), nil
+			return e.remove(obj, mi), nil
 		case last:
 			if m.value.kind == '{' && value[0] != '{' || m.value.kind != '{' && value[0] == '{' {
 				return nil, fmt.Errorf("%s: a value of another shape than the node", p)
@@ -200,7 +200,7 @@ func (e *editor) at(obj *jnode, sn *snode, ns string, elems []*gpb.PathElem, val
 		}
 		switch {
 		case last && op == opDelete:
-			return e.removeElem(arr, i), nil
+			return e.remove(arr, i), nil
 		case last:
 			if value[0] != '{' {
 				return nil, fmt.Errorf("%s: a list entry's value is an object", p)
@@ -470,28 +470,32 @@ func (e *editor) appendElem(arr *jnode, text string) []byte {
 	return e.replaceSpan(lastEnd, lastEnd, sep+val)
 }
 
-// removeMember deletes member i of obj with the comma that separates it.
-func (e *editor) removeMember(obj *jnode, i int) []byte {
-	ms := obj.members
-	switch {
-	case len(ms) == 1:
-		return e.replaceSpan(obj.start, obj.end, "{}")
-	case i < len(ms)-1:
-		return e.replaceSpan(ms[i].start, ms[i+1].start, "")
+// remove deletes member or element i of container c (an object or an
+// array) with the comma that separates it, leaving an empty container
+// when it was the only one.
+func (e *editor) remove(c *jnode, i int) []byte {
+	// span is where item j stands: a member from its name's quote to the
+	// end of its value, an element as itself.
+	span := func(j int) (start, end int) {
+		if c.kind == '{' {
+			return c.members[j].start, c.members[j].value.end
+		}
+		return c.elems[j].start, c.elems[j].end
 	}
-	return e.replaceSpan(ms[i-1].value.end, ms[i].value.end, "")
-}
-
-// removeElem deletes element i of arr with the comma that separates it.
-func (e *editor) removeElem(arr *jnode, i int) []byte {
-	es := arr.elems
+	n := len(c.members) + len(c.elems)
 	switch {
-	case len(es) == 1:
-		return e.replaceSpan(arr.start, arr.end, "[]")
-	case i < len(es)-1:
-		return e.replaceSpan(es[i].start, es[i+1].start, "")
+	case n == 1 && c.kind == '{':
+		return e.replaceSpan(c.start, c.end, "{}")
+	case n == 1:
+		return e.replaceSpan(c.start, c.end, "[]")
+	case i < n-1:
+		start, _ := span(i)
+		next, _ := span(i + 1)
+		return e.replaceSpan(start, next, "")
 	}
-	return e.replaceSpan(es[i-1].end, es[i].end, "")
+	_, prevEnd := span(i - 1)
+	_, end := span(i)
+	return e.replaceSpan(prevEnd, end, "")
 }
 
 func (e *editor) replaceSpan(from, to int, with string) []byte {

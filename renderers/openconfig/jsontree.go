@@ -109,63 +109,59 @@ func (p *jparser) value(depth int) (*jnode, error) {
 }
 
 func (p *jparser) object(depth int) (*jnode, error) {
-	n := &jnode{kind: '{', start: p.i}
-	p.i++
-	p.space()
-	if p.i < len(p.src) && p.src[p.i] == '}' {
-		p.i++
-		n.end = p.i
-		return n, nil
-	}
-	for {
-		p.space()
+	return p.container(depth, '{', '}', "an object", func(n *jnode) error {
 		if p.i >= len(p.src) || p.src[p.i] != '"' {
-			return nil, p.errorf("want a member name")
+			return p.errorf("want a member name")
 		}
 		at := p.i
 		name, err := p.str()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.space()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
-			return nil, p.errorf("want ':' after member %q", name)
+			return p.errorf("want ':' after member %q", name)
 		}
 		p.i++
 		p.space()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.members = append(n.members, jmember{name: name, start: at, value: v})
-		done, err := p.next('}', "an object")
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			n.end = p.i
-			return n, nil
-		}
-	}
+		return nil
+	})
 }
 
 func (p *jparser) array(depth int) (*jnode, error) {
-	n := &jnode{kind: '[', start: p.i}
+	return p.container(depth, '[', ']', "an array", func(n *jnode) error {
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		n.elems = append(n.elems, v)
+		return nil
+	})
+}
+
+// container reads the object or array (what) of kind at p.i up to its
+// closing byte, each member or element with item, which p.i meets at the
+// item's first byte (after white space) and which adds it to n.
+func (p *jparser) container(depth int, kind, close byte, what string, item func(n *jnode) error) (*jnode, error) {
+	n := &jnode{kind: kind, start: p.i}
 	p.i++
 	p.space()
-	if p.i < len(p.src) && p.src[p.i] == ']' {
+	if p.i < len(p.src) && p.src[p.i] == close {
 		p.i++
 		n.end = p.i
 		return n, nil
 	}
 	for {
 		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
+		if err := item(n); err != nil {
 			return nil, err
 		}
-		n.elems = append(n.elems, v)
-		done, err := p.next(']', "an array")
+		done, err := p.next(close, what)
 		if err != nil {
 			return nil, err
 		}

@@ -300,21 +300,7 @@ func (n *snode) appendKeys(b []byte, names, vals []string) []byte {
 // appendKey escapes a key value for a gNMI path string: ']' and '\'
 // with a backslash, newlines and carriage returns as \n and \r
 // (gnmi-path-strings.md).
-func appendKey(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ']', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
+func appendKey(b []byte, s string) []byte { return renderers.AppendEscaped(b, s, "]\\\n\r") }
 
 // compact is a short value without white space, for comparing "[null]".
 func compact(b []byte) string {

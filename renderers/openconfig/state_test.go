@@ -52,13 +52,16 @@ var exampleSwitches = sync.OnceValues(func() ([]*ir.Device, error) {
 	return out, nil
 })
 
+// switches returns the first and the last switch of each shape of
+// exampleSwitches: the others differ from them in their descriptions
+// alone.
 func switches(t testing.TB) []*ir.Device {
 	t.Helper()
 	ds, err := exampleSwitches()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ds
+	return openconfig.FirstAndLastOfEachShape(t, ds)
 }
 
 func desired(t testing.TB, d *ir.Device) renderers.State {

@@ -61,50 +61,23 @@ func (s *scanner) object(depth int) ([]jmember, int, int, error) {
 func (s *scanner) objectInto(depth int, dst []jmember, collect bool) ([]jmember, int, int, error) {
 	s.ws()
 	start := s.pos
-	if s.pos >= len(s.src) || s.src[s.pos] != '{' {
-		return nil, 0, 0, s.errorf(s.pos, "want an object")
+	empty, err := s.open(depth, '{', '}', "an object")
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	if depth > maxDepth {
-		return nil, 0, 0, s.errorf(s.pos, "nested more than %d levels", maxDepth)
-	}
-	s.pos++
 	ms := dst
-	s.ws()
-	if s.pos < len(s.src) && s.src[s.pos] == '}' {
-		s.pos++
+	if empty {
 		return ms, start, s.pos, nil
 	}
 	for {
-		s.ws()
-		var m jmember
-		m.nameStart = s.pos
-		if collect {
-			name, err := s.str()
-			if err != nil {
-				return nil, 0, 0, err
-			}
-			m.name = name
-		} else if err := s.skipString(); err != nil {
+		m, err := s.member(collect)
+		if err != nil {
 			return nil, 0, 0, err
-		}
-		m.nameEnd = s.pos
-		s.ws()
-		if s.pos >= len(s.src) || s.src[s.pos] != ':' {
-			return nil, 0, 0, s.errorf(s.pos, "want ':' after a member name")
-		}
-		s.pos++
-		s.ws()
-		m.valueStart = s.pos
-		if s.pos < len(s.src) {
-			m.valueKind = s.src[s.pos]
 		}
 		if err := s.skip(depth + 1); err != nil {
 			return nil, 0, 0, err
 		}
 		m.valueEnd = s.pos
-		if m.valueKind != '{' && m.valueKind != '[' && m.valueKind != '"' {
-			m.valueKind = 'v'
-		}
 		if collect {
 			ms = append(ms, m)
 		}
@@ -116,6 +89,59 @@ func (s *scanner) objectInto(depth int, dst []jmember, collect bool) ([]jmember,
 			return ms, start, s.pos, nil
 		}
 	}
+}
+
+// open reads the opening byte of a container (what: an object or a list)
+// at s.pos (after white space), refusing one nested deeper than maxDepth,
+// and, when the container is empty, its closing byte too (empty true).
+func (s *scanner) open(depth int, open, close byte, what string) (empty bool, err error) {
+	s.ws()
+	if s.pos >= len(s.src) || s.src[s.pos] != open {
+		return false, s.errorf(s.pos, "want %s", what)
+	}
+	if depth > maxDepth {
+		return false, s.errorf(s.pos, "nested more than %d levels", maxDepth)
+	}
+	s.pos++
+	s.ws()
+	if s.pos < len(s.src) && s.src[s.pos] == close {
+		s.pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+// member reads a member's name and the colon after it, leaving s.pos at
+// its value (after white space), which the member's valueStart and
+// valueKind describe. Without decode the name is read over, not decoded.
+func (s *scanner) member(decode bool) (jmember, error) {
+	s.ws()
+	m := jmember{nameStart: s.pos}
+	if decode {
+		name, err := s.str()
+		if err != nil {
+			return m, err
+		}
+		m.name = name
+	} else if err := s.skipString(); err != nil {
+		return m, err
+	}
+	m.nameEnd = s.pos
+	s.ws()
+	if s.pos >= len(s.src) || s.src[s.pos] != ':' {
+		return m, s.errorf(s.pos, "want ':' after a member name")
+	}
+	s.pos++
+	s.ws()
+	m.valueStart = s.pos
+	if s.pos < len(s.src) {
+		switch m.valueKind = s.src[s.pos]; m.valueKind {
+		case '{', '[', '"':
+		default:
+			m.valueKind = 'v'
+		}
+	}
+	return m, nil
 }
 
 // next reads what follows a member or an element of a container (what:
@@ -147,14 +173,8 @@ func (s *scanner) skip(depth int) error {
 		_, _, _, err := s.objectInto(depth, nil, false)
 		return err
 	case c == '[':
-		if depth > maxDepth {
-			return s.errorf(s.pos, "nested more than %d levels", maxDepth)
-		}
-		s.pos++
-		s.ws()
-		if s.pos < len(s.src) && s.src[s.pos] == ']' {
-			s.pos++
-			return nil
+		if empty, err := s.open(depth, '[', ']', "a list"); empty || err != nil {
+			return err
 		}
 		for {
 			if err := s.skip(depth + 1); err != nil {

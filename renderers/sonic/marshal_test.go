@@ -86,13 +86,21 @@ func entriesOf(db configDB) []entry {
 }
 
 // marshalReflect is what writeJSON must equal: encoding/json's output.
-func (db configDB) marshalReflect() ([]byte, error) {
+func (db configDB) marshalReflect() ([]byte, error) { return encodingJSON(db, "    ") }
+
+// encodingJSON is what json.Encoder prints of v, indented by indent and
+// without HTML escapes: what the package's own JSON writers must equal,
+// and how a running config_db.json is printed.
+func encodingJSON(v any, indent string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(db); err != nil {
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
+
+// EncodingJSON is encodingJSON for the tests of package sonic_test.
+var EncodingJSON = encodingJSON

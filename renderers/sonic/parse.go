@@ -10,41 +10,13 @@ import (
 // space). fn reads the value itself and returns true, or returns false
 // to have it skipped.
 func (s *scanner) members(depth int, fn func(m jmember) (bool, error)) error {
-	s.ws()
-	if s.pos >= len(s.src) || s.src[s.pos] != '{' {
-		return s.errorf(s.pos, "want an object")
-	}
-	if depth > maxDepth {
-		return s.errorf(s.pos, "nested more than %d levels", maxDepth)
-	}
-	s.pos++
-	s.ws()
-	if s.pos < len(s.src) && s.src[s.pos] == '}' {
-		s.pos++
-		return nil
+	if empty, err := s.open(depth, '{', '}', "an object"); empty || err != nil {
+		return err
 	}
 	for {
-		s.ws()
-		var m jmember
-		m.nameStart = s.pos
-		name, err := s.str()
+		m, err := s.member(true)
 		if err != nil {
 			return err
-		}
-		m.name, m.nameEnd = name, s.pos
-		s.ws()
-		if s.pos >= len(s.src) || s.src[s.pos] != ':' {
-			return s.errorf(s.pos, "want ':' after a member name")
-		}
-		s.pos++
-		s.ws()
-		m.valueStart = s.pos
-		if s.pos < len(s.src) {
-			switch m.valueKind = s.src[s.pos]; m.valueKind {
-			case '{', '[', '"':
-			default:
-				m.valueKind = 'v'
-			}
 		}
 		read, err := fn(m)
 		if err != nil {

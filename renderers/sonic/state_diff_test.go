@@ -102,14 +102,11 @@ func checkEncoding(t *testing.T, i int, rem Remediation) {
 			t.Fatalf("case %d: %s %s: value\n%s\nencoding/json\n%s", i, op.Op, op.Path, op.Value, want)
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rem); err != nil {
+	want, err := encodingJSON(rem, "  ")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rem.encode(); !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("case %d: encoded\n%s\nencoding/json\n%s", i, got, buf.Bytes())
+	if got := rem.encode(); !bytes.Equal(got, want) {
+		t.Fatalf("case %d: encoded\n%s\nencoding/json\n%s", i, got, want)
 	}
 }

@@ -74,14 +74,11 @@ func runningDB(t testing.TB, d *ir.Device, stale bool, edits ...func(db map[stri
 	for _, e := range edits {
 		e(db)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(db); err != nil {
+	b, err := sonic.EncodingJSON(db, "    ")
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return b
 }
 
 func runningArts(d *ir.Device, db []byte) []renderers.Artifact {
