@@ -25,6 +25,7 @@ import (
 // key, is not logged in to, and the error names the device, its address,
 // the fingerprint it presented and the file; the lab mode logs in anyway.
 func TestHostKeys(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, eosLeaves(t, 1))
 	d := w.devs[0]
 	srv := w.srv[d.Name]
@@ -131,6 +132,7 @@ func startAgent(t *testing.T, keys ...any) string {
 // in; an encrypted key without agent or terminal, and a wrong password,
 // fail with errors that carry no secret.
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,13 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
+// Every test serves emulated devices of its own, so most tests run in
+// parallel. Those that wait on a second or less run alone (no
+// t.Parallel): a commit timer of a second that must lapse only after the
+// test saw the push take effect, a plan or step deadline under a second,
+// and the scale test, whose figure is its time. Another test's load on the
+// cores could make them miss it.
+
 // testPassword is the secret every emulated device takes; no output of a
 // test may carry it.
 const testPassword = "s3cret-Do-Not-Print-7f3a"
