@@ -152,13 +152,7 @@ func TestAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc := filepath.Join(dir, "id_enc")
-	blk, err = gossh.MarshalPrivateKeyWithPassphrase(priv, "", []byte(passphrase))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(enc, pem.EncodeToMemory(blk), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	encryptKey(t, priv, enc, passphrase)
 	withKey := startAgent(t, priv)
 	empty := startAgent(t)
 	asked := 0
