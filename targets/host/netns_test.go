@@ -36,6 +36,8 @@ import (
 // from an OS thread that has joined the namespace; the TCP connection
 // then lives there, whichever thread serves it). They need root, iproute2
 // (ip, tc, dcb) and, for SSH, /usr/sbin/sshd, and skip without them.
+// Each has namespaces, files and a server of its own, so they run in
+// parallel.
 
 // newNetns is a network namespace holding "eth0", the interface the test
 // fabric shapes, one end of an up veth pair, and lo up, on a machine with
@@ -198,12 +200,14 @@ func localNetns(t *testing.T) (*hosttest.Netns, *Target, *ir.Device) {
 }
 
 func TestNetnsLocal(t *testing.T) {
+	t.Parallel()
 	ns, tg, d := localNetns(t)
 	converge(t, ns, tg, d)
 	repair(t, ns, tg, d)
 }
 
 func TestNetnsSSH(t *testing.T) {
+	t.Parallel()
 	ns := newNetns(t)
 	srv := hosttest.StartSSHD(t, ns, hosttest.SSHDOptions{})
 	d, rt := shapedServer(t)
@@ -261,6 +265,7 @@ func TestNetnsSSH(t *testing.T) {
 // refused as stale, with the running file that changed, and nothing is
 // pushed.
 func TestNetnsApply(t *testing.T) {
+	t.Parallel()
 	ns, tg, d := localNetns(t)
 	ctx := context.Background()
 	platforms := func(*ir.Device) (renderers.Platform, error) { return rhost.Renderer{}, nil }
@@ -412,6 +417,7 @@ func sudoTarget(t *testing.T, srv *hosttest.SSHD, rt []byte) *Target {
 // error says the server could not be put back (which apply reports as
 // unknown, never rolled back).
 func TestNetnsSudo(t *testing.T) {
+	t.Parallel()
 	line := documentedSudoers(t)
 	d, rt := shapedServer(t)
 	srv := sudoServer(t, line)
@@ -436,14 +442,26 @@ func TestNetnsSudo(t *testing.T) {
 // real sshd in the namespace: a fresh server converges, a knob changed by
 // hand is planned and repaired, and a push of another intent is rolled
 // back.
+//
+// Under -short (the race detector's run, after the full run) only the
+// first driver runs, locally: the other cases take the same Go paths,
+// which TestNetnsLocal and TestNetnsSSH also take, and differ in the
+// runtime's shell, which the race detector does not see.
 func TestNetnsVendorNIC(t *testing.T) {
+	t.Parallel()
 	for i, tc := range irtest.VendorCCs() {
 		vias := []string{"local"}
 		if i == 0 {
 			vias = append(vias, "ssh")
 		}
-		for _, via := range vias {
-			t.Run(tc.Driver+"/"+via, func(t *testing.T) { vendorNIC(t, tc, via) })
+		for j, via := range vias {
+			t.Run(tc.Driver+"/"+via, func(t *testing.T) {
+				if testing.Short() && i+j > 0 {
+					t.Skip("the same Go paths as the first case (-short)")
+				}
+				t.Parallel()
+				vendorNIC(t, tc, via)
+			})
 		}
 	}
 }

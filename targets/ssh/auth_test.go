@@ -25,6 +25,7 @@ import (
 // key, is not logged in to, and the error names the device, its address,
 // the fingerprint it presented and the file; the lab mode logs in anyway.
 func TestHostKeys(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, eosLeaves(t, 1))
 	d := w.devs[0]
 	srv := w.srv[d.Name]
@@ -131,6 +132,7 @@ func startAgent(t *testing.T, keys ...any) string {
 // in; an encrypted key without agent or terminal, and a wrong password,
 // fail with errors that carry no secret.
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -150,13 +152,7 @@ func TestAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc := filepath.Join(dir, "id_enc")
-	blk, err = gossh.MarshalPrivateKeyWithPassphrase(priv, "", []byte(passphrase))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(enc, pem.EncodeToMemory(blk), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	encryptKey(t, priv, enc, passphrase)
 	withKey := startAgent(t, priv)
 	empty := startAgent(t)
 	asked := 0

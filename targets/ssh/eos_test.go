@@ -23,6 +23,7 @@ import (
 // outside the owned scope stays as it was, the device showed its own diff
 // of each push, and the confirmed change was saved.
 func TestEOSPlanApplyPlan(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, eosLeaves(t, 3))
 	before := w.foreign()
 	p, rep := w.planApplyPlan(t)
@@ -45,6 +46,7 @@ func TestEOSPlanApplyPlan(t *testing.T) {
 // input` fails the push with the device's words, the session is aborted
 // and nothing of it reaches the running configuration.
 func TestEOSInvalidInputAborts(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, eosLeaves(t, 1))
 	d := w.devs[0]
 	dev := w.eos[d.Name]
@@ -127,6 +129,11 @@ func TestEOSFaults(t *testing.T) {
 		{"never confirmed", sshtest.Faults{RefuseConfirm: true}, targets.RolledBack, "commit not confirmed", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// A case with a step deadline of its own runs alone (see
+			// world_test.go); the others share the cores.
+			if c.timeout == 0 {
+				t.Parallel()
+			}
 			w := newWorld(t, eosLeaves(t, 3))
 			w.timeout = c.timeout
 			p := w.plan(t)
@@ -197,6 +204,7 @@ func assertNoSecret(t *testing.T, outputs ...string) {
 // the line, and nothing is pushed to any leaf; a leaf changed outside the
 // owned scope (a name server) does not stale it.
 func TestEOSStalePlan(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, eosLeaves(t, 2))
 	p := w.plan(t)
 	other := w.eos[w.devs[0].Name]
@@ -229,6 +237,7 @@ func TestEOSStalePlan(t *testing.T) {
 // (it cannot be taken back once committed): the apply succeeds, and the
 // failure is a warning naming the leaf and the device's words.
 func TestEOSSaveFails(t *testing.T) {
+	t.Parallel()
 	devs := eosLeaves(t, 1)
 	w := newWorld(t, devs)
 	var warnings []string
@@ -260,6 +269,7 @@ func TestEOSSaveFails(t *testing.T) {
 // TestEmptyPush: a push of nothing reaches no device, and its
 // confirmation and rollback succeed without one.
 func TestEmptyPush(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, eosLeaves(t, 1))
 	d := w.devs[0]
 	ctx := context.Background()

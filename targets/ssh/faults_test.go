@@ -43,6 +43,7 @@ type faultyFleet struct {
 // by --confirm-no, or by the switch's own timer, and no revision is left
 // waiting for its confirmation.
 func TestCanaryFaults(t *testing.T) {
+	t.Parallel()
 	for _, pl := range []struct {
 		name    string
 		serve   func(t *testing.T) faultyFleet
@@ -88,6 +89,7 @@ func TestCanaryFaults(t *testing.T) {
 	} {
 		for _, c := range pl.cases {
 			t.Run(pl.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
 				f := pl.serve(t)
 				rep := f.applyFaultyCanary(t, pl.confirm, func(canary string) { f.setFaults(canary, c.faults) }, f.running, c.reason)
 				if f.check != nil {

@@ -102,6 +102,7 @@ func (w *nvWorld) foreign(t *testing.T) map[string]map[string]any {
 // no revision is left behind, the confirmed configuration is saved and
 // everything outside the owned scope is as it was.
 func TestNVUEPlanApplyPlan(t *testing.T) {
+	t.Parallel()
 	w := newNVWorld(t, 2)
 	foreign := w.foreign(t)
 	p, rep := w.planApplyPlan(t)
@@ -133,6 +134,7 @@ func TestNVUEPlanApplyPlan(t *testing.T) {
 // with NVUE's words; the revision is dropped and nothing is applied, and
 // nothing waits to be confirmed or rolled back.
 func TestNVUEInvalidLine(t *testing.T) {
+	t.Parallel()
 	w, d, dev, before := nvSpine(t)
 	// The switch refuses the path as NVUE refuses one its schema lacks.
 	dev.SetFaults(sshtest.Faults{Reject: "no-such-branch"})
@@ -192,6 +194,7 @@ func TestNVUEConfirmTimerLapses(t *testing.T) {
 // TestNVUERollback: Rollback answers a revision whose timer runs with
 // --confirm-no, which reverts it at once.
 func TestNVUERollback(t *testing.T) {
+	t.Parallel()
 	w, d, dev, before := nvSpine(t)
 	p := w.plan(t)
 	ctx := context.Background()
@@ -211,6 +214,7 @@ func TestNVUERollback(t *testing.T) {
 // and nothing is pushed; a change outside the owned scope (the timezone)
 // does not stale it.
 func TestNVUEStalePlan(t *testing.T) {
+	t.Parallel()
 	w := newNVWorld(t, 2)
 	p := w.plan(t)
 	// Another operator renames the first spine: outside what rocefab owns,
@@ -249,6 +253,7 @@ func TestNVUEStalePlan(t *testing.T) {
 // TestNVUEPushWithoutTimer: a push without a timer applies the revision
 // for good with `nv config apply -y`; nothing waits to be confirmed.
 func TestNVUEPushWithoutTimer(t *testing.T) {
+	t.Parallel()
 	w, d, dev, before := nvSpine(t)
 	p := w.plan(t)
 	ctx := context.Background()

@@ -66,6 +66,7 @@ func (w *nxWorld) foreign() map[string]string {
 // confirms by saving, and a second plan is empty; the foreign lines stay,
 // no checkpoint file is left behind.
 func TestNXOSPlanApplyPlan(t *testing.T) {
+	t.Parallel()
 	w := newNXWorld(t, 2)
 	foreign := w.foreign()
 	p, rep := w.planApplyPlan(t)

@@ -22,9 +22,11 @@ import (
 // them, and Settle confirms them with the operator's approval or rolls
 // them back without it; then nothing is pending any more.
 func TestEOSPendingSettled(t *testing.T) {
+	t.Parallel()
 	for _, approve := range []bool{true, false} {
 		name := map[bool]string{true: "approved", false: "refused"}[approve]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			w := newWorld(t, eosLeaves(t, 2))
 			ctx := context.Background()
 			before := map[string][]byte{}
@@ -108,6 +110,7 @@ func TestEOSPendingSettled(t *testing.T) {
 // process (a new target) without the journal has none to report
 // (TestJournalOutlivesTheProcess: with it, it has).
 func TestNXOSPendingInProcess(t *testing.T) {
+	t.Parallel()
 	w := newNXWorld(t, 1)
 	d := w.devs[0]
 	p := w.plan(t)
@@ -148,6 +151,7 @@ func TestNXOSPendingInProcess(t *testing.T) {
 // Settling confirms it (the switch keeps the push) or rolls it back (the
 // switch runs what it ran before), and crosses it out of the journal.
 func TestJournalOutlivesTheProcess(t *testing.T) {
+	t.Parallel()
 	type world struct {
 		*fleet
 		running func(name string) []byte
@@ -165,6 +169,7 @@ func TestJournalOutlivesTheProcess(t *testing.T) {
 	for _, platform := range []string{"nxos", "nvue"} {
 		for _, approve := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/approved-%t", platform, approve), func(t *testing.T) {
+				t.Parallel()
 				w := worlds[platform](t)
 				d := w.devs[0]
 				journal := targets.NewJournal(filepath.Join(t.TempDir(), "pending"))

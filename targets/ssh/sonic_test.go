@@ -106,6 +106,7 @@ func foreignTables(t *testing.T, db []byte) string {
 // behind a checkpoint and confirms by saving, a second plan is empty, the
 // foreign tables are as they were, and nothing is left on the switch.
 func TestSONiCPlanApplyPlan(t *testing.T) {
+	t.Parallel()
 	w := newSonicWorld(t)
 	foreign := map[string]string{}
 	for n, d := range w.dev {
@@ -139,6 +140,7 @@ func TestSONiCConfirmTimerLapses(t *testing.T) {
 // object, which is what the platform's remediation is, and takes the
 // RFC 6902 array the driver makes of it; a plan's apply sends it.
 func TestSONiCApplyPatchTakesAnArray(t *testing.T) {
+	t.Parallel()
 	dev := sshtest.NewSONiC([]byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}}` + "\n"))
 	run := shellOn(dev)
 	object := `{"apply-patch": [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "4200"}]}`
@@ -184,6 +186,7 @@ func firstBreakout(t *testing.T, db map[string]any, mode string) string {
 // TestSONiCBreakout: a port in another breakout mode is broken out with
 // `config interface breakout`, and a second plan is empty.
 func TestSONiCBreakout(t *testing.T) {
+	t.Parallel()
 	var port string
 	w := newSonicWorld(t, func(db map[string]any) { port = firstBreakout(t, db, "1x800G") })
 	w.converges(t, w.plan(t))
@@ -264,6 +267,7 @@ func TestSONiCConfigReload(t *testing.T) {
 // reloading the CONFIG_DB kept before, which GCU's rollback could not
 // recreate the ports of.
 func TestSONiCBreakoutRolledBack(t *testing.T) {
+	t.Parallel()
 	var port string
 	w := newSonicWorld(t, func(db map[string]any) { port = firstBreakout(t, db, "1x800G") })
 	p := w.plan(t)
@@ -302,6 +306,7 @@ func TestSONiCBreakoutRolledBack(t *testing.T) {
 // removing the rows that name its port fails as `config interface
 // breakout` does, "Dependencies Exist", and is rolled back.
 func TestSONiCBreakoutBlockedByDependencies(t *testing.T) {
+	t.Parallel()
 	w := newSonicWorld(t, func(db map[string]any) {
 		port := firstBreakout(t, db, "1x800G")
 		// A field the switch keeps on the port's PORT_QOS_MAP row, which
@@ -347,6 +352,7 @@ func TestSONiCBreakoutBlockedByDependencies(t *testing.T) {
 // shell's noclobber (set -C), so a file already at its path is refused,
 // not overwritten, and the driver's writes all ask for it.
 func TestSONiCWritesNoFileItFindsThere(t *testing.T) {
+	t.Parallel()
 	dev := sshtest.NewSONiC([]byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}}` + "\n"))
 	run := shellOn(dev)
 	if code, out := run("umask 077; set -C; cat > /tmp/theirs.json", "[]"); code != 0 {

@@ -9,6 +9,7 @@ import (
 // array indexes, the result printed as config save writes it, and an
 // operation on a path that is not there refused with its number.
 func TestApplyPatch(t *testing.T) {
+	t.Parallel()
 	doc := []byte(`{"PORT": {"Ethernet0": {"mtu": "9100"}}, "VLAN": {"Vlan10": {"members": ["Ethernet0"]}}, "X": {"a/b": {"c~d": "1"}}}`)
 	got, err := applyPatch(doc, []patchOp{
 		{Op: "replace", Path: "/PORT/Ethernet0/mtu", Value: []byte(`"4200"`)},

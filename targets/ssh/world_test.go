@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +27,13 @@ import (
 	"github.com/rocefab/rocefab/targets/ssh/sshtest"
 	gossh "golang.org/x/crypto/ssh"
 )
+
+// Every test serves emulated devices of its own, so most tests run in
+// parallel. Those that wait on a second or less run alone (no
+// t.Parallel): a commit timer of a second that must lapse only after the
+// test saw the push take effect, a plan or step deadline under a second,
+// and the scale test, whose figure is its time. Another test's load on the
+// cores could make them miss it.
 
 // testPassword is the secret every emulated device takes; no output of a
 // test may carry it.
@@ -84,7 +93,33 @@ func eosApply(running []byte, lines string) ([]byte, error) {
 
 // applyWith enters the remediation lines into the running artifact file
 // of a platform, as the emulated device's own CLI would.
+//
+// A platform's Apply is a function of its input alone, and the emulated
+// devices give it the same input test after test: every push of a plan
+// stages its lines one by one, each entered with every line before it
+// into the running configuration the device started from. Each input is
+// therefore applied once for the test binary (appliedOnce), and the
+// devices get copies of its answer.
 func applyWith(p renderers.Applier, file string, format renderers.Format, running []byte, lines string) ([]byte, error) {
+	key := sha256.Sum256(fmt.Appendf(nil, "%T\x00%s\x00%s\x00%s\x00%s", p, file, format, running, lines))
+	v, _ := appliedOnce.LoadOrStore(key, &appliedInput{})
+	in := v.(*appliedInput)
+	in.once.Do(func() { in.out, in.err = applyOnce(p, file, format, running, lines) })
+	return bytes.Clone(in.out), in.err
+}
+
+// appliedOnce holds the answer of applyOnce to each input applyWith was
+// given, by a digest of the input.
+var appliedOnce sync.Map
+
+// appliedInput is one input's answer, computed by the first caller.
+type appliedInput struct {
+	once sync.Once
+	out  []byte
+	err  error
+}
+
+func applyOnce(p renderers.Applier, file string, format renderers.Format, running []byte, lines string) ([]byte, error) {
 	arts, err := p.Apply([]renderers.Artifact{{Path: "d/" + file, Format: format, Content: running}},
 		renderers.Remediation{Format: renderers.Text, Content: []byte(lines)})
 	if err != nil {

@@ -50,7 +50,8 @@ type SSHDOptions struct {
 	// Dir holds sshd's files; a temporary directory when empty.
 	Dir string
 	// Wrap, when set, makes the command that starts sshd from sshd's own
-	// argv (to set up its mount namespace first).
+	// argv (to set up its mount namespace first); without it, sshd runs
+	// in one where root's home is empty (freshHome).
 	Wrap func(argv []string) []string
 	// Key is the client key it lets log in; a new one when nil (servers
 	// of one inventory share one).
@@ -58,7 +59,8 @@ type SSHDOptions struct {
 }
 
 // StartSSHD starts sshd in ns and waits until it listens. It skips t
-// without /usr/sbin/sshd or ssh-keygen.
+// without /usr/sbin/sshd or ssh-keygen, or, without o.Wrap, unshare or
+// mount.
 func StartSSHD(t testing.TB, ns *Netns, o SSHDOptions) *SSHD {
 	t.Helper()
 	const bin = "/usr/sbin/sshd"
@@ -114,6 +116,8 @@ UsePAM no
 	argv := []string{bin, "-D", "-e", "-f", cfg}
 	if o.Wrap != nil {
 		argv = o.Wrap(argv)
+	} else {
+		argv = freshHome(t, argv)
 	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns.Name}, argv...)...)
 	cmd.Stderr = log
@@ -149,6 +153,18 @@ UsePAM no
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// freshHome runs argv (sshd) in a mount namespace of its own where /root
+// is an empty tmpfs, root's home as on a fresh server: the shell of every
+// session sources root's ~/.bashrc, and this machine's may start tools of
+// its own there (a pyenv init that rehashes under a lock every server
+// shares costs a session seconds).
+func freshHome(t testing.TB, argv []string) []string {
+	t.Helper()
+	Need(t, "util-linux mount", "unshare", "mount")
+	return append([]string{"unshare", "--mount", "--propagation", "private", "--",
+		"sh", "-c", `mount -t tmpfs tmpfs /root && exec "$@"`, "sshd"}, argv...)
 }
 
 // KnownHostsLine is the known_hosts line of s's host key for addr.
