@@ -135,9 +135,7 @@ func cable(t *testing.T, leaf string) (s *scenario, up, far [2]string) {
 
 func TestLossyCable(t *testing.T) {
 	s, up, far := cable(t, "leaf-r2-03")
-	for _, n := range s.series(far, "rx-errors") {
-		s.rates[n] = 25
-	}
+	s.set(far, "rx-errors", 25)
 	f := only(t, diagnose(t, s), doctor.KindLinkErrors, doctor.CauseFCS, doctor.Endpoint{Device: far[0], Port: far[1]})
 	if f.Peer == nil || *f.Peer != (doctor.Endpoint{Device: up[0], Port: up[1]}) {
 		t.Errorf("peer %v, want the leaf end %s", f.Peer, up)

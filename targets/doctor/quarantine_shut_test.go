@@ -24,9 +24,7 @@ import (
 func spineCablePlan(t *testing.T) (*doctor.Quarantine, doctor.Endpoint) {
 	t.Helper()
 	s, _, far := cable(t, "leaf-r2-03")
-	for _, n := range s.series(far, "rx-errors") {
-		s.rates[n] = 25
-	}
+	s.set(far, "rx-errors", 25)
 	q := doctor.NewQuarantine(diagnose(t, s), doctor.IntentRef{}, "test", "scenario")
 	return q, doctor.Endpoint{Device: far[0], Port: far[1]}
 }

@@ -5,7 +5,9 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -52,11 +54,16 @@ func fabric(t testing.TB, example string) *ir.Fabric {
 type scenario struct {
 	fab  *ir.Fabric
 	secs float64
-	// rates per series line prefix (name{labels}), per second.
-	rates map[string]float64
-	port  map[[2]string]portInfo
-	// names are the rates' series, sorted, once the scenario is written.
-	names []string
+	port map[[2]string]portInfo
+	// base is the fabric's healthy window; rates are this window's
+	// rates of its series, per second, in base.names' order.
+	base  *healthy
+	rates []float64
+	// extra are the rates of series the healthy window has not, per
+	// series line prefix (name{labels}), and extraNames their names,
+	// sorted, once the scenario is written.
+	extra      map[string]float64
+	extraNames []string
 }
 
 type portInfo struct {
@@ -68,21 +75,56 @@ type portInfo struct {
 
 const lossless = 3 // the examples' lossless priority (roce)
 
+// healthy is a fabric's healthy window, built once per test binary and
+// shared by every scenario of that fabric: naming and sorting the
+// millions of series of hyperscale-100k takes longer than diagnosing
+// them. Nothing changes it once built.
+type healthy struct {
+	port  map[[2]string]portInfo
+	ports [][2]string // sorted as device:port
+	names []string    // the series, sorted
+	rates []float64   // per second, in names' order
+	index map[string]int
+}
+
+var (
+	healthyMu sync.Mutex
+	healthyOf = map[*ir.Fabric]*healthy{}
+)
+
+// newScenario returns fab's healthy window, ready for faults.
 func newScenario(fab *ir.Fabric) *scenario {
-	s := &scenario{fab: fab, secs: 30, rates: map[string]float64{}, port: map[[2]string]portInfo{}}
-	i := 0
+	healthyMu.Lock()
+	h := healthyOf[fab]
+	if h == nil {
+		h = buildHealthy(fab)
+		healthyOf[fab] = h
+	}
+	healthyMu.Unlock()
+	return &scenario{fab: fab, secs: 30, port: h.port, base: h, rates: slices.Clone(h.rates), extra: map[string]float64{}}
+}
+
+// buildHealthy sets the counters of fab's healthy window on a scenario
+// with no base, so that every series lands in its extra rates, and
+// sorts them into the healthy window.
+func buildHealthy(fab *ir.Fabric) *healthy {
+	h := &healthy{port: map[[2]string]portInfo{}, index: map[string]int{}}
 	for _, d := range fab.Devices {
 		switch {
 		case d.Switch != nil:
 			for _, p := range d.Switch.Ports {
-				s.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort, sonic: d.Platform == ir.PlatformSONiC}
+				h.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort, sonic: d.Platform == ir.PlatformSONiC}
 			}
 		case d.Host != nil:
 			for _, n := range d.Host.NICs {
-				s.port[[2]string{d.Name, n.Port}] = portInfo{nic: true, hca: n.HCA, gbps: n.SpeedGbps, peer: n.Peer, peerP: n.PeerPort}
+				h.port[[2]string{d.Name, n.Port}] = portInfo{nic: true, hca: n.HCA, gbps: n.SpeedGbps, peer: n.Peer, peerP: n.PeerPort}
 			}
 		}
 	}
+	h.ports = sortedPorts(h.port)
+	// About ten series a port.
+	s := &scenario{fab: fab, secs: 30, port: h.port, base: h, extra: make(map[string]float64, 10*len(h.ports))}
+	i := 0
 	for _, k := range s.ports() {
 		pi := s.port[k]
 		s.throughput(k, 0.6, 0.6)
@@ -111,16 +153,69 @@ func newScenario(fab *ir.Fabric) *scenario {
 			s.pause(k, 40)
 		}
 	}
-	return s
+	h.names = sortedSeries(s.extra)
+	h.rates = make([]float64, len(h.names))
+	for j, n := range h.names {
+		h.rates[j] = s.extra[n]
+		h.index[n] = j
+	}
+	return h
+}
+
+// sortedPorts returns the ports sorted as device:port, each key joined
+// once rather than at every comparison.
+func sortedPorts(port map[[2]string]portInfo) [][2]string {
+	type joined struct {
+		key [2]string
+		s   string
+	}
+	js := make([]joined, 0, len(port))
+	for k := range port {
+		js = append(js, joined{k, k[0] + ":" + k[1]})
+	}
+	slices.SortFunc(js, func(a, b joined) int { return strings.Compare(a.s, b.s) })
+	keys := make([][2]string, len(js))
+	for i, j := range js {
+		keys[i] = j.key
+	}
+	return keys
+}
+
+// sortedSeries returns the names of rates sorted as strings, a metric at
+// a time on both cores: every name is a metric's name followed by
+// "{labels}", and '{' sorts after every character of a metric's name,
+// so the names sort by their metrics, then by their labels.
+func sortedSeries(rates map[string]float64) []string {
+	byMetric := map[string][]string{}
+	for n := range rates {
+		m := n[:strings.IndexByte(n, '{')]
+		byMetric[m] = append(byMetric[m], n)
+	}
+	metrics := slices.Collect(maps.Keys(byMetric))
+	slices.SortFunc(metrics, func(a, b string) int { return strings.Compare(a+"{", b+"{") })
+	var wg sync.WaitGroup
+	work := make(chan []string)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for names := range work {
+				slices.Sort(names)
+			}
+		})
+	}
+	for _, m := range metrics {
+		work <- byMetric[m]
+	}
+	close(work)
+	wg.Wait()
+	names := make([]string, 0, len(rates))
+	for _, m := range metrics {
+		names = append(names, byMetric[m]...)
+	}
+	return names
 }
 
 func (s *scenario) ports() [][2]string {
-	keys := make([][2]string, 0, len(s.port))
-	for k := range s.port {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+":"+a[1], b[0]+":"+b[1]) })
-	return keys
+	return s.base.ports
 }
 
 // series names one counter of one port as its collector exposes it.
@@ -184,7 +279,11 @@ func (s *scenario) series(k [2]string, what string) []string {
 
 func (s *scenario) set(k [2]string, what string, rate float64) {
 	for _, n := range s.series(k, what) {
-		s.rates[n] = rate
+		if j, ok := s.base.index[n]; ok {
+			s.rates[j] = rate
+		} else {
+			s.extra[n] = rate
+		}
 	}
 }
 
@@ -270,15 +369,31 @@ func (s *scenario) write(first, last io.Writer) {
 }
 
 // writeOne writes the window's first scrape (i 0) or its last (i 1), the
-// series in name order.
+// series in name order: the healthy window's merged with the extra ones.
 func (s *scenario) writeOne(w io.Writer, i int) {
-	if len(s.names) != len(s.rates) {
-		s.names = slices.Sorted(maps.Keys(s.rates))
+	if len(s.extraNames) != len(s.extra) {
+		s.extraNames = slices.Sorted(maps.Keys(s.extra))
 	}
 	at := int64(scenarioT0 + float64(i)*s.secs*1000)
-	for j, n := range s.names {
-		v := float64(1_000_000+7919*j) + float64(i)*s.rates[n]*s.secs
-		fmt.Fprintf(w, "%s %.0f %d\n", n, v, at)
+	var line []byte
+	base, extra := s.base.names, s.extraNames
+	for b, e := 0, 0; b < len(base) || e < len(extra); {
+		j := b + e
+		var n string
+		var rate float64
+		if e == len(extra) || b < len(base) && base[b] < extra[e] {
+			n, rate = base[b], s.rates[b]
+			b++
+		} else {
+			n, rate = extra[e], s.extra[extra[e]]
+			e++
+		}
+		v := float64(1_000_000+7919*j) + float64(i)*rate*s.secs
+		line = append(append(line[:0], n...), ' ')
+		line = strconv.AppendFloat(line, v, 'f', 0, 64)
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, at, 10)
+		w.Write(append(line, '\n'))
 	}
 }
 
