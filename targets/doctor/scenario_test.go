@@ -1,12 +1,13 @@
 package doctor_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
-	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,8 @@ type scenario struct {
 	// sorted, once the scenario is written.
 	extra      map[string]float64
 	extraNames []string
+	// building collects the series while base is being built.
+	building *seriesBuilder
 }
 
 type portInfo struct {
@@ -82,9 +85,27 @@ const lossless = 3 // the examples' lossless priority (roce)
 type healthy struct {
 	port  map[[2]string]portInfo
 	ports [][2]string // sorted as device:port
-	names []string    // the series, sorted
-	rates []float64   // per second, in names' order
-	index map[string]int
+	// text holds the series' names end to end, sorted; name j ends at
+	// ends[j]. One string rather than one a series leaves the garbage
+	// collector nothing to scan (hyperscale-100k has millions).
+	text  string
+	ends  []int
+	rates []float64 // per second, in the names' order
+}
+
+// name returns the name of series j.
+func (h *healthy) name(j int) string {
+	start := 0
+	if j > 0 {
+		start = h.ends[j-1]
+	}
+	return h.text[start:h.ends[j]]
+}
+
+// find returns the position of series n, if the healthy window has it.
+func (h *healthy) find(n string) (int, bool) {
+	j := sort.Search(len(h.ends), func(j int) bool { return h.name(j) >= n })
+	return j, j < len(h.ends) && h.name(j) == n
 }
 
 var (
@@ -105,10 +126,9 @@ func newScenario(fab *ir.Fabric) *scenario {
 }
 
 // buildHealthy sets the counters of fab's healthy window on a scenario
-// with no base, so that every series lands in its extra rates, and
-// sorts them into the healthy window.
+// that collects them, and sorts them into the healthy window.
 func buildHealthy(fab *ir.Fabric) *healthy {
-	h := &healthy{port: map[[2]string]portInfo{}, index: map[string]int{}}
+	h := &healthy{port: map[[2]string]portInfo{}}
 	for _, d := range fab.Devices {
 		switch {
 		case d.Switch != nil:
@@ -122,8 +142,7 @@ func buildHealthy(fab *ir.Fabric) *healthy {
 		}
 	}
 	h.ports = sortedPorts(h.port)
-	// About ten series a port.
-	s := &scenario{fab: fab, secs: 30, port: h.port, base: h, extra: make(map[string]float64, 10*len(h.ports))}
+	s := &scenario{fab: fab, secs: 30, port: h.port, base: h, building: &seriesBuilder{}}
 	i := 0
 	for _, k := range s.ports() {
 		pi := s.port[k]
@@ -153,12 +172,7 @@ func buildHealthy(fab *ir.Fabric) *healthy {
 			s.pause(k, 40)
 		}
 	}
-	h.names = sortedSeries(s.extra)
-	h.rates = make([]float64, len(h.names))
-	for j, n := range h.names {
-		h.rates[j] = s.extra[n]
-		h.index[n] = j
-	}
+	s.building.sortInto(h)
 	return h
 }
 
@@ -181,37 +195,63 @@ func sortedPorts(port map[[2]string]portInfo) [][2]string {
 	return keys
 }
 
-// sortedSeries returns the names of rates sorted as strings, a metric at
-// a time on both cores: every name is a metric's name followed by
-// "{labels}", and '{' sorts after every character of a metric's name,
-// so the names sort by their metrics, then by their labels.
-func sortedSeries(rates map[string]float64) []string {
-	byMetric := map[string][]string{}
-	for n := range rates {
-		m := n[:strings.IndexByte(n, '{')]
-		byMetric[m] = append(byMetric[m], n)
+// seriesBuilder collects a healthy window's series as they are set, their
+// names end to end in one buffer.
+type seriesBuilder struct {
+	text []byte
+	sets []seriesSet
+}
+
+// seriesSet is one setting of a series: its name, text[start:end], and
+// its rate.
+type seriesSet struct {
+	start, end int
+	rate       float64
+}
+
+func (b *seriesBuilder) add(n string, rate float64) {
+	b.sets = append(b.sets, seriesSet{len(b.text), len(b.text) + len(n), rate})
+	b.text = append(b.text, n...)
+}
+
+// sortInto sorts the series into h by name, each half on a core of its
+// own, then merged; a series set twice keeps its last rate, as a map
+// would.
+func (b *seriesBuilder) sortInto(h *healthy) {
+	// Equal names sort in the order they were set: their text starts
+	// later.
+	cmp := func(x, y seriesSet) int {
+		if c := bytes.Compare(b.text[x.start:x.end], b.text[y.start:y.end]); c != 0 {
+			return c
+		}
+		return x.start - y.start
 	}
-	metrics := slices.Collect(maps.Keys(byMetric))
-	slices.SortFunc(metrics, func(a, b string) int { return strings.Compare(a+"{", b+"{") })
+	lo, hi := b.sets[:len(b.sets)/2], b.sets[len(b.sets)/2:]
 	var wg sync.WaitGroup
-	work := make(chan []string)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for names := range work {
-				slices.Sort(names)
-			}
-		})
-	}
-	for _, m := range metrics {
-		work <- byMetric[m]
-	}
-	close(work)
+	wg.Go(func() { slices.SortFunc(lo, cmp) })
+	slices.SortFunc(hi, cmp)
 	wg.Wait()
-	names := make([]string, 0, len(rates))
-	for _, m := range metrics {
-		names = append(names, byMetric[m]...)
+	sorted := make([]seriesSet, 0, len(b.sets))
+	for len(lo) > 0 || len(hi) > 0 {
+		if len(hi) == 0 || len(lo) > 0 && cmp(lo[0], hi[0]) < 0 {
+			sorted, lo = append(sorted, lo[0]), lo[1:]
+		} else {
+			sorted, hi = append(sorted, hi[0]), hi[1:]
+		}
 	}
-	return names
+	var text strings.Builder
+	text.Grow(len(b.text))
+	h.ends, h.rates = make([]int, 0, len(sorted)), make([]float64, 0, len(sorted))
+	for i, set := range sorted {
+		n := b.text[set.start:set.end]
+		if i+1 < len(sorted) && bytes.Equal(n, b.text[sorted[i+1].start:sorted[i+1].end]) {
+			continue
+		}
+		text.Write(n)
+		h.ends = append(h.ends, text.Len())
+		h.rates = append(h.rates, set.rate)
+	}
+	h.text = text.String()
 }
 
 func (s *scenario) ports() [][2]string {
@@ -221,8 +261,10 @@ func (s *scenario) ports() [][2]string {
 // series names one counter of one port as its collector exposes it.
 func (s *scenario) series(k [2]string, what string) []string {
 	pi := s.port[k]
+	// A port's labels are joined without fmt: hyperscale-100k names
+	// millions of series.
 	if pi.nic {
-		lab := fmt.Sprintf(`{device=%q,instance="%s:9100"}`, k[1], k[0])
+		lab := `{device=` + strconv.Quote(k[1]) + `,instance="` + k[0] + `:9100"}`
 		switch what {
 		case "tx-pause", "rx-pause", "tx-bytes", "rx-bytes":
 			dir := map[byte]string{'t': "transmitted", 'r': "received"}[what[0]]
@@ -239,9 +281,9 @@ func (s *scenario) series(k [2]string, what string) []string {
 			return []string{fmt.Sprintf("node_ethtool_received_prio%d_discards%s", lossless, lab)}
 		}
 	}
-	lab := fmt.Sprintf(`{interface_name=%q,source=%q}`, k[1], k[0])
+	lab := `{interface_name=` + strconv.Quote(k[1]) + `,source=` + strconv.Quote(k[0]) + `}`
 	if pi.sonic {
-		native := fmt.Sprintf(`{interface_name=%q,source=%q,target="COUNTERS_DB"}`, k[1], k[0])
+		native := lab[:len(lab)-1] + `,target="COUNTERS_DB"}`
 		switch what {
 		case "tx-pause":
 			return []string{fmt.Sprintf("COUNTERS_Ethernet_SAI_PORT_STAT_PFC_%d_TX_PKTS%s", lossless, native)}
@@ -279,7 +321,9 @@ func (s *scenario) series(k [2]string, what string) []string {
 
 func (s *scenario) set(k [2]string, what string, rate float64) {
 	for _, n := range s.series(k, what) {
-		if j, ok := s.base.index[n]; ok {
+		if s.building != nil {
+			s.building.add(n, rate)
+		} else if j, ok := s.base.find(n); ok {
 			s.rates[j] = rate
 		} else {
 			s.extra[n] = rate
@@ -376,13 +420,13 @@ func (s *scenario) writeOne(w io.Writer, i int) {
 	}
 	at := int64(scenarioT0 + float64(i)*s.secs*1000)
 	var line []byte
-	base, extra := s.base.names, s.extraNames
-	for b, e := 0, 0; b < len(base) || e < len(extra); {
+	extra := s.extraNames
+	for b, e := 0, 0; b < len(s.rates) || e < len(extra); {
 		j := b + e
 		var n string
 		var rate float64
-		if e == len(extra) || b < len(base) && base[b] < extra[e] {
-			n, rate = base[b], s.rates[b]
+		if e == len(extra) || b < len(s.rates) && s.base.name(b) < extra[e] {
+			n, rate = s.base.name(b), s.rates[b]
 			b++
 		} else {
 			n, rate = extra[e], s.extra[extra[e]]
