@@ -441,13 +441,18 @@ func (s *scenario) writeOne(w io.Writer, i int) {
 	}
 }
 
-// drainingNIC is pod-2048 whose gpu-0037 rail-5 NIC stops draining: it
+// drainingNIC is pod-2048 whose gpu-0037 rail-5 NIC stops draining.
+func drainingNIC(t testing.TB) (*scenario, [2]string) {
+	return drainingNICIn(t, "pod-2048", "gpu-0037", 5)
+}
+
+// drainingNICIn is example whose server's NIC on rail stops draining: it
 // carries almost nothing and sends 20,000 pauses a second, the origin of
 // a storm. It returns the scenario and the NIC.
-func drainingNIC(t testing.TB) (*scenario, [2]string) {
-	fab := fabric(t, "pod-2048")
+func drainingNICIn(t testing.TB, example, server string, rail int) (*scenario, [2]string) {
+	fab := fabric(t, example)
 	s := newScenario(fab)
-	nic := nicOf(t, fab, "gpu-0037", 5)
+	nic := nicOf(t, fab, server, rail)
 	s.throughput(nic, 0.002, 0.6)
 	s.storm([][2]string{nic}, 20000)
 	return s, nic
@@ -502,12 +507,8 @@ func TestSONiCHealthy(t *testing.T) {
 // PAUSE counters counting nothing: the leaf port is the first victim and
 // propagates the storm, and the leaf's MAC PAUSE series are no evidence.
 func TestSONiCNativePFC(t *testing.T) {
-	fab := fabric(t, "mixed-fleet")
-	s := newScenario(fab)
+	s, nic := drainingNICIn(t, "mixed-fleet", "gpu-0003", 1)
 	s.macPause()
-	nic := nicOf(t, fab, "gpu-0003", 1)
-	s.throughput(nic, 0.002, 0.6)
-	s.storm([][2]string{nic}, 20000)
 	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
 	leaf := s.port[nic]
 	if !s.port[s.peerOf(nic)].sonic {
