@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -142,7 +143,7 @@ func buildHealthy(fab *ir.Fabric) *healthy {
 		}
 	}
 	h.ports = sortedPorts(h.port)
-	s := &scenario{fab: fab, secs: 30, port: h.port, base: h, building: &seriesBuilder{}}
+	s := &scenario{fab: fab, secs: 30, port: h.port, base: h, building: &seriesBuilder{metrics: map[string]*metricSeries{}}}
 	i := 0
 	for _, k := range s.ports() {
 		pi := s.port[k]
@@ -195,61 +196,84 @@ func sortedPorts(port map[[2]string]portInfo) [][2]string {
 	return keys
 }
 
-// seriesBuilder collects a healthy window's series as they are set, their
-// names end to end in one buffer.
+// seriesBuilder collects a healthy window's series as they are set, by
+// metric: each metric's labels end to end in a buffer of its own, so that
+// sorting a metric's series reads that buffer only.
 type seriesBuilder struct {
-	text []byte
-	sets []seriesSet
+	metrics map[string]*metricSeries
 }
 
-// seriesSet is one setting of a series: its name, text[start:end], and
-// its rate.
+type metricSeries struct {
+	labels []byte
+	sets   []seriesSet
+}
+
+// seriesSet is one setting of a series: its labels, labels[start:end] of
+// its metric, and its rate.
 type seriesSet struct {
 	start, end int
 	rate       float64
 }
 
 func (b *seriesBuilder) add(n string, rate float64) {
-	b.sets = append(b.sets, seriesSet{len(b.text), len(b.text) + len(n), rate})
-	b.text = append(b.text, n...)
+	i := strings.IndexByte(n, '{')
+	m := b.metrics[n[:i]]
+	if m == nil {
+		m = &metricSeries{}
+		b.metrics[strings.Clone(n[:i])] = m
+	}
+	m.sets = append(m.sets, seriesSet{len(m.labels), len(m.labels) + len(n) - i, rate})
+	m.labels = append(m.labels, n[i:]...)
 }
 
-// sortInto sorts the series into h by name, each half on a core of its
-// own, then merged; a series set twice keeps its last rate, as a map
-// would.
+// sortInto sorts the series into h by name, a metric at a time on every
+// core; a series set twice keeps its last rate, as a map would. A name is
+// its metric's name and then "{labels}", and '{' sorts after every
+// character of a metric's name: sorted by metric name followed by '{',
+// then by labels, the names sort as strings do.
 func (b *seriesBuilder) sortInto(h *healthy) {
-	// Equal names sort in the order they were set: their text starts
-	// later.
-	cmp := func(x, y seriesSet) int {
-		if c := bytes.Compare(b.text[x.start:x.end], b.text[y.start:y.end]); c != 0 {
-			return c
-		}
-		return x.start - y.start
-	}
-	lo, hi := b.sets[:len(b.sets)/2], b.sets[len(b.sets)/2:]
+	names := slices.Collect(maps.Keys(b.metrics))
+	slices.SortFunc(names, func(x, y string) int { return strings.Compare(x+"{", y+"{") })
+	work := make(chan *metricSeries)
 	var wg sync.WaitGroup
-	wg.Go(func() { slices.SortFunc(lo, cmp) })
-	slices.SortFunc(hi, cmp)
-	wg.Wait()
-	sorted := make([]seriesSet, 0, len(b.sets))
-	for len(lo) > 0 || len(hi) > 0 {
-		if len(hi) == 0 || len(lo) > 0 && cmp(lo[0], hi[0]) < 0 {
-			sorted, lo = append(sorted, lo[0]), lo[1:]
-		} else {
-			sorted, hi = append(sorted, hi[0]), hi[1:]
-		}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for m := range work {
+				// Equal labels sort in the order they were set: their
+				// text starts later.
+				slices.SortFunc(m.sets, func(x, y seriesSet) int {
+					if c := bytes.Compare(m.labels[x.start:x.end], m.labels[y.start:y.end]); c != 0 {
+						return c
+					}
+					return x.start - y.start
+				})
+			}
+		})
 	}
+	size, count := 0, 0
+	for _, n := range names {
+		m := b.metrics[n]
+		work <- m
+		size += len(m.labels) + len(m.sets)*len(n)
+		count += len(m.sets)
+	}
+	close(work)
+	wg.Wait()
 	var text strings.Builder
-	text.Grow(len(b.text))
-	h.ends, h.rates = make([]int, 0, len(sorted)), make([]float64, 0, len(sorted))
-	for i, set := range sorted {
-		n := b.text[set.start:set.end]
-		if i+1 < len(sorted) && bytes.Equal(n, b.text[sorted[i+1].start:sorted[i+1].end]) {
-			continue
+	text.Grow(size)
+	h.ends, h.rates = make([]int, 0, count), make([]float64, 0, count)
+	for _, n := range names {
+		m := b.metrics[n]
+		for i, set := range m.sets {
+			l := m.labels[set.start:set.end]
+			if i+1 < len(m.sets) && bytes.Equal(l, m.labels[m.sets[i+1].start:m.sets[i+1].end]) {
+				continue
+			}
+			text.WriteString(n)
+			text.Write(l)
+			h.ends = append(h.ends, text.Len())
+			h.rates = append(h.rates, set.rate)
 		}
-		text.Write(n)
-		h.ends = append(h.ends, text.Len())
-		h.rates = append(h.rates, set.rate)
 	}
 	h.text = text.String()
 }
