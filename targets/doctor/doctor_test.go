@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rocefab/rocefab/compiler/ir"
@@ -54,6 +55,26 @@ func diagnose(t testing.TB, s *scenario) doctor.Report {
 	return rep
 }
 
+var (
+	reportsMu sync.Mutex
+	reports   = map[string]doctor.Report{}
+)
+
+// diagnosed is diagnose for the scenarios several tests share: the
+// scenario named name, s, is diagnosed (and that diagnosis checked) once
+// per test binary, and every test reads that report without changing it.
+func diagnosed(t testing.TB, name string, s *scenario) doctor.Report {
+	t.Helper()
+	reportsMu.Lock()
+	defer reportsMu.Unlock()
+	rep, ok := reports[name]
+	if !ok {
+		rep = diagnose(t, s)
+		reports[name] = rep
+	}
+	return rep
+}
+
 // only checks that the report has exactly one finding, of kind and cause,
 // at origin.
 func only(t *testing.T, rep doctor.Report, kind, cause string, origin doctor.Endpoint) doctor.Finding {
@@ -93,7 +114,7 @@ func TestHealthyIncast(t *testing.T) {
 func TestNICStopsDraining(t *testing.T) {
 	s, nic := drainingNIC(t)
 	fab := s.fab
-	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
+	f := only(t, diagnosed(t, "draining NIC in pod-2048", s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
 
 	leaf := s.port[nic]
 	if len(f.Victims) == 0 || f.Victims[0].Endpoint != (doctor.Endpoint{Device: leaf.peer, Port: leaf.peerP}) || !f.Victims[0].Propagates {
@@ -133,12 +154,18 @@ func cable(t *testing.T, leaf string) (s *scenario, up, far [2]string) {
 	return s, up, [2]string{spine.peer, spine.peerP}
 }
 
+// lossySpineCable is a healthy pod-2048 whose cable of leaf-r2-03's
+// first uplink counts 25 FCS errors a second at the spine's end. It
+// returns the scenario and the two ends: the leaf's and the spine's.
+func lossySpineCable(t *testing.T) (s *scenario, up, far [2]string) {
+	s, up, far = cable(t, "leaf-r2-03")
+	s.set(far, "rx-errors", 25)
+	return s, up, far
+}
+
 func TestLossyCable(t *testing.T) {
-	s, up, far := cable(t, "leaf-r2-03")
-	for _, n := range s.series(far, "rx-errors") {
-		s.rates[n] = 25
-	}
-	f := only(t, diagnose(t, s), doctor.KindLinkErrors, doctor.CauseFCS, doctor.Endpoint{Device: far[0], Port: far[1]})
+	s, up, far := lossySpineCable(t)
+	f := only(t, diagnosed(t, "lossy spine cable", s), doctor.KindLinkErrors, doctor.CauseFCS, doctor.Endpoint{Device: far[0], Port: far[1]})
 	if f.Peer == nil || *f.Peer != (doctor.Endpoint{Device: up[0], Port: up[1]}) {
 		t.Errorf("peer %v, want the leaf end %s", f.Peer, up)
 	}
@@ -198,14 +225,20 @@ func TestECNAboveXoff(t *testing.T) {
 }
 
 // TestDeterministic: the same counters give the same report, byte for
-// byte, whatever order the map of rates is walked in.
+// byte, whatever order the map of rates is walked in. Under -short (the
+// race detector's run, after this one) once again is enough to drive the
+// same goroutines.
 func TestDeterministic(t *testing.T) {
 	s, _, _ := incast(t)
 	first, err := json.Marshal(diagnose(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
+	repeats := 3
+	if testing.Short() {
+		repeats = 1
+	}
+	for range repeats {
 		again, _ := json.Marshal(diagnose(t, s))
 		if !bytes.Equal(first, again) {
 			t.Fatal("two diagnoses of the same counters differ")

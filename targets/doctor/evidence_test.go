@@ -35,7 +35,7 @@ func TestQuarantineEvidence(t *testing.T) {
 		}
 		files = append(files, doctor.EvidenceFile{Path: filepath.Base(path), SHA256: sum})
 	}
-	q := doctor.NewQuarantine(diagnose(t, s), doctor.IntentRef{}, "test", "t0.prom, t1.prom")
+	q := doctor.NewQuarantine(diagnosed(t, "draining NIC in pod-2048", s), doctor.IntentRef{}, "test", "t0.prom, t1.prom")
 	q.Evidence.Snapshots = files
 	ctx := context.Background()
 	if err := q.Rediagnose(ctx, dir, fab, ""); err != nil || len(q.Drains) != 1 {

@@ -23,11 +23,8 @@ import (
 // 25 FCS errors a second. It returns the plan and the spine port.
 func spineCablePlan(t *testing.T) (*doctor.Quarantine, doctor.Endpoint) {
 	t.Helper()
-	s, _, far := cable(t, "leaf-r2-03")
-	for _, n := range s.series(far, "rx-errors") {
-		s.rates[n] = 25
-	}
-	q := doctor.NewQuarantine(diagnose(t, s), doctor.IntentRef{}, "test", "scenario")
+	s, _, far := lossySpineCable(t)
+	q := doctor.NewQuarantine(diagnosed(t, "lossy spine cable", s), doctor.IntentRef{}, "test", "scenario")
 	return q, doctor.Endpoint{Device: far[0], Port: far[1]}
 }
 

@@ -20,10 +20,8 @@ func faultyFabric(t *testing.T) (doctor.Report, []string) {
 	fab := s.fab
 	cable := nicOf(t, fab, "gpu-0100", 2)
 	leaf := s.port[cable]
-	for _, n := range s.series([2]string{leaf.peer, leaf.peerP}, "rx-errors") {
-		s.rates[n] = 25
-	}
-	return diagnose(t, s), []string{"gpu-0037", "gpu-0100"}
+	s.set([2]string{leaf.peer, leaf.peerP}, "rx-errors", 25)
+	return diagnosed(t, "draining NIC and lossy server cable", s), []string{"gpu-0037", "gpu-0100"}
 }
 
 func TestQuarantinePlan(t *testing.T) {

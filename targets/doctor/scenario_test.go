@@ -1,11 +1,15 @@
 package doctor_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -52,11 +56,18 @@ func fabric(t testing.TB, example string) *ir.Fabric {
 type scenario struct {
 	fab  *ir.Fabric
 	secs float64
-	// rates per series line prefix (name{labels}), per second.
-	rates map[string]float64
-	port  map[[2]string]portInfo
-	// names are the rates' series, sorted, once the scenario is written.
-	names []string
+	port map[[2]string]portInfo
+	// base is the fabric's healthy window; rates are this window's
+	// rates of its series, per second, in base.names' order.
+	base  *healthy
+	rates []float64
+	// extra are the rates of series the healthy window has not, per
+	// series line prefix (name{labels}), and extraNames their names,
+	// sorted, once the scenario is written.
+	extra      map[string]float64
+	extraNames []string
+	// building collects the series while base is being built.
+	building *seriesBuilder
 }
 
 type portInfo struct {
@@ -68,21 +79,72 @@ type portInfo struct {
 
 const lossless = 3 // the examples' lossless priority (roce)
 
+// healthy is a fabric's healthy window, built once per test binary and
+// shared by every scenario of that fabric: naming and sorting the
+// millions of series of hyperscale-100k takes longer than diagnosing
+// them. Nothing changes it once built.
+type healthy struct {
+	port  map[[2]string]portInfo
+	ports [][2]string // sorted as device:port
+	// text holds the series' names end to end, sorted; name j ends at
+	// ends[j]. One string rather than one a series leaves the garbage
+	// collector nothing to scan (hyperscale-100k has millions).
+	text  string
+	ends  []int
+	rates []float64 // per second, in the names' order
+}
+
+// name returns the name of series j.
+func (h *healthy) name(j int) string {
+	start := 0
+	if j > 0 {
+		start = h.ends[j-1]
+	}
+	return h.text[start:h.ends[j]]
+}
+
+// find returns the position of series n, if the healthy window has it.
+func (h *healthy) find(n string) (int, bool) {
+	j := sort.Search(len(h.ends), func(j int) bool { return h.name(j) >= n })
+	return j, j < len(h.ends) && h.name(j) == n
+}
+
+var (
+	healthyMu sync.Mutex
+	healthyOf = map[*ir.Fabric]*healthy{}
+)
+
+// newScenario returns fab's healthy window, ready for faults.
 func newScenario(fab *ir.Fabric) *scenario {
-	s := &scenario{fab: fab, secs: 30, rates: map[string]float64{}, port: map[[2]string]portInfo{}}
-	i := 0
+	healthyMu.Lock()
+	h := healthyOf[fab]
+	if h == nil {
+		h = buildHealthy(fab)
+		healthyOf[fab] = h
+	}
+	healthyMu.Unlock()
+	return &scenario{fab: fab, secs: 30, port: h.port, base: h, rates: slices.Clone(h.rates), extra: map[string]float64{}}
+}
+
+// buildHealthy sets the counters of fab's healthy window on a scenario
+// that collects them, and sorts them into the healthy window.
+func buildHealthy(fab *ir.Fabric) *healthy {
+	h := &healthy{port: map[[2]string]portInfo{}}
 	for _, d := range fab.Devices {
 		switch {
 		case d.Switch != nil:
 			for _, p := range d.Switch.Ports {
-				s.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort, sonic: d.Platform == ir.PlatformSONiC}
+				h.port[[2]string{d.Name, p.Name}] = portInfo{gbps: p.SpeedGbps, peer: p.Peer, peerP: p.PeerPort, sonic: d.Platform == ir.PlatformSONiC}
 			}
 		case d.Host != nil:
 			for _, n := range d.Host.NICs {
-				s.port[[2]string{d.Name, n.Port}] = portInfo{nic: true, hca: n.HCA, gbps: n.SpeedGbps, peer: n.Peer, peerP: n.PeerPort}
+				h.port[[2]string{d.Name, n.Port}] = portInfo{nic: true, hca: n.HCA, gbps: n.SpeedGbps, peer: n.Peer, peerP: n.PeerPort}
 			}
 		}
 	}
+	h.ports = sortedPorts(h.port)
+	s := &scenario{fab: fab, secs: 30, port: h.port, base: h, building: &seriesBuilder{metrics: map[string]*metricSeries{}}}
+	i := 0
 	for _, k := range s.ports() {
 		pi := s.port[k]
 		s.throughput(k, 0.6, 0.6)
@@ -111,23 +173,122 @@ func newScenario(fab *ir.Fabric) *scenario {
 			s.pause(k, 40)
 		}
 	}
-	return s
+	s.building.sortInto(h)
+	return h
+}
+
+// sortedPorts returns the ports sorted as device:port, each key joined
+// once rather than at every comparison.
+func sortedPorts(port map[[2]string]portInfo) [][2]string {
+	type joined struct {
+		key [2]string
+		s   string
+	}
+	js := make([]joined, 0, len(port))
+	for k := range port {
+		js = append(js, joined{k, k[0] + ":" + k[1]})
+	}
+	slices.SortFunc(js, func(a, b joined) int { return strings.Compare(a.s, b.s) })
+	keys := make([][2]string, len(js))
+	for i, j := range js {
+		keys[i] = j.key
+	}
+	return keys
+}
+
+// seriesBuilder collects a healthy window's series as they are set, by
+// metric: each metric's labels end to end in a buffer of its own, so that
+// sorting a metric's series reads that buffer only.
+type seriesBuilder struct {
+	metrics map[string]*metricSeries
+}
+
+type metricSeries struct {
+	labels []byte
+	sets   []seriesSet
+}
+
+// seriesSet is one setting of a series: its labels, labels[start:end] of
+// its metric, and its rate.
+type seriesSet struct {
+	start, end int
+	rate       float64
+}
+
+func (b *seriesBuilder) add(n string, rate float64) {
+	i := strings.IndexByte(n, '{')
+	m := b.metrics[n[:i]]
+	if m == nil {
+		m = &metricSeries{}
+		b.metrics[strings.Clone(n[:i])] = m
+	}
+	m.sets = append(m.sets, seriesSet{len(m.labels), len(m.labels) + len(n) - i, rate})
+	m.labels = append(m.labels, n[i:]...)
+}
+
+// sortInto sorts the series into h by name, a metric at a time on every
+// core; a series set twice keeps its last rate, as a map would. A name is
+// its metric's name and then "{labels}", and '{' sorts after every
+// character of a metric's name: sorted by metric name followed by '{',
+// then by labels, the names sort as strings do.
+func (b *seriesBuilder) sortInto(h *healthy) {
+	names := slices.Collect(maps.Keys(b.metrics))
+	slices.SortFunc(names, func(x, y string) int { return strings.Compare(x+"{", y+"{") })
+	work := make(chan *metricSeries)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for m := range work {
+				// Equal labels sort in the order they were set: their
+				// text starts later.
+				slices.SortFunc(m.sets, func(x, y seriesSet) int {
+					if c := bytes.Compare(m.labels[x.start:x.end], m.labels[y.start:y.end]); c != 0 {
+						return c
+					}
+					return x.start - y.start
+				})
+			}
+		})
+	}
+	size, count := 0, 0
+	for _, n := range names {
+		m := b.metrics[n]
+		work <- m
+		size += len(m.labels) + len(m.sets)*len(n)
+		count += len(m.sets)
+	}
+	close(work)
+	wg.Wait()
+	var text strings.Builder
+	text.Grow(size)
+	h.ends, h.rates = make([]int, 0, count), make([]float64, 0, count)
+	for _, n := range names {
+		m := b.metrics[n]
+		for i, set := range m.sets {
+			l := m.labels[set.start:set.end]
+			if i+1 < len(m.sets) && bytes.Equal(l, m.labels[m.sets[i+1].start:m.sets[i+1].end]) {
+				continue
+			}
+			text.WriteString(n)
+			text.Write(l)
+			h.ends = append(h.ends, text.Len())
+			h.rates = append(h.rates, set.rate)
+		}
+	}
+	h.text = text.String()
 }
 
 func (s *scenario) ports() [][2]string {
-	keys := make([][2]string, 0, len(s.port))
-	for k := range s.port {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+":"+a[1], b[0]+":"+b[1]) })
-	return keys
+	return s.base.ports
 }
 
 // series names one counter of one port as its collector exposes it.
 func (s *scenario) series(k [2]string, what string) []string {
 	pi := s.port[k]
+	// A port's labels are joined without fmt: hyperscale-100k names
+	// millions of series.
 	if pi.nic {
-		lab := fmt.Sprintf(`{device=%q,instance="%s:9100"}`, k[1], k[0])
+		lab := `{device=` + strconv.Quote(k[1]) + `,instance="` + k[0] + `:9100"}`
 		switch what {
 		case "tx-pause", "rx-pause", "tx-bytes", "rx-bytes":
 			dir := map[byte]string{'t': "transmitted", 'r': "received"}[what[0]]
@@ -144,9 +305,9 @@ func (s *scenario) series(k [2]string, what string) []string {
 			return []string{fmt.Sprintf("node_ethtool_received_prio%d_discards%s", lossless, lab)}
 		}
 	}
-	lab := fmt.Sprintf(`{interface_name=%q,source=%q}`, k[1], k[0])
+	lab := `{interface_name=` + strconv.Quote(k[1]) + `,source=` + strconv.Quote(k[0]) + `}`
 	if pi.sonic {
-		native := fmt.Sprintf(`{interface_name=%q,source=%q,target="COUNTERS_DB"}`, k[1], k[0])
+		native := lab[:len(lab)-1] + `,target="COUNTERS_DB"}`
 		switch what {
 		case "tx-pause":
 			return []string{fmt.Sprintf("COUNTERS_Ethernet_SAI_PORT_STAT_PFC_%d_TX_PKTS%s", lossless, native)}
@@ -184,7 +345,13 @@ func (s *scenario) series(k [2]string, what string) []string {
 
 func (s *scenario) set(k [2]string, what string, rate float64) {
 	for _, n := range s.series(k, what) {
-		s.rates[n] = rate
+		if s.building != nil {
+			s.building.add(n, rate)
+		} else if j, ok := s.base.find(n); ok {
+			s.rates[j] = rate
+		} else {
+			s.extra[n] = rate
+		}
 	}
 }
 
@@ -270,25 +437,46 @@ func (s *scenario) write(first, last io.Writer) {
 }
 
 // writeOne writes the window's first scrape (i 0) or its last (i 1), the
-// series in name order.
+// series in name order: the healthy window's merged with the extra ones.
 func (s *scenario) writeOne(w io.Writer, i int) {
-	if len(s.names) != len(s.rates) {
-		s.names = slices.Sorted(maps.Keys(s.rates))
+	if len(s.extraNames) != len(s.extra) {
+		s.extraNames = slices.Sorted(maps.Keys(s.extra))
 	}
 	at := int64(scenarioT0 + float64(i)*s.secs*1000)
-	for j, n := range s.names {
-		v := float64(1_000_000+7919*j) + float64(i)*s.rates[n]*s.secs
-		fmt.Fprintf(w, "%s %.0f %d\n", n, v, at)
+	var line []byte
+	extra := s.extraNames
+	for b, e := 0, 0; b < len(s.rates) || e < len(extra); {
+		j := b + e
+		var n string
+		var rate float64
+		if e == len(extra) || b < len(s.rates) && s.base.name(b) < extra[e] {
+			n, rate = s.base.name(b), s.rates[b]
+			b++
+		} else {
+			n, rate = extra[e], s.extra[extra[e]]
+			e++
+		}
+		v := float64(1_000_000+7919*j) + float64(i)*rate*s.secs
+		line = append(append(line[:0], n...), ' ')
+		line = strconv.AppendFloat(line, v, 'f', 0, 64)
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, at, 10)
+		w.Write(append(line, '\n'))
 	}
 }
 
-// drainingNIC is pod-2048 whose gpu-0037 rail-5 NIC stops draining: it
+// drainingNIC is pod-2048 whose gpu-0037 rail-5 NIC stops draining.
+func drainingNIC(t testing.TB) (*scenario, [2]string) {
+	return drainingNICIn(t, "pod-2048", "gpu-0037", 5)
+}
+
+// drainingNICIn is example whose server's NIC on rail stops draining: it
 // carries almost nothing and sends 20,000 pauses a second, the origin of
 // a storm. It returns the scenario and the NIC.
-func drainingNIC(t testing.TB) (*scenario, [2]string) {
-	fab := fabric(t, "pod-2048")
+func drainingNICIn(t testing.TB, example, server string, rail int) (*scenario, [2]string) {
+	fab := fabric(t, example)
 	s := newScenario(fab)
-	nic := nicOf(t, fab, "gpu-0037", 5)
+	nic := nicOf(t, fab, server, rail)
 	s.throughput(nic, 0.002, 0.6)
 	s.storm([][2]string{nic}, 20000)
 	return s, nic
@@ -343,12 +531,8 @@ func TestSONiCHealthy(t *testing.T) {
 // PAUSE counters counting nothing: the leaf port is the first victim and
 // propagates the storm, and the leaf's MAC PAUSE series are no evidence.
 func TestSONiCNativePFC(t *testing.T) {
-	fab := fabric(t, "mixed-fleet")
-	s := newScenario(fab)
+	s, nic := drainingNICIn(t, "mixed-fleet", "gpu-0003", 1)
 	s.macPause()
-	nic := nicOf(t, fab, "gpu-0003", 1)
-	s.throughput(nic, 0.002, 0.6)
-	s.storm([][2]string{nic}, 20000)
 	f := only(t, diagnose(t, s), doctor.KindPauseStorm, doctor.CauseNotDraining, doctor.Endpoint{Device: nic[0], Port: nic[1]})
 	leaf := s.port[nic]
 	if !s.port[s.peerOf(nic)].sonic {
