@@ -268,6 +268,11 @@ func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan
 		}
 		b.buf, b.samples, b.readErr, b.err = append(b.buf[:0], carry...), b.samples[:0], nil, nil
 		for b.readErr == nil {
+			select {
+			case <-done: // a reader that waits on its writer, a pipe, stops between reads
+				return
+			default:
+			}
 			if len(b.buf) == cap(b.buf) {
 				if bytes.LastIndexByte(b.buf, '\n') >= 0 {
 					break

@@ -211,3 +211,33 @@ func TestReadBlocks(t *testing.T) {
 		t.Errorf("a line over %d bytes: error %v, want it named at line 2", maxLine, err)
 	}
 }
+
+// TestReadStopsOnErrorFromPipe reads from a pipe whose writer goes on
+// writing after a line that cannot be read: Read returns that line's
+// error without waiting for the writer to finish, and, once the reader
+// closes the pipe, the writer's next write fails.
+func TestReadStopsOnErrorFromPipe(t *testing.T) {
+	pr, pw := io.Pipe()
+	wrote := make(chan error, 1)
+	go func() {
+		if _, err := io.WriteString(pw, "node_ethtool_link_down_events_phy{device=\"eth0\",instance=\"gpu-0:9100\"} one\n"); err != nil {
+			wrote <- err
+			return
+		}
+		line := []byte("node_ethtool_link_down_events_phy{device=\"eth1\",instance=\"gpu-0:9100\"} 1 1000\n")
+		for {
+			if _, err := pw.Write(line); err != nil {
+				wrote <- err
+				return
+			}
+		}
+	}()
+	err := NewWindow().Read(pr, "pipe", 0)
+	if err == nil || !strings.Contains(err.Error(), "pipe:1:") {
+		t.Fatalf("error %v, want the first line's", err)
+	}
+	pr.Close()
+	if err := <-wrote; err == nil {
+		t.Error("the writer wrote on after the reader closed the pipe")
+	}
+}
