@@ -12,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/compiler/ir"
 	"github.com/rocefab/rocefab/compiler/ir/irtest"
 	"github.com/rocefab/rocefab/compiler/platforms"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/rendertest"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
@@ -100,7 +101,7 @@ func TestPortsAreTheVendors(t *testing.T) {
 					t.Errorf("port_config.ini's %s is not rendered", name)
 					continue
 				}
-				want := map[string]string{"lanes": join(r.Lanes), "alias": r.Alias, "index": strconv.Itoa(r.Index),
+				want := map[string]string{"lanes": renderers.JoinInts(r.Lanes, ","), "alias": r.Alias, "index": strconv.Itoa(r.Index),
 					"speed": strconv.Itoa(native * 1000)}
 				if r.SpeedMbps != 0 {
 					want["speed"] = strconv.Itoa(r.SpeedMbps)
@@ -132,7 +133,7 @@ func TestPortsAreTheVendors(t *testing.T) {
 					var lanes []int
 					for _, c := range want {
 						got := db["PORT"][c.Name]
-						if got["lanes"] != join(c.Lanes) || got["alias"] != c.Alias || got["index"] != strconv.Itoa(c.Index) {
+						if got["lanes"] != renderers.JoinInts(c.Lanes, ",") || got["alias"] != c.Alias || got["index"] != strconv.Itoa(c.Index) {
 							t.Errorf("%d-way: PORT|%s = %v, mode %s gives %+v", n, c.Name, got, mode, c)
 						}
 						lanes = append(lanes, c.Lanes...)
@@ -155,14 +156,6 @@ func countNarrow(sku platforms.SONiCSKU, widest int) int {
 		}
 	}
 	return n
-}
-
-func join(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }
 
 // TestPortSpeedsFitTheirModes: for each catalog SONiC SKU, each speed a
