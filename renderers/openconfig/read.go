@@ -300,7 +300,10 @@ func (n *snode) appendKeys(b []byte, names, vals []string) []byte {
 // appendKey escapes a key value for a gNMI path string: ']' and '\'
 // with a backslash, newlines and carriage returns as \n and \r
 // (gnmi-path-strings.md).
-func appendKey(b []byte, s string) []byte { return renderers.AppendEscaped(b, s, "]\\\n\r") }
+func appendKey(b []byte, s string) []byte { return renderers.AppendEscaped(b, s, keySpecial) }
+
+// keySpecial are the bytes a gNMI path's key value escapes.
+const keySpecial = "]\\\n\r"
 
 // compact is a short value without white space, for comparing "[null]".
 func compact(b []byte) string {

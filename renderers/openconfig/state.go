@@ -251,26 +251,11 @@ func isDigits(s string) bool {
 	return true
 }
 
-// escapeKey escapes a key value for a gNMI path string: ']' and '\'
-// with a backslash, newlines and carriage returns as \n and \r
-// (gnmi-path-strings.md).
+// escapeKey is appendKey's escaping as a string, s itself when nothing
+// needs escaping.
 func escapeKey(s string) string {
-	if !strings.ContainsAny(s, "]\\\n\r") {
+	if !strings.ContainsAny(s, keySpecial) {
 		return s
 	}
-	var b strings.Builder
-	for _, c := range s {
-		switch c {
-		case ']', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
+	return string(appendKey(nil, s))
 }

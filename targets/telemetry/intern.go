@@ -153,15 +153,11 @@ type textIs struct {
 
 func (q textIs) same(id uint32) bool { return bytes.Equal(q.t.bytes(id), q.b) }
 
-// intern returns b's number, adding b if it is new (added set). hashed
-// is b's hash with bit 63 set, when the caller has it, or 0.
-func (t *texts) intern(b []byte, hashed uint64) (id uint32, added bool) {
+// intern returns b's number, adding b if it is new (added set); h is
+// b's hash.
+func (t *texts) intern(b []byte, h uint64) (id uint32, added bool) {
 	if t.tab.slots == nil {
 		t.tab.rebuild(t.len(), func(id uint32) uint64 { return t.hash(t.bytes(id)) })
-	}
-	h := hashed &^ (1 << 63)
-	if hashed == 0 {
-		h = t.hash(b)
 	}
 	id, slot, ok := find(&t.tab, h, textIs{t, b})
 	if ok {

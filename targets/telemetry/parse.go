@@ -219,6 +219,8 @@ type batch struct {
 	// samples.
 	readErr error
 	err     error
+	// hashed tells that the samples carry their label sets' hashes.
+	hashed bool
 }
 
 // span is a text in a batch's buf.
@@ -240,8 +242,8 @@ type sample struct {
 	line   int
 	t      int64
 	v      float64
-	// hash is the label set's hash in the window's table of texts, 0
-	// when it was not hashed.
+	// hash is the label set's hash in the window's table of texts when
+	// the batch is hashed.
 	hash uint64
 	fam  uint16
 }
@@ -304,10 +306,10 @@ func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan
 	}
 }
 
-// parse splits the lines of the blocks read sends into their samples
-// (with their label sets' hashes when hashed is set),
-// sending each block on full, and closes full after the last block or at
-// the first error; it stops early when done closes.
+// parse splits the lines of the blocks read sends into their samples,
+// with their label sets' hashes when hashed is set, sends each block on
+// full, and closes full after the last block or at the first error; it
+// stops early when done closes.
 func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
 	defer close(full)
 	line := 0
@@ -326,6 +328,7 @@ func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, f
 		case <-done:
 			return
 		}
+		b.hashed = hashed
 		rest := b.buf
 		for len(rest) > 0 {
 			text := rest
@@ -417,7 +420,7 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 	}
 	var h uint64
 	if hashed {
-		h = w.labels.hash(labels) | 1<<63
+		h = w.labels.hash(labels)
 	}
 	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.span(labels), hash: h})
 	return nil
@@ -520,7 +523,11 @@ func (w *Window) file(b *batch, s *sample) error {
 	}
 	if !known {
 		var added bool
-		if lab, added = w.labels.intern(labels, s.hash); added {
+		h := s.hash
+		if !b.hashed {
+			h = w.labels.hash(labels)
+		}
+		if lab, added = w.labels.intern(labels, h); added {
 			// A label set never seen: take it apart before filing it
 			// (a set that names no port stays interned, with no
 			// series, and is taken apart again if it comes again).
