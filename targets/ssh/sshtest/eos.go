@@ -54,20 +54,12 @@ type EOS struct {
 	Apply func(running []byte, lines string) ([]byte, error)
 
 	device
+	commitTimer[string]
 	running  []byte
 	startup  []byte
 	sessions map[string][]string // uncommitted sessions' lines
-	pending  *eosPending
-	pushed   int // configuration lines taken, over every session
+	pushed   int                 // configuration lines taken, over every session
 	booted   time.Time
-}
-
-// eosPending is a commit whose timer runs.
-type eosPending struct {
-	name     string
-	before   []byte
-	timer    *time.Timer
-	deadline time.Time
 }
 
 // Faults are what a device does wrong on purpose.
@@ -93,8 +85,10 @@ type Faults struct {
 
 // NewEOS returns an EOS device named hostname running running.
 func NewEOS(hostname string, running []byte, apply func([]byte, string) ([]byte, error)) *EOS {
-	return &EOS{Hostname: hostname, Apply: apply, running: append([]byte(nil), running...),
+	e := &EOS{Hostname: hostname, Apply: apply, running: append([]byte(nil), running...),
 		startup: append([]byte(nil), running...), sessions: map[string][]string{}, booted: time.Now()}
+	e.commitTimer.lock = &e.mu
+	return e
 }
 
 // Running returns the running configuration.
@@ -106,16 +100,6 @@ func (e *EOS) SetRunning(b []byte) { e.replace(&e.running, b) }
 
 // Startup returns the startup configuration (what `write memory` saved).
 func (e *EOS) Startup() []byte { return e.copyOf(&e.startup) }
-
-// Pending returns the session whose commit timer runs, "" for none.
-func (e *EOS) Pending() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.pending == nil {
-		return ""
-	}
-	return e.pending.name
-}
 
 var (
 	eosSessionRe = regexp.MustCompile(`^configure session ([A-Za-z0-9_-]{1,64})(?: (commit|abort|commit timer (\d{2}):(\d{2}):(\d{2})))?$`)
@@ -314,13 +298,12 @@ func (e *EOS) exec(line string) (out, enter string, hangup bool) {
 		return e.abort(name), "", false
 	case m[2] == "commit":
 		e.mu.Lock()
-		if e.pending != nil && e.pending.name == name {
+		if pending, ok := e.commitTimer.pending(); ok && pending == name {
 			defer e.mu.Unlock()
 			if e.faults.RefuseConfirm {
 				return fmt.Sprintf("%% Error: configuration session %s has no pending commit\n", name), "", false
 			}
-			e.pending.timer.Stop()
-			e.pending = nil
+			e.commitTimer.confirm()
 			return "", "", false
 		}
 		e.mu.Unlock()
@@ -398,28 +381,15 @@ func (e *EOS) commit(session string, timer time.Duration) string {
 	if _, ok := e.sessions[session]; !ok {
 		return fmt.Sprintf("%% Error: no configuration session %s\n", session)
 	}
-	if timer > 0 && e.pending != nil {
-		return fmt.Sprintf("%% Cannot commit: session %s has a pending commit timer\n", e.pending.name)
+	if pending, ok := e.commitTimer.pending(); timer > 0 && ok {
+		return fmt.Sprintf("%% Cannot commit: session %s has a pending commit timer\n", pending)
 	}
 	after, err := e.sessionConfig(session)
 	if err != nil {
 		return "% Cannot commit: " + err.Error() + "\n"
 	}
 	delete(e.sessions, session)
-	before := e.running
-	e.running = after
-	if timer > 0 {
-		p := &eosPending{name: session, before: before, deadline: time.Now().Add(timer)}
-		p.timer = time.AfterFunc(timer, func() {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			if e.pending == p {
-				e.running = p.before
-				e.pending = nil
-			}
-		})
-		e.pending = p
-	}
+	e.commitTimer.start(&e.running, after, session, timer)
 	return ""
 }
 
@@ -427,10 +397,8 @@ func (e *EOS) commit(session string, timer time.Duration) string {
 func (e *EOS) abort(session string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pending != nil && e.pending.name == session {
-		e.pending.timer.Stop()
-		e.running = e.pending.before
-		e.pending = nil
+	if pending, ok := e.commitTimer.pending(); ok && pending == session {
+		e.commitTimer.revert()
 		return ""
 	}
 	if _, ok := e.sessions[session]; ok {
@@ -449,8 +417,8 @@ func (e *EOS) sessionsJSON() string {
 	for name := range e.sessions {
 		sessions[name] = map[string]any{"state": "pending"}
 	}
-	if p := e.pending; p != nil {
-		sessions[p.name] = map[string]any{"state": "pendingCommitTimer", "commitBy": p.deadline.Sub(e.booted).Seconds()}
+	if p := e.commitTimer.p; p != nil {
+		sessions[p.id] = map[string]any{"state": "pendingCommitTimer", "commitBy": p.deadline.Sub(e.booted).Seconds()}
 	}
 	b, _ := json.Marshal(map[string]any{"sessions": sessions})
 	return string(b) + "\n"

@@ -48,27 +48,22 @@ type NVUE struct {
 	Apply func(applied []byte, lines string) ([]byte, error)
 
 	device
+	commitTimer[int]
 	applied   []byte
 	startup   []byte
 	revs      map[int][]string // revisions not applied: their staged lines
 	nextRev   int
-	confirm   *nvuePending
 	staged    int // lines taken, over every session
 	lastApply int // the revision last applied
-}
-
-// nvuePending is an applied revision whose confirm timer runs.
-type nvuePending struct {
-	rev    int
-	before []byte
-	timer  *time.Timer
 }
 
 // NewNVUE returns a switch named hostname, logged into as user, whose
 // applied configuration is applied.
 func NewNVUE(hostname, user string, applied []byte, apply func([]byte, string) ([]byte, error)) *NVUE {
-	return &NVUE{Hostname: hostname, User: user, Apply: apply, applied: append([]byte(nil), applied...),
+	n := &NVUE{Hostname: hostname, User: user, Apply: apply, applied: append([]byte(nil), applied...),
 		startup: append([]byte(nil), applied...), revs: map[int][]string{}, nextRev: 2}
+	n.commitTimer.lock = &n.mu
+	return n
 }
 
 // Applied returns the applied configuration.
@@ -80,16 +75,6 @@ func (n *NVUE) SetApplied(b []byte) { n.replace(&n.applied, b) }
 
 // Startup returns what `nv config save` saved.
 func (n *NVUE) Startup() []byte { return n.copyOf(&n.startup) }
-
-// Pending returns the revision whose confirm timer runs, 0 for none.
-func (n *NVUE) Pending() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.confirm == nil {
-		return 0
-	}
-	return n.confirm.rev
-}
 
 // Revisions returns how many revisions were neither applied nor deleted.
 func (n *NVUE) Revisions() int {
@@ -222,20 +207,17 @@ func (n *NVUE) command(rev *int, line string) (string, bool) {
 	}
 	if m := nvueConfirmRe.FindStringSubmatch(line); m != nil {
 		r, _ := strconv.Atoi(m[1])
-		if n.confirm == nil || n.confirm.rev != r {
+		if pending, ok := n.commitTimer.pending(); !ok || pending != r {
 			return fmt.Sprintf("Error: revision %d is not waiting for a confirmation\n", r), false
 		}
 		if m[2] == "yes" {
 			if n.faults.RefuseConfirm {
 				return fmt.Sprintf("Error: revision %d could not be confirmed: the configuration is locked\n", r), false
 			}
-			n.confirm.timer.Stop()
-			n.confirm = nil
+			n.commitTimer.confirm()
 			return "", false
 		}
-		n.confirm.timer.Stop()
-		n.applied = n.confirm.before
-		n.confirm = nil
+		n.commitTimer.revert()
 		return fmt.Sprintf("rolled back [rev_id: %d]\n", r), false
 	}
 	if strings.HasPrefix(line, "nv ") {
@@ -252,8 +234,8 @@ func (n *NVUE) apply(rev *int, timer time.Duration) string {
 	if !ok {
 		return "Error: there is no pending revision to apply\n"
 	}
-	if n.confirm != nil {
-		return fmt.Sprintf("Error: revision %d is waiting for a confirmation\n", n.confirm.rev)
+	if pending, ok := n.commitTimer.pending(); ok {
+		return fmt.Sprintf("Error: revision %d is waiting for a confirmation\n", pending)
 	}
 	after := n.applied
 	if len(lines) > 0 {
@@ -265,21 +247,9 @@ func (n *NVUE) apply(rev *int, timer time.Duration) string {
 	r := *rev
 	delete(n.revs, r)
 	*rev = 0
-	before := n.applied
-	n.applied = after
+	n.commitTimer.start(&n.applied, after, r, timer)
 	n.lastApply = r
-	if timer > 0 {
-		p := &nvuePending{rev: r, before: before}
-		p.timer = time.AfterFunc(timer, func() {
-			n.mu.Lock()
-			defer n.mu.Unlock()
-			if n.confirm == p {
-				n.applied = p.before
-				n.confirm = nil
-			}
-		})
-		n.confirm = p
-	} else {
+	if timer <= 0 {
 		n.startup = append([]byte(nil), n.applied...)
 	}
 	return fmt.Sprintf("applied [rev_id: %d]\n", r)
