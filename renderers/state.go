@@ -141,6 +141,33 @@ func (ds Disruptions) Of(kind string) Disruption {
 	return d
 }
 
+// KindPortSpeed is the element of a port's speed, which the catalog has
+// none of: every switch platform renders one, and a new speed takes the
+// link down while both ends retrain (IEEE 802.3 clause 73
+// auto-negotiation, or a forced speed that drops the link until the peer
+// matches), which each platform's Floors say.
+const KindPortSpeed = "port-speed"
+
+// Floors are the least a change of each kind disrupts whatever the
+// catalog says: what a platform knows of the elements the catalog has
+// none of, or says too little of.
+type Floors map[string]Disruption
+
+// Of returns the floor of kind, Hitless for a kind without one.
+func (f Floors) Of(kind string) Disruption {
+	if d, ok := f[kind]; ok {
+		return d
+	}
+	return Hitless
+}
+
+// Raise raises each change's disruption to at least its kind's floor.
+func (f Floors) Raise(changes []Change) {
+	for i, c := range changes {
+		changes[i].Disruption = Worst(c.Disruption, f.Of(c.Kind))
+	}
+}
+
 // DiffElements compares running with desired, element by element, and
 // returns the changes in path order. Elements that are the same on both
 // sides give no change; each change carries the disruption of its kind.

@@ -35,6 +35,25 @@ func TestDisruptionsOf(t *testing.T) {
 	}
 }
 
+// TestFloorsRaise: a floor raises its kind's changes to it and never
+// lowers one; a change of a kind without a floor keeps its disruption.
+func TestFloorsRaise(t *testing.T) {
+	f := Floors{KindPortSpeed: PortFlap}
+	changes := []Change{
+		{Path: "speed", Kind: KindPortSpeed, Disruption: Hitless},
+		{Path: "speed-too", Kind: KindPortSpeed, Disruption: Reboot},
+		{Path: "description", Disruption: Hitless},
+		{Path: "buffers", Kind: "pool-percent", Disruption: TrafficPause},
+	}
+	f.Raise(changes)
+	want := []Disruption{PortFlap, Reboot, Hitless, TrafficPause}
+	for i, c := range changes {
+		if c.Disruption != want[i] {
+			t.Errorf("%s: %q, want %q", c.Path, c.Disruption, want[i])
+		}
+	}
+}
+
 func TestDiffElements(t *testing.T) {
 	running := Elements{
 		{Path: "interface Ethernet1 > mtu", Value: "9000", Kind: "mtu"},

@@ -716,7 +716,7 @@ func (r *render) interfaces() {
 		}
 		r.describePort(p)
 		if sp := r.speeds[i]; sp != "" {
-			r.put(1, kindPortSpeed, "speed ", sp)
+			r.put(1, renderers.KindPortSpeed, "speed ", sp)
 		}
 		r.put(1, ir.ElementMTU, "mtu ", mtu)
 		r.put(1, ir.ElementPFC, "service-profile ", ProfileName)

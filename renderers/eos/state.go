@@ -58,7 +58,7 @@ var dialect = &clitree.Dialect{
 		{Top: "qos profile ", Leaf: "bandwidth", Kind: ir.ElementETS},
 		{Top: "qos profile ", Leaf: "random-detect", Kind: ir.ElementECN},
 		{Top: "interface ", Leaf: "mtu", Kind: ir.ElementMTU},
-		{Top: "interface ", Leaf: "speed", Kind: kindPortSpeed},
+		{Top: "interface ", Leaf: "speed", Kind: renderers.KindPortSpeed},
 		{Top: "interface ", Leaf: "service-profile", Kind: ir.ElementPFC},
 	},
 	// `no priority` marks a round-robin queue in a QoS profile, and the
@@ -72,12 +72,8 @@ var dialect = &clitree.Dialect{
 	},
 }
 
-// kindPortSpeed is the element of a port's speed: the catalog has none,
-// and changing it flaps the link, which floor says.
-const kindPortSpeed = "port-speed"
-
 // floor raises a change's disruption to at least this for its kind.
-var floor = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap}
+var floor = renderers.Floors{renderers.KindPortSpeed: renderers.PortFlap}
 
 // whole are the top-level sections rocefab owns with all below them: what
 // Render writes, by the statement's own words. The QoS profile, MMU

@@ -30,11 +30,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	}
 	have, want := elementsOf(running), elementsOf(desired)
 	changes := diffSorted(have, want, renderers.Disruptions(d.Disruption[ir.PlatformNVUE]))
-	for i, c := range changes {
-		if f, ok := floorDisruption[c.Kind]; ok {
-			changes[i].Disruption = renderers.Worst(c.Disruption, f)
-		}
-	}
+	floorDisruption.Raise(changes)
 	rem := renderers.Remediation{Format: renderers.Text}
 	if len(changes) > 0 {
 		rem.Content = commands(changes, want)

@@ -150,21 +150,19 @@ func emptyEntry(segs []string) bool {
 	return false
 }
 
-// Kinds not in the platform catalog: a port's speed and breakout, which
-// retrain or recreate the link.
-const (
-	kindPortSpeed = "port-speed"
-	kindBreakout  = "breakout"
-)
+// kindBreakout is a port's breakout, which the platform catalog has none
+// of, as it has no port speed (renderers.KindPortSpeed): it recreates the
+// link.
+const kindBreakout = "breakout"
 
 // floorDisruption is the least a change of a kind disrupts whatever the
 // catalog says: a new speed or breakout takes the port down, and the
 // document's header treats an MTU change as a port flap, since the
 // Cumulus Linux guide does not say that it is hitless.
-var floorDisruption = map[string]renderers.Disruption{
-	kindPortSpeed: renderers.PortFlap,
-	kindBreakout:  renderers.PortFlap,
-	"mtu":         renderers.PortFlap,
+var floorDisruption = renderers.Floors{
+	renderers.KindPortSpeed: renderers.PortFlap,
+	kindBreakout:            renderers.PortFlap,
+	"mtu":                   renderers.PortFlap,
 }
 
 // kindOf names the catalog element (compiler/platforms) that an owned path
@@ -184,7 +182,7 @@ func kindOf(segs []string) string {
 		case len(rest) >= 2 && rest[0] == "link" && rest[1] == "mtu":
 			return "mtu"
 		case len(rest) >= 2 && rest[0] == "link" && rest[1] == "speed":
-			return kindPortSpeed
+			return renderers.KindPortSpeed
 		case len(rest) >= 2 && rest[0] == "link" && rest[1] == "breakout":
 			return kindBreakout
 		case len(rest) >= 2 && rest[0] == "qos" && rest[1] == "pfc":

@@ -768,7 +768,7 @@ func (b *builder) interfaces() {
 			b.line(1, "", "description %s", desc)
 		}
 		if p.SpeedGbps > 0 {
-			b.line(1, kindPortSpeed, "speed %d", p.SpeedGbps*1000) // NX-OS takes Mbit/s
+			b.line(1, renderers.KindPortSpeed, "speed %d", p.SpeedGbps*1000) // NX-OS takes Mbit/s
 		}
 		b.line(1, ir.ElementMTU, "mtu %d", b.sw.MTU)
 		if lossless {

@@ -54,7 +54,7 @@ var dialect = &clitree.Dialect{
 		{Top: "priority-flow-control ", Kind: ir.ElementPFCWatchdog},
 		{Top: "hardware profile dlb", Kind: ir.ElementAdaptiveRouting},
 		{Top: "interface ", Leaf: "mtu", Kind: ir.ElementMTU},
-		{Top: "interface ", Leaf: "speed", Kind: kindPortSpeed},
+		{Top: "interface ", Leaf: "speed", Kind: renderers.KindPortSpeed},
 		{Top: "interface ", Leaf: "shutdown", Kind: kindAdmin},
 		{Top: "interface ", Leaf: "priority-flow-control mode", Kind: ir.ElementPFC},
 		{Top: "interface ", Leaf: "priority-flow-control watch-dog", Kind: ir.ElementPFCWatchdog},
@@ -64,14 +64,11 @@ var dialect = &clitree.Dialect{
 	Negations: []clitree.Negation{{Mode: "interface ", Line: "no shutdown"}},
 }
 
-// Elements the catalog has none of: a port's speed and its administrative
-// state, whose change takes the link down, which floor says.
-const (
-	kindPortSpeed = "port-speed"
-	kindAdmin     = "admin-state"
-)
+// kindAdmin is a port's administrative state, which the catalog has none
+// of: a change takes the link down, as a new speed does, which floor says.
+const kindAdmin = "admin-state"
 
-var floor = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap, kindAdmin: renderers.PortFlap}
+var floor = renderers.Floors{renderers.KindPortSpeed: renderers.PortFlap, kindAdmin: renderers.PortFlap}
 
 // whole are the top-level sections rocefab owns with all below them: its
 // own class maps and policy maps, by their ROCEFAB names, and the global

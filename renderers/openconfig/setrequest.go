@@ -43,11 +43,7 @@ func (Platform) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	} else {
 		changes = renderers.DiffElements(have, want.elements, ds)
 	}
-	for i, c := range changes {
-		if f, ok := floorDisruption[c.Kind]; ok {
-			changes[i].Disruption = renderers.Worst(c.Disruption, f)
-		}
-	}
+	floorDisruption.Raise(changes)
 	if len(changes) == 0 {
 		return nil, renderers.Remediation{}, nil
 	}

@@ -182,17 +182,13 @@ func ports(d *ir.Device) map[string]bool {
 var portLeaves = map[string]string{
 	"config/mtu":                          "mtu",
 	"config/description":                  "",
-	"ethernet/config/port-speed":          kindPortSpeed,
+	"ethernet/config/port-speed":          renderers.KindPortSpeed,
 	"ethernet/config/enable-flow-control": "pfc",
 }
 
-const kindPortSpeed = "port-speed"
-
 // floorDisruption is the least a change of a kind disrupts whatever the
-// catalog says: a new port speed takes the link down while both ends
-// retrain (IEEE 802.3 clause 73 auto-negotiation, or a forced speed that
-// drops the link until the peer matches).
-var floorDisruption = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap}
+// catalog says: a new port speed takes the link down (renderers.KindPortSpeed).
+var floorDisruption = renderers.Floors{renderers.KindPortSpeed: renderers.PortFlap}
 
 // kindOf names the catalog element that the leaf at schema path p (a
 // path without keys) realises.

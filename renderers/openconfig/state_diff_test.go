@@ -29,9 +29,9 @@ func TestDiffElementsIsDiffElements(t *testing.T) {
 		"/qos/classifiers/classifier[name=dscp]/terms/term[id=0]/config/id",
 		"/qos/interfaces/interface[interface-id=Ethernet1]/output/queues/queue[name=3]/config/name",
 	}
-	kinds := []string{"mtu", "", kindPortSpeed, "pfc", "tc-queue", "dscp-map", "unknown"}
+	kinds := []string{"mtu", "", renderers.KindPortSpeed, "pfc", "tc-queue", "dscp-map", "unknown"}
 	values := []string{"9214", "\"9214\"", "true", "false", "[null]", "\"a\\\"b\"", "[1,2]", ""}
-	ds := renderers.Disruptions{"mtu": "port-flap", "pfc": "traffic-pause", "tc-queue": "bad class", kindPortSpeed: "reboot"}
+	ds := renderers.Disruptions{"mtu": "port-flap", "pfc": "traffic-pause", "tc-queue": "bad class", renderers.KindPortSpeed: "reboot"}
 	r := rand.New(rand.NewPCG(10, 64))
 	state := func() []renderers.Element {
 		var es []renderers.Element

@@ -132,10 +132,7 @@ func (Renderer) Diff(d *ir.Device, running, desired renderers.State) ([]renderer
 	// carries is a reboot's disruption.
 	for i, c := range changes {
 		table, _, _ := strings.Cut(c.Path, "|")
-		dis := renderers.Worst(c.Disruption, tableDisruption(apply, table))
-		if f, ok := floorDisruption[c.Kind]; ok {
-			dis = renderers.Worst(dis, f)
-		}
+		dis := renderers.Worst(c.Disruption, tableDisruption(apply, table), floorDisruption.Of(c.Kind))
 		method := methodPatch
 		switch {
 		case table == tableBreakout:

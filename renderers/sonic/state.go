@@ -93,7 +93,8 @@ func (s *State) elements() []renderers.Element {
 }
 
 // Catalog elements (compiler/platforms Elements) of what the tables
-// realise; kindPortSpeed is not one, and changes as a port flap.
+// realise; a port's speed (renderers.KindPortSpeed) is not one, and
+// changes as a port flap.
 const (
 	kindDSCPMap     = "dscp-map"
 	kindTCQueue     = "tc-queue"
@@ -105,7 +106,6 @@ const (
 	kindECN         = "ecn"
 	kindETS         = "ets"
 	kindMTU         = "mtu"
-	kindPortSpeed   = "port-speed"
 	kindDescription = ""
 )
 
@@ -150,11 +150,11 @@ func kindOf(table, field string) string {
 		case "mtu":
 			return kindMTU
 		case "speed", "lanes":
-			return kindPortSpeed
+			return renderers.KindPortSpeed
 		}
 		return kindDescription
 	case tableBreakout:
-		return kindPortSpeed
+		return renderers.KindPortSpeed
 	}
 	return ""
 }
@@ -162,7 +162,7 @@ func kindOf(table, field string) string {
 // floorDisruption is the least a change of a kind disrupts whatever the
 // catalog says: a new port speed or lane set takes the link down while
 // both ends retrain.
-var floorDisruption = map[string]renderers.Disruption{kindPortSpeed: renderers.PortFlap}
+var floorDisruption = renderers.Floors{renderers.KindPortSpeed: renderers.PortFlap}
 
 // Fields of shared rows that rocefab owns; the rest of those rows is the
 // switch's.

@@ -23,7 +23,7 @@ func TestDiffEntriesIsDiffElements(t *testing.T) {
 	keys := []string{"Ethernet0", "Ethernet0|3", "Ethernet8", "AZURE", "global", "a/b~c"}
 	fields := []string{"mtu", "speed", "profile", "pfc_enable", "Ethernet0", "brkout_mode"}
 	values := []string{"9100", "800000", "lossless", "", `a"b\c`, "<&>", "\u2028\x01ü"}
-	ds := renderers.Disruptions{kindMTU: "port-flap", kindPFC: "traffic-pause", kindPortSpeed: "reboot"}
+	ds := renderers.Disruptions{kindMTU: "port-flap", kindPFC: "traffic-pause", renderers.KindPortSpeed: "reboot"}
 	r := rand.New(rand.NewPCG(1, 2))
 	state := func() *State {
 		seen := map[entry]bool{}

@@ -26,7 +26,7 @@ type Platform struct {
 	// Dialect is how the platform prints and enters its configuration.
 	Dialect *Dialect
 	// Floor raises a change's disruption to at least this for its kind.
-	Floor map[string]renderers.Disruption
+	Floor renderers.Floors
 	// Scope is the owned scope on switch d; a nil d owns the lines of
 	// every interface, which is what a remediation, naming only the
 	// device's ports, may touch.

@@ -28,7 +28,7 @@ func (s *State) Elements() []renderers.Element { return slices.Clone(s.elements)
 // change flaps the port whatever the catalog says of the element), and the
 // remediation lines. Both states must be this package's; a nil running
 // state is an empty one.
-func (d *Dialect) Diff(running, desired renderers.State, s Scope, ds renderers.Disruptions, floor map[string]renderers.Disruption) ([]renderers.Change, []string, error) {
+func (d *Dialect) Diff(running, desired renderers.State, s Scope, ds renderers.Disruptions, floor renderers.Floors) ([]renderers.Change, []string, error) {
 	want, ok := desired.(*State)
 	if !ok || want == nil {
 		return nil, nil, fmt.Errorf("the desired state is %T, not a CLI stanza tree", desired)
@@ -45,11 +45,7 @@ func (d *Dialect) Diff(running, desired renderers.State, s Scope, ds renderers.D
 	if len(changes) == 0 {
 		return nil, nil, nil
 	}
-	for i, c := range changes {
-		if f, ok := floor[c.Kind]; ok {
-			changes[i].Disruption = renderers.Worst(c.Disruption, f)
-		}
-	}
+	floor.Raise(changes)
 	return changes, d.Remediate(have.Tree, want.Tree, s), nil
 }
 
