@@ -88,14 +88,13 @@ type Window struct {
 	lastT  uint32
 
 	// famOf caches each metric name's family index, -1 for the names
-	// doctor does not read.
+	// doctor does not read; the splitting goroutines share it, and
+	// famMu, when a name is not the last one theirs read.
 	famOf map[string]int32
-	// lastFam is the last family's name, lastFi its index.
-	lastFam string
-	lastFi  int32
-	// fams are the families read, nfams of them: an array, because the
-	// parsing goroutine adds to it while the caller's reads the entries
-	// already sent.
+	famMu sync.Mutex
+	// fams are the families read, nfams of them: an array, because a
+	// splitting goroutine adds to it (holding famMu) while the other and
+	// the caller's read the entries already filed.
 	fams  *[maxFamilies]famEntry
 	nfams int
 
@@ -161,20 +160,23 @@ func NewWindow() *Window {
 // without their labels being parsed.
 //
 // Reading runs on both cores: one goroutine reads the file in blocks,
-// another splits each block's lines (the label text, the value and the
-// timestamp) where they lie, and the caller's files the samples into the
-// window, in the file's order. A line's labels are taken apart only when
-// its label set and family are new to the window: in every scrape after
-// the first, a line costs a comparison with the series that followed the
-// last one filed, and splitting it costs more than that, so the reading
-// is kept off the splitting goroutine.
+// two split the blocks' lines (the label text, the value and the
+// timestamp) where they lie, a block each in turn, and the caller's files
+// the samples into the window, in the file's order. A line's labels are
+// taken apart only when its label set and family are new to the window:
+// in every scrape after the first, a line costs a comparison with the
+// series that followed the last one filed, and splitting it costs more
+// than that, so the splitting is shared by two goroutines and the filing
+// kept to one.
 func (w *Window) Read(r io.Reader, name string, at int64) error {
 	free := make(chan *batch, 8)
 	for range cap(free) {
 		free <- &batch{buf: make([]byte, 0, blockSize)}
 	}
-	read := make(chan *batch, cap(free))
-	full := make(chan *batch, cap(free))
+	var read, full [splitters]chan *batch
+	for i := range splitters {
+		read[i], full[i] = make(chan *batch, cap(free)), make(chan *batch, cap(free))
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	// The reading stops before Read returns, even at an error: the
@@ -193,32 +195,55 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	// hashed as they are split, off the goroutine that files them, which
 	// then looks most of them up; the files after it need no hash.
 	hashed := w.points.n == 0
-	wg.Go(func() { w.parse(name, at, hashed, read, full, done) })
+	for i := range splitters {
+		sp := &splitter{w: w}
+		wg.Go(func() { sp.split(at, hashed, read[i], full[i], done) })
+	}
 	w.cursor = 0
-	for b := range full {
+	// line is the number of the lines before the block being filed: a
+	// splitter numbers a block's lines from its start.
+	line := 0
+	for k := 0; ; k++ {
+		b, ok := <-full[k%splitters]
+		if !ok {
+			return nil
+		}
 		for i := range b.samples {
 			if err := w.file(b, &b.samples[i]); err != nil {
-				return fmt.Errorf("%s:%d: %v", name, b.samples[i].line, err)
+				return fmt.Errorf("%s:%d: %v", name, line+b.samples[i].line, err)
 			}
 		}
 		if b.err != nil {
-			return b.err
+			return fmt.Errorf("%s:%d: %v", name, line+b.errLine, b.err)
+		}
+		line += b.lines
+		if b.readErr == io.EOF {
+			return nil
+		}
+		if b.readErr != nil {
+			return fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
 		}
 		free <- b
 	}
-	return nil
 }
+
+// splitters is the number of goroutines that split a file's lines.
+const splitters = 2
 
 // batch is a block of the file, whole lines, and the samples split from
 // it, whose label texts lie in buf.
 type batch struct {
 	buf     []byte
 	samples []sample
+	// lines counts buf's lines; a sample's line and errLine number
+	// them from 1.
+	lines int
 	// readErr is the reading's error after buf's lines (io.EOF at the
-	// end of the file), err the error that ended the file, after the
-	// samples.
+	// end of the file); err is the error that ended the splitting, at
+	// line errLine, after the samples.
 	readErr error
 	err     error
+	errLine int
 	// hashed tells that the samples carry their label sets' hashes.
 	hashed bool
 }
@@ -257,11 +282,17 @@ const (
 )
 
 // readBlocks reads r into blocks of whole lines, taken from free and sent
-// on read in the file's order; the last carries the error that ended the
-// reading (io.EOF at the end). It stops early when done closes.
-func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan struct{}) {
+// on read in turn (the file's k-th block on read[k%splitters]); the last
+// carries the error that ended the reading (io.EOF at the end). It stops
+// early when done closes, and closes read when it stops.
+func readBlocks(r io.Reader, read [splitters]chan *batch, free <-chan *batch, done <-chan struct{}) {
+	defer func() {
+		for _, c := range read {
+			close(c)
+		}
+	}()
 	var carry []byte // the start of a line the last block ended in
-	for {
+	for k := 0; ; k++ {
 		var b *batch
 		select {
 		case b = <-free:
@@ -295,40 +326,36 @@ func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan
 			carry = append(carry, b.buf[end:]...)
 			b.buf = b.buf[:end]
 		}
+		last := b.readErr != nil
 		select {
-		case read <- b:
+		case read[k%splitters] <- b:
 		case <-done:
 			return
 		}
-		if b.readErr != nil {
+		if last {
 			return
 		}
 	}
 }
 
-// parse splits the lines of the blocks read sends into their samples,
-// with their label sets' hashes when hashed is set, sends each block on
-// full, and closes full after the last block or at the first error; it
-// stops early when done closes.
-func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
+// splitter is what one splitting goroutine keeps from line to line.
+type splitter struct {
+	w *Window
+	// lastFam is the last family's name, lastFi its index.
+	lastFam string
+	lastFi  int32
+	// stamp is the last line's timestamp.
+	stamp stamp
+}
+
+// split splits the lines of the blocks read sends into their samples,
+// with their label sets' hashes when hashed is set, and sends each block
+// on full; it stops after a block whose reading or splitting ended in an
+// error, or early when done closes, and closes full when it stops.
+func (sp *splitter) split(at int64, hashed bool, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
 	defer close(full)
-	line := 0
-	send := func(b *batch) bool {
-		select {
-		case full <- b:
-			return true
-		case <-done:
-			return false
-		}
-	}
-	for {
-		var b *batch
-		select {
-		case b = <-read:
-		case <-done:
-			return
-		}
-		b.hashed = hashed
+	for b := range read {
+		b.hashed, b.lines, b.errLine = hashed, 0, 0
 		rest := b.buf
 		for len(rest) > 0 {
 			text := rest
@@ -337,41 +364,41 @@ func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, f
 			} else {
 				rest = nil
 			}
-			line++
+			b.lines++
 			if len(text) > maxLine {
-				b.err = fmt.Errorf("%s:%d: %v", name, line, bufio.ErrTooLong)
-				send(b)
-				return
+				b.err = bufio.ErrTooLong
+			} else {
+				b.err = sp.line(b, bytes.TrimSpace(text), b.lines, at, hashed)
 			}
-			if err := w.parseLine(b, bytes.TrimSpace(text), line, at, hashed); err != nil {
-				b.err = fmt.Errorf("%s:%d: %v", name, line, err)
-				send(b)
-				return
+			if b.err != nil {
+				b.errLine = b.lines
+				break
 			}
 		}
-		if b.readErr != nil {
-			if b.readErr != io.EOF {
-				b.err = fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
-			}
-			send(b)
+		// Once sent, b is the caller's, and then the reader's again.
+		last := b.err != nil || b.readErr != nil
+		select {
+		case full <- b:
+		case <-done:
 			return
 		}
-		if !send(b) {
+		if last {
 			return
 		}
 	}
 }
 
-// parseLine splits one line into b: the label text as written (and its
-// hash when hashed is set), the value and the timestamp.
-func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed bool) error {
+// line splits one line into b: the label text as written (and its hash
+// when hashed is set), the value and the timestamp.
+func (sp *splitter) line(b *batch, text []byte, line int, at int64, hashed bool) error {
 	if len(text) == 0 || text[0] == '#' {
 		return nil
 	}
+	w := sp.w
 	// A family's samples come together: the line most likely starts with
 	// the last name read, and then the name need not be scanned.
-	end := len(w.lastFam)
-	if end == 0 || len(text) <= end || string(text[:end]) != w.lastFam || (text[end] != '{' && text[end] != ' ' && text[end] != '\t') {
+	end := len(sp.lastFam)
+	if end == 0 || len(text) <= end || string(text[:end]) != sp.lastFam || (text[end] != '{' && text[end] != ' ' && text[end] != '\t') {
 		end = 0
 		for end < len(text) && text[end] != '{' && text[end] != ' ' && text[end] != '\t' {
 			end++
@@ -380,7 +407,7 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 			return fmt.Errorf("%q is not a sample: want name{labels} value [timestamp]", cut(string(text)))
 		}
 	}
-	fi := w.family(text[:end])
+	fi := sp.family(text[:end])
 	if fi < 0 {
 		return nil
 	}
@@ -402,7 +429,7 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 		}
 		labels, rest = rest[1:close], rest[close+1:]
 	}
-	v, t, ok := valueAndTime(rest, at)
+	v, t, ok := valueAndTime(rest, at, &sp.stamp)
 	if !ok {
 		t = at
 		val, ts, ok := fields(rest)
@@ -428,8 +455,10 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 
 // valueAndTime reads " <integer>[ <integer>]", the value and timestamp
 // of nearly every counter's line, in one pass; false sends anything else
-// (a float, tabs, an error) to the general reading.
-func valueAndTime(s []byte, at int64) (float64, int64, bool) {
+// (a float, tabs, an error) to the general reading. last is the
+// timestamp of the line before, which a scrape's lines share: its digits
+// are compared rather than read again.
+func valueAndTime(s []byte, at int64, last *stamp) (float64, int64, bool) {
 	if len(s) < 2 || s[0] != ' ' {
 		return 0, 0, false
 	}
@@ -447,15 +476,29 @@ func valueAndTime(s []byte, at int64) (float64, int64, bool) {
 	if s[i] != ' ' {
 		return 0, 0, false
 	}
-	j := i + 1
-	var t int64
-	for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
-		t = t*10 + int64(s[j]-'0')
+	ts := s[i+1:]
+	if len(ts) == last.n && string(ts) == string(last.text[:last.n]) {
+		return float64(v), last.t, true
 	}
-	if j != len(s) || j == i+1 || j-i-1 > 18 {
+	var t int64
+	for _, c := range ts {
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		t = t*10 + int64(c-'0')
+	}
+	if len(ts) == 0 || len(ts) > len(last.text) {
 		return 0, 0, false
 	}
+	last.n, last.t = copy(last.text[:], ts), t
 	return float64(v), t, true
+}
+
+// stamp is a timestamp as written and as read.
+type stamp struct {
+	text [18]byte
+	n    int
+	t    int64
 }
 
 // parseValue reads a sample's value: counters are integers, read without
@@ -612,22 +655,25 @@ const maxFamilies = 256
 
 // family returns the index of the metric name's family, -1 when doctor
 // does not read it.
-func (w *Window) family(name []byte) int32 {
+func (sp *splitter) family(name []byte) int32 {
 	// A family's samples come together: the last name is the likeliest.
-	if w.lastFam != "" && w.lastFam == string(name) {
-		return w.lastFi
+	if sp.lastFam != "" && sp.lastFam == string(name) {
+		return sp.lastFi
 	}
+	w := sp.w
+	w.famMu.Lock()
 	fi, ok := w.famOf[string(name)]
 	if !ok {
 		fi = w.newFamily(name)
 	}
+	w.famMu.Unlock()
 	if fi >= 0 {
-		w.lastFam, w.lastFi = w.fams[fi].metric, fi
+		sp.lastFam, sp.lastFi = w.fams[fi].metric, fi
 	}
 	return fi
 }
 
-// newFamily files a metric name not seen before.
+// newFamily files a metric name not seen before; the caller holds famMu.
 func (w *Window) newFamily(name []byte) int32 {
 	f, ok := lookupFamily(string(name))
 	fi := int32(-1)
