@@ -208,6 +208,9 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 		if !ok {
 			return nil
 		}
+		if b.hashed {
+			w.labels.tab.touch(b.samples)
+		}
 		for i := range b.samples {
 			if err := w.file(b, &b.samples[i]); err != nil {
 				return fmt.Errorf("%s:%d: %v", name, line+b.samples[i].line, err)
