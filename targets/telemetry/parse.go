@@ -190,6 +190,21 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	// later file brings a series the cursor does not predict.
 	defer w.labels.tab.release()
 	defer w.portOf.release()
+	// The new series' ports are found on a goroutine of their own, after
+	// the filing: every block filed goes there, which then frees it, and
+	// every series filed has its port once Read returns.
+	toResolve, resolved := make(chan *batch, cap(free)), make(chan struct{})
+	go func() {
+		defer close(resolved)
+		for b := range toResolve {
+			w.resolve(b)
+			free <- b
+		}
+	}()
+	defer func() {
+		close(toResolve)
+		<-resolved
+	}()
 	wg.Go(func() { readBlocks(r, read, free, done) })
 	// A file whose series are new to the window has its label sets
 	// hashed as they are split, off the goroutine that files them, which
@@ -208,25 +223,58 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 		if !ok {
 			return nil
 		}
-		if b.hashed {
-			w.labels.tab.touch(b.samples)
-		}
-		for i := range b.samples {
-			if err := w.file(b, &b.samples[i]); err != nil {
-				return fmt.Errorf("%s:%d: %v", name, line+b.samples[i].line, err)
-			}
-		}
-		if b.err != nil {
-			return fmt.Errorf("%s:%d: %v", name, line+b.errLine, b.err)
-		}
+		err := w.fileBlock(b, name, line)
 		line += b.lines
-		if b.readErr == io.EOF {
-			return nil
+		end := err != nil || b.readErr != nil
+		if err == nil && b.readErr != nil && b.readErr != io.EOF {
+			err = fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
 		}
-		if b.readErr != nil {
-			return fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
+		toResolve <- b // b is the resolving goroutine's now
+		if end {
+			return err
 		}
-		free <- b
+	}
+}
+
+// fileBlock files a block's samples; line is the number of the file's
+// lines before the block.
+func (w *Window) fileBlock(b *batch, name string, line int) error {
+	b.finds, b.names = b.finds[:0], b.names[:0]
+	if b.hashed {
+		w.labels.tab.touch(b.samples)
+	}
+	for i := range b.samples {
+		if err := w.file(b, &b.samples[i]); err != nil {
+			return fmt.Errorf("%s:%d: %v", name, line+b.samples[i].line, err)
+		}
+	}
+	if b.err != nil {
+		return fmt.Errorf("%s:%d: %v", name, line+b.errLine, b.err)
+	}
+	return nil
+}
+
+// portFind is a new series whose port and queue the resolving goroutine
+// finds: those of series from, filed before it, or (from nil) those the
+// names in the block's names say.
+type portFind struct {
+	p, from          *point
+	dev, port, queue int32 // the names' ends in names
+	hca              bool
+}
+
+// resolve gives the series a block filed their ports and queues, in the
+// order they were filed.
+func (w *Window) resolve(b *batch) {
+	start := int32(0)
+	for _, f := range b.finds {
+		if f.from != nil {
+			f.p.port, f.p.queue = f.from.port, f.from.queue
+			continue
+		}
+		dev, port, queue := b.names[start:f.dev], b.names[f.dev:f.port], b.names[f.port:f.queue]
+		start = f.queue
+		f.p.port, f.p.queue = w.port(dev, port, f.hca), w.queue(queue)
 	}
 }
 
@@ -249,6 +297,9 @@ type batch struct {
 	errLine int
 	// hashed tells that the samples carry their label sets' hashes.
 	hashed bool
+	// finds are the ports the block's new series name, in names.
+	finds []portFind
+	names []byte
 }
 
 // span is a text in a batch's buf.
@@ -604,12 +655,12 @@ func (w *Window) file(b *batch, s *sample) error {
 		}
 		last = i
 	}
-	n := uint32(w.points.n) + 1
-	ti := w.time(s.t)
-	np := point{t0: ti, t1: ti, v0: s.v, v1: s.v, labels: lab, fam: s.fam}
+	// The series is new: its port and queue are those of a series of
+	// its label set and shape, or those its labels name, which the
+	// resolving goroutine finds (resolve).
+	find := portFind{}
 	if sibling != 0 {
-		sp := w.points.at(int(sibling - 1))
-		np.port, np.queue = sp.port, sp.queue
+		find.from = w.points.at(int(sibling - 1))
 	} else {
 		// The label set is new, or known under another shape of
 		// family, whose port and queue labels differ.
@@ -624,15 +675,24 @@ func (w *Window) file(b *batch, s *sample) error {
 			w.Skipped++
 			return nil
 		}
-		np.port, np.queue = w.port(dev, p.port, fam.hca), w.queue(p.queue)
+		b.names = append(b.names, dev...)
+		find.dev = int32(len(b.names))
+		b.names = append(b.names, p.port...)
+		find.port = int32(len(b.names))
+		b.names = append(b.names, p.queue...)
+		find.queue, find.hca = int32(len(b.names)), fam.hca
 	}
+	n := uint32(w.points.n) + 1
+	ti := w.time(s.t)
 	if last == 0 {
 		set.first = n
 	} else {
 		w.points.at(int(last - 1)).next = n
 	}
-	w.points.add(np)
+	w.points.add(point{t0: ti, t1: ti, v0: s.v, v1: s.v, labels: lab, fam: s.fam})
 	w.cursor = w.points.n
+	find.p = w.points.at(w.points.n - 1)
+	b.finds = append(b.finds, find)
 	return nil
 }
 
