@@ -88,14 +88,13 @@ type Window struct {
 	lastT  uint32
 
 	// famOf caches each metric name's family index, -1 for the names
-	// doctor does not read.
+	// doctor does not read; the splitting goroutines share it, and
+	// famMu, when a name is not the last one theirs read.
 	famOf map[string]int32
-	// lastFam is the last family's name, lastFi its index.
-	lastFam string
-	lastFi  int32
-	// fams are the families read, nfams of them: an array, because the
-	// parsing goroutine adds to it while the caller's reads the entries
-	// already sent.
+	famMu sync.Mutex
+	// fams are the families read, nfams of them: an array, because a
+	// splitting goroutine adds to it (holding famMu) while the other and
+	// the caller's read the entries already filed.
 	fams  *[maxFamilies]famEntry
 	nfams int
 
@@ -161,20 +160,23 @@ func NewWindow() *Window {
 // without their labels being parsed.
 //
 // Reading runs on both cores: one goroutine reads the file in blocks,
-// another splits each block's lines (the label text, the value and the
-// timestamp) where they lie, and the caller's files the samples into the
-// window, in the file's order. A line's labels are taken apart only when
-// its label set and family are new to the window: in every scrape after
-// the first, a line costs a comparison with the series that followed the
-// last one filed, and splitting it costs more than that, so the reading
-// is kept off the splitting goroutine.
+// two split the blocks' lines (the label text, the value and the
+// timestamp) where they lie, a block each in turn, and the caller's files
+// the samples into the window, in the file's order. A line's labels are
+// taken apart only when its label set and family are new to the window:
+// in every scrape after the first, a line costs a comparison with the
+// series that followed the last one filed, and splitting it costs more
+// than that, so the splitting is shared by two goroutines and the filing
+// kept to one.
 func (w *Window) Read(r io.Reader, name string, at int64) error {
 	free := make(chan *batch, 8)
 	for range cap(free) {
 		free <- &batch{buf: make([]byte, 0, blockSize)}
 	}
-	read := make(chan *batch, cap(free))
-	full := make(chan *batch, cap(free))
+	var read, full [splitters]chan *batch
+	for i := range splitters {
+		read[i], full[i] = make(chan *batch, cap(free)), make(chan *batch, cap(free))
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	// The reading stops before Read returns, even at an error: the
@@ -188,39 +190,116 @@ func (w *Window) Read(r io.Reader, name string, at int64) error {
 	// later file brings a series the cursor does not predict.
 	defer w.labels.tab.release()
 	defer w.portOf.release()
+	// The new series' ports are found on a goroutine of their own, after
+	// the filing: every block filed goes there, which then frees it, and
+	// every series filed has its port once Read returns.
+	toResolve, resolved := make(chan *batch, cap(free)), make(chan struct{})
+	go func() {
+		defer close(resolved)
+		for b := range toResolve {
+			w.resolve(b)
+			free <- b
+		}
+	}()
+	defer func() {
+		close(toResolve)
+		<-resolved
+	}()
 	wg.Go(func() { readBlocks(r, read, free, done) })
 	// A file whose series are new to the window has its label sets
 	// hashed as they are split, off the goroutine that files them, which
 	// then looks most of them up; the files after it need no hash.
 	hashed := w.points.n == 0
-	wg.Go(func() { w.parse(name, at, hashed, read, full, done) })
+	for i := range splitters {
+		sp := &splitter{w: w}
+		wg.Go(func() { sp.split(at, hashed, read[i], full[i], done) })
+	}
 	w.cursor = 0
-	for b := range full {
-		for i := range b.samples {
-			if err := w.file(b, &b.samples[i]); err != nil {
-				return fmt.Errorf("%s:%d: %v", name, b.samples[i].line, err)
-			}
+	// line is the number of the lines before the block being filed: a
+	// splitter numbers a block's lines from its start.
+	line := 0
+	for k := 0; ; k++ {
+		b, ok := <-full[k%splitters]
+		if !ok {
+			return nil
 		}
-		if b.err != nil {
-			return b.err
+		err := w.fileBlock(b, name, line)
+		line += b.lines
+		end := err != nil || b.readErr != nil
+		if err == nil && b.readErr != nil && b.readErr != io.EOF {
+			err = fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
 		}
-		free <- b
+		toResolve <- b // b is the resolving goroutine's now
+		if end {
+			return err
+		}
+	}
+}
+
+// fileBlock files a block's samples; line is the number of the file's
+// lines before the block.
+func (w *Window) fileBlock(b *batch, name string, line int) error {
+	b.finds, b.names = b.finds[:0], b.names[:0]
+	if b.hashed {
+		w.labels.tab.touch(b.samples)
+	}
+	for i := range b.samples {
+		if err := w.file(b, &b.samples[i]); err != nil {
+			return fmt.Errorf("%s:%d: %v", name, line+b.samples[i].line, err)
+		}
+	}
+	if b.err != nil {
+		return fmt.Errorf("%s:%d: %v", name, line+b.errLine, b.err)
 	}
 	return nil
 }
+
+// portFind is a new series whose port and queue the resolving goroutine
+// finds: those of series from, filed before it, or (from nil) those the
+// names in the block's names say.
+type portFind struct {
+	p, from          *point
+	dev, port, queue int32 // the names' ends in names
+	hca              bool
+}
+
+// resolve gives the series a block filed their ports and queues, in the
+// order they were filed.
+func (w *Window) resolve(b *batch) {
+	start := int32(0)
+	for _, f := range b.finds {
+		if f.from != nil {
+			f.p.port, f.p.queue = f.from.port, f.from.queue
+			continue
+		}
+		dev, port, queue := b.names[start:f.dev], b.names[f.dev:f.port], b.names[f.port:f.queue]
+		start = f.queue
+		f.p.port, f.p.queue = w.port(dev, port, f.hca), w.queue(queue)
+	}
+}
+
+// splitters is the number of goroutines that split a file's lines.
+const splitters = 2
 
 // batch is a block of the file, whole lines, and the samples split from
 // it, whose label texts lie in buf.
 type batch struct {
 	buf     []byte
 	samples []sample
+	// lines counts buf's lines; a sample's line and errLine number
+	// them from 1.
+	lines int
 	// readErr is the reading's error after buf's lines (io.EOF at the
-	// end of the file), err the error that ended the file, after the
-	// samples.
+	// end of the file); err is the error that ended the splitting, at
+	// line errLine, after the samples.
 	readErr error
 	err     error
+	errLine int
 	// hashed tells that the samples carry their label sets' hashes.
 	hashed bool
+	// finds are the ports the block's new series name, in names.
+	finds []portFind
+	names []byte
 }
 
 // span is a text in a batch's buf.
@@ -257,11 +336,17 @@ const (
 )
 
 // readBlocks reads r into blocks of whole lines, taken from free and sent
-// on read in the file's order; the last carries the error that ended the
-// reading (io.EOF at the end). It stops early when done closes.
-func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan struct{}) {
+// on read in turn (the file's k-th block on read[k%splitters]); the last
+// carries the error that ended the reading (io.EOF at the end). It stops
+// early when done closes, and closes read when it stops.
+func readBlocks(r io.Reader, read [splitters]chan *batch, free <-chan *batch, done <-chan struct{}) {
+	defer func() {
+		for _, c := range read {
+			close(c)
+		}
+	}()
 	var carry []byte // the start of a line the last block ended in
-	for {
+	for k := 0; ; k++ {
 		var b *batch
 		select {
 		case b = <-free:
@@ -295,40 +380,36 @@ func readBlocks(r io.Reader, read chan<- *batch, free <-chan *batch, done <-chan
 			carry = append(carry, b.buf[end:]...)
 			b.buf = b.buf[:end]
 		}
+		last := b.readErr != nil
 		select {
-		case read <- b:
+		case read[k%splitters] <- b:
 		case <-done:
 			return
 		}
-		if b.readErr != nil {
+		if last {
 			return
 		}
 	}
 }
 
-// parse splits the lines of the blocks read sends into their samples,
-// with their label sets' hashes when hashed is set, sends each block on
-// full, and closes full after the last block or at the first error; it
-// stops early when done closes.
-func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
+// splitter is what one splitting goroutine keeps from line to line.
+type splitter struct {
+	w *Window
+	// lastFam is the last family's name, lastFi its index.
+	lastFam string
+	lastFi  int32
+	// stamp is the last line's timestamp.
+	stamp stamp
+}
+
+// split splits the lines of the blocks read sends into their samples,
+// with their label sets' hashes when hashed is set, and sends each block
+// on full; it stops after a block whose reading or splitting ended in an
+// error, or early when done closes, and closes full when it stops.
+func (sp *splitter) split(at int64, hashed bool, read <-chan *batch, full chan<- *batch, done <-chan struct{}) {
 	defer close(full)
-	line := 0
-	send := func(b *batch) bool {
-		select {
-		case full <- b:
-			return true
-		case <-done:
-			return false
-		}
-	}
-	for {
-		var b *batch
-		select {
-		case b = <-read:
-		case <-done:
-			return
-		}
-		b.hashed = hashed
+	for b := range read {
+		b.hashed, b.lines, b.errLine = hashed, 0, 0
 		rest := b.buf
 		for len(rest) > 0 {
 			text := rest
@@ -337,41 +418,41 @@ func (w *Window) parse(name string, at int64, hashed bool, read <-chan *batch, f
 			} else {
 				rest = nil
 			}
-			line++
+			b.lines++
 			if len(text) > maxLine {
-				b.err = fmt.Errorf("%s:%d: %v", name, line, bufio.ErrTooLong)
-				send(b)
-				return
+				b.err = bufio.ErrTooLong
+			} else {
+				b.err = sp.line(b, bytes.TrimSpace(text), b.lines, at, hashed)
 			}
-			if err := w.parseLine(b, bytes.TrimSpace(text), line, at, hashed); err != nil {
-				b.err = fmt.Errorf("%s:%d: %v", name, line, err)
-				send(b)
-				return
+			if b.err != nil {
+				b.errLine = b.lines
+				break
 			}
 		}
-		if b.readErr != nil {
-			if b.readErr != io.EOF {
-				b.err = fmt.Errorf("%s:%d: %v", name, line+1, b.readErr)
-			}
-			send(b)
+		// Once sent, b is the caller's, and then the reader's again.
+		last := b.err != nil || b.readErr != nil
+		select {
+		case full <- b:
+		case <-done:
 			return
 		}
-		if !send(b) {
+		if last {
 			return
 		}
 	}
 }
 
-// parseLine splits one line into b: the label text as written (and its
-// hash when hashed is set), the value and the timestamp.
-func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed bool) error {
+// line splits one line into b: the label text as written (and its hash
+// when hashed is set), the value and the timestamp.
+func (sp *splitter) line(b *batch, text []byte, line int, at int64, hashed bool) error {
 	if len(text) == 0 || text[0] == '#' {
 		return nil
 	}
+	w := sp.w
 	// A family's samples come together: the line most likely starts with
 	// the last name read, and then the name need not be scanned.
-	end := len(w.lastFam)
-	if end == 0 || len(text) <= end || string(text[:end]) != w.lastFam || (text[end] != '{' && text[end] != ' ' && text[end] != '\t') {
+	end := len(sp.lastFam)
+	if end == 0 || len(text) <= end || string(text[:end]) != sp.lastFam || (text[end] != '{' && text[end] != ' ' && text[end] != '\t') {
 		end = 0
 		for end < len(text) && text[end] != '{' && text[end] != ' ' && text[end] != '\t' {
 			end++
@@ -380,7 +461,7 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 			return fmt.Errorf("%q is not a sample: want name{labels} value [timestamp]", cut(string(text)))
 		}
 	}
-	fi := w.family(text[:end])
+	fi := sp.family(text[:end])
 	if fi < 0 {
 		return nil
 	}
@@ -402,7 +483,7 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 		}
 		labels, rest = rest[1:close], rest[close+1:]
 	}
-	v, t, ok := valueAndTime(rest, at)
+	v, t, ok := valueAndTime(rest, at, &sp.stamp)
 	if !ok {
 		t = at
 		val, ts, ok := fields(rest)
@@ -428,8 +509,10 @@ func (w *Window) parseLine(b *batch, text []byte, line int, at int64, hashed boo
 
 // valueAndTime reads " <integer>[ <integer>]", the value and timestamp
 // of nearly every counter's line, in one pass; false sends anything else
-// (a float, tabs, an error) to the general reading.
-func valueAndTime(s []byte, at int64) (float64, int64, bool) {
+// (a float, tabs, an error) to the general reading. last is the
+// timestamp of the line before, which a scrape's lines share: its digits
+// are compared rather than read again.
+func valueAndTime(s []byte, at int64, last *stamp) (float64, int64, bool) {
 	if len(s) < 2 || s[0] != ' ' {
 		return 0, 0, false
 	}
@@ -447,15 +530,29 @@ func valueAndTime(s []byte, at int64) (float64, int64, bool) {
 	if s[i] != ' ' {
 		return 0, 0, false
 	}
-	j := i + 1
-	var t int64
-	for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
-		t = t*10 + int64(s[j]-'0')
+	ts := s[i+1:]
+	if len(ts) == last.n && string(ts) == string(last.text[:last.n]) {
+		return float64(v), last.t, true
 	}
-	if j != len(s) || j == i+1 || j-i-1 > 18 {
+	var t int64
+	for _, c := range ts {
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		t = t*10 + int64(c-'0')
+	}
+	if len(ts) == 0 || len(ts) > len(last.text) {
 		return 0, 0, false
 	}
+	last.n, last.t = copy(last.text[:], ts), t
 	return float64(v), t, true
+}
+
+// stamp is a timestamp as written and as read.
+type stamp struct {
+	text [18]byte
+	n    int
+	t    int64
 }
 
 // parseValue reads a sample's value: counters are integers, read without
@@ -558,12 +655,12 @@ func (w *Window) file(b *batch, s *sample) error {
 		}
 		last = i
 	}
-	n := uint32(w.points.n) + 1
-	ti := w.time(s.t)
-	np := point{t0: ti, t1: ti, v0: s.v, v1: s.v, labels: lab, fam: s.fam}
+	// The series is new: its port and queue are those of a series of
+	// its label set and shape, or those its labels name, which the
+	// resolving goroutine finds (resolve).
+	find := portFind{}
 	if sibling != 0 {
-		sp := w.points.at(int(sibling - 1))
-		np.port, np.queue = sp.port, sp.queue
+		find.from = w.points.at(int(sibling - 1))
 	} else {
 		// The label set is new, or known under another shape of
 		// family, whose port and queue labels differ.
@@ -578,15 +675,24 @@ func (w *Window) file(b *batch, s *sample) error {
 			w.Skipped++
 			return nil
 		}
-		np.port, np.queue = w.port(dev, p.port, fam.hca), w.queue(p.queue)
+		b.names = append(b.names, dev...)
+		find.dev = int32(len(b.names))
+		b.names = append(b.names, p.port...)
+		find.port = int32(len(b.names))
+		b.names = append(b.names, p.queue...)
+		find.queue, find.hca = int32(len(b.names)), fam.hca
 	}
+	n := uint32(w.points.n) + 1
+	ti := w.time(s.t)
 	if last == 0 {
 		set.first = n
 	} else {
 		w.points.at(int(last - 1)).next = n
 	}
-	w.points.add(np)
+	w.points.add(point{t0: ti, t1: ti, v0: s.v, v1: s.v, labels: lab, fam: s.fam})
 	w.cursor = w.points.n
+	find.p = w.points.at(w.points.n - 1)
+	b.finds = append(b.finds, find)
 	return nil
 }
 
@@ -612,22 +718,25 @@ const maxFamilies = 256
 
 // family returns the index of the metric name's family, -1 when doctor
 // does not read it.
-func (w *Window) family(name []byte) int32 {
+func (sp *splitter) family(name []byte) int32 {
 	// A family's samples come together: the last name is the likeliest.
-	if w.lastFam != "" && w.lastFam == string(name) {
-		return w.lastFi
+	if sp.lastFam != "" && sp.lastFam == string(name) {
+		return sp.lastFi
 	}
+	w := sp.w
+	w.famMu.Lock()
 	fi, ok := w.famOf[string(name)]
 	if !ok {
 		fi = w.newFamily(name)
 	}
+	w.famMu.Unlock()
 	if fi >= 0 {
-		w.lastFam, w.lastFi = w.fams[fi].metric, fi
+		sp.lastFam, sp.lastFi = w.fams[fi].metric, fi
 	}
 	return fi
 }
 
-// newFamily files a metric name not seen before.
+// newFamily files a metric name not seen before; the caller holds famMu.
 func (w *Window) newFamily(name []byte) int32 {
 	f, ok := lookupFamily(string(name))
 	fi := int32(-1)

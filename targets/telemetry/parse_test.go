@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -209,6 +210,62 @@ func TestReadBlocks(t *testing.T) {
 	err := NewWindow().Read(strings.NewReader(tooLong), "snap.prom", 0)
 	if err == nil || !strings.Contains(err.Error(), "snap.prom:2: "+bufio.ErrTooLong.Error()) {
 		t.Errorf("a line over %d bytes: error %v, want it named at line 2", maxLine, err)
+	}
+}
+
+// TestReadSplitsInTurn reads files of many blocks, which two goroutines
+// split in turn: families that change every few thousand lines (so both
+// meet names new to the window at once), timestamps that change from line
+// to line in places, and an error far into the file, named at its line of
+// the whole file rather than of its block.
+func TestReadSplitsInTurn(t *testing.T) {
+	var families []string
+	for _, c := range []string{"link_down_events_phy", "received_crc_errors_phy", "received_prio3_pause", "transmitted_prio3_pause"} {
+		families = append(families, "node_ethtool_"+c)
+	}
+	const perFamily = 7000
+	file := func(scrape int64) *strings.Builder {
+		var b strings.Builder
+		for _, f := range families {
+			for i := range perFamily {
+				stamp := 1000 * scrape
+				if i%5 == 0 {
+					stamp += scrape * int64(i%3) // a timestamp unlike the line's before
+				}
+				fmt.Fprintf(&b, "%s{device=\"eth%d\",instance=\"gpu-%05d:9100\"} %d %d\n", f, i%8, i/8, scrape*int64(i), stamp)
+			}
+		}
+		return &b
+	}
+	w := NewWindow()
+	for scrape := range int64(2) {
+		if err := w.Read(strings.NewReader(file(scrape+1).String()), "snap.prom", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rates := collect(t, w)
+	if len(rates) != len(families)*perFamily {
+		t.Fatalf("%d rates, want %d", len(rates), len(families)*perFamily)
+	}
+	for _, i := range []int{0, 1, 5, perFamily / 2, perFamily - 1} {
+		k := Key{Device: fmt.Sprintf("gpu-%05d", i/8), Port: fmt.Sprintf("eth%d", i%8), Counter: RxPause, Priority: 3}
+		// i over a second, or over a second and i%3 ms where the
+		// timestamps move.
+		secs := 1.0
+		if i%5 == 0 {
+			secs = float64(1000+i%3) / 1000
+		}
+		if got := rates[k]; math.Abs(got.PerSecond-float64(i)/secs) > 1e-9*float64(i) || got.Seconds != secs {
+			t.Errorf("%v: %g/s over %gs, want %d over %gs", k, got.PerSecond, got.Seconds, i, secs)
+		}
+	}
+	bad := file(3)
+	lines := strings.Count(bad.String(), "\n")
+	bad.WriteString("node_ethtool_received_crc_errors_phy{device=\"eth0\",instance=\"gpu-0:9100\"} one\n")
+	bad.WriteString(file(3).String())
+	err := NewWindow().Read(strings.NewReader(bad.String()), "snap.prom", 0)
+	if want := fmt.Sprintf("snap.prom:%d: ", lines+1); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it named at line %d", err, lines+1)
 	}
 }
 
