@@ -149,8 +149,9 @@ func TestLosslessClassIsLossless(t *testing.T) {
 	if kmin != 146 || kmax != 1464 || m[3] != "20" {
 		t.Errorf("ECN = %s..%s kbytes at %s %%, want 146..1464 kbytes (150000..1500000 B rounded down) at 20 %%", m[1], m[2], m[3])
 	}
-	if xp := d.Switch.Buffers.XoffPoint; kmax >= xp {
-		t.Errorf("ECN max %d B not below the XOFF point %d B", kmax, xp)
+	// The threshold is in kbytes (1,024 bytes), the XOFF point in bytes.
+	if xp := d.Switch.Buffers.XoffPoint; kmax*1024 >= xp {
+		t.Errorf("ECN max %d kbytes (%d B) not below the XOFF point %d B", kmax, kmax*1024, xp)
 	}
 
 	// CNP is strict and first.
