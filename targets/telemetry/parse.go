@@ -395,9 +395,10 @@ func readBlocks(r io.Reader, read [splitters]chan *batch, free <-chan *batch, do
 // splitter is what one splitting goroutine keeps from line to line.
 type splitter struct {
 	w *Window
-	// lastFam is the last family's name, lastFi its index.
-	lastFam string
-	lastFi  int32
+	// lastName is the last line's metric name, lastFi its family's
+	// index (-1 for a family doctor does not read).
+	lastName string
+	lastFi   int32
 	// stamp is the last line's timestamp.
 	stamp stamp
 }
@@ -450,9 +451,9 @@ func (sp *splitter) line(b *batch, text []byte, line int, at int64, hashed bool)
 	}
 	w := sp.w
 	// A family's samples come together: the line most likely starts with
-	// the last name read, and then the name need not be scanned.
-	end := len(sp.lastFam)
-	if end == 0 || len(text) <= end || string(text[:end]) != sp.lastFam || (text[end] != '{' && text[end] != ' ' && text[end] != '\t') {
+	// the last line's name, and then the name need not be scanned.
+	end, fi := len(sp.lastName), sp.lastFi
+	if end == 0 || len(text) <= end || string(text[:end]) != sp.lastName || (text[end] != '{' && text[end] != ' ' && text[end] != '\t') {
 		end = 0
 		for end < len(text) && text[end] != '{' && text[end] != ' ' && text[end] != '\t' {
 			end++
@@ -460,12 +461,22 @@ func (sp *splitter) line(b *batch, text []byte, line int, at int64, hashed bool)
 		if end == 0 || end == len(text) {
 			return fmt.Errorf("%q is not a sample: want name{labels} value [timestamp]", cut(string(text)))
 		}
+		fi = sp.family(text[:end])
 	}
-	fi := sp.family(text[:end])
 	if fi < 0 {
 		return nil
 	}
 	rest := text[end:]
+	if start, v, t, ok := tail(rest, at, &sp.stamp); ok {
+		switch {
+		case start == 0: // no labels
+			sp.add(b, nil, v, t, fi, line, hashed)
+			return nil
+		case rest[0] == '{' && rest[start-1] == '}':
+			sp.add(b, rest[1:start-1], v, t, fi, line, hashed)
+			return nil
+		}
+	}
 	var labels []byte
 	if rest[0] == '{' {
 		// Nothing after the label set holds a brace: the last one closes
@@ -483,69 +494,72 @@ func (sp *splitter) line(b *batch, text []byte, line int, at int64, hashed bool)
 		}
 		labels, rest = rest[1:close], rest[close+1:]
 	}
-	v, t, ok := valueAndTime(rest, at, &sp.stamp)
+	t := at
+	val, ts, ok := fields(rest)
 	if !ok {
-		t = at
-		val, ts, ok := fields(rest)
-		if !ok {
-			return fmt.Errorf("%s: want a value and an optional timestamp after the labels, got %q", w.fams[fi].metric, cut(string(rest)))
-		}
-		if v, ok = parseValue(val); !ok {
-			return fmt.Errorf("%s: value %q is not a finite number", w.fams[fi].metric, cut(string(val)))
-		}
-		if ts != nil {
-			if t, ok = parseMillis(ts); !ok {
-				return fmt.Errorf("%s: timestamp %q is not milliseconds since the epoch", w.fams[fi].metric, cut(string(ts)))
-			}
+		return fmt.Errorf("%s: want a value and an optional timestamp after the labels, got %q", w.fams[fi].metric, cut(string(rest)))
+	}
+	v, ok := parseValue(val)
+	if !ok {
+		return fmt.Errorf("%s: value %q is not a finite number", w.fams[fi].metric, cut(string(val)))
+	}
+	if ts != nil {
+		if t, ok = parseMillis(ts); !ok {
+			return fmt.Errorf("%s: timestamp %q is not milliseconds since the epoch", w.fams[fi].metric, cut(string(ts)))
 		}
 	}
-	var h uint64
-	if hashed {
-		h = w.labels.hash(labels)
-	}
-	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.span(labels), hash: h})
+	sp.add(b, labels, v, t, fi, line, hashed)
 	return nil
 }
 
-// valueAndTime reads " <integer>[ <integer>]", the value and timestamp
-// of nearly every counter's line, in one pass; false sends anything else
-// (a float, tabs, an error) to the general reading. last is the
-// timestamp of the line before, which a scrape's lines share: its digits
-// are compared rather than read again.
-func valueAndTime(s []byte, at int64, last *stamp) (float64, int64, bool) {
-	if len(s) < 2 || s[0] != ' ' {
-		return 0, 0, false
+// add adds a sample to b.
+func (sp *splitter) add(b *batch, labels []byte, v float64, t int64, fi int32, line int, hashed bool) {
+	var h uint64
+	if hashed {
+		h = sp.w.labels.hash(labels)
 	}
-	i := 1
-	var v int64
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		v = v*10 + int64(s[i]-'0')
+	b.samples = append(b.samples, sample{t: t, v: v, fam: uint16(fi), line: line, labels: b.span(labels), hash: h})
+}
+
+// tail reads the end of nearly every counter's line, " <integer>
+// <integer>" or " <integer>", from the end back: the value, the timestamp
+// (at when the line has none) and where the space before the value
+// stands, which the label set's closing brace precedes. last is the
+// timestamp of the line before, which a scrape's lines share, and is
+// compared before anything is read. false sends anything else (a float,
+// tabs, an error) to the general reading.
+func tail(s []byte, at int64, last *stamp) (start int, v float64, t int64, ok bool) {
+	end, t, timed := len(s), at, false
+	if n := last.n; n > 0 && n+2 < len(s) && s[len(s)-n-1] == ' ' && string(s[len(s)-n:]) == string(last.text[:n]) {
+		end, t, timed = len(s)-n-1, last.t, true
 	}
-	if i == 1 || i > 16 {
-		return 0, 0, false
+	// The last number: the value, or (unless the timestamp was the last
+	// line's) the timestamp after it.
+	n, i, ok := integerBefore(s, end)
+	if !ok || i == 0 || s[i-1] != ' ' {
+		return 0, 0, 0, false
 	}
-	if i == len(s) {
-		return float64(v), at, true
+	if value, j, ok := integerBefore(s, i-1); !timed && ok && j > 0 && s[j-1] == ' ' {
+		if t, ok = last.read(s[i:end]); !ok {
+			return 0, 0, 0, false
+		}
+		n, i = value, j
 	}
-	if s[i] != ' ' {
-		return 0, 0, false
-	}
-	ts := s[i+1:]
-	if len(ts) == last.n && string(ts) == string(last.text[:last.n]) {
-		return float64(v), last.t, true
-	}
-	var t int64
-	for _, c := range ts {
-		if c < '0' || c > '9' {
+	return i - 1, float64(n), t, true
+}
+
+// integerBefore reads the digits that end at s[end], from the last: at
+// most 15, which a float64 holds exactly; i is where they start.
+func integerBefore(s []byte, end int) (n int64, i int, ok bool) {
+	unit := int64(1)
+	for i = end; i > 0 && s[i-1] >= '0' && s[i-1] <= '9'; i-- {
+		if end-i == 15 {
 			return 0, 0, false
 		}
-		t = t*10 + int64(c-'0')
+		n += int64(s[i-1]-'0') * unit
+		unit *= 10
 	}
-	if len(ts) == 0 || len(ts) > len(last.text) {
-		return 0, 0, false
-	}
-	last.n, last.t = copy(last.text[:], ts), t
-	return float64(v), t, true
+	return n, i, i < end
 }
 
 // stamp is a timestamp as written and as read.
@@ -553,6 +567,26 @@ type stamp struct {
 	text [18]byte
 	n    int
 	t    int64
+}
+
+// read returns the milliseconds the digits ts say, as the last ones read
+// when they are the same digits; false when ts is not 1 to 18 digits.
+func (last *stamp) read(ts []byte) (int64, bool) {
+	if len(ts) == last.n && string(ts) == string(last.text[:last.n]) {
+		return last.t, true
+	}
+	if len(ts) == 0 || len(ts) > len(last.text) {
+		return 0, false
+	}
+	var t int64
+	for _, c := range ts {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		t = t*10 + int64(c-'0')
+	}
+	last.n, last.t = copy(last.text[:], ts), t
+	return t, true
 }
 
 // parseValue reads a sample's value: counters are integers, read without
@@ -720,7 +754,7 @@ const maxFamilies = 256
 // does not read it.
 func (sp *splitter) family(name []byte) int32 {
 	// A family's samples come together: the last name is the likeliest.
-	if sp.lastFam != "" && sp.lastFam == string(name) {
+	if sp.lastName != "" && sp.lastName == string(name) {
 		return sp.lastFi
 	}
 	w := sp.w
@@ -730,9 +764,7 @@ func (sp *splitter) family(name []byte) int32 {
 		fi = w.newFamily(name)
 	}
 	w.famMu.Unlock()
-	if fi >= 0 {
-		sp.lastFam, sp.lastFi = w.fams[fi].metric, fi
-	}
+	sp.lastName, sp.lastFi = string(name), fi
 	return fi
 }
 

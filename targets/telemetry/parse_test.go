@@ -269,6 +269,45 @@ func TestReadSplitsInTurn(t *testing.T) {
 	}
 }
 
+// TestTail reads the ends of lines as the splitting does, and sends what
+// it does not read to the general reading.
+func TestTail(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		start    int
+		v        float64
+		t        int64
+		ok       bool
+		sameTime bool // the timestamp of the case before
+	}{
+		{in: `{a="b"} 12 1700000000000`, start: 7, v: 12, t: 1700000000000, ok: true},
+		{in: `{a="c"} 13 1700000000000`, start: 7, v: 13, t: 1700000000000, ok: true, sameTime: true},
+		{in: `{a="b"} 12`, start: 7, v: 12, t: 5, ok: true},
+		{in: ` 12 1700000000001`, start: 0, v: 12, t: 1700000000001, ok: true},
+		{in: ` 12`, start: 0, v: 12, t: 5, ok: true},
+		{in: `{a="x 12"} 7`, start: 10, v: 7, t: 5, ok: true},
+		{in: `{a="x"} 1 2 3`, start: 9, v: 2, t: 3, ok: true},                          // not after the brace: the caller reads it again
+		{in: `{a="b"} 1.5 1700000000000`, start: 11, v: 1700000000000, t: 5, ok: true}, // likewise
+		{in: `{a="b"} 1234567890123456 1`, start: 24, v: 1, t: 5, ok: true},            // 16 digits are a float's: not after the brace
+		{in: `{a="b"} 1 1234567890123456789`},                                          // 19 digits
+		{in: `{a="b"}  1`, start: 8, v: 1, t: 5, ok: true},
+		{in: `{a="b"} 1` + "\t" + `2`},
+		{in: `{a="b"} `},
+		{in: `{a="b"}1`},
+		{in: `1`},
+	} {
+		var last stamp
+		if tc.sameTime {
+			last.n = copy(last.text[:], "1700000000000")
+			last.t = 1700000000000
+		}
+		start, v, ts, ok := tail([]byte(tc.in), 5, &last)
+		if ok != tc.ok || ok && (start != tc.start || v != tc.v || ts != tc.t) {
+			t.Errorf("tail(%q) = %d, %g, %d, %v; want %d, %g, %d, %v", tc.in, start, v, ts, ok, tc.start, tc.v, tc.t, tc.ok)
+		}
+	}
+}
+
 // TestReadStopsOnErrorFromPipe reads from a pipe whose writer goes on
 // writing after a line that cannot be read: Read returns that line's
 // error without waiting for the writer to finish, and, once the reader
