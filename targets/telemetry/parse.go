@@ -575,15 +575,9 @@ func (last *stamp) read(ts []byte) (int64, bool) {
 	if len(ts) == last.n && string(ts) == string(last.text[:last.n]) {
 		return last.t, true
 	}
-	if len(ts) == 0 || len(ts) > len(last.text) {
+	t, ok := digits(ts, len(last.text))
+	if !ok || t < 0 {
 		return 0, false
-	}
-	var t int64
-	for _, c := range ts {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		t = t*10 + int64(c-'0')
 	}
 	last.n, last.t = copy(last.text[:], ts), t
 	return t, true
