@@ -161,10 +161,11 @@ func NewWindow() *Window {
 //
 // Reading runs on both cores: one goroutine reads the file in blocks,
 // two split the blocks' lines (the label text, the value and the
-// timestamp) where they lie, a block each in turn, and the caller's files
-// the samples into the window, in the file's order. A line's labels are
-// taken apart only when its label set and family are new to the window:
-// in every scrape after the first, a line costs a comparison with the
+// timestamp) where they lie, a block each in turn, the caller's files
+// the samples into the window, in the file's order, and one more finds
+// the ports of the series new to the window. A line's labels are taken
+// apart only when its label set and family are new to the window: in
+// every scrape after the first, a line costs a comparison with the
 // series that followed the last one filed, and splitting it costs more
 // than that, so the splitting is shared by two goroutines and the filing
 // kept to one.
