@@ -302,6 +302,40 @@ func TestTail(t *testing.T) {
 	}
 }
 
+// TestReadErrorLeavesPortsFound: a file that ends in an error leaves
+// every series filed before it with its port, which the goroutine finding
+// ports gives them after the filing.
+func TestReadErrorLeavesPortsFound(t *testing.T) {
+	const n = 20000
+	var b strings.Builder
+	for _, stamp := range []int{1000, 2000} {
+		for i := range n {
+			fmt.Fprintf(&b, "node_ethtool_link_down_events_phy{device=\"eth%d\",instance=\"gpu-%05d:9100\"} %d %d\n", i%8, i/8, stamp/1000*i, stamp)
+		}
+	}
+	// Series new in the block that ends in the error, twice each.
+	for _, stamp := range []int{1000, 2000} {
+		for i := range 10 {
+			fmt.Fprintf(&b, "node_ethtool_link_down_events_phy{device=\"eth%d\",instance=\"late:9100\"} %d %d\n", i, stamp/1000*i, stamp)
+		}
+	}
+	b.WriteString("node_ethtool_link_down_events_phy{device=\"eth0\",instance=\"gpu-0:9100\"} one\n")
+	w := NewWindow()
+	if err := w.Read(strings.NewReader(b.String()), "snap.prom", 0); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("snap.prom:%d:", 2*n+21)) {
+		t.Fatalf("error %v, want the last line's", err)
+	}
+	rates := collect(t, w)
+	if len(rates) != n+10 {
+		t.Fatalf("%d rates, want %d", len(rates), n+10)
+	}
+	for k, r := range rates {
+		want := fmt.Sprintf(`device="%s",instance="%s:9100"`, k.Port, k.Device)
+		if got := r.Series().Labels; got != want {
+			t.Fatalf("the rate of %s:%s is series {%s}", k.Device, k.Port, got)
+		}
+	}
+}
+
 // TestReadStopsOnErrorFromPipe reads from a pipe whose writer goes on
 // writing after a line that cannot be read: Read returns that line's
 // error without waiting for the writer to finish, and, once the reader
