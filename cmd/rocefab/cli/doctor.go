@@ -105,7 +105,7 @@ func diagnosisMemory() (restore func()) {
 // the fabric and the model again for little to free (at 800 MiB three
 // ran, for about 0.9 s more CPU in five alternating runs, with the peak
 // 110 MB lower). The limit still keeps the process under the 1 GiB
-// doctor is held to at that scale (a 948 MB peak), and a larger fabric
+// doctor is held to at that scale (a 919 MiB peak), and a larger fabric
 // is collected as it nears the limit.
 const doctorMemoryLimit = 960 << 20
 
